@@ -1,0 +1,75 @@
+// The signed audit JSONL output file: one chain per file, resumed from the
+// file's last line (as upstream's FileAuditSink does), appended with
+// O_APPEND under an exclusive flock so two collectors never interleave.
+#ifndef AGT_COLLECTOR_AUDIT_FILE_H_
+#define AGT_COLLECTOR_AUDIT_FILE_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "audit_entry.h"
+#include "chain_signer.h"
+
+namespace audit_file {
+
+class AuditFileWriter {
+ public:
+  AuditFileWriter() = default;
+  ~AuditFileWriter();  // flushes (not fsyncs) what is pending, closes
+  AuditFileWriter(const AuditFileWriter&) = delete;
+  AuditFileWriter& operator=(const AuditFileWriter&) = delete;
+
+  // Opens or creates `path` (mode 0600, O_APPEND|O_CLOEXEC|O_NOFOLLOW, a
+  // regular file only), takes an exclusive flock, and resumes the chain from
+  // the last line: that line must be complete, canonical-hash-consistent and
+  // signed with `key`, else Open fails (never starts a new chain silently).
+  bool Open(const std::string& path, std::string_view key, std::string* err);
+
+  // Signs `fields` onto the chain and queues the line. Lines are written in
+  // batches; nothing is durable until Sync() returns true.
+  bool Append(const audit_entry::AuditEntryFields& fields, std::string* err);
+
+  // Writes the queued lines (one write loop; on failure the file is cut back
+  // to its previous size so no partial line remains and the chain stays
+  // where it was).
+  bool Flush(std::string* err);
+  // Flush + fdatasync: every Append() before this call is durable on return.
+  bool Sync(std::string* err);
+
+  // Closes and opens the same path again (SIGHUP after logrotate): pending
+  // lines are synced first; a fresh file starts a fresh chain.
+  bool Reopen(std::string* err);
+  void Close();
+
+  // entry_ids of the last `max_entries` lines in the file (oldest first),
+  // read from the end of the file. Run mode uses this on restart to skip
+  // entries already written (exactly once).
+  bool RecentEntryIds(size_t max_entries, std::vector<std::string>* ids, std::string* err);
+
+  const std::string& path() const { return path_; }
+  const std::string& previous_hash() const { return signer_.previous_hash(); }
+  uint64_t entries_appended() const { return entries_appended_; }
+  size_t pending_bytes() const { return pending_.size(); }
+
+  // Batches grow to this many bytes before Append() writes them.
+  static constexpr size_t kBatchBytes = 1 << 20;
+
+ private:
+  int fd_ = -1;
+  std::string path_;
+  std::string key_;  // kept for Reopen(); never printed
+  chain_signer::ChainSigner signer_;
+  std::string pending_;
+  uint64_t entries_appended_ = 0;
+};
+
+// Reads the last complete line of the file open at `fd` (size `size`) into
+// *line; false with *err when the file does not end in '\n'. An empty file
+// gives an empty line.
+bool ReadLastLine(int fd, uint64_t size, std::string* line, std::string* err);
+
+}  // namespace audit_file
+
+#endif  // AGT_COLLECTOR_AUDIT_FILE_H_

@@ -1,0 +1,36 @@
+// Verifies a signed audit JSONL file the way upstream AGT's HashChainVerifier
+// does: per line, recompute content_hash over the canonical payload, check
+// previous_hash links to the previous line and the HMAC signature.
+#ifndef AGT_COLLECTOR_AUDIT_VERIFIER_H_
+#define AGT_COLLECTOR_AUDIT_VERIFIER_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "chain_signer.h"
+
+namespace audit_verifier {
+
+enum class VerifyResult { kValid, kBroken, kError };
+
+struct VerifyReport {
+  uint64_t entries = 0;        // lines verified good
+  uint64_t broken_line = 0;    // 1-based, when kBroken
+  std::string broken_reason;   // when kBroken
+  std::string last_content_hash;
+};
+
+// Checks one line against the chain so far (`previous_hash`); on success sets
+// *content_hash. Used by the verifier and by the writer when resuming.
+// `hasher` holds the key (Hasher::Init).
+bool VerifyLine(std::string_view line, std::string_view previous_hash, chain_signer::Hasher* hasher,
+                std::string* content_hash, std::string* reason);
+
+// kError (with *err) only for I/O problems; a bad line is kBroken.
+VerifyResult VerifyAuditFile(const std::string& path, std::string_view key, VerifyReport* report,
+                             std::string* err);
+
+}  // namespace audit_verifier
+
+#endif  // AGT_COLLECTOR_AUDIT_VERIFIER_H_

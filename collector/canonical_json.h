@@ -1,0 +1,33 @@
+// Serialises JSON exactly as Python's json.dumps(obj, sort_keys=True) does
+// (ensure_ascii=True, separators ", " and ": "). Upstream AGT hashes and
+// writes its audit entries in that form, so every byte must match; no JSON
+// library writes it, hence this file.
+#ifndef AGT_COLLECTOR_CANONICAL_JSON_H_
+#define AGT_COLLECTOR_CANONICAL_JSON_H_
+
+#include <rapidjson/document.h>
+
+#include <string>
+#include <string_view>
+
+namespace canonical_json {
+
+// Appends `utf8` as a quoted JSON string: printable ASCII (0x20-0x7e) as is,
+// except `"` and `\`; \n \r \t \b \f short forms; every other code point as
+// \uXXXX (lowercase hex), above U+FFFF as a surrogate pair. Returns false
+// (and appends a partial string) when `utf8` is not strict UTF-8: overlong
+// forms, surrogate code points (e.g. from an escaped lone "\udc00") and
+// values above U+10FFFF are refused.
+bool AppendString(std::string_view utf8, std::string* out);
+
+// Appends `value` canonically: objects with keys sorted by code point at every
+// depth, integers as integers, null/true/false. Refuses (false, *err set)
+// non-integer numbers (the audit schema has none, and Python's float repr is
+// not worth reproducing), invalid strings, duplicate keys and nesting deeper
+// than kMaxDepth.
+constexpr int kMaxDepth = 32;
+bool AppendValue(const rapidjson::Value& value, std::string* out, std::string* err);
+
+}  // namespace canonical_json
+
+#endif  // AGT_COLLECTOR_CANONICAL_JSON_H_

@@ -1,0 +1,71 @@
+// The AGT audit chain: content_hash = SHA-256 hex of the canonical payload,
+// previous_hash = the previous entry's content_hash ("" for the first),
+// signature = HMAC-SHA256 hex (operator's key) over the ASCII content_hash.
+// The output line is the whole 19-field object, serialised canonically.
+#ifndef AGT_COLLECTOR_CHAIN_SIGNER_H_
+#define AGT_COLLECTOR_CHAIN_SIGNER_H_
+
+#include <openssl/evp.h>
+
+#include <string>
+#include <string_view>
+
+#include "audit_entry.h"
+
+namespace chain_signer {
+
+constexpr size_t kHashHexLength = 64;
+
+// Serialises the 14 payload fields (entry_id ... session_id, previous_hash),
+// keys sorted, exactly as upstream hashes them.
+void AppendPayload(const audit_entry::AuditEntryFields& fields,
+                   std::string_view previous_hash, std::string* out);
+
+// Serialises the full 19-field line (no trailing newline).
+void AppendLine(const audit_entry::AuditEntryFields& fields, std::string_view content_hash,
+                std::string_view previous_hash, std::string_view signature, std::string* out);
+
+// Keyed hashing with the OpenSSL contexts fetched once and reused, so the hot
+// path allocates nothing per entry.
+class Hasher {
+ public:
+  Hasher();
+  ~Hasher();
+  Hasher(const Hasher&) = delete;
+  Hasher& operator=(const Hasher&) = delete;
+
+  // An empty key is refused.
+  bool Init(std::string_view key, std::string* err);
+  // 64 lowercase hex digits each.
+  bool Sha256Hex(std::string_view data, std::string* hex, std::string* err);
+  bool HmacHex(std::string_view data, std::string* hex, std::string* err);
+
+ private:
+  EVP_MD_CTX* md_ctx_ = nullptr;
+  const EVP_MD* sha256_ = nullptr;
+  EVP_MAC* mac_ = nullptr;
+  EVP_MAC_CTX* mac_ctx_ = nullptr;
+};
+
+// Signs entries one after the other, carrying previous_hash forward.
+class ChainSigner {
+ public:
+  bool Init(std::string_view key, std::string* err) { return hasher_.Init(key, err); }
+  // Continue an existing chain (the last line's content_hash), "" for a new one.
+  void SetPreviousHash(std::string_view previous_hash) { previous_hash_ = previous_hash; }
+  const std::string& previous_hash() const { return previous_hash_; }
+
+  // Appends the signed line plus '\n' to *out and advances the chain.
+  bool SignAppend(const audit_entry::AuditEntryFields& fields, std::string* out, std::string* err);
+
+ private:
+  Hasher hasher_;
+  std::string previous_hash_;
+  std::string payload_;    // reused buffer
+  std::string content_hash_;
+  std::string signature_;
+};
+
+}  // namespace chain_signer
+
+#endif  // AGT_COLLECTOR_CHAIN_SIGNER_H_

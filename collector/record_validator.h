@@ -1,0 +1,63 @@
+// Strict validation of one shim record line (see agt-audit-jsonl(5) and the
+// shim's record contract). Every byte is written by a hostile sandbox: each
+// rejection carries a reason, and one bad line never affects the next.
+#ifndef AGT_COLLECTOR_RECORD_VALIDATOR_H_
+#define AGT_COLLECTOR_RECORD_VALIDATOR_H_
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace record_validator {
+
+// The record vocabulary, in byte-sorted key order (the order the canonical
+// serialisation needs). Upstream's Python shim writes only kArgv, kBinary,
+// kEvent, kIssue and kTimestamp; the others are optional enrichment.
+enum RecordKey : int {
+  kArgc, kArgv, kArgv0, kBinary, kConfined, kEvent, kGid, kHost, kIssue, kPath,
+  kPid, kPpid, kRedactions, kTimestamp, kTimestampNs, kTruncated, kUid, kVersion,
+  kRecordKeyCount
+};
+// The key name, e.g. "timestamp_ns".
+const char* RecordKeyName(int key);
+// The help text of the key (same table the man page follows).
+const char* RecordKeyHelp(int key);
+
+struct Limits {
+  size_t max_line_bytes = 64 * 1024;  // the line reader enforces this one
+  size_t max_argv_entries = 4096;
+  size_t max_argv_bytes = 32 * 1024;  // sum of the decoded argument lengths
+};
+
+// A validated record. Reuse one instance across lines: the buffers keep their
+// capacity, so steady-state validation does not allocate.
+struct ValidRecord {
+  // Canonical JSON text of each present member's value (see canonical_json.h),
+  // indexed by RecordKey; meaningful only where present(key).
+  std::array<std::string, kRecordKeyCount> value;
+  uint32_t present_mask = 0;
+  bool present(int key) const { return (present_mask >> key) & 1u; }
+
+  std::string binary;         // decoded; plausible command name or "unknown"
+  std::string timestamp;      // "YYYY-MM-DDTHH:MM:SSZ", a real UTC instant
+  int64_t epoch_seconds = 0;  // of `timestamp`
+  bool has_timestamp_ns = false;
+  uint64_t timestamp_ns = 0;  // consistent with `timestamp` (same second)
+};
+
+// Validates one line (without its '\n'). On success fills *out; on failure
+// returns false with a one-line reason that never echoes record content
+// beyond a short, escaped key name.
+bool ValidateRecord(std::string_view line, const Limits& limits, ValidRecord* out,
+                    std::string* reason);
+
+// Helpers the validator uses, exposed for the config and for tests.
+bool IsPlausibleCommandName(std::string_view name);
+// Parses "YYYY-MM-DDTHH:MM:SSZ" into seconds since the epoch; false unless it
+// names a real instant (month/day ranges, leap years, 00-23:00-59:00-59).
+bool ParseShimTimestamp(std::string_view text, int64_t* epoch_seconds);
+
+}  // namespace record_validator
+
+#endif  // AGT_COLLECTOR_RECORD_VALIDATOR_H_
