@@ -1,0 +1,190 @@
+#include "tail/checkpoint_store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <vector>
+
+namespace checkpoint_store {
+namespace {
+
+constexpr char kMagic[] = "agt-collector checkpoint 1\n";
+
+std::string FileName(const std::string& key) { return key + ".checkpoint"; }
+
+bool WriteAll(int fd, const std::string& s) {
+  size_t done = 0;
+  while (done < s.size()) {
+    ssize_t n = write(fd, s.data() + done, s.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+bool IsHex64(const std::string& s) {
+  if (s.size() != 64) return false;
+  for (char ch : s) {
+    if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f'))) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+LoadResult Load(int state_dir_fd, const std::string& key, Checkpoint* out, std::string* err) {
+  const std::string name = FileName(key);
+  int fd = openat(state_dir_fd, name.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) {
+    if (errno == ENOENT) return LoadResult::kNone;
+    *err = "open " + name + ": " + strerror(errno);
+    return LoadResult::kError;
+  }
+  char buf[512];
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  int e = errno;
+  close(fd);
+  if (n < 0) {
+    *err = "read " + name + ": " + strerror(e);
+    return LoadResult::kError;
+  }
+  buf[n] = '\0';
+  const size_t magic_len = sizeof kMagic - 1;
+  // The record ends with '\n': a file cut anywhere (even just before it) is refused.
+  if (static_cast<size_t>(n) < magic_len || memcmp(buf, kMagic, magic_len) != 0 ||
+      buf[n - 1] != '\n') {
+    *err = name + ": not a checkpoint of this version";
+    return LoadResult::kCorrupt;
+  }
+  unsigned long long dev, ino, offset;
+  unsigned skipping, hash_len;
+  char hex[65];
+  int used = 0;
+  if (sscanf(buf + magic_len, "dev=%llu ino=%llu offset=%llu skipping=%u hash_len=%u sha256=%64s\n%n",
+             &dev, &ino, &offset, &skipping, &hash_len, hex, &used) != 6 ||
+      used == 0 || static_cast<size_t>(used) + magic_len != static_cast<size_t>(n) ||
+      skipping > 1 || hash_len > kHashWindow || hash_len > offset || !IsHex64(hex)) {
+    *err = name + ": malformed checkpoint";
+    return LoadResult::kCorrupt;
+  }
+  out->dev = dev;
+  out->ino = ino;
+  out->offset = offset;
+  out->skipping_long_line = skipping == 1;
+  out->hash_len = hash_len;
+  out->sha256_hex = hex;
+  return LoadResult::kLoaded;
+}
+
+bool Save(int state_dir_fd, const std::string& key, const Checkpoint& c, std::string* err) {
+  const std::string name = FileName(key);
+  const std::string tmp = name + ".tmp";
+  char line[256];
+  snprintf(line, sizeof line, "dev=%llu ino=%llu offset=%llu skipping=%u hash_len=%u sha256=%s\n",
+           static_cast<unsigned long long>(c.dev), static_cast<unsigned long long>(c.ino),
+           static_cast<unsigned long long>(c.offset), c.skipping_long_line ? 1u : 0u, c.hash_len,
+           c.sha256_hex.c_str());
+  const std::string body = std::string(kMagic) + line;
+  int fd = openat(state_dir_fd, tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+                  0600);
+  if (fd < 0) {
+    *err = "open " + tmp + ": " + strerror(errno);
+    return false;
+  }
+  if (!WriteAll(fd, body) || fsync(fd) != 0) {
+    *err = "write/fsync " + tmp + ": " + strerror(errno);
+    close(fd);
+    return false;
+  }
+  close(fd);
+  if (renameat(state_dir_fd, tmp.c_str(), state_dir_fd, name.c_str()) != 0) {
+    *err = "rename " + tmp + " -> " + name + ": " + strerror(errno);
+    return false;
+  }
+  return true;
+}
+
+bool SyncDirectory(int state_dir_fd, std::string* err) {
+  if (fsync(state_dir_fd) != 0) {
+    *err = std::string("fsync state directory: ") + strerror(errno);
+    return false;
+  }
+  return true;
+}
+
+bool HashBefore(int fd, uint64_t offset, uint32_t* hash_len, std::string* sha256_hex,
+                std::string* err) {
+  const uint32_t len = offset < kHashWindow ? static_cast<uint32_t>(offset) : kHashWindow;
+  unsigned char buf[kHashWindow];
+  size_t got = 0;
+  while (got < len) {
+    ssize_t n = pread(fd, buf + got, len - got, static_cast<off_t>(offset - len + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      *err = std::string("pread: ") + strerror(errno);
+      return false;
+    }
+    if (n == 0) {
+      *err = "file ends before the checkpoint offset";
+      return false;
+    }
+    got += static_cast<size_t>(n);
+  }
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int md_len = 0;
+  if (EVP_Digest(buf, len, md, &md_len, EVP_sha256(), nullptr) != 1) {
+    *err = "SHA-256 failed";
+    return false;
+  }
+  static const char kHex[] = "0123456789abcdef";
+  sha256_hex->clear();
+  for (unsigned i = 0; i < md_len; ++i) {
+    sha256_hex->push_back(kHex[md[i] >> 4]);
+    sha256_hex->push_back(kHex[md[i] & 15]);
+  }
+  *hash_len = len;
+  return true;
+}
+
+bool StillValid(int fd, const Checkpoint& c, std::string* why) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    *why = std::string("fstat: ") + strerror(errno);
+    return false;
+  }
+  if (static_cast<uint64_t>(st.st_dev) != c.dev || static_cast<uint64_t>(st.st_ino) != c.ino) {
+    *why = "a different file (device:inode " + std::to_string(st.st_dev) + ":" +
+           std::to_string(st.st_ino) + ", checkpoint has " + std::to_string(c.dev) + ":" +
+           std::to_string(c.ino) + ")";
+    return false;
+  }
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  if (size < c.offset) {
+    *why = "truncated: size " + std::to_string(size) + " is below the checkpoint offset " +
+           std::to_string(c.offset);
+    return false;
+  }
+  uint32_t len = 0;
+  std::string hex, err;
+  if (!HashBefore(fd, c.offset, &len, &hex, &err)) {
+    *why = "cannot hash the bytes before offset " + std::to_string(c.offset) + ": " + err;
+    return false;
+  }
+  if (len != c.hash_len || hex != c.sha256_hex) {
+    *why = "rewritten: the " + std::to_string(c.hash_len) + " bytes before offset " +
+           std::to_string(c.offset) + " changed (size now " + std::to_string(size) +
+           "; copytruncate or shrink-and-regrow)";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace checkpoint_store

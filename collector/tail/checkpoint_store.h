@@ -1,0 +1,47 @@
+// Per-source read positions that survive a crash. One small file per source
+// in the state directory, replaced atomically (temp file, fsync, rename,
+// fsync of the directory). A checkpoint names the file by device and inode
+// and carries a SHA-256 of the bytes just before its offset, so a resume can
+// tell "the same file, grown" from "truncated", "copytruncated and regrown"
+// or "another file that reused the inode".
+#ifndef AGT_COLLECTOR_TAIL_CHECKPOINT_STORE_H_
+#define AGT_COLLECTOR_TAIL_CHECKPOINT_STORE_H_
+
+#include <stdint.h>
+
+#include <string>
+
+namespace checkpoint_store {
+
+// How many bytes before the offset the hash covers (fewer near the start).
+constexpr uint32_t kHashWindow = 4096;
+
+struct Checkpoint {
+  uint64_t dev = 0;
+  uint64_t ino = 0;
+  uint64_t offset = 0;
+  bool skipping_long_line = false;
+  uint32_t hash_len = 0;    // bytes hashed: min(offset, kHashWindow)
+  std::string sha256_hex;   // of bytes [offset - hash_len, offset)
+};
+
+enum class LoadResult { kLoaded, kNone, kCorrupt, kError };
+
+// state_dir_fd: an O_DIRECTORY fd; key: a validated source name
+// ([A-Za-z0-9._-], no "." or ".."), stored as KEY.checkpoint.
+LoadResult Load(int state_dir_fd, const std::string& key, Checkpoint* out, std::string* err);
+bool Save(int state_dir_fd, const std::string& key, const Checkpoint& c, std::string* err);
+// One fsync of the directory after a batch of Save()s makes the renames durable.
+bool SyncDirectory(int state_dir_fd, std::string* err);
+
+// Fills hash_len and sha256_hex for `offset` of fd.
+bool HashBefore(int fd, uint64_t offset, uint32_t* hash_len, std::string* sha256_hex,
+                std::string* err);
+
+// Whether reading fd from c.offset continues the same byte stream. On false,
+// *why says what changed, with sizes (the caller starts over from 0).
+bool StillValid(int fd, const Checkpoint& c, std::string* why);
+
+}  // namespace checkpoint_store
+
+#endif  // AGT_COLLECTOR_TAIL_CHECKPOINT_STORE_H_

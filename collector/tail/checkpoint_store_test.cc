@@ -1,0 +1,106 @@
+#include "tail/checkpoint_store.h"
+
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "tail/tail_test_util.h"
+
+using checkpoint_store::Checkpoint;
+using checkpoint_store::LoadResult;
+
+namespace {
+
+Checkpoint At(int fd, uint64_t offset) {
+  struct stat st;
+  REQUIRE(fstat(fd, &st) == 0);
+  Checkpoint c;
+  c.dev = st.st_dev;
+  c.ino = st.st_ino;
+  c.offset = offset;
+  std::string err;
+  REQUIRE(checkpoint_store::HashBefore(fd, offset, &c.hash_len, &c.sha256_hex, &err));
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("checkpoint_store: save, load, round trip") {
+  tail_test_util::TempDir d;
+  d.Write("log", std::string(10000, 'a') + "\n");
+  int fd = open(d.Join("log").c_str(), O_RDONLY | O_CLOEXEC);
+  Checkpoint c = At(fd, 9000);
+  c.skipping_long_line = true;
+  CHECK(c.hash_len == checkpoint_store::kHashWindow);
+  std::string err;
+  REQUIRE(checkpoint_store::Save(d.fd(), "sb-1", c, &err));
+  REQUIRE(checkpoint_store::SyncDirectory(d.fd(), &err));
+  Checkpoint got;
+  REQUIRE(checkpoint_store::Load(d.fd(), "sb-1", &got, &err) == LoadResult::kLoaded);
+  CHECK(got.dev == c.dev);
+  CHECK(got.ino == c.ino);
+  CHECK(got.offset == 9000);
+  CHECK(got.skipping_long_line);
+  CHECK(got.hash_len == c.hash_len);
+  CHECK(got.sha256_hex == c.sha256_hex);
+  CHECK(access(d.Join("sb-1.checkpoint.tmp").c_str(), F_OK) != 0);
+  CHECK(checkpoint_store::Load(d.fd(), "other", &got, &err) == LoadResult::kNone);
+  CHECK(checkpoint_store::StillValid(fd, c, &err));
+  close(fd);
+}
+
+TEST_CASE("checkpoint_store: every cut of the checkpoint file is refused, never misread") {
+  tail_test_util::TempDir d;
+  d.Write("log", "hello\nworld\n");
+  int fd = open(d.Join("log").c_str(), O_RDONLY | O_CLOEXEC);
+  Checkpoint c = At(fd, 6);
+  close(fd);
+  std::string err;
+  REQUIRE(checkpoint_store::Save(d.fd(), "k", c, &err));
+  int cfd = open(d.Join("k.checkpoint").c_str(), O_RDONLY);
+  char buf[512];
+  ssize_t n = read(cfd, buf, sizeof buf);
+  close(cfd);
+  REQUIRE(n > 0);
+  for (ssize_t cut = 0; cut < n; ++cut) {
+    d.Write("k.checkpoint", std::string(buf, static_cast<size_t>(cut)));
+    Checkpoint got;
+    CHECK(checkpoint_store::Load(d.fd(), "k", &got, &err) == LoadResult::kCorrupt);
+  }
+  d.Write("k.checkpoint", std::string(buf, static_cast<size_t>(n)) + "junk");
+  Checkpoint got;
+  CHECK(checkpoint_store::Load(d.fd(), "k", &got, &err) == LoadResult::kCorrupt);
+}
+
+TEST_CASE("checkpoint_store: truncation, copytruncate-and-regrow and another file are detected") {
+  tail_test_util::TempDir d;
+  const std::string first = "{\"a\":1}\n{\"a\":2}\n{\"a\":3}\n";
+  d.Write("log", first);
+  int fd = open(d.Join("log").c_str(), O_RDONLY | O_CLOEXEC);
+  Checkpoint c = At(fd, first.size());
+  std::string why;
+  CHECK(checkpoint_store::StillValid(fd, c, &why));
+  d.Write("log", first + "{\"a\":4}\n");  // grown: still valid
+  CHECK(checkpoint_store::StillValid(fd, c, &why));
+
+  d.Write("log", "{\"a\":9}\n");  // truncated below the offset (O_TRUNC keeps the inode)
+  CHECK_FALSE(checkpoint_store::StillValid(fd, c, &why));
+  CHECK(why.find("truncated") != std::string::npos);
+  CHECK(why.find(std::to_string(first.size())) != std::string::npos);
+
+  // Shrunk and regrown past the old offset between two looks.
+  d.Write("log", "{\"b\":1}\n{\"b\":2}\n{\"b\":3}\n{\"b\":4}\n");
+  CHECK_FALSE(checkpoint_store::StillValid(fd, c, &why));
+  CHECK(why.find("rewritten") != std::string::npos);
+  close(fd);
+
+  // Another file entirely.
+  d.Write("other", first);
+  int ofd = open(d.Join("other").c_str(), O_RDONLY | O_CLOEXEC);
+  CHECK_FALSE(checkpoint_store::StillValid(ofd, c, &why));
+  CHECK(why.find("different file") != std::string::npos);
+  close(ofd);
+}
