@@ -1,0 +1,164 @@
+// agt-deny-shim allow: fills the pinned PATH directory with symlinks to the
+// allowed commands' real paths (the first executable found in PATH order
+// among the real-path directories). A name found nowhere is warned about.
+#include <sys/stat.h>
+
+#include "image_tool.h"
+#include "image_session.h"
+
+namespace image_tool {
+namespace {
+
+using image_options::Subcommand;
+using image_session::Session;
+using image_text::Quoted;
+using image_text::Text;
+
+constexpr Subcommand kSub = Subcommand::kAllow;
+
+enum class Found { kYes, kNo, kIsShim, kFailed };
+
+// Finds `name` in the real dirs: *path is its entry (not the file a symlink
+// names, so alternatives and multi-call names keep working).
+Found FindCommand(const Session& s, std::string_view name, image_root::PathBuf* path) {
+  Text err;
+  bool seen_unusable = false;
+  for (std::size_t i = 0; i < s.dirs.dirs.size(); ++i) {
+    if (!s.dirs.Unique(i)) continue;
+    image_root::Located entry;
+    if (!image_session::Lookup(s, static_cast<int>(i), name, &entry, &err)) {
+      image_session::Error(kSub, err);
+      return Found::kFailed;
+    }
+    if (!entry.exists) continue;
+    image_root::Located target;
+    image_root::WalkResult r =
+        image_root::Walk(s.root.get(), entry.path.view(), image_root::WalkMode::kFollow, &target, &err);
+    if (r != image_root::WalkResult::kOk || !target.exists || !S_ISREG(target.st.st_mode)) {
+      err.Clear();
+      Text t;
+      t.Add(entry.path.view(), " does not lead to a regular file; looking further");
+      image_session::Warn(kSub, t);
+      seen_unusable = true;
+      continue;
+    }
+    if (s.shim.present && target.st.st_dev == s.shim.dev && target.st.st_ino == s.shim.ino) {
+      Text t;
+      t.Add(name, ": ", entry.path.view(), " is the deny shim; not allowing it (run allow before install)");
+      image_session::Warn(kSub, t);
+      return Found::kIsShim;
+    }
+    if ((target.st.st_mode & 0111) == 0) {
+      Text t;
+      t.Add(entry.path.view(), " is not executable (mode ", image_text::Octal{target.st.st_mode},
+            ", stripped?); looking further");
+      image_session::Warn(kSub, t);
+      seen_unusable = true;
+      continue;
+    }
+    *path = entry.path;
+    return Found::kYes;
+  }
+  (void)seen_unusable;
+  return Found::kNo;
+}
+
+}  // namespace
+
+int Allow(int argc, char** argv) {
+  image_options::Options options;
+  int status = image_session::Start(kSub, argc, argv, &options);
+  if (status >= 0) return status;
+
+  Text err;
+  image_names::NameList names;
+  image_options::Source source;
+  if (!image_options::LoadList(options.names_set, options.names, "--names", "ALLOWED_BIN_NAMES",
+                               image_options::Default::kRequired, &names, &source, &err)) {
+    err.Add("; nothing was changed");
+    image_session::Error(kSub, err);
+    return 2;
+  }
+  Session s;
+  if (!image_session::Open(kSub, options, &s, &err)) {
+    err.Add("; nothing was changed");
+    image_session::Error(kSub, err);
+    return 1;
+  }
+  if (s.pinned_present) {
+    for (std::string_view name : names) {
+      image_root::Located entry;
+      if (!image_session::Lookup(s, -1, name, &entry, &err)) {
+        err.Add("; nothing was changed");
+        image_session::Error(kSub, err);
+        return 1;
+      }
+      if (entry.exists && S_ISDIR(entry.st.st_mode)) {
+        err.Add(entry.path.view(), " is a directory, not a command; nothing was changed");
+        image_session::Error(kSub, err);
+        return 1;
+      }
+    }
+  }
+  if (!image_session::EnsurePinned(&s, &err)) {
+    image_session::Error(kSub, err);
+    return 1;
+  }
+
+  int linked = 0, unchanged = 0, missing = 0, failed = 0;
+  Text not_found;
+  for (std::string_view name : names) {
+    image_root::PathBuf real;
+    Found found = FindCommand(s, name, &real);
+    if (found == Found::kFailed) {
+      ++failed;
+      continue;
+    }
+    if (found != Found::kYes) {
+      if (found == Found::kNo) not_found.Add(missing == 0 ? "" : " ", name);
+      ++missing;
+      continue;
+    }
+    image_root::Located entry;
+    if (!image_session::Lookup(s, -1, name, &entry, &err)) {
+      image_session::Error(kSub, err);
+      err.Clear();
+      ++failed;
+      continue;
+    }
+    if (entry.exists && S_ISLNK(entry.st.st_mode)) {
+      char buf[PATH_MAX + 1];
+      std::string_view target;
+      if (image_link::ReadLink(entry.dir.get(), entry.name, buf, sizeof buf, &target, &err) &&
+          target == real.view()) {
+        ++unchanged;
+        continue;
+      }
+      err.Clear();
+    }
+    Text was;
+    image_session::Describe(entry, &was);
+    if (!image_link::ReplaceWithSymlink(entry.dir.get(), entry.name, real.view(), entry.path.view(), &err)) {
+      image_session::Error(kSub, err);
+      err.Clear();
+      ++failed;
+      continue;
+    }
+    ++linked;
+    Text t;
+    t.Add(entry.path.view(), " -> ", real.view(), entry.exists ? " (replaced " : " (", was, ")");
+    image_session::Report(kSub, t);
+  }
+  if (!not_found.empty()) {
+    Text t;
+    t.Add("not found at any real path, not allowed: ", not_found);
+    image_session::Warn(kSub, t);
+  }
+  Text t;
+  t.Add(names.size(), " names: ", linked, " links made, ", unchanged, " unchanged, ", missing,
+        " not allowed, ", failed, " failed");
+  image_session::Report(kSub, t);
+  return failed == 0 ? 0 : 1;
+}
+
+}  // namespace image_tool

@@ -1,0 +1,96 @@
+#include "image_names.h"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+using image_names::NameList;
+using image_names::ParseNames;
+using image_names::ValidateName;
+
+namespace {
+
+bool Valid(std::string_view name) {
+  image_text::Text why;
+  return ValidateName(name, &why);
+}
+
+}  // namespace
+
+TEST_CASE("image_names: plausible command names pass") {
+  for (std::string_view name : {"curl", "apt-get", "python3.11", "g++", "x86_64", "ansible-playbook",
+                                "a", "perl5.36.0"}) {
+    CHECK_MESSAGE(Valid(name), name);
+  }
+  CHECK(Valid(std::string(64, 'a')));
+}
+
+TEST_CASE("image_names: paths, globs, shell characters and odd shapes fail") {
+  for (std::string_view name : {"", "usr/bin/curl", "/curl", "..", ".", "a..b", "../x", "cu*rl", "c?rl",
+                                "[ab]", "a;b", "$(id)", "`id`", "a|b", "a&b", "a b", "a\"b", "a'b",
+                                "~root", "{a,b}", "-rf", ".hidden", "agt-deny-shim", "caf\xc3\xa9",
+                                "a\\b", "a>b", "a=b", "a:b"}) {
+    CHECK_MESSAGE(!Valid(name), name);
+  }
+  CHECK(!Valid(std::string(65, 'a')));
+  CHECK(!Valid(std::string_view("a\0b", 3)));
+}
+
+TEST_CASE("image_names: the reason names the failing byte") {
+  image_text::Text why;
+  CHECK(!ValidateName("cu*rl", &why));
+  CHECK(why.view() == "byte 3 (\"*\") is not one of [A-Za-z0-9._+-]: no '/', glob or shell characters");
+}
+
+TEST_CASE("image_names: lists split on any whitespace and merge duplicates") {
+  NameList list;
+  image_text::Text err;
+  REQUIRE(ParseNames("  curl\twget\n curl  ssh ", "--names", &list, &err));
+  REQUIRE(list.size() == 3);
+  CHECK(list[0] == "curl");
+  CHECK(list[1] == "wget");
+  CHECK(list[2] == "ssh");
+  CHECK(list.Contains("ssh"));
+  CHECK(!list.Contains("git"));
+}
+
+TEST_CASE("image_names: an empty or blank list parses to no names") {
+  NameList list;
+  image_text::Text err;
+  CHECK(ParseNames("", "X", &list, &err));
+  CHECK(ParseNames(" \t\n", "X", &list, &err));
+  CHECK(list.empty());
+  CHECK(image_names::IsBlank(" \t\n"));
+  CHECK(!image_names::IsBlank(" a "));
+}
+
+TEST_CASE("image_names: one bad name fails the list and names its source") {
+  NameList list;
+  image_text::Text err;
+  CHECK(!ParseNames("curl wget /usr/bin/ssh git", "DENIED_LOGGED_BIN_NAMES", &list, &err));
+  CHECK(err.view() ==
+        "bad name \"/usr/bin/ssh\" in DENIED_LOGGED_BIN_NAMES: byte 1 (\"/\") is not one of "
+        "[A-Za-z0-9._+-]: no '/', glob or shell characters");
+}
+
+TEST_CASE("image_names: hostile bytes are escaped in messages") {
+  NameList list;
+  image_text::Text err;
+  CHECK(!ParseNames("a\x1b[31mb", "--names", &list, &err));
+  CHECK(err.view().find("\"a\\x1b[31mb\"") != std::string_view::npos);
+}
+
+TEST_CASE("image_names: more than 256 distinct names is refused, not cut") {
+  std::string text;
+  for (int i = 0; i < 257; ++i) text += "n" + std::to_string(i) + " ";
+  NameList list;
+  image_text::Text err;
+  CHECK(!ParseNames(text, "--names", &list, &err));
+  CHECK(err.view() == "too many names in --names: at most 256");
+  NameList ok;
+  image_text::Text err2;
+  std::string dup;
+  for (int i = 0; i < 300; ++i) dup += "same ";
+  CHECK(ParseNames(dup, "--names", &ok, &err2));
+  CHECK(ok.size() == 1);
+}

@@ -1,0 +1,56 @@
+// What every image subcommand starts from: the root open as a directory fd,
+// the real-path directories found in it (duplicates such as /bin -> usr/bin
+// noted), the shim and the pinned directory; and the one place their report,
+// warning and error lines are written.
+#ifndef AGT_DENY_SHIM_IMAGE_IMAGE_SESSION_H_
+#define AGT_DENY_SHIM_IMAGE_IMAGE_SESSION_H_
+
+#include <string_view>
+
+#include "image_link.h"
+#include "image_names.h"
+#include "image_options.h"
+#include "image_root.h"
+#include "image_text.h"
+
+namespace image_session {
+
+struct Session {
+  image_options::Subcommand sub;
+  image_root::Fd root;
+  image_root::RealDirs dirs;
+  image_link::Shim shim;
+  bool pinned_present = false;
+  image_root::Located pinned;  // the pinned directory when present
+};
+
+// Opens root, real dirs, shim and (when present) the pinned directory.
+bool Open(image_options::Subcommand sub, const image_options::Options& options, Session* s,
+          image_text::Text* err);
+
+// Creates the pinned directory when missing, then opens it.
+bool EnsurePinned(Session* s, image_text::Text* err);
+
+// The canonical path of dir + "/" + name, for a Walk.
+bool Join(std::string_view dir, std::string_view name, image_root::PathBuf* out);
+
+// Looks up `name` in the real dir `i` (or the pinned directory when i < 0)
+// without following a final symlink.
+bool Lookup(const Session& s, int i, std::string_view name, image_root::Located* out,
+            image_text::Text* err);
+
+// "regular file", "symlink to \"x\"", "directory", ... for messages.
+void Describe(const image_root::Located& entry, image_text::Text* out);
+
+// Lines: "agt-deny-shim: SUB: ..." on stdout; warnings and errors on stderr.
+void Report(image_options::Subcommand sub, const image_text::Text& text);
+void Warn(image_options::Subcommand sub, const image_text::Text& text);
+void Error(image_options::Subcommand sub, const image_text::Text& text);
+
+// Parses argv and loads the subcommand's main name list; on --help writes
+// usage. Returns -1 to go on, else the exit status to return.
+int Start(image_options::Subcommand sub, int argc, char** argv, image_options::Options* options);
+
+}  // namespace image_session
+
+#endif  // AGT_DENY_SHIM_IMAGE_IMAGE_SESSION_H_

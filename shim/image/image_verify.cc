@@ -1,0 +1,236 @@
+// agt-deny-shim verify: audits a built root, read-only. Every denied name
+// (not allowed) is the shim or absent at each real path and is the shim in
+// the pinned directory; the pinned directory holds only allowed names and
+// shim links and is writable by its owner only; every stripped name leads to
+// no executable file; the shim is a regular file anyone may execute but only
+// its owner may change. Each drift is one line on stdout; exit 1 if any.
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "image_tool.h"
+#include "image_session.h"
+
+namespace image_tool {
+namespace {
+
+using image_options::Subcommand;
+using image_session::Session;
+using image_text::Text;
+
+constexpr Subcommand kSub = Subcommand::kVerify;
+
+class Audit {
+ public:
+  explicit Audit(const Session& s) : s_(s) {}
+  int drifts() const { return drifts_; }
+  int checked() const { return checked_; }
+
+  void Drift(const Text& what) {
+    image_text::WriteLine(1, "agt-deny-shim: verify: drift: ", what);
+    ++drifts_;
+  }
+
+  // A failure to look is a drift too: verify must not pass what it could not see.
+  void Failed(Text* err) {
+    Text t;
+    t.Add("cannot check: ", *err);
+    Drift(t);
+    err->Clear();
+  }
+
+  void CheckShim() {
+    if (!s_.shim.present) {
+      Text t;
+      t.Add(s_.shim.path.view(), ": the shim is missing");
+      Drift(t);
+      return;
+    }
+    mode_t m = s_.shim.mode;
+    if ((m & S_IXOTH) == 0 || (m & (S_IWGRP | S_IWOTH)) != 0 || (m & (S_ISUID | S_ISGID)) != 0) {
+      Text t;
+      t.Add(s_.shim.path.view(), ": the shim has mode ", image_text::Octal{m},
+            " (want executable by all, writable by its owner only, no setuid/setgid)");
+      Drift(t);
+    }
+  }
+
+  void CheckPinnedDir() {
+    if (!s_.pinned_present) {
+      Text t;
+      t.Add(image_root::kPinnedDir, ": the pinned directory is missing");
+      Drift(t);
+      return;
+    }
+    if ((s_.pinned.st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+      Text t;
+      t.Add(s_.pinned.path.view(), ": writable by group or others (mode ",
+            image_text::Octal{s_.pinned.st.st_mode}, ")");
+      Drift(t);
+    }
+  }
+
+  void CheckDenied(std::string_view name) {
+    Text err;
+    for (int i = -1; i < static_cast<int>(s_.dirs.dirs.size()); ++i) {
+      if (i < 0 ? !s_.pinned_present : !s_.dirs.Unique(static_cast<std::size_t>(i))) continue;
+      image_root::Located entry;
+      image_link::Kind kind;
+      if (!image_session::Lookup(s_, i, name, &entry, &err) ||
+          !image_link::Classify(s_.root.get(), entry, s_.shim, &kind, &err)) {
+        Failed(&err);
+        continue;
+      }
+      ++checked_;
+      if (kind == image_link::Kind::kShim) continue;
+      if (kind == image_link::Kind::kAbsent && i >= 0) continue;
+      Text t;
+      if (kind == image_link::Kind::kAbsent) {
+        t.Add(entry.path.view(), ": denied name not linked to the shim in the pinned directory"
+                                 " (a by-name call would fail unlogged)");
+      } else {
+        t.Add(entry.path.view(), ": denied name is not the shim (");
+        image_session::Describe(entry, &t);
+        t.Add(")");
+      }
+      Drift(t);
+    }
+  }
+
+  void CheckPinnedEntries(const image_names::NameList& allowed) {
+    if (!s_.pinned_present) return;
+    int fd = openat(s_.pinned.dir.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR* dir = fd < 0 ? nullptr : fdopendir(fd);
+    if (dir == nullptr) {
+      if (fd >= 0) close(fd);
+      Text err;
+      err.Add("opendir ", s_.pinned.path.view(), ": ", image_text::Errno{errno});
+      Failed(&err);
+      return;
+    }
+    Text err;
+    for (;;) {
+      errno = 0;
+      struct dirent* d = readdir(dir);
+      if (d == nullptr) {
+        if (errno != 0) {
+          err.Add("readdir ", s_.pinned.path.view(), ": ", image_text::Errno{errno});
+          Failed(&err);
+        }
+        break;
+      }
+      std::string_view name(d->d_name);
+      if (name == "." || name == "..") continue;
+      ++checked_;
+      if (allowed.Contains(name)) continue;
+      image_root::Located entry;
+      image_link::Kind kind;
+      image_root::PathBuf path;
+      if (!image_session::Join(s_.pinned.path.view(), name, &path)) {
+        err.Add("path too long in ", s_.pinned.path.view());
+        Failed(&err);
+        continue;
+      }
+      if (image_root::Walk(s_.root.get(), path.view(), image_root::WalkMode::kEntry, &entry, &err) !=
+              image_root::WalkResult::kOk ||
+          !image_link::Classify(s_.root.get(), entry, s_.shim, &kind, &err)) {
+        Failed(&err);
+        continue;
+      }
+      if (kind == image_link::Kind::kShim) continue;
+      Text t;
+      t.Add(path.view(), ": neither an allowed name nor a shim link (");
+      image_session::Describe(entry, &t);
+      t.Add(")");
+      Drift(t);
+    }
+    closedir(dir);
+  }
+
+  void CheckStripped(std::string_view name) {
+    Text err;
+    for (int i = -1; i < static_cast<int>(s_.dirs.dirs.size()); ++i) {
+      if (i < 0 ? !s_.pinned_present : !s_.dirs.Unique(static_cast<std::size_t>(i))) continue;
+      image_root::Located entry;
+      if (!image_session::Lookup(s_, i, name, &entry, &err)) {
+        Failed(&err);
+        continue;
+      }
+      ++checked_;
+      if (!entry.exists) continue;
+      image_root::Located target;
+      image_root::WalkResult r =
+          image_root::Walk(s_.root.get(), entry.path.view(), image_root::WalkMode::kFollow, &target, &err);
+      if (r == image_root::WalkResult::kError) {
+        Failed(&err);
+        continue;
+      }
+      if (r == image_root::WalkResult::kMissing || !target.exists || !S_ISREG(target.st.st_mode)) continue;
+      if (s_.shim.present && target.st.st_dev == s_.shim.dev && target.st.st_ino == s_.shim.ino) continue;
+      if ((target.st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH | S_ISUID | S_ISGID)) == 0) continue;
+      Text t;
+      t.Add(entry.path.view(), ": stripped name is executable (", target.path.view(), " mode ",
+            image_text::Octal{target.st.st_mode}, ")");
+      Drift(t);
+    }
+  }
+
+ private:
+  const Session& s_;
+  int drifts_ = 0;
+  int checked_ = 0;
+};
+
+}  // namespace
+
+int Verify(int argc, char** argv) {
+  image_options::Options options;
+  int status = image_session::Start(kSub, argc, argv, &options);
+  if (status >= 0) return status;
+
+  Text err;
+  image_names::NameList denied, allowed, stripped;
+  image_options::Source source;
+  if (!image_options::LoadList(options.denied_set, options.denied, "--denied", "DENIED_LOGGED_BIN_NAMES",
+                               image_options::Default::kDeniedSet, &denied, &source, &err) ||
+      !image_options::LoadList(options.allowed_set, options.allowed, "--allowed", "ALLOWED_BIN_NAMES",
+                               image_options::Default::kEmpty, &allowed, &source, &err) ||
+      !image_options::LoadList(options.stripped_set, options.stripped, "--stripped", "STRIP_EXEC_BIN_NAMES",
+                               image_options::Default::kStripSet, &stripped, &source, &err)) {
+    image_session::Error(kSub, err);
+    return 2;
+  }
+  Session s;
+  if (!image_session::Open(kSub, options, &s, &err)) {
+    image_session::Error(kSub, err);
+    return 1;
+  }
+
+  Audit audit(s);
+  audit.CheckShim();
+  audit.CheckPinnedDir();
+  for (std::string_view name : denied) {
+    if (!allowed.Contains(name)) audit.CheckDenied(name);
+  }
+  audit.CheckPinnedEntries(allowed);
+  for (std::string_view name : stripped) audit.CheckStripped(name);
+
+  if (audit.drifts() != 0) {
+    Text t;
+    t.Add(audit.drifts(), " drifts found");
+    image_session::Error(kSub, t);
+    return 1;
+  }
+  int dirs = 0;
+  for (std::size_t i = 0; i < s.dirs.dirs.size(); ++i) dirs += s.dirs.Unique(i) ? 1 : 0;
+  Text t;
+  t.Add("ok: ", denied.size(), " denied, ", allowed.size(), " allowed, ", stripped.size(),
+        " stripped names in ", dirs, " directories and ", image_root::kPinnedDir, " (", audit.checked(),
+        " entries checked)");
+  image_session::Report(kSub, t);
+  return 0;
+}
+
+}  // namespace image_tool
