@@ -21,11 +21,18 @@ struct VerifyReport {
   std::string last_content_hash;
 };
 
-// Checks one line against the chain so far (`previous_hash`); on success sets
-// *content_hash. Used by the verifier and by the writer when resuming.
-// `hasher` holds the key (Hasher::Init).
-bool VerifyLine(std::string_view line, std::string_view previous_hash, chain_signer::Hasher* hasher,
-                std::string* content_hash, std::string* reason);
+struct LineFacts {
+  std::string entry_id;
+  std::string content_hash;
+  std::string previous_hash;
+};
+
+// Checks one line: all 19 fields with their types, content_hash recomputed
+// over the canonical payload, the HMAC signature (`hasher` holds the key),
+// and, unless `expected_previous_hash` is null, the link to the previous
+// line. Used by the verifier and by the writer when resuming a file.
+bool VerifyLine(std::string_view line, const std::string* expected_previous_hash,
+                chain_signer::Hasher* hasher, LineFacts* facts, std::string* reason);
 
 // kError (with *err) only for I/O problems; a bad line is kBroken.
 VerifyResult VerifyAuditFile(const std::string& path, std::string_view key, VerifyReport* report,

@@ -17,12 +17,13 @@ namespace chain_signer {
 constexpr size_t kHashHexLength = 64;
 
 // Serialises the 14 payload fields (entry_id ... session_id, previous_hash),
-// keys sorted, exactly as upstream hashes them.
-void AppendPayload(const audit_entry::AuditEntryFields& fields,
+// keys sorted, exactly as upstream hashes them. False when a field is not
+// valid UTF-8 (the output is then unusable).
+bool AppendPayload(const audit_entry::AuditEntryFields& fields,
                    std::string_view previous_hash, std::string* out);
 
-// Serialises the full 19-field line (no trailing newline).
-void AppendLine(const audit_entry::AuditEntryFields& fields, std::string_view content_hash,
+// Serialises the full 19-field line (no trailing newline); false as above.
+bool AppendLine(const audit_entry::AuditEntryFields& fields, std::string_view content_hash,
                 std::string_view previous_hash, std::string_view signature, std::string* out);
 
 // Keyed hashing with the OpenSSL contexts fetched once and reused, so the hot
@@ -54,6 +55,7 @@ class ChainSigner {
   // Continue an existing chain (the last line's content_hash), "" for a new one.
   void SetPreviousHash(std::string_view previous_hash) { previous_hash_ = previous_hash; }
   const std::string& previous_hash() const { return previous_hash_; }
+  Hasher* hasher() { return &hasher_; }
 
   // Appends the signed line plus '\n' to *out and advances the chain.
   bool SignAppend(const audit_entry::AuditEntryFields& fields, std::string* out, std::string* err);

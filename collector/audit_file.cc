@@ -1,0 +1,240 @@
+#include "audit_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "audit_verifier.h"
+
+namespace audit_file {
+namespace {
+
+constexpr uint64_t kMaxLastLineBytes = 64u << 20;
+
+std::string SysError(const char* call, const std::string& path) {
+  return std::string("agt-collector: error: ") + call + " " + path + ": " + strerror(errno);
+}
+
+bool PreadAll(int fd, char* buf, size_t n, uint64_t offset, std::string* err,
+              const std::string& path) {
+  while (n > 0) {
+    const ssize_t r = pread(fd, buf, n, static_cast<off_t>(offset));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      if (r == 0) errno = EIO;  // the file shrank under us
+      *err = SysError("pread", path);
+      return false;
+    }
+    buf += r;
+    n -= static_cast<size_t>(r);
+    offset += static_cast<uint64_t>(r);
+  }
+  return true;
+}
+
+}  // namespace
+
+bool ReadLastLine(int fd, uint64_t size, std::string* line, std::string* err) {
+  line->clear();
+  if (size == 0) return true;
+  char last;
+  if (!PreadAll(fd, &last, 1, size - 1, err, "audit file")) return false;
+  if (last != '\n') {
+    *err = "agt-collector: error: the audit file ends with an incomplete line "
+           "(cut write?); refusing to extend a broken chain";
+    return false;
+  }
+  // Walk back in chunks to the newline before the last line.
+  const uint64_t end = size - 1;
+  uint64_t start = end;
+  std::string chunk;
+  while (start > 0) {
+    const uint64_t n = std::min<uint64_t>(start, 64 * 1024);
+    chunk.resize(n);
+    if (!PreadAll(fd, chunk.data(), n, start - n, err, "audit file")) return false;
+    const size_t nl = chunk.rfind('\n');
+    if (nl != std::string::npos) {
+      start = start - n + nl + 1;
+      break;
+    }
+    start -= n;
+    if (end - start > kMaxLastLineBytes) {
+      *err = "agt-collector: error: the audit file's last line is longer than 64 MiB";
+      return false;
+    }
+  }
+  line->resize(end - start);
+  return PreadAll(fd, line->data(), line->size(), start, err, "audit file");
+}
+
+AuditFileWriter::~AuditFileWriter() {
+  std::string err;
+  if (fd_ >= 0) Flush(&err);
+  Close();
+}
+
+void AuditFileWriter::Close() {
+  if (fd_ >= 0) close(fd_);  // also drops the flock
+  fd_ = -1;
+  pending_.clear();
+}
+
+bool AuditFileWriter::Open(const std::string& path, std::string_view key, std::string* err) {
+  Close();
+  path_ = path;
+  key_.assign(key);
+  if (!signer_.Init(key, err)) return false;
+  // O_RDWR rather than O_WRONLY: the chain is resumed from the last line.
+  const int fd = open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) {
+    *err = errno == ELOOP ? "agt-collector: error: open " + path + ": is a symbolic link (refused)"
+                          : SysError("open", path);
+    return false;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    *err = SysError("fstat", path);
+    close(fd);
+    return false;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    *err = "agt-collector: error: " + path + ": not a regular file";
+    close(fd);
+    return false;
+  }
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    *err = errno == EWOULDBLOCK
+               ? "agt-collector: error: " + path + ": another agt-collector is writing it (flock)"
+               : SysError("flock", path);
+    close(fd);
+    return false;
+  }
+  std::string last;
+  if (!ReadLastLine(fd, static_cast<uint64_t>(st.st_size), &last, err)) {
+    err->insert(std::string("agt-collector: error: ").size(), path + ": ");
+    close(fd);
+    return false;
+  }
+  std::string previous;
+  if (!last.empty()) {
+    audit_verifier::LineFacts facts;
+    std::string reason;
+    if (!audit_verifier::VerifyLine(last, nullptr, signer_.hasher(), &facts, &reason)) {
+      *err = "agt-collector: error: " + path + ": cannot resume the chain, last line: " + reason;
+      close(fd);
+      return false;
+    }
+    previous = facts.content_hash;
+  }
+  signer_.SetPreviousHash(previous);
+  fd_ = fd;
+  return true;
+}
+
+bool AuditFileWriter::Append(const audit_entry::AuditEntryFields& fields, std::string* err) {
+  if (fd_ < 0) {
+    *err = "agt-collector: error: audit file is not open";
+    return false;
+  }
+  if (!signer_.SignAppend(fields, &pending_, err)) return false;
+  ++entries_appended_;
+  if (pending_.size() >= kBatchBytes) return Flush(err);
+  return true;
+}
+
+bool AuditFileWriter::Flush(std::string* err) {
+  if (pending_.empty()) return true;
+  if (fd_ < 0) {
+    *err = "agt-collector: error: audit file is not open";
+    return false;
+  }
+  struct stat st;
+  if (fstat(fd_, &st) != 0) {
+    *err = SysError("fstat", path_);
+    return false;
+  }
+  size_t done = 0;
+  while (done < pending_.size()) {
+    const ssize_t n = write(fd_, pending_.data() + done, pending_.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = EIO;
+      *err = SysError("write", path_);
+      // Cut a partial batch back off so the file ends on a whole, chained
+      // line; the batch stays pending for a retry.
+      if (done > 0 && ftruncate(fd_, st.st_size) != 0) {
+        *err += std::string("; ftruncate to undo the partial write failed too: ") +
+                strerror(errno);
+      }
+      return false;
+    }
+    done += static_cast<size_t>(n);
+  }
+  pending_.clear();
+  return true;
+}
+
+bool AuditFileWriter::Sync(std::string* err) {
+  if (!Flush(err)) return false;
+  if (fd_ >= 0 && fdatasync(fd_) != 0) {
+    *err = SysError("fdatasync", path_);
+    return false;
+  }
+  return true;
+}
+
+bool AuditFileWriter::Reopen(std::string* err) {
+  if (fd_ >= 0 && !Sync(err)) return false;
+  const std::string path = path_;
+  const std::string key = key_;
+  return Open(path, key, err);
+}
+
+bool AuditFileWriter::RecentEntryIds(size_t max_entries, std::vector<std::string>* ids,
+                                     std::string* err) {
+  ids->clear();
+  if (!Flush(err)) return false;
+  struct stat st;
+  if (fstat(fd_, &st) != 0) {
+    *err = SysError("fstat", path_);
+    return false;
+  }
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  if (size == 0 || max_entries == 0) return true;
+  // Grow a window from the end until it holds max_entries whole lines.
+  uint64_t window = std::min<uint64_t>(size, 1u << 20);
+  std::string text;
+  for (;;) {
+    text.resize(window);
+    if (!PreadAll(fd_, text.data(), window, size - window, err, path_)) return false;
+    const size_t lines = static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+    if (window == size || lines > max_entries) break;
+    window = std::min<uint64_t>(size, window * 2);
+  }
+  size_t begin = 0;
+  if (window < size) begin = text.find('\n') + 1;  // drop the cut first line
+  std::vector<std::string> all;
+  audit_verifier::LineFacts facts;
+  while (begin < text.size()) {
+    const size_t nl = text.find('\n', begin);
+    if (nl == std::string::npos) break;
+    const std::string_view line(text.data() + begin, nl - begin);
+    std::string reason;
+    if (!audit_verifier::VerifyLine(line, nullptr, signer_.hasher(), &facts, &reason)) {
+      *err = "agt-collector: error: " + path_ + ": reading entry ids: " + reason;
+      return false;
+    }
+    all.push_back(facts.entry_id);
+    begin = nl + 1;
+  }
+  const size_t skip = all.size() > max_entries ? all.size() - max_entries : 0;
+  ids->assign(all.begin() + static_cast<std::ptrdiff_t>(skip), all.end());
+  return true;
+}
+
+}  // namespace audit_file

@@ -1,0 +1,199 @@
+#include "audit_verifier.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <openssl/crypto.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rapidjson/document.h>
+
+#include "canonical_json.h"
+#include "log_line_reader.h"
+
+namespace audit_verifier {
+namespace {
+
+// The 19 fields of a SignedAuditEntry; nullable ones may be null.
+struct FieldRow {
+  const char* name;
+  bool nullable;
+  std::string audit_entry::AuditEntryFields::*text;
+  audit_entry::NullableString audit_entry::AuditEntryFields::*maybe;
+};
+using F = audit_entry::AuditEntryFields;
+const FieldRow kFields[] = {
+    {"entry_id", false, &F::entry_id, nullptr},
+    {"timestamp", false, &F::timestamp, nullptr},
+    {"event_type", false, &F::event_type, nullptr},
+    {"agent_did", true, nullptr, &F::agent_did},
+    {"action", false, &F::action, nullptr},
+    {"resource", false, &F::resource, nullptr},
+    {"target_did", true, nullptr, &F::target_did},
+    {"outcome", false, &F::outcome, nullptr},
+    {"policy_decision", false, &F::policy_decision, nullptr},
+    {"matched_rule", false, &F::matched_rule, nullptr},
+    {"trace_id", true, nullptr, &F::trace_id},
+    {"session_id", true, nullptr, &F::session_id},
+    {"sandbox_id", true, nullptr, &F::sandbox_id},
+    {"environment", true, nullptr, &F::environment},
+    {"compute_driver", true, nullptr, &F::compute_driver},
+};
+// Besides those: data (object), content_hash, previous_hash, signature.
+constexpr size_t kFieldCount = sizeof kFields / sizeof kFields[0] + 4;
+
+bool GetString(const rapidjson::Value& obj, const char* name, std::string* out,
+               std::string* reason) {
+  const auto it = obj.FindMember(name);
+  if (it == obj.MemberEnd()) {
+    *reason = std::string("missing field \"") + name + "\"";
+    return false;
+  }
+  if (!it->value.IsString()) {
+    *reason = std::string("field \"") + name + "\" is not a string";
+    return false;
+  }
+  out->assign(it->value.GetString(), it->value.GetStringLength());
+  return true;
+}
+
+bool IsLowerHex64(const std::string& s) {
+  if (s.size() != chain_signer::kHashHexLength) return false;
+  for (const char c : s) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool VerifyLine(std::string_view line, const std::string* expected_previous_hash,
+                chain_signer::Hasher* hasher, LineFacts* facts, std::string* reason) {
+  rapidjson::Document doc;
+  constexpr unsigned kFlags = rapidjson::kParseValidateEncodingFlag | rapidjson::kParseIterativeFlag;
+  doc.Parse<kFlags>(line.data(), line.size());
+  if (doc.HasParseError() || !doc.IsObject()) {
+    *reason = "not a JSON object";
+    return false;
+  }
+  if (doc.MemberCount() != kFieldCount) {
+    *reason = "has " + std::to_string(doc.MemberCount()) + " fields, a SignedAuditEntry has " +
+              std::to_string(kFieldCount);
+    return false;
+  }
+  audit_entry::AuditEntryFields fields;
+  for (const FieldRow& row : kFields) {
+    const auto it = doc.FindMember(row.name);
+    if (it == doc.MemberEnd()) {
+      *reason = std::string("missing field \"") + row.name + "\"";
+      return false;
+    }
+    const rapidjson::Value& v = it->value;
+    if (row.nullable && v.IsNull()) continue;  // optional stays empty: null
+    if (!v.IsString()) {
+      *reason = std::string("field \"") + row.name + "\" is not a string" +
+                (row.nullable ? " or null" : "");
+      return false;
+    }
+    std::string s(v.GetString(), v.GetStringLength());
+    if (row.nullable) {
+      fields.*row.maybe = std::move(s);
+    } else {
+      fields.*row.text = std::move(s);
+    }
+  }
+  const auto data = doc.FindMember("data");
+  if (data == doc.MemberEnd() || !data->value.IsObject()) {
+    *reason = "field \"data\" is missing or not an object";
+    return false;
+  }
+  fields.data_canonical.clear();
+  std::string err;
+  if (!canonical_json::AppendValue(data->value, &fields.data_canonical, &err)) {
+    *reason = "field \"data\": " + err;
+    return false;
+  }
+  std::string signature;
+  if (!GetString(doc, "content_hash", &facts->content_hash, reason) ||
+      !GetString(doc, "previous_hash", &facts->previous_hash, reason) ||
+      !GetString(doc, "signature", &signature, reason)) {
+    return false;
+  }
+  facts->entry_id = fields.entry_id;
+
+  std::string payload;
+  if (!chain_signer::AppendPayload(fields, facts->previous_hash, &payload)) {
+    *reason = "a field is not valid UTF-8";
+    return false;
+  }
+  std::string computed;
+  if (!hasher->Sha256Hex(payload, &computed, reason)) return false;
+  if (computed != facts->content_hash) {
+    *reason = "content_hash does not match the entry's content";
+    return false;
+  }
+  if (expected_previous_hash != nullptr && facts->previous_hash != *expected_previous_hash) {
+    *reason = "previous_hash does not link to the previous entry";
+    return false;
+  }
+  std::string mac;
+  if (!hasher->HmacHex(facts->content_hash, &mac, reason)) return false;
+  if (!IsLowerHex64(signature) ||
+      CRYPTO_memcmp(mac.data(), signature.data(), mac.size()) != 0) {
+    *reason = "signature does not match (wrong key or altered entry)";
+    return false;
+  }
+  return true;
+}
+
+VerifyResult VerifyAuditFile(const std::string& path, std::string_view key, VerifyReport* report,
+                             std::string* err) {
+  chain_signer::Hasher hasher;
+  if (!hasher.Init(key, err)) return VerifyResult::kError;
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    *err = "agt-collector: error: open " + path + ": " + strerror(errno);
+    return VerifyResult::kError;
+  }
+  // Entries are bounded by the record line limit; 8 MiB leaves ample room
+  // for escaping while keeping a hostile file from costing more.
+  log_line_reader::LineReader reader(fd, 0, 8u << 20);
+  log_line_reader::Line line;
+  std::string previous;
+  LineFacts facts;
+  VerifyResult result = VerifyResult::kValid;
+  for (;;) {
+    std::string read_err;
+    const log_line_reader::ReadResult r = reader.Next(&line, &read_err);
+    if (r == log_line_reader::ReadResult::kError) {
+      *err = "agt-collector: error: " + path + ": " + read_err;
+      result = VerifyResult::kError;
+      break;
+    }
+    if (r == log_line_reader::ReadResult::kEof) {
+      if (reader.pending_bytes() > 0) {
+        report->broken_line = line.number + 1;
+        report->broken_reason = "incomplete last line (no newline)";
+        result = VerifyResult::kBroken;
+      }
+      break;
+    }
+    std::string reason;
+    if (r == log_line_reader::ReadResult::kTooLong) {
+      reason = "line longer than 8 MiB";
+    } else if (VerifyLine(line.text, &previous, &hasher, &facts, &reason)) {
+      previous.swap(facts.content_hash);
+      ++report->entries;
+      continue;
+    }
+    report->broken_line = line.number;
+    report->broken_reason = reason;
+    result = VerifyResult::kBroken;
+    break;
+  }
+  close(fd);
+  report->last_content_hash = previous;
+  return result;
+}
+
+}  // namespace audit_verifier

@@ -1,0 +1,178 @@
+#include "canonical_json.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace canonical_json {
+namespace {
+
+constexpr char kHex[] = "0123456789abcdef";
+
+void AppendU16Escape(uint32_t unit, std::string* out) {
+  char buf[6] = {'\\', 'u', kHex[(unit >> 12) & 0xf], kHex[(unit >> 8) & 0xf],
+                 kHex[(unit >> 4) & 0xf], kHex[unit & 0xf]};
+  out->append(buf, sizeof buf);
+}
+
+// Decodes one strict UTF-8 sequence starting at s[*i]; false when invalid.
+bool DecodeUtf8(std::string_view s, size_t* i, uint32_t* cp) {
+  const auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = b(*i);
+  size_t len;
+  uint32_t min;
+  if (c < 0x80) {
+    *cp = c;
+    ++*i;
+    return true;
+  } else if (c >= 0xc2 && c <= 0xdf) {
+    len = 2; min = 0x80; *cp = c & 0x1f;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    len = 3; min = 0x800; *cp = c & 0x0f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    len = 4; min = 0x10000; *cp = c & 0x07;
+  } else {
+    return false;
+  }
+  if (*i + len > s.size()) return false;
+  for (size_t k = 1; k < len; ++k) {
+    const unsigned char cc = b(*i + k);
+    if ((cc & 0xc0) != 0x80) return false;
+    *cp = (*cp << 6) | (cc & 0x3f);
+  }
+  if (*cp < min || *cp > 0x10ffff || (*cp >= 0xd800 && *cp <= 0xdfff)) return false;
+  *i += len;
+  return true;
+}
+
+// Printable ASCII other than '"' and '\\' is copied as is: true for those bytes.
+struct PlainTable {
+  bool plain[256];
+  constexpr PlainTable() : plain() {
+    for (int c = 0x20; c <= 0x7e; ++c) plain[c] = (c != '"' && c != '\\');
+  }
+};
+constexpr PlainTable kPlain;
+
+}  // namespace
+
+bool AppendString(std::string_view utf8, std::string* out) {
+  out->push_back('"');
+  size_t i = 0;
+  const size_t n = utf8.size();
+  while (i < n) {
+    // Copy the longest run of plain bytes at once: the common case.
+    size_t run = i;
+    while (run < n && kPlain.plain[static_cast<unsigned char>(utf8[run])]) ++run;
+    if (run > i) {
+      out->append(utf8.data() + i, run - i);
+      i = run;
+      if (i == n) break;
+    }
+    const unsigned char c = static_cast<unsigned char>(utf8[i]);
+    switch (c) {
+      case '"': out->append("\\\""); ++i; continue;
+      case '\\': out->append("\\\\"); ++i; continue;
+      case '\n': out->append("\\n"); ++i; continue;
+      case '\r': out->append("\\r"); ++i; continue;
+      case '\t': out->append("\\t"); ++i; continue;
+      case '\b': out->append("\\b"); ++i; continue;
+      case '\f': out->append("\\f"); ++i; continue;
+      default: break;
+    }
+    uint32_t cp;
+    if (!DecodeUtf8(utf8, &i, &cp)) {
+      out->push_back('"');
+      return false;
+    }
+    if (cp >= 0x10000) {
+      const uint32_t v = cp - 0x10000;
+      AppendU16Escape(0xd800 + (v >> 10), out);
+      AppendU16Escape(0xdc00 + (v & 0x3ff), out);
+    } else {
+      AppendU16Escape(cp, out);
+    }
+  }
+  out->push_back('"');
+  return true;
+}
+
+namespace {
+
+bool AppendValueAt(const rapidjson::Value& value, int depth, std::string* out, std::string* err) {
+  if (depth > kMaxDepth) {
+    *err = "nesting deeper than " + std::to_string(kMaxDepth) + " levels";
+    return false;
+  }
+  switch (value.GetType()) {
+    case rapidjson::kNullType: out->append("null"); return true;
+    case rapidjson::kFalseType: out->append("false"); return true;
+    case rapidjson::kTrueType: out->append("true"); return true;
+    case rapidjson::kNumberType:
+      if (value.IsUint64()) {
+        out->append(std::to_string(value.GetUint64()));
+      } else if (value.IsInt64()) {
+        out->append(std::to_string(value.GetInt64()));
+      } else {
+        *err = "non-integer number";
+        return false;
+      }
+      return true;
+    case rapidjson::kStringType:
+      if (!AppendString(std::string_view(value.GetString(), value.GetStringLength()), out)) {
+        *err = "string is not valid UTF-8";
+        return false;
+      }
+      return true;
+    case rapidjson::kArrayType: {
+      out->push_back('[');
+      bool first = true;
+      for (const auto& item : value.GetArray()) {
+        if (!first) out->append(", ");
+        first = false;
+        if (!AppendValueAt(item, depth + 1, out, err)) return false;
+      }
+      out->push_back(']');
+      return true;
+    }
+    case rapidjson::kObjectType: {
+      // Python sorts str keys by code point; for valid UTF-8 that is byte order.
+      std::vector<const rapidjson::Value::Member*> members;
+      members.reserve(value.MemberCount());
+      for (const auto& m : value.GetObject()) members.push_back(&m);
+      const auto key = [](const rapidjson::Value::Member* m) {
+        return std::string_view(m->name.GetString(), m->name.GetStringLength());
+      };
+      std::sort(members.begin(), members.end(),
+                [&](const auto* a, const auto* b) { return key(a) < key(b); });
+      out->push_back('{');
+      for (size_t k = 0; k < members.size(); ++k) {
+        if (k > 0) {
+          if (key(members[k]) == key(members[k - 1])) {
+            *err = "duplicate key";
+            return false;
+          }
+          out->append(", ");
+        }
+        if (!AppendString(key(members[k]), out)) {
+          *err = "key is not valid UTF-8";
+          return false;
+        }
+        out->append(": ");
+        if (!AppendValueAt(members[k]->value, depth + 1, out, err)) return false;
+      }
+      out->push_back('}');
+      return true;
+    }
+  }
+  *err = "unknown JSON value type";
+  return false;
+}
+
+}  // namespace
+
+bool AppendValue(const rapidjson::Value& value, std::string* out, std::string* err) {
+  return AppendValueAt(value, 0, out, err);
+}
+
+}  // namespace canonical_json

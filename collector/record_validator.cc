@@ -1,0 +1,377 @@
+#include "record_validator.h"
+
+#include <rapidjson/error/en.h>
+#include <rapidjson/reader.h>
+
+#include <cstring>
+
+#include "canonical_json.h"
+
+namespace record_validator {
+namespace {
+
+enum class KeyType { kString, kCount, kBool, kStringArray };
+
+struct KeyRow {
+  const char* name;
+  KeyType type;
+  bool required;  // written by upstream's Python shim too
+  const char* help;
+};
+
+// The record vocabulary: one row per key, in RecordKey order (byte-sorted).
+constexpr KeyRow kKeys[kRecordKeyCount] = {
+    {"argc", KeyType::kCount, false, "the original argc the kernel passed (includes argv[0])"},
+    {"argv", KeyType::kStringArray, true, "arguments after argv[0], redacted, possibly truncated"},
+    {"argv0", KeyType::kString, false, "argv[0] as given (absent when argc is 0)"},
+    {"binary", KeyType::kString, true, "denied command name, or \"unknown\""},
+    {"confined", KeyType::kBool, false, "no_new_privs and the seccomp filter were loaded"},
+    {"event", KeyType::kString, true, "always \"command_denied\""},
+    {"gid", KeyType::kCount, false, "real group id"},
+    {"host", KeyType::kString, false, "uname nodename"},
+    {"issue", KeyType::kCount, true, "upstream issue number (2662)"},
+    {"path", KeyType::kString, false, "the exec path (AT_EXECFN)"},
+    {"pid", KeyType::kCount, false, "process id"},
+    {"ppid", KeyType::kCount, false, "parent process id"},
+    {"redactions", KeyType::kCount, false, "how many secret values were replaced"},
+    {"timestamp", KeyType::kString, true, "UTC, YYYY-MM-DDTHH:MM:SSZ"},
+    {"timestamp_ns", KeyType::kCount, false, "the same instant in nanoseconds since the epoch"},
+    {"truncated", KeyType::kBool, false, "an argument was cut or dropped"},
+    {"uid", KeyType::kCount, false, "real user id"},
+    {"version", KeyType::kString, false, "shim version"},
+};
+
+const char* TypeName(KeyType type) {
+  switch (type) {
+    case KeyType::kString: return "a string";
+    case KeyType::kCount: return "an integer >= 0";
+    case KeyType::kBool: return "true or false";
+    case KeyType::kStringArray: return "an array of strings";
+  }
+  return "?";
+}
+
+int FindKey(std::string_view name) {
+  // 18 short keys: a linear scan over first-byte-matching rows is fastest.
+  for (int k = 0; k < kRecordKeyCount; ++k) {
+    if (kKeys[k].name[0] == (name.empty() ? '\0' : name[0]) && name == kKeys[k].name) return k;
+  }
+  return -1;
+}
+
+// A key name from the record, safe to print: printable ASCII kept, other
+// bytes as \xNN, at most 40 bytes shown (marked when cut).
+std::string Printable(std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "\"";
+  for (size_t i = 0; i < s.size() && i < 40; ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out += "\\x";
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 0xf]);
+    }
+  }
+  out.push_back('"');
+  if (s.size() > 40) out += " (first 40 of " + std::to_string(s.size()) + " bytes)";
+  return out;
+}
+
+// SAX handler: checks the schema while parsing, so a line is parsed once and
+// never becomes a value tree; each member's canonical text lands in its slot.
+class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> {
+ public:
+  Handler(const Limits& limits, ValidRecord* rec, std::string* reason)
+      : limits_(limits), rec_(rec), reason_(reason) {}
+
+  bool failed() const { return failed_; }
+
+  bool Null() { return Scalar("null"); }
+  bool Bool(bool b) {
+    if (!Expect(KeyType::kBool, "a boolean")) return false;
+    rec_->value[key_] = b ? "true" : "false";
+    return true;
+  }
+  bool Int(int i) { return Int64(i); }
+  bool Int64(int64_t) {  // RapidJSON reports only negative numbers here
+    if (depth_ == 1 && kKeys[key_].type == KeyType::kCount) {
+      return Fail("key " + Printable(kKeys[key_].name) + ": must be >= 0");
+    }
+    return Scalar("a negative integer");
+  }
+  bool Uint(unsigned u) { return Uint64(u); }
+  bool Uint64(uint64_t u) {
+    if (!Expect(KeyType::kCount, "an integer")) return false;
+    rec_->value[key_] = std::to_string(u);
+    if (key_ == kTimestampNs) {
+      rec_->has_timestamp_ns = true;
+      rec_->timestamp_ns = u;
+    }
+    return true;
+  }
+  bool Double(double) { return Scalar("a non-integer or out-of-range number"); }
+  bool String(const char* str, rapidjson::SizeType length, bool) {
+    const std::string_view s(str, length);
+    if (depth_ == 2) return ArgvElement(s);
+    if (!Expect(KeyType::kString, "a string")) return false;
+    std::string& slot = rec_->value[key_];
+    slot.clear();
+    if (!canonical_json::AppendString(s, &slot)) {
+      return Fail("key " + Printable(kKeys[key_].name) +
+                  ": string is not valid UTF-8 (an escaped lone surrogate?)");
+    }
+    if (key_ == kBinary) rec_->binary.assign(s);
+    if (key_ == kTimestamp) rec_->timestamp.assign(s);
+    return true;
+  }
+  bool StartObject() {
+    if (depth_ == 0) {
+      depth_ = 1;
+      return true;
+    }
+    return Nested("an object");
+  }
+  bool Key(const char* str, rapidjson::SizeType length, bool) {
+    const std::string_view name(str, length);
+    key_ = FindKey(name);
+    if (key_ < 0) return Fail("unknown key " + Printable(name));
+    if (rec_->present(key_)) return Fail("duplicate key " + Printable(name));
+    rec_->present_mask |= 1u << key_;
+    return true;
+  }
+  bool EndObject(rapidjson::SizeType) {
+    depth_ = 0;
+    return true;
+  }
+  bool StartArray() {
+    if (depth_ == 1 && kKeys[key_].type == KeyType::kStringArray) {
+      depth_ = 2;
+      argv_count_ = 0;
+      argv_bytes_ = 0;
+      rec_->value[key_] = "[";
+      return true;
+    }
+    return Nested("an array");
+  }
+  bool EndArray(rapidjson::SizeType) {
+    rec_->value[key_].push_back(']');
+    depth_ = 1;
+    return true;
+  }
+
+ private:
+  bool Fail(std::string reason) {
+    failed_ = true;
+    *reason_ = std::move(reason);
+    return false;
+  }
+  bool Nested(const char* what) {
+    if (depth_ == 0) return Fail("not a JSON object");
+    if (depth_ == 2) return Fail("argv element " + std::to_string(argv_count_) + " is " + what +
+                                 ": nesting deeper than the schema");
+    return Fail("key " + Printable(kKeys[key_].name) + ": expected " +
+                TypeName(kKeys[key_].type) + ", got " + what + " (nesting deeper than the schema)");
+  }
+  bool Scalar(const char* what) {
+    if (depth_ == 0) return Fail("not a JSON object");
+    if (depth_ == 2) return Fail("argv element " + std::to_string(argv_count_) + " is " + what +
+                                 ", not a string");
+    return Fail("key " + Printable(kKeys[key_].name) + ": expected " +
+                TypeName(kKeys[key_].type) + ", got " + what);
+  }
+  bool Expect(KeyType type, const char* what) {
+    if (depth_ == 1 && kKeys[key_].type == type) return true;
+    return Scalar(what);
+  }
+  bool ArgvElement(std::string_view s) {
+    if (++argv_count_ > limits_.max_argv_entries) {
+      return Fail("argv has more than " + std::to_string(limits_.max_argv_entries) + " entries");
+    }
+    argv_bytes_ += s.size();
+    if (argv_bytes_ > limits_.max_argv_bytes) {
+      return Fail("argv exceeds " + std::to_string(limits_.max_argv_bytes) + " bytes");
+    }
+    std::string& slot = rec_->value[kArgv];
+    if (argv_count_ > 1) slot.append(", ");
+    if (!canonical_json::AppendString(s, &slot)) {
+      return Fail("argv element " + std::to_string(argv_count_ - 1) +
+                  ": string is not valid UTF-8 (an escaped lone surrogate?)");
+    }
+    return true;
+  }
+
+  const Limits& limits_;
+  ValidRecord* rec_;
+  std::string* reason_;
+  int depth_ = 0;  // 0: outside, 1: in the record, 2: in argv
+  int key_ = -1;
+  size_t argv_count_ = 0;
+  size_t argv_bytes_ = 0;
+  bool failed_ = false;
+};
+
+// Offset of the first byte that breaks UTF-8, or npos.
+size_t FirstInvalidUtf8(std::string_view s) {
+  std::string scratch;
+  size_t i = 0;
+  while (i < s.size()) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+    if (i + len > s.size()) return i;
+    scratch.clear();
+    if (!canonical_json::AppendString(s.substr(i, len), &scratch)) return i;
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
+bool StartsWithAt(std::string_view s, size_t at, std::string_view word) {
+  return at <= s.size() && s.substr(at, word.size()) == word;
+}
+
+bool IsNanOrInfinityAt(std::string_view line, size_t at) {
+  // RapidJSON reports the error at or just after the sign.
+  for (size_t p : {at, at > 0 ? at - 1 : at}) {
+    if (StartsWithAt(line, p, "NaN") || StartsWithAt(line, p, "Infinity") ||
+        StartsWithAt(line, p, "-Infinity") || StartsWithAt(line, p, "-NaN")) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool IsLeapYear(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
+}  // namespace
+
+const char* RecordKeyName(int key) {
+  return key >= 0 && key < kRecordKeyCount ? kKeys[key].name : "?";
+}
+
+const char* RecordKeyHelp(int key) {
+  return key >= 0 && key < kRecordKeyCount ? kKeys[key].help : "?";
+}
+
+bool IsPlausibleCommandName(std::string_view name) {
+  if (name.empty() || name.size() > 64 || name == "." || name == "..") return false;
+  for (const char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '_' || c == '+' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+bool ParseShimTimestamp(std::string_view t, int64_t* epoch_seconds) {
+  // YYYY-MM-DDTHH:MM:SSZ
+  static constexpr char kShape[] = "dddd-dd-ddTdd:dd:ddZ";
+  if (t.size() != sizeof kShape - 1) return false;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (kShape[i] == 'd' ? (t[i] < '0' || t[i] > '9') : t[i] != kShape[i]) return false;
+  }
+  const auto num = [&](size_t at, size_t n) {
+    int v = 0;
+    for (size_t i = at; i < at + n; ++i) v = v * 10 + (t[i] - '0');
+    return v;
+  };
+  const int year = num(0, 4), month = num(5, 2), day = num(8, 2);
+  const int hour = num(11, 2), minute = num(14, 2), second = num(17, 2);
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (year < 1 || month < 1 || month > 12 || day < 1) return false;
+  const int days_in_month = kDays[month - 1] + (month == 2 && IsLeapYear(year) ? 1 : 0);
+  if (day > days_in_month || hour > 23 || minute > 59 || second > 59) return false;
+  *epoch_seconds = DaysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day)) *
+                       86400 +
+                   hour * 3600 + minute * 60 + second;
+  return true;
+}
+
+bool ValidateRecord(std::string_view line, const Limits& limits, ValidRecord* out,
+                    std::string* reason) {
+  if (line.size() > limits.max_line_bytes) {
+    *reason = "line exceeds " + std::to_string(limits.max_line_bytes) + " bytes";
+    return false;
+  }
+  if (line.empty()) {
+    *reason = "empty line";
+    return false;
+  }
+  out->present_mask = 0;
+  out->has_timestamp_ns = false;
+  out->timestamp_ns = 0;
+
+  Handler handler(limits, out, reason);
+  rapidjson::Reader reader;
+  rapidjson::MemoryStream stream(line.data(), line.size());
+  // Stop at the end of the object: whatever follows is reported as trailing bytes.
+  constexpr unsigned kFlags = rapidjson::kParseValidateEncodingFlag | rapidjson::kParseStopWhenDoneFlag;
+  const rapidjson::ParseResult result = reader.Parse<kFlags>(stream, handler);
+  if (handler.failed()) return false;
+  if (result.IsError()) {
+    const size_t at = result.Offset();
+    const size_t bad = FirstInvalidUtf8(line);
+    if (bad != std::string_view::npos) {
+      *reason = "not valid UTF-8 (byte " + std::to_string(bad) + ")";
+    } else if (IsNanOrInfinityAt(line, at)) {
+      *reason = "NaN or Infinity is not JSON (byte " + std::to_string(at) + ")";
+    } else if (line[0] != '{') {
+      *reason = "not a JSON object";
+    } else {
+      *reason = std::string("invalid JSON at byte ") + std::to_string(at) + ": " +
+                rapidjson::GetParseError_En(result.Code());
+    }
+    return false;
+  }
+  if (line[0] != '{') {  // leading whitespace: the shim writes none
+    *reason = "bytes before the JSON object";
+    return false;
+  }
+  if (stream.Tell() != line.size()) {
+    *reason = "trailing bytes after the JSON object (byte " + std::to_string(stream.Tell()) + ")";
+    return false;
+  }
+
+  for (int k = 0; k < kRecordKeyCount; ++k) {
+    if (kKeys[k].required && !out->present(k)) {
+      *reason = std::string("missing key \"") + kKeys[k].name + "\"";
+      return false;
+    }
+  }
+  if (out->value[kEvent] != "\"command_denied\"") {
+    *reason = "key \"event\" is not \"command_denied\"";
+    return false;
+  }
+  if (!IsPlausibleCommandName(out->binary)) {
+    *reason = "key \"binary\" is not a plausible command name (1-64 bytes of [A-Za-z0-9._+-])";
+    return false;
+  }
+  if (!ParseShimTimestamp(out->timestamp, &out->epoch_seconds)) {
+    *reason = "key \"timestamp\" is not a real UTC instant as YYYY-MM-DDTHH:MM:SSZ";
+    return false;
+  }
+  if (out->has_timestamp_ns &&
+      (out->epoch_seconds < 0 ||
+       out->timestamp_ns / 1000000000u != static_cast<uint64_t>(out->epoch_seconds))) {
+    *reason = "key \"timestamp_ns\" is not within the second of \"timestamp\"";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace record_validator

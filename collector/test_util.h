@@ -1,0 +1,66 @@
+// Helpers shared by the collector's unit tests.
+#ifndef AGT_COLLECTOR_TEST_UTIL_H_
+#define AGT_COLLECTOR_TEST_UTIL_H_
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace test_util {
+
+// The golden vectors (tests/data/collector-vectors, path passed by meson).
+inline std::string VectorsDir() {
+  const char* dir = getenv("AGT_COLLECTOR_VECTORS");
+  return dir ? dir : "tests/data/collector-vectors";
+}
+
+inline std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+inline void WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+}
+
+inline std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  size_t begin = 0;
+  while (begin < text.size()) {
+    size_t nl = text.find('\n', begin);
+    if (nl == std::string::npos) nl = text.size();
+    lines.push_back(text.substr(begin, nl - begin));
+    begin = nl + 1;
+  }
+  return lines;
+}
+
+// A fresh temporary directory, removed by the destructor.
+class TempDir {
+ public:
+  TempDir() {
+    char tmpl[] = "/tmp/agt-collector-test-XXXXXX";
+    path_ = mkdtemp(tmpl);
+  }
+  ~TempDir() {
+    const std::string cmd = "rm -rf '" + path_ + "'";
+    if (system(cmd.c_str()) != 0) {
+    }
+  }
+  const std::string& path() const { return path_; }
+  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace test_util
+
+#endif  // AGT_COLLECTOR_TEST_UTIL_H_
