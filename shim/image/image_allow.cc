@@ -146,7 +146,7 @@ int Allow(int argc, char** argv) {
     }
     ++linked;
     Text t;
-    t.Add(entry.path.view(), " -> ", real.view(), entry.exists ? " (replaced " : " (", was, ")");
+    t.Add(entry.path.view(), " -> ", real.view(), entry.exists ? " (replaced " : " (new", entry.exists ? was.view() : "", ")");
     image_session::Report(kSub, t);
   }
   if (!not_found.empty()) {

@@ -62,7 +62,7 @@ void LinkOne(const Session& s, int i, std::string_view name, std::string_view sh
   }
   ++c->linked;
   Text t;
-  t.Add(entry.path.view(), " -> ", shim_path, entry.exists ? " (replaced " : " (", was, ")");
+  t.Add(entry.path.view(), " -> ", shim_path, entry.exists ? " (replaced " : " (new", entry.exists ? was.view() : "", ")");
   image_session::Report(kSub, t);
 }
 

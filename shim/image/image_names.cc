@@ -37,7 +37,7 @@ bool ValidateName(std::string_view name, image_text::Text* why) {
   }
   for (std::size_t i = 0; i < name.size(); ++i) {
     if (!IsNameByte(name[i])) {
-      why->Add("byte ", i + 1, " (", image_text::Quoted{name.substr(i, 1)},
+      why->Add("byte ", i + 1, " (", image_text::Quoted{image_text::Slice(name, i, 1)},
                ") is not one of [A-Za-z0-9._+-]: no '/', glob or shell characters");
       return false;
     }
@@ -78,7 +78,7 @@ bool ParseNames(std::string_view text, std::string_view source, NameList* out,
     }
     std::size_t end = pos;
     while (end < text.size() && !IsSpace(text[end])) ++end;
-    std::string_view name = text.substr(pos, end - pos);
+    std::string_view name = image_text::Slice(text, pos, end - pos);
     pos = end;
     image_text::Text why;
     if (!ValidateName(name, &why)) {

@@ -111,8 +111,8 @@ bool Parse(Subcommand sub, int argc, char** argv, Options* out, image_text::Text
     bool has_inline = false;
     std::size_t eq = arg.find('=');
     if (arg.size() > 2 && arg[0] == '-' && arg[1] == '-' && eq != std::string_view::npos) {
-      key = arg.substr(0, eq);
-      inline_value = arg.substr(eq + 1);
+      key = image_text::Slice(arg, 0, eq);
+      inline_value = image_text::Slice(arg, eq + 1);
       has_inline = true;
     }
     const OptionRow* row = nullptr;

@@ -107,7 +107,7 @@ bool PathBuf::Set(std::string_view path) {
     }
     std::size_t end = path.find('/', pos);
     if (end == std::string_view::npos) end = path.size();
-    if (!Push(path.substr(pos, end - pos))) return false;
+    if (!Push(image_text::Slice(path, pos, end - pos))) return false;
     pos = end;
   }
   return true;
@@ -116,7 +116,7 @@ bool PathBuf::Set(std::string_view path) {
 std::string_view PathBuf::Base() const {
   std::string_view v(data_, len_);
   std::size_t slash = v.rfind('/');
-  return slash == std::string_view::npos ? std::string_view() : v.substr(slash + 1);
+  return slash == std::string_view::npos ? std::string_view() : image_text::Slice(v, slash + 1);
 }
 
 WalkResult Walk(int root_fd, std::string_view path, WalkMode mode, Located* out,

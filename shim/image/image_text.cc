@@ -16,7 +16,7 @@ void Text::Put(std::string_view piece) {
   if (buf_.Append(piece)) return;
   // Keep what fits, then mark the cut (the mark's room is reserved).
   std::size_t room = kCapacity > buf_.size() ? kCapacity - buf_.size() : 0;
-  buf_.Append(piece.substr(0, room < piece.size() ? room : piece.size()));
+  buf_.Append(Slice(piece, 0, room));
   cut_ = true;
 }
 

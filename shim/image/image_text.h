@@ -14,6 +14,15 @@
 
 namespace image_text {
 
+// s[pos, pos + n), clamped to s. Unlike string_view::substr it never
+// throws: the static shim has no C++ runtime to throw with.
+inline std::string_view Slice(std::string_view s, std::size_t pos,
+                              std::size_t n = std::string_view::npos) {
+  if (pos > s.size()) pos = s.size();
+  if (n > s.size() - pos) n = s.size() - pos;
+  return std::string_view(s.data() + pos, n);
+}
+
 // A name or path from the (hostile) root or build-args, shown in double
 // quotes with every byte outside printable ASCII as \xHH, cut after 80 bytes.
 struct Quoted {
