@@ -1,0 +1,339 @@
+"""agt-collector import / validate / verify / check-config, end to end.
+
+Every output is checked twice: by `agt-collector verify` and by an
+independent stdlib re-implementation of upstream's verifier
+(collector_upstream_verifier.py), which is itself held to the golden vectors.
+"""
+import json
+import os
+import random
+import unittest
+
+import collector_upstream_verifier as upstream
+from collector_support import (COLLECTOR, VECTORS, Workdir, read_entries, record,
+                               run_collector)
+
+
+def read_vectors():
+    with open(os.path.join(VECTORS, "key.bin"), "rb") as f:
+        key = f.read()
+    with open(os.path.join(VECTORS, "input.jsonl"), encoding="utf-8") as f:
+        inputs = [json.loads(line) for line in f]
+    with open(os.path.join(VECTORS, "expected.jsonl"), encoding="utf-8") as f:
+        expected = f.read().splitlines()
+    return key, inputs, expected
+
+
+class UpstreamReimplementation(unittest.TestCase):
+    def test_reproduces_upstream_expected_jsonl(self):
+        key, inputs, expected = read_vectors()
+        self.assertEqual(upstream.write_chain(inputs, key), expected)
+
+    def test_verifies_vectors_and_catches_tampering(self):
+        key, _, expected = read_vectors()
+        self.assertEqual(upstream.verify_lines(expected, key), (True, 6, ""))
+        tampered = list(expected)
+        tampered[3] = tampered[3].replace('"ssh"', '"scp"', 1)
+        self.assertEqual(upstream.verify_lines(tampered, key)[:2], (False, 4))
+        self.assertEqual(upstream.verify_lines(expected, b"other")[:2], (False, 1))
+
+    def test_collector_verify_accepts_the_vectors(self):
+        r = run_collector("verify", "--key-file", os.path.join(VECTORS, "key.bin"),
+                          os.path.join(VECTORS, "expected.jsonl"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("6 entries", r.stdout)
+
+
+class Import(unittest.TestCase):
+    def setUp(self):
+        self.w = Workdir()
+        self.out = self.w.join("audit.jsonl")
+
+    def tearDown(self):
+        self.w.cleanup()
+
+    def import_(self, *logs, sandbox="sb-7", extra=()):
+        return run_collector("import", "--key-file", self.w.key_file, "--out", self.out,
+                             "--sandbox-id", sandbox, *extra, *logs)
+
+    def assert_verifies(self, count):
+        r = run_collector("verify", "--key-file", self.w.key_file, self.out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("%d entries" % count, r.stdout)
+        self.assertEqual(upstream.verify_file(self.out, self.w.key), (True, count, ""))
+
+    def test_import_maps_records_and_verifies(self):
+        upstream_only = json.dumps({"argv": ["clone", "x"], "binary": "git", "event": "command_denied",
+                                    "issue": 2662, "timestamp": "2026-12-31T23:59:59Z"},
+                                   sort_keys=True, separators=(",", ":"))
+        log = self.w.write("denied.log", record() + "\n" + upstream_only + "\n")
+        r = self.import_(log)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assert_verifies(2)
+        first, second = read_entries(self.out)
+        self.assertEqual(first["timestamp"], "2026-06-14T10:00:00.123456+00:00")
+        self.assertEqual(second["timestamp"], "2026-12-31T23:59:59+00:00")
+        for e in (first, second):
+            self.assertEqual((e["event_type"], e["action"], e["outcome"], e["policy_decision"],
+                              e["matched_rule"]),
+                             ("command_denied", "exec", "denied", "deny", "command_denylist"))
+            self.assertEqual((e["sandbox_id"], e["agent_did"]), ("sb-7", "did:agt:sandbox:sb-7"))
+            self.assertIsNone(e["target_did"])
+            self.assertIsNone(e["trace_id"])
+            self.assertRegex(e["entry_id"], r"^audit_[0-9a-f]{16}$")
+        self.assertEqual(first["resource"], "curl")
+        self.assertEqual(second["resource"], "git")
+        st = os.stat(log)
+        self.assertEqual(first["data"]["source"],
+                         {"file": log, "offset": 0, "device": st.st_dev, "inode": st.st_ino})
+        self.assertEqual(second["data"]["source"]["offset"], len(record()) + 1)
+        self.assertEqual(second["data"]["argv"], ["clone", "x"])
+        self.assertEqual(first["data"]["pid"], 7)
+        self.assertEqual(os.stat(self.out).st_mode & 0o777, 0o600)
+
+    def test_output_lines_are_exactly_pythons_json_dumps(self):
+        # Property test of the canonical serialiser: random strings from every
+        # code point class, compared byte for byte with json.dumps(sort_keys=True).
+        rng = random.Random(2662)
+        classes = [(0x20, 0x7e), (0x00, 0x1f), (0x7f, 0x9f), (0xa0, 0x7ff), (0x800, 0xd7ff),
+                   (0xe000, 0xfffd), (0x2028, 0x2029), (0x10000, 0x10ffff), (0x22, 0x22),
+                   (0x5c, 0x5c)]
+        lines = []
+        for _ in range(300):
+            argv = ["".join(chr(rng.randint(*rng.choice(classes))) for _ in range(rng.randint(0, 12)))
+                    for _ in range(rng.randint(0, 5))]
+            lines.append(record(argv=argv, host="".join(chr(rng.randint(*rng.choice(classes)))
+                                                          for _ in range(6))))
+        log = self.w.write("denied.log", "\n".join(lines) + "\n")
+        r = self.import_(log)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(self.out, encoding="ascii") as f:
+            out_lines = f.read().splitlines()
+        self.assertEqual(len(out_lines), 300)
+        for line, src in zip(out_lines, lines):
+            entry = json.loads(line)
+            self.assertEqual(line, json.dumps(entry, sort_keys=True))
+            self.assertEqual(entry["data"]["argv"], json.loads(src)["argv"])
+        self.assert_verifies(300)
+
+    def test_rejected_lines_are_reported_and_the_rest_imported(self):
+        bad = [
+            b'{"argv":[],"binary":"git","event":"command_denied","issue":2662}',
+            b'{"argv":[],"binary":"git","event":"command_denied","issue":2662,"timestamp":"2026-02-30T00:00:00Z"}',
+            b'\xff\xfe',
+            b'{"argv":[],"binary":"git","binary":"git","event":"command_denied","issue":2662,"timestamp":"2026-06-14T10:00:00Z"}',
+            record(extra=1).encode(),
+            b"x" * 70000,
+        ]
+        good = record().encode()
+        data = b"\n".join([good] + bad + [good]) + b"\n"
+        log = self.w.write("denied.log", data)
+        r = self.import_(log)
+        self.assertEqual(r.returncode, 65, r.stderr)
+        reported = [line for line in r.stderr.splitlines() if line.startswith(log + ":")]
+        self.assertEqual([line.split(":")[1] for line in reported], ["2", "3", "4", "5", "6", "7"])
+        self.assertIn('missing key "timestamp"', reported[0])
+        self.assertIn("timestamp", reported[1])
+        self.assertIn("UTF-8", reported[2])
+        self.assertIn('duplicate key "binary"', reported[3])
+        self.assertIn('unknown key "extra"', reported[4])
+        self.assertIn("line exceeds 65536 bytes", reported[5])
+        self.assert_verifies(2)
+        offsets = [e["data"]["source"]["offset"] for e in read_entries(self.out)]
+        self.assertEqual(offsets, [0, len(data) - len(good) - 1])
+
+    def test_validate_reports_without_writing(self):
+        log = self.w.write("denied.log", record() + "\n" + record(event="other") + "\n")
+        r = run_collector("validate", log)
+        self.assertEqual(r.returncode, 65)
+        self.assertIn(log + ':2: key "event" is not "command_denied"', r.stderr)
+        self.assertFalse(os.path.exists(self.out))
+        good = self.w.write("good.log", record() + "\n")
+        self.assertEqual(run_collector("validate", good).returncode, 0)
+
+    def test_chain_resumes_across_imports_and_ids_are_deterministic(self):
+        log = self.w.write("denied.log", record() + "\n" + record(pid=8) + "\n")
+        self.assertEqual(self.import_(log).returncode, 0)
+        self.assertEqual(self.import_(log).returncode, 0)
+        self.assert_verifies(4)
+        ids = [e["entry_id"] for e in read_entries(self.out)]
+        self.assertEqual(ids[:2], ids[2:])  # same line, same file, same offset: same id
+        self.assertNotEqual(ids[0], ids[1])
+
+    def test_refuses_to_extend_a_broken_file(self):
+        log = self.w.write("denied.log", record() + "\n")
+        self.assertEqual(self.import_(log).returncode, 0)
+        with open(self.out, "ab") as f:
+            f.write(b'{"half": ')
+        r = self.import_(log)
+        self.assertEqual(r.returncode, 74)
+        self.assertIn("incomplete line", r.stderr)
+        with open(self.out, "rb") as f:
+            self.assertTrue(f.read().endswith(b'{"half": '))  # untouched
+
+    def test_refuses_a_file_signed_with_another_key(self):
+        log = self.w.write("denied.log", record() + "\n")
+        self.assertEqual(self.import_(log).returncode, 0)
+        other = self.w.write("other.key", os.urandom(32), 0o600)
+        r = run_collector("import", "--key-file", other, "--out", self.out, "--sandbox-id", "x", log)
+        self.assertEqual(r.returncode, 74)
+        self.assertIn("signature does not match", r.stderr)
+
+    def test_verify_names_the_first_broken_line(self):
+        log = self.w.write("denied.log", "".join(record(pid=p) + "\n" for p in range(5)))
+        self.assertEqual(self.import_(log).returncode, 0)
+        with open(self.out) as f:
+            lines = f.readlines()
+        lines[2] = lines[2].replace('"pid": 2', '"pid": 9')
+        with open(self.out, "w") as f:
+            f.writelines(lines)
+        r = run_collector("verify", "--key-file", self.w.key_file, self.out)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn(self.out + ":3: content_hash", r.stderr)
+        self.assertEqual(upstream.verify_file(self.out, self.w.key)[:2], (False, 3))
+        del lines[2]  # a removed entry breaks the link
+        with open(self.out, "w") as f:
+            f.writelines(lines)
+        r = run_collector("verify", "--key-file", self.w.key_file, self.out)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn(":3: previous_hash", r.stderr)
+
+    def test_symlinked_or_missing_log_is_refused(self):
+        target = self.w.write("secret", record() + "\n")
+        link = self.w.join("denied.log")
+        os.symlink(target, link)
+        r = self.import_(link)
+        self.assertEqual(r.returncode, 66)
+        self.assertIn("symbolic link", r.stderr)
+        r = self.import_(self.w.join("missing.log"))
+        self.assertEqual(r.returncode, 66)
+        fifo = self.w.join("fifo.log")
+        os.mkfifo(fifo)
+        r = self.import_(fifo)
+        self.assertEqual(r.returncode, 66)
+        self.assertIn("not a regular file", r.stderr)
+
+    def test_usage_errors(self):
+        log = self.w.write("denied.log", record() + "\n")
+        for args in (["import", "--out", self.out, "--sandbox-id", "a", log],
+                     ["import", "--key-file", self.w.key_file, "--out", self.out, log],
+                     ["import", "--key-file", self.w.key_file, "--out", self.out, "--sandbox-id", "../x", log],
+                     ["import", "--key-fil", "k"],
+                     ["verify", self.out],
+                     ["frobnicate"],
+                     []):
+            r = run_collector(*args)
+            self.assertEqual(r.returncode, 64, (args, r.stderr))
+            self.assertTrue(r.stderr.startswith("agt-collector: error:") or "usage:" in r.stderr,
+                            r.stderr)
+        r = run_collector("import", "--key-fil", "k")
+        self.assertIn("did you mean --key-file?", r.stderr)
+
+    def test_empty_key_file_is_refused_and_never_echoed(self):
+        empty = self.w.write("empty.key", b"", 0o600)
+        log = self.w.write("denied.log", record() + "\n")
+        r = run_collector("import", "--key-file", empty, "--out", self.out, "--sandbox-id", "a", log)
+        self.assertEqual(r.returncode, 66)
+        self.assertIn("is empty", r.stderr)
+        r = self.import_(log)
+        self.assertNotIn(self.w.key.hex(), r.stderr + r.stdout)
+
+    def test_help_and_version(self):
+        r = run_collector("--help")
+        self.assertEqual(r.returncode, 0)
+        for name in ("import", "validate", "verify", "check-config"):
+            self.assertIn(name, r.stdout)
+        r = run_collector("import", "--help")
+        self.assertEqual(r.returncode, 0)
+        self.assertIn("--sandbox-id ID", r.stdout)
+        r = run_collector("--version")
+        self.assertRegex(r.stdout, r"^agt-collector \d+\.\d+\.\d+\n$")
+
+
+class Config(unittest.TestCase):
+    def setUp(self):
+        self.w = Workdir()
+
+    def tearDown(self):
+        self.w.cleanup()
+
+    def config(self, obj, mode=0o600):
+        return self.w.write("collector.json", json.dumps(obj, indent=2), mode)
+
+    def test_valid_config_and_labels_from_a_pattern(self):
+        out = self.w.join("audit.jsonl")
+        log = self.w.write("sandboxes/sb-42/denied.log", record() + "\n")
+        cfg = self.config({
+            "output": out, "key_file": self.w.key_file, "state_dir": self.w.join("state"),
+            "watch": [self.w.join("other", "{sandbox_id}", "denied.log")],
+            "sources": [{"pattern": self.w.join("sandboxes", "{sandbox_id}", "denied.log"),
+                         "environment": "prod", "compute_driver": "docker",
+                         "session_id": None, "agent_did": "did:agt:agent:{sandbox_id}"}],
+            "limits": {"max_line_size": "64KiB", "max_argv_entries": 100, "max_argv_size": 8192},
+        })
+        r = run_collector("check-config", cfg)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("valid", r.stdout)
+        r = run_collector("import", "--config", cfg, log)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        (e,) = read_entries(out)
+        self.assertEqual((e["sandbox_id"], e["agent_did"], e["environment"], e["compute_driver"],
+                          e["session_id"]),
+                         ("sb-42", "did:agt:agent:sb-42", "prod", "docker", None))
+        self.assertEqual(upstream.verify_file(out, self.w.key), (True, 1, ""))
+
+    def test_unknown_key_names_its_path_with_a_hint(self):
+        cfg = self.config({"sources": [{"path": "/x/denied.log", "sandbox_id": "a",
+                                        "enviroment": "prod"}]})
+        r = run_collector("check-config", cfg)
+        self.assertEqual(r.returncode, 78)
+        self.assertIn('sources[0].enviroment: unknown key (did you mean "environment"?)', r.stderr)
+        cfg = self.config({"limit": {}})
+        r = run_collector("check-config", cfg)
+        self.assertIn('limit: unknown key (did you mean "limits"?)', r.stderr)
+
+    def test_sizes_need_explicit_units(self):
+        for value, ok in (("1MiB", True), ("1MB", True), ("4096", True), (4096, True),
+                          ("1M", False), ("1 MiB", False), ("-1", False), (1.5, False)):
+            cfg = self.config({"limits": {"max_line_size": value}})
+            r = run_collector("check-config", cfg)
+            self.assertEqual(r.returncode, 0 if ok else 78, (value, r.stderr))
+        cfg = self.config({"limits": {"max_line_size": "1M"}})
+        self.assertIn("KiB/MiB/GiB", run_collector("check-config", cfg).stderr)
+
+    def test_semantic_errors(self):
+        for obj, needle in (
+                ({"sources": [{"path": "/x"}]}, "needs \"sandbox_id\""),
+                ({"sources": [{"path": "/x", "pattern": "/{sandbox_id}/l", "sandbox_id": "a"}]},
+                 "exactly one of"),
+                ({"watch": ["/var/log/{sandbox_id}x/denied.log"]}, "whole path component"),
+                ({"watch": ["relative/{sandbox_id}/denied.log"]}, "absolute"),
+                ({"output": 3}, "output: expected a string")):
+            r = run_collector("check-config", self.config(obj))
+            self.assertEqual(r.returncode, 78, obj)
+            self.assertIn(needle, r.stderr)
+        bad = self.w.write("bad.json", '{"output": "x",\n "key_file": }')
+        r = run_collector("check-config", bad)
+        self.assertEqual(r.returncode, 78)
+        self.assertIn("bad.json:2:", r.stderr)
+
+    def test_lint_warnings(self):
+        short = self.w.write("short.key", b"0123456789", 0o644)
+        cfg = self.config({"key_file": short}, mode=0o666)
+        r = run_collector("check-config", cfg)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("writable by group/others", r.stderr)
+        self.assertIn("readable or writable by group/others", r.stderr)
+        self.assertIn("holds 10 bytes", r.stderr)
+        self.assertNotIn("0123456789", r.stderr)
+
+    def test_keys_table(self):
+        r = run_collector("check-config", "--keys")
+        self.assertEqual(r.returncode, 0)
+        for key in ("output", "key_file", "state_dir", "watch", "sources[].environment",
+                    "limits.max_line_size"):
+            self.assertIn(key, r.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
