@@ -1,0 +1,753 @@
+#include "tail/tail_engine.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "entry_mapper.h"
+#include "tail/checkpoint_store.h"
+#include "tail/secure_open.h"
+#include "watch_pattern.h"
+
+namespace tail_engine {
+namespace {
+
+constexpr uint32_t kBaseMask =
+    IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR;
+constexpr uint32_t kSourceMask = IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_MODIFY |
+                                 IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF |
+                                 IN_ONLYDIR;
+constexpr size_t kMinReadBuffer = 64 * 1024;
+constexpr uint64_t kRejectionsPerSecond = 100;
+
+void Note(const std::string& msg) { fprintf(stderr, "agt-collector: %s\n", msg.c_str()); }
+void Warn(const std::string& msg) { fprintf(stderr, "agt-collector: warning: %s\n", msg.c_str()); }
+
+int64_t MtimeNs(const struct stat& st) {
+  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+std::string Identity(uint64_t dev, uint64_t ino) {
+  return std::to_string(dev) + ":" + std::to_string(ino);
+}
+
+long ReadMaxUserWatches() {
+  FILE* f = fopen("/proc/sys/fs/inotify/max_user_watches", "re");
+  if (!f) return -1;
+  long v = -1;
+  if (fscanf(f, "%ld", &v) != 1) v = -1;
+  fclose(f);
+  return v;
+}
+
+// A readable directory fd for an O_PATH one (O_PATH cannot be listed).
+int ReopenDirectory(int path_fd) {
+  char proc_path[64];
+  snprintf(proc_path, sizeof proc_path, "/proc/self/fd/%d", path_fd);
+  return open(proc_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+}  // namespace
+
+Engine::Engine() = default;
+
+Engine::~Engine() {
+  for (Source& s : sources_) {
+    if (s.fd >= 0) close(s.fd);
+  }
+  for (Pattern& p : patterns_) {
+    if (p.base_fd >= 0) close(p.base_fd);
+  }
+  if (inotify_fd_ >= 0) close(inotify_fd_);
+  if (state_fd_ >= 0) close(state_fd_);
+  delete reader_;
+}
+
+bool Engine::Init(const Options& options, audit_file::AuditFileWriter* out,
+                  syslog_sender::SyslogSender* syslog, std::string* err) {
+  options_ = options;
+  out_ = out;
+  syslog_ = syslog;
+  if (options_.max_entries_per_cycle == 0) options_.max_entries_per_cycle = 1;
+  for (const std::string& text : options_.patterns) {
+    std::string why;
+    if (!watch_pattern::IsValidWatchPattern(text, &why)) {
+      *err = "agt-collector: error: --watch " + text + ": " + why;
+      return false;
+    }
+    Pattern p;
+    p.text = text;
+    p.base = std::string(watch_pattern::PatternBaseDir(text));
+    const size_t at = text.find(watch_pattern::kPlaceholder);
+    p.suffix = text.substr(at + watch_pattern::kPlaceholder.size() + 1);
+    const size_t slash = p.suffix.rfind('/');
+    if (slash != std::string::npos) p.suffix_parent = p.suffix.substr(0, slash);
+    patterns_.push_back(p);
+  }
+  if (options_.state_dir.empty()) {
+    *err = "agt-collector: error: run needs --state-dir (or state_dir in the config)";
+    return false;
+  }
+  if (mkdir(options_.state_dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    *err = "agt-collector: error: mkdir " + options_.state_dir + ": " + strerror(errno);
+    return false;
+  }
+  state_fd_ = open(options_.state_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (state_fd_ < 0) {
+    *err = "agt-collector: error: open state directory " + options_.state_dir + ": " +
+           strerror(errno);
+    return false;
+  }
+  inotify_fd_ = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  if (inotify_fd_ < 0) {
+    Warn(std::string("inotify_init1: ") + strerror(errno) +
+         " (fs.inotify.max_user_instances?); every change is found by the periodic scan only");
+  }
+  std::vector<std::string> ids;
+  if (!out_->RecentEntryIds(options_.max_entries_per_cycle, &ids, err)) return false;
+  recent_ids_.insert(ids.begin(), ids.end());
+  read_buffer_.resize(std::max(kMinReadBuffer, options_.limits.max_line_bytes + 1));
+  reader_ = new line_reader::Reader(read_buffer_.data(), read_buffer_.size(),
+                                    options_.limits.max_line_bytes);
+  for (Pattern& p : patterns_) OpenPatternBase(&p);
+  return true;
+}
+
+void Engine::OpenPatternBase(Pattern* p) {
+  // The base is the operator's own directory (trusted); below it, nothing is.
+  p->base_fd = open(p->base.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (p->base_fd < 0) {
+    if (p->base_mtime_ns != -2) {
+      Warn("watch " + p->text + ": open " + p->base + ": " + strerror(errno) +
+           "; retrying at every scan");
+    }
+    p->base_mtime_ns = -2;  // reported
+    return;
+  }
+  p->base_mtime_ns = -1;
+  if (inotify_fd_ >= 0) {
+    p->base_wd = inotify_add_watch(inotify_fd_, p->base.c_str(), kBaseMask);
+    if (p->base_wd >= 0) {
+      by_wd_[p->base_wd] = -static_cast<int64_t>(p - patterns_.data()) - 1;
+      ++stats_.watches;
+    } else {
+      Warn("inotify_add_watch " + p->base + ": " + strerror(errno) +
+           "; new sandboxes are found by the periodic scan only");
+    }
+  }
+}
+
+std::string Engine::LogRelative(const Source& s) const {
+  return s.sandbox_id + "/" + patterns_[s.pattern].suffix;
+}
+
+std::string Engine::LogPath(const Source& s) const {
+  const Pattern& p = patterns_[s.pattern];
+  return (p.base == "/" ? "" : p.base) + "/" + LogRelative(s);
+}
+
+void Engine::ListBase(uint32_t pattern_index) {
+  Pattern& p = patterns_[pattern_index];
+  struct stat st;
+  if (fstat(p.base_fd, &st) != 0) return;
+  if (MtimeNs(st) == p.base_mtime_ns) return;  // no entry added or removed
+  p.base_mtime_ns = MtimeNs(st);
+  int fd = openat(p.base_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    Warn("list " + p.base + ": " + strerror(errno));
+    p.base_mtime_ns = -1;
+    return;
+  }
+  DIR* dir = fdopendir(fd);
+  if (!dir) {
+    close(fd);
+    return;
+  }
+  while (struct dirent* e = readdir(dir)) {
+    if (e->d_type != DT_DIR && e->d_type != DT_LNK && e->d_type != DT_UNKNOWN) continue;
+    const std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    Discover(pattern_index, name);
+  }
+  closedir(dir);
+}
+
+Engine::Source* Engine::Discover(uint32_t pattern_index, const std::string& sandbox_id) {
+  if (!watch_pattern::IsPlausibleSandboxId(sandbox_id)) return nullptr;
+  auto it = by_id_.find(sandbox_id);
+  if (it != by_id_.end()) {
+    Source& existing = sources_[it->second];
+    if (existing.pattern != pattern_index && existing.problem.find("two patterns") == std::string::npos) {
+      Warn("sandbox_id " + sandbox_id + " matches two patterns (" + patterns_[existing.pattern].text +
+           " and " + patterns_[pattern_index].text + "); only the first is read");
+      existing.problem = "two patterns";
+    }
+    return &existing;
+  }
+  const uint32_t index = static_cast<uint32_t>(sources_.size());
+  sources_.emplace_back();
+  Source& s = sources_.back();
+  s.sandbox_id = sandbox_id;
+  s.pattern = pattern_index;
+  by_id_[sandbox_id] = index;
+  ++stats_.sources;
+  checkpoint_store::Checkpoint c;
+  std::string err;
+  switch (checkpoint_store::Load(state_fd_, sandbox_id, &c, &err)) {
+    case checkpoint_store::LoadResult::kLoaded:
+      s.have_committed = true;
+      s.resume_pending = true;
+      s.c_dev = c.dev;
+      s.c_ino = c.ino;
+      s.committed.offset = c.offset;
+      s.committed.skipping_long_line = c.skipping_long_line;
+      s.c_hash_len = c.hash_len;
+      s.c_sha256 = c.sha256_hex;
+      break;
+    case checkpoint_store::LoadResult::kNone:
+      break;
+    case checkpoint_store::LoadResult::kCorrupt:
+    case checkpoint_store::LoadResult::kError:
+      Warn(sandbox_id + ": checkpoint unusable (" + err + "); reading " + LogPath(s) +
+           " from offset 0 (recent entries already in the output are skipped)");
+      break;
+  }
+  AddSourceWatch(index);
+  MarkDirty(index);
+  return &sources_[index];
+}
+
+void Engine::AddSourceWatch(uint32_t index) {
+  Source& s = sources_[index];
+  if (inotify_fd_ < 0 || s.wd >= 0) return;
+  s.watch_tried = true;
+  const Pattern& p = patterns_[s.pattern];
+  if (p.base_fd < 0) return;
+  std::string rel = s.sandbox_id;
+  if (!p.suffix_parent.empty()) rel += "/" + p.suffix_parent;
+  int dfd = -1;
+  std::string err;
+  if (secure_open::OpenDirectory(p.base_fd, rel, secure_open::Method::kAuto, &dfd, &err) !=
+      secure_open::Result::kOk) {
+    return;  // the log open reports a hostile shape; a missing one is found by the scan
+  }
+  char proc_path[64];
+  snprintf(proc_path, sizeof proc_path, "/proc/self/fd/%d", dfd);
+  int wd = inotify_add_watch(inotify_fd_, proc_path, kSourceMask);
+  int e = errno;
+  close(dfd);
+  if (wd < 0) {
+    if (!watch_limit_reported_) {
+      watch_limit_reported_ = true;
+      if (e == ENOSPC) {
+        Warn("inotify_add_watch " + p.base + "/" + rel +
+             ": watch limit reached (fs.inotify.max_user_watches = " +
+             std::to_string(ReadMaxUserWatches()) + ", " + std::to_string(stats_.watches) +
+             " in use); sandboxes beyond it are read on the periodic scan only: raise "
+             "fs.inotify.max_user_watches for event-driven latency");
+      } else {
+        Warn("inotify_add_watch " + p.base + "/" + rel + ": " + strerror(e) +
+             "; sandboxes without a watch are read on the periodic scan only");
+      }
+    }
+    return;
+  }
+  s.wd = wd;
+  by_wd_[wd] = index;
+  ++stats_.watches;
+}
+
+void Engine::MarkDirty(uint32_t index) {
+  Source& s = sources_[index];
+  if (s.dirty) return;
+  s.dirty = true;
+  dirty_.push_back(index);
+}
+
+void Engine::HandleInotify() {
+  if (inotify_fd_ < 0) return;
+  alignas(struct inotify_event) char buf[16384];
+  bool overflow = false;
+  for (;;) {
+    ssize_t n = read(inotify_fd_, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      break;  // EAGAIN: drained
+    }
+    if (n == 0) break;
+    for (char* p = buf; p < buf + n;) {
+      const struct inotify_event* ev = reinterpret_cast<const struct inotify_event*>(p);
+      p += sizeof(struct inotify_event) + ev->len;
+      if (ev->mask & IN_Q_OVERFLOW) {
+        overflow = true;
+        continue;
+      }
+      auto it = by_wd_.find(ev->wd);
+      if (it == by_wd_.end()) continue;
+      if (it->second < 0) {
+        const uint32_t pi = static_cast<uint32_t>(-(it->second + 1));
+        Pattern& pat = patterns_[pi];
+        if (ev->mask & IN_IGNORED) {
+          by_wd_.erase(it);
+          pat.base_wd = -1;
+          continue;
+        }
+        if (ev->len > 0) {
+          const std::string name = ev->name;
+          auto known = by_id_.find(name);
+          if (known != by_id_.end()) {
+            MarkDirty(known->second);
+            if (sources_[known->second].wd < 0) AddSourceWatch(known->second);
+          } else if (ev->mask & (IN_CREATE | IN_MOVED_TO)) {
+            Discover(pi, name);
+          }
+        }
+        continue;
+      }
+      const uint32_t si = static_cast<uint32_t>(it->second);
+      if (ev->mask & IN_IGNORED) {
+        by_wd_.erase(it);
+        sources_[si].wd = -1;
+        sources_[si].watch_tried = false;
+        if (stats_.watches > 0) --stats_.watches;
+      }
+      MarkDirty(si);
+    }
+  }
+  if (overflow) {
+    Warn("inotify event queue overflowed (fs.inotify.max_queued_events); rescanning every source");
+    for (Pattern& p : patterns_) p.base_mtime_ns = -1;
+    Scan();
+  }
+}
+
+void Engine::Scan() {
+  for (uint32_t pi = 0; pi < patterns_.size(); ++pi) {
+    if (patterns_[pi].base_fd < 0) OpenPatternBase(&patterns_[pi]);
+    if (patterns_[pi].base_fd >= 0) ListBase(pi);
+  }
+  for (uint32_t i = 0; i < sources_.size(); ++i) {
+    Source& s = sources_[i];
+    if (s.wd < 0 && !s.watch_tried) AddSourceWatch(i);
+    if (!s.dirty && CheapCheck(&s)) MarkDirty(i);
+  }
+}
+
+bool Engine::CheapCheck(Source* s) {
+  const Pattern& p = patterns_[s->pattern];
+  if (p.base_fd < 0) return false;
+  struct stat pst;
+  const bool present =
+      fstatat(p.base_fd, LogRelative(*s).c_str(), &pst, AT_SYMLINK_NOFOLLOW) == 0;
+  if (s->fd >= 0) {
+    struct stat st;
+    if (fstat(s->fd, &st) != 0) return true;
+    if (st.st_size != s->seen_size || MtimeNs(st) != s->seen_mtime_ns) return true;
+    if (!present) return !s->rotated_away || st.st_nlink == 0;
+    return pst.st_dev != st.st_dev || pst.st_ino != st.st_ino;
+  }
+  if (!present) return false;
+  // The same refused object as last time: nothing new to say or read.
+  if (!s->problem.empty() && pst.st_ino == s->problem_ino) return false;
+  return true;
+}
+
+void Engine::Report(Source* s, const std::string& problem, uint64_t ino) {
+  if (s->problem == problem && s->problem_ino == ino) return;
+  s->problem = problem;
+  s->problem_ino = ino;
+  Warn(patterns_[s->pattern].base + "/" + problem);
+}
+
+bool Engine::ResumeFromRotated(Source* s, uint64_t new_dev, uint64_t new_ino) {
+  // Rotated while the collector was stopped: the checkpointed inode may now
+  // sit beside the log under another name (denied.log.1). Finish it first.
+  const Pattern& p = patterns_[s->pattern];
+  std::string rel = s->sandbox_id;
+  if (!p.suffix_parent.empty()) rel += "/" + p.suffix_parent;
+  int path_fd = -1;
+  std::string err;
+  if (secure_open::OpenDirectory(p.base_fd, rel, secure_open::Method::kAuto, &path_fd, &err) !=
+      secure_open::Result::kOk) {
+    return false;
+  }
+  int dfd = ReopenDirectory(path_fd);
+  close(path_fd);
+  if (dfd < 0) return false;
+  int list_fd = dup(dfd);
+  DIR* dir = list_fd >= 0 ? fdopendir(list_fd) : nullptr;
+  if (!dir) {
+    if (list_fd >= 0) close(list_fd);
+    close(dfd);
+    return false;
+  }
+  bool found = false;
+  while (struct dirent* e = readdir(dir)) {
+    if (static_cast<uint64_t>(e->d_ino) != s->c_ino) continue;
+    int fd = -1;
+    if (secure_open::OpenRegular(dfd, e->d_name, secure_open::Method::kAuto, &fd, &err) !=
+        secure_open::Result::kOk) {
+      continue;
+    }
+    struct stat st;
+    checkpoint_store::Checkpoint c;
+    c.dev = s->c_dev;
+    c.ino = s->c_ino;
+    c.offset = s->committed.offset;
+    c.skipping_long_line = s->committed.skipping_long_line;
+    c.hash_len = s->c_hash_len;
+    c.sha256_hex = s->c_sha256;
+    std::string why;
+    if (fstat(fd, &st) != 0 || static_cast<uint64_t>(st.st_dev) != s->c_dev ||
+        static_cast<uint64_t>(st.st_ino) != s->c_ino || !checkpoint_store::StillValid(fd, c, &why)) {
+      close(fd);
+      continue;
+    }
+    Note(s->sandbox_id + ": " + LogPath(*s) + " was rotated while stopped (now " +
+         Identity(new_dev, new_ino) + "); finishing the previous file " + p.base + "/" + rel + "/" +
+         e->d_name + " from offset " + std::to_string(c.offset) + " first");
+    s->fd = fd;
+    s->dev = c.dev;
+    s->ino = c.ino;
+    s->pos = s->committed;
+    s->rotated_away = true;
+    s->seen_size = st.st_size;
+    s->seen_mtime_ns = MtimeNs(st);
+    found = true;
+    break;
+  }
+  closedir(dir);
+  close(dfd);
+  return found;
+}
+
+void Engine::OpenCurrent(Source* s) {
+  const Pattern& p = patterns_[s->pattern];
+  if (p.base_fd < 0) return;
+  int fd = -1;
+  std::string err;
+  const secure_open::Result r = secure_open::OpenRegular(p.base_fd, LogRelative(*s),
+                                                         secure_open::Method::kAuto, &fd, &err);
+  if (r == secure_open::Result::kMissing) {
+    ClearProblem(s);
+    return;
+  }
+  if (r != secure_open::Result::kOk) {
+    struct stat pst;
+    uint64_t ino = fstatat(p.base_fd, LogRelative(*s).c_str(), &pst, AT_SYMLINK_NOFOLLOW) == 0
+                       ? static_cast<uint64_t>(pst.st_ino)
+                       : 0;
+    Report(s, err + (r == secure_open::Result::kRefused ? "; not read (reported once)" : ""), ino);
+    return;
+  }
+  if (!s->problem.empty() && s->problem != "two patterns") {
+    Note(LogPath(*s) + ": now a regular file; reading it");
+    ClearProblem(s);
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    close(fd);
+    return;
+  }
+  const uint64_t dev = static_cast<uint64_t>(st.st_dev), ino = static_cast<uint64_t>(st.st_ino);
+  line_reader::Position start;
+  if (s->have_committed && dev == s->c_dev && ino == s->c_ino) {
+    checkpoint_store::Checkpoint c;
+    c.dev = s->c_dev;
+    c.ino = s->c_ino;
+    c.offset = s->committed.offset;
+    c.skipping_long_line = s->committed.skipping_long_line;
+    c.hash_len = s->c_hash_len;
+    c.sha256_hex = s->c_sha256;
+    std::string why;
+    if (checkpoint_store::StillValid(fd, c, &why)) {
+      start = s->committed;
+    } else {
+      Note(s->sandbox_id + ": " + LogPath(*s) + ": reading from offset 0: " + why);
+    }
+  } else if (s->resume_pending) {
+    if (ResumeFromRotated(s, dev, ino)) {
+      s->resume_pending = false;
+      close(fd);  // the new file is opened again once the old one is drained
+      return;
+    }
+    Note(s->sandbox_id + ": the checkpointed file " + Identity(s->c_dev, s->c_ino) +
+         " (offset " + std::to_string(s->committed.offset) + ") is gone; reading " + LogPath(*s) +
+         " (" + Identity(dev, ino) + ") from offset 0");
+  }
+  s->resume_pending = false;
+  s->fd = fd;
+  s->dev = dev;
+  s->ino = ino;
+  s->pos = start;
+  s->rotated_away = false;
+  s->seen_size = -1;  // forces the size check in ValidateStillSame
+  s->seen_mtime_ns = -1;
+}
+
+void Engine::ValidateStillSame(Source* s) {
+  struct stat st;
+  if (fstat(s->fd, &st) != 0) return;
+  if (st.st_size == s->seen_size && MtimeNs(st) == s->seen_mtime_ns) return;
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  if (size < s->pos.offset) {
+    Note(s->sandbox_id + ": " + LogPath(*s) + " truncated: size " + std::to_string(size) +
+         " is below offset " + std::to_string(s->pos.offset) + "; reading from offset 0");
+    s->pos = line_reader::Position();
+  } else if (s->have_committed && s->dev == s->c_dev && s->ino == s->c_ino &&
+             s->pos.offset == s->committed.offset && s->pos.offset > 0) {
+    checkpoint_store::Checkpoint c;
+    c.dev = s->c_dev;
+    c.ino = s->c_ino;
+    c.offset = s->committed.offset;
+    c.hash_len = s->c_hash_len;
+    c.sha256_hex = s->c_sha256;
+    std::string why;
+    if (!checkpoint_store::StillValid(s->fd, c, &why)) {
+      Note(s->sandbox_id + ": " + LogPath(*s) + ": " + why + "; reading from offset 0");
+      s->pos = line_reader::Position();
+    }
+  }
+  s->seen_size = st.st_size;
+  s->seen_mtime_ns = MtimeNs(st);
+}
+
+void Engine::Look(uint32_t index) {
+  Source* s = &sources_[index];
+  s->dirty = false;
+  const Pattern& p = patterns_[s->pattern];
+  if (p.base_fd < 0) return;
+  if (s->fd < 0) {
+    OpenCurrent(s);
+    if (s->fd < 0) return;
+  } else {
+    struct stat pst;
+    const bool present =
+        fstatat(p.base_fd, LogRelative(*s).c_str(), &pst, AT_SYMLINK_NOFOLLOW) == 0;
+    s->rotated_away = !present || static_cast<uint64_t>(pst.st_dev) != s->dev ||
+                      static_cast<uint64_t>(pst.st_ino) != s->ino;
+  }
+  if (std::find(touched_.begin(), touched_.end(), index) == touched_.end()) {
+    touched_.push_back(index);
+  }
+  // At most two files per look: the old one drained, then its successor.
+  for (int step = 0; step < 2; ++step) {
+    ValidateStillSame(s);
+    std::string err;
+    const line_reader::ReadResult rr = reader_->Read(
+        s->fd, &s->pos, [&](const line_reader::Item& item) {
+          if (item.kind == line_reader::Item::Kind::kRejected) {
+            Reject(s, item.offset,
+                   std::string(item.reason) + " (" + std::to_string(item.length) + " bytes" +
+                       (item.reason[0] == 'l' ? ", limit " +
+                                                    std::to_string(reader_->max_line_bytes())
+                                              : std::string()) +
+                       ")");
+          } else {
+            HandleLine(s, item);
+          }
+          ++cycle_entries_;
+          return cycle_entries_ < options_.max_entries_per_cycle && fatal_.empty();
+        },
+        &err);
+    if (rr == line_reader::ReadResult::kError) {
+      Report(s, LogRelative(*s) + ": " + err, s->ino);
+      return;
+    }
+    if (rr == line_reader::ReadResult::kStopped) {
+      MarkDirty(index);  // more to read next cycle
+      return;
+    }
+    struct stat st;
+    if (fstat(s->fd, &st) == 0) {
+      s->seen_size = st.st_size;
+      s->seen_mtime_ns = MtimeNs(st);
+    }
+    if (!s->rotated_away) return;
+    // Drained: let the old file go and take whatever is at the path now.
+    int fd = -1;
+    std::string open_err;
+    const secure_open::Result r = secure_open::OpenRegular(
+        p.base_fd, LogRelative(*s), secure_open::Method::kAuto, &fd, &open_err);
+    if (r != secure_open::Result::kOk) {
+      if (r != secure_open::Result::kMissing) {
+        struct stat pst;
+        uint64_t ino = fstatat(p.base_fd, LogRelative(*s).c_str(), &pst, AT_SYMLINK_NOFOLLOW) == 0
+                           ? static_cast<uint64_t>(pst.st_ino)
+                           : 0;
+        Report(s, open_err + "; not read (reported once)", ino);
+      }
+      // Renamed away with no successor yet: keep reading it. Deleted: let go
+      // once its position is checkpointed.
+      if (st.st_nlink == 0) s->release_after_commit = true;
+      return;
+    }
+    struct stat nst;
+    if (fstat(fd, &nst) != 0 || (static_cast<uint64_t>(nst.st_dev) == s->dev &&
+                                 static_cast<uint64_t>(nst.st_ino) == s->ino)) {
+      close(fd);
+      s->rotated_away = false;
+      return;
+    }
+    ClearProblem(s);
+    Note(s->sandbox_id + ": " + LogPath(*s) + " rotated: previous file " +
+         Identity(s->dev, s->ino) + " read to its end (offset " + std::to_string(s->pos.offset) +
+         "); now reading " + Identity(nst.st_dev, nst.st_ino) + " from offset 0");
+    close(s->fd);
+    s->fd = fd;
+    s->dev = static_cast<uint64_t>(nst.st_dev);
+    s->ino = static_cast<uint64_t>(nst.st_ino);
+    s->pos = line_reader::Position();
+    s->rotated_away = false;
+    s->release_after_commit = false;
+    s->seen_size = -1;
+    s->seen_mtime_ns = -1;
+  }
+}
+
+void Engine::Reject(Source* s, uint64_t offset, const std::string& reason) {
+  ++stats_.lines_rejected;
+  const int64_t now = static_cast<int64_t>(time(nullptr));
+  if (now != rejection_second_) {
+    if (rejections_suppressed_ > 0) {
+      Warn(std::to_string(rejections_suppressed_) +
+           " more rejected line(s) not shown (at most " + std::to_string(kRejectionsPerSecond) +
+           " are shown per second)");
+    }
+    rejection_second_ = now;
+    rejections_this_second_ = 0;
+    rejections_suppressed_ = 0;
+  }
+  if (++rejections_this_second_ > kRejectionsPerSecond) {
+    ++rejections_suppressed_;
+    return;
+  }
+  Warn(LogPath(*s) + ":" + std::to_string(offset) + ": rejected: " + reason);
+}
+
+void Engine::HandleLine(Source* s, const line_reader::Item& item) {
+  std::string reason;
+  if (!record_validator::ValidateRecord(item.line, options_.limits, &record_, &reason)) {
+    Reject(s, item.offset, reason);
+    return;
+  }
+  const std::string path = LogPath(*s);
+  entry_mapper::SourceLabels labels;
+  std::string err;
+  if (options_.config == nullptr || !config::LabelsForPath(*options_.config, path, &labels, &err)) {
+    labels = config::LabelsForSandboxId(s->sandbox_id);
+  }
+  labels.sandbox_id = s->sandbox_id;
+  entry_mapper::SourceRef ref;
+  ref.file = path;
+  ref.device = s->dev;
+  ref.inode = s->ino;
+  ref.offset = item.offset;
+  entry_mapper::MapRecord(record_, item.line, labels, ref, &fields_);
+  if (recent_ids_.erase(fields_.entry_id) > 0) {
+    ++stats_.entries_already_present;  // written before a crash; exactly once
+    return;
+  }
+  if (!out_->Append(fields_, &err)) {
+    fatal_ = err;
+    return;
+  }
+  ++stats_.entries_written;
+  ++cycle_appended_;
+  if (syslog_ != nullptr) {
+    cycle_syslog_.push_back({fields_.entry_id, s->sandbox_id, record_.binary, fields_.timestamp});
+  }
+}
+
+bool Engine::Commit(std::string* err) {
+  if (!fatal_.empty()) {
+    *err = fatal_;
+    return false;
+  }
+  if (cycle_appended_ > 0 && !out_->Sync(err)) return false;
+  cycle_appended_ = 0;
+  bool saved = false;
+  for (uint32_t index : touched_) {
+    Source& s = sources_[index];
+    if (s.fd < 0) continue;
+    if (s.have_committed && s.c_dev == s.dev && s.c_ino == s.ino &&
+        s.committed.offset == s.pos.offset &&
+        s.committed.skipping_long_line == s.pos.skipping_long_line) {
+      if (s.release_after_commit) {
+        close(s.fd);
+        s.fd = -1;
+        s.release_after_commit = false;
+      }
+      continue;
+    }
+    checkpoint_store::Checkpoint c;
+    c.dev = s.dev;
+    c.ino = s.ino;
+    c.offset = s.pos.offset;
+    c.skipping_long_line = s.pos.skipping_long_line;
+    std::string herr;
+    if (!checkpoint_store::HashBefore(s.fd, c.offset, &c.hash_len, &c.sha256_hex, &herr)) {
+      // Changed under us (truncated since the read): the next look starts over.
+      MarkDirty(index);
+      continue;
+    }
+    if (!checkpoint_store::Save(state_fd_, s.sandbox_id, c, err)) {
+      *err = "agt-collector: error: checkpoint " + options_.state_dir + "/" + s.sandbox_id + ": " + *err;
+      return false;
+    }
+    saved = true;
+    s.have_committed = true;
+    s.c_dev = c.dev;
+    s.c_ino = c.ino;
+    s.committed = s.pos;
+    s.c_hash_len = c.hash_len;
+    s.c_sha256 = c.sha256_hex;
+    if (s.release_after_commit) {
+      close(s.fd);
+      s.fd = -1;
+      s.release_after_commit = false;
+    }
+  }
+  touched_.clear();
+  if (saved && !checkpoint_store::SyncDirectory(state_fd_, err)) {
+    *err = "agt-collector: error: " + *err;
+    return false;
+  }
+  if (syslog_ != nullptr) {
+    for (const Syslogged& e : cycle_syslog_) {
+      syslog_->Send("command_denied entry_id=" + e.entry_id + " sandbox_id=" + e.sandbox_id +
+                    " binary=" + e.binary + " timestamp=" + e.timestamp);
+    }
+    std::string line;
+    if (syslog_->TakeReport(&line, time(nullptr))) fprintf(stderr, "%s\n", line.c_str());
+  }
+  cycle_syslog_.clear();
+  cycle_entries_ = 0;
+  return true;
+}
+
+bool Engine::Pump(std::string* err) {
+  std::vector<uint32_t> work;
+  work.swap(dirty_);
+  size_t i = 0;
+  for (; i < work.size() && cycle_entries_ < options_.max_entries_per_cycle && fatal_.empty(); ++i) {
+    Look(work[i]);
+  }
+  for (; i < work.size(); ++i) dirty_.push_back(work[i]);  // budget spent: next cycle
+  return Commit(err);
+}
+
+bool Engine::ReopenOutput(std::string* err) {
+  if (!Commit(err)) return false;
+  return out_->Reopen(err);
+}
+
+}  // namespace tail_engine

@@ -1,0 +1,166 @@
+// The run mode's engine: finds every sandbox log a watch pattern matches,
+// follows each through rotation, truncation and replacement, and moves its
+// records into the signed audit file exactly once.
+//
+// Exactly once, in order: lines are read, validated and appended; then the
+// output is synced; only then are the checkpoints (position + identity +
+// hash of the bytes before it) written. A crash after the sync but before a
+// checkpoint replays at most one cycle (<= max_entries_per_cycle entries),
+// and those entry_ids are found among the output's last entries and skipped.
+//
+// Events come from inotify (one watch per pattern base and per sandbox
+// directory); a periodic scan (fstat/fstatat per known file) catches whatever
+// the event queue lost, so an overflow costs latency, never data.
+#ifndef AGT_COLLECTOR_TAIL_TAIL_ENGINE_H_
+#define AGT_COLLECTOR_TAIL_TAIL_ENGINE_H_
+
+#include <stdint.h>
+
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "audit_file.h"
+#include "config.h"
+#include "record_validator.h"
+#include "tail/line_reader.h"
+#include "tail/syslog_sender.h"
+
+namespace tail_engine {
+
+struct Options {
+  std::vector<std::string> patterns;  // absolute, one {sandbox_id} component each
+  std::string state_dir;
+  record_validator::Limits limits;
+  const config::Config* config = nullptr;  // labels per source; null: defaults
+  size_t max_entries_per_cycle = 4096;     // also the restart de-duplication window
+};
+
+struct Stats {
+  uint64_t entries_written = 0;
+  uint64_t entries_already_present = 0;  // skipped on replay after a restart
+  uint64_t lines_rejected = 0;
+  uint64_t sources = 0;
+  uint64_t watches = 0;
+};
+
+class Engine {
+ public:
+  Engine();
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // `out` is open; `syslog` may be null. Loads the de-duplication window
+  // from the output, opens the state directory and the inotify instance.
+  bool Init(const Options& options, audit_file::AuditFileWriter* out,
+            syslog_sender::SyslogSender* syslog, std::string* err);
+
+  int inotify_fd() const { return inotify_fd_; }
+
+  // Drains the inotify queue and marks what it names for a look.
+  void HandleInotify();
+  // The reconciliation scan: new sandboxes, changed or replaced files.
+  void Scan();
+  // One cycle: reads what is marked, appends, syncs, checkpoints.
+  // False only on a fatal output or state error (*err says which).
+  bool Pump(std::string* err);
+  bool HasWork() const { return !dirty_.empty(); }
+
+  // SIGHUP: sync, then reopen the output path (a new file starts a new chain).
+  bool ReopenOutput(std::string* err);
+
+  const Stats& stats() const { return stats_; }
+
+ private:
+  struct Pattern {
+    std::string text;
+    std::string base;           // directory before {sandbox_id}
+    std::string suffix;         // after "{sandbox_id}/", e.g. "denied.log"
+    std::string suffix_parent;  // directory part of suffix ("" when none)
+    int base_fd = -1;
+    int base_wd = -1;
+    int64_t base_mtime_ns = -1;  // listing is redone only when this changes
+  };
+
+  // One sandbox's log. Small and fixed: no buffers; the read buffer is shared.
+  struct Source {
+    std::string sandbox_id;
+    uint32_t pattern = 0;
+    int wd = -1;  // inotify watch on the log's directory
+    bool dirty = false;
+    bool watch_tried = false;
+    // The file being read, and whether the watched path now names another
+    // (so it is drained to its end and then let go).
+    int fd = -1;
+    uint64_t dev = 0, ino = 0;
+    bool rotated_away = false;
+    bool release_after_commit = false;  // deleted: close once checkpointed
+    line_reader::Position pos;
+    int64_t seen_size = -1, seen_mtime_ns = -1;
+    // What the checkpoint on disk says.
+    bool have_committed = false;
+    bool resume_pending = false;  // checkpoint loaded, file not yet matched
+    uint64_t c_dev = 0, c_ino = 0;
+    line_reader::Position committed;
+    uint32_t c_hash_len = 0;
+    std::string c_sha256;
+    // Something refused or failing at the path, reported once until it changes.
+    std::string problem;
+    uint64_t problem_ino = 0;
+  };
+
+  struct Syslogged {
+    std::string entry_id, sandbox_id, binary, timestamp;
+  };
+
+  void OpenPatternBase(Pattern* p);
+  void ListBase(uint32_t pattern_index);
+  Source* Discover(uint32_t pattern_index, const std::string& sandbox_id);
+  void AddSourceWatch(uint32_t source_index);
+  void MarkDirty(uint32_t source_index);
+  bool CheapCheck(Source* s);
+  void Look(uint32_t source_index);
+  void OpenCurrent(Source* s);
+  bool ResumeFromRotated(Source* s, uint64_t new_dev, uint64_t new_ino);
+  void ValidateStillSame(Source* s);
+  void ReadSource(Source* s, size_t* budget);
+  void HandleLine(Source* s, const line_reader::Item& item);
+  void Reject(Source* s, uint64_t offset, const std::string& reason);
+  bool Commit(std::string* err);
+  void Report(Source* s, const std::string& problem, uint64_t ino);
+  void ClearProblem(Source* s) { s->problem.clear(); s->problem_ino = 0; }
+  std::string LogPath(const Source& s) const;
+  std::string LogRelative(const Source& s) const;
+
+  Options options_;
+  audit_file::AuditFileWriter* out_ = nullptr;
+  syslog_sender::SyslogSender* syslog_ = nullptr;
+  int state_fd_ = -1;
+  int inotify_fd_ = -1;
+  bool watch_limit_reported_ = false;
+  std::vector<Pattern> patterns_;
+  std::vector<Source> sources_;
+  std::unordered_map<std::string, uint32_t> by_id_;
+  std::unordered_map<int, int64_t> by_wd_;  // >= 0: source; < 0: -(pattern + 1)
+  std::vector<uint32_t> dirty_;
+  std::vector<uint32_t> touched_;  // read this cycle: checkpoint candidates
+  std::unordered_set<std::string> recent_ids_;
+  std::vector<Syslogged> cycle_syslog_;
+  size_t cycle_entries_ = 0;
+  size_t cycle_appended_ = 0;
+  std::string fatal_;  // an output error met while reading; Pump returns it
+  std::vector<char> read_buffer_;
+  line_reader::Reader* reader_ = nullptr;
+  record_validator::ValidRecord record_;
+  audit_entry::AuditEntryFields fields_;
+  Stats stats_;
+  uint64_t rejections_this_second_ = 0;
+  int64_t rejection_second_ = 0;
+  uint64_t rejections_suppressed_ = 0;
+};
+
+}  // namespace tail_engine
+
+#endif  // AGT_COLLECTOR_TAIL_TAIL_ENGINE_H_
