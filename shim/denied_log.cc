@@ -1,0 +1,93 @@
+#include "denied_log.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "record.h"
+
+namespace denied_log {
+namespace {
+
+constexpr std::size_t kMaxPathShown = 128;
+
+std::string_view FileTypeName(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISLNK(mode)) return "a symbolic link";
+  return "not a regular file";
+}
+
+// Builds "<prefix><what> \"<path>\": <reason>\n", shortening the path to fit.
+void Warn(std::string_view what, std::string_view path, std::string_view reason, std::string_view detail,
+          fixed_buffer::Buffer* warning) {
+  warning->Shrink(0);
+  bool cut = false;
+  bool ok = warning->Append(kWarningPrefix) && warning->Append(what) && warning->Append(" ") &&
+            record::AppendField(path, redact::Spans{}, kMaxPathShown, warning, &cut) && warning->Append(": ") &&
+            warning->Append(reason) && warning->Append(detail) && warning->Append("\n");
+  if (!ok) {
+    warning->Shrink(0);
+    warning->Append(kWarningPrefix);
+    warning->Append("failed\n");
+  }
+}
+
+void WarnErrno(std::string_view what, std::string_view path, int error, fixed_buffer::Buffer* warning) {
+  const char* text = strerror(error);
+  std::string_view detail = error == ELOOP ? " (a symbolic link is refused)" : "";
+  Warn(what, path, text, detail, warning);
+}
+
+}  // namespace
+
+bool Append(const char* path, std::string_view line, fixed_buffer::Buffer* warning) {
+  // The raw syscall keeps the flags exactly as the seccomp filter allows them.
+  long fd = syscall(SYS_openat, AT_FDCWD, path, kOpenFlags, kOpenMode);
+  if (fd < 0) {
+    WarnErrno("openat", path, errno, warning);
+    return false;
+  }
+  struct stat st;
+  if (syscall(SYS_fstat, fd, &st) != 0) {
+    WarnErrno("fstat", path, errno, warning);
+    close(static_cast<int>(fd));
+    return false;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    Warn("open", path, FileTypeName(st.st_mode), ", not a regular file", warning);
+    close(static_cast<int>(fd));
+    return false;
+  }
+  // One write() of the whole line: O_APPEND makes it land at the end as one
+  // piece, so concurrent denials sharing the log never interleave.
+  ssize_t n;
+  do {
+    n = write(static_cast<int>(fd), line.data(), line.size());
+  } while (n < 0 && errno == EINTR);
+  int write_errno = errno;
+  close(static_cast<int>(fd));
+  if (n < 0) {
+    WarnErrno("write", path, write_errno, warning);
+    return false;
+  }
+  if (static_cast<std::size_t>(n) != line.size()) {
+    char detail_storage[64];
+    fixed_buffer::Buffer detail(detail_storage, sizeof detail_storage);
+    detail.Append(" (");
+    detail.AppendUnsigned(static_cast<std::uint64_t>(n));
+    detail.Append(" of ");
+    detail.AppendUnsigned(line.size());
+    detail.Append(" bytes)");
+    Warn("write", path, "short write", detail.view(), warning);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace denied_log

@@ -1,0 +1,33 @@
+// Appends the record line to $AGT_DENIED_LOG, a path the sandbox may have
+// turned into anything: only a regular file is written, with one write();
+// everything else yields one warning line and touches nothing.
+#ifndef AGT_DENY_SHIM_DENIED_LOG_H_
+#define AGT_DENY_SHIM_DENIED_LOG_H_
+
+#include <fcntl.h>
+
+#include <cstddef>
+#include <string_view>
+
+#include "fixed_buffer.h"
+
+namespace denied_log {
+
+inline constexpr std::string_view kEnvName = "AGT_DENIED_LOG";
+// O_NOFOLLOW: a planted symlink fails (ELOOP) instead of redirecting the
+// append. O_NONBLOCK: a FIFO without a reader fails (ENXIO) instead of
+// hanging the denial. O_NOCTTY: a terminal never becomes ours.
+inline constexpr int kOpenFlags = O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+inline constexpr unsigned kOpenMode = 0600;
+inline constexpr std::string_view kWarningPrefix = "agt-sandbox: warning: could not write AGT_DENIED_LOG: ";
+// The longest warning line; record::kMaxRecordSize leaves room for it.
+inline constexpr std::size_t kMaxWarningSize = 379;
+
+// Appends `line` (ending in '\n') with one write(). On any failure returns
+// false and fills `warning` (room for kMaxWarningSize bytes) with one line
+// "agt-sandbox: warning: could not write AGT_DENIED_LOG: <reason>\n".
+bool Append(const char* path, std::string_view line, fixed_buffer::Buffer* warning);
+
+}  // namespace denied_log
+
+#endif  // AGT_DENY_SHIM_DENIED_LOG_H_

@@ -1,0 +1,110 @@
+#include "denied_log.h"
+
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+namespace {
+
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char tmpl[] = "/tmp/denied_log_test_XXXXXX";
+    path = mkdtemp(tmpl);
+  }
+  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
+};
+
+std::string ReadFile(const std::string& path) {
+  std::string text;
+  int fd = open(path.c_str(), O_RDONLY);
+  if (fd < 0) return "<missing>";
+  char chunk[4096];
+  ssize_t n;
+  while ((n = read(fd, chunk, sizeof chunk)) > 0) text.append(chunk, static_cast<std::size_t>(n));
+  close(fd);
+  return text;
+}
+
+struct Outcome {
+  bool ok;
+  std::string warning;
+};
+
+Outcome AppendTo(const std::string& path) {
+  char storage[denied_log::kMaxWarningSize];
+  fixed_buffer::Buffer warning(storage, sizeof storage);
+  bool ok = denied_log::Append(path.c_str(), "{\"a\":1}\n", &warning);
+  return Outcome{ok, std::string(warning.view())};
+}
+
+}  // namespace
+
+TEST_CASE("a new log is created 0600 and appended to") {
+  TempDir dir;
+  std::string log = dir.path + "/denied.log";
+  CHECK(AppendTo(log).ok);
+  CHECK(AppendTo(log).ok);
+  CHECK(ReadFile(log) == "{\"a\":1}\n{\"a\":1}\n");
+  struct stat st;
+  REQUIRE(stat(log.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+}
+
+TEST_CASE("a symlink is refused and its target untouched") {
+  TempDir dir;
+  std::string target = dir.path + "/target";
+  std::string link = dir.path + "/denied.log";
+  REQUIRE(symlink(target.c_str(), link.c_str()) == 0);
+  Outcome o = AppendTo(link);
+  CHECK_FALSE(o.ok);
+  CHECK(o.warning.rfind("agt-sandbox: warning: could not write AGT_DENIED_LOG: openat \"", 0) == 0);
+  CHECK(o.warning.find("symbolic link") != std::string::npos);
+  CHECK(ReadFile(target) == "<missing>");
+}
+
+TEST_CASE("a FIFO without a reader fails at once") {
+  TempDir dir;
+  std::string fifo = dir.path + "/denied.log";
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  Outcome o = AppendTo(fifo);
+  CHECK_FALSE(o.ok);
+  CHECK(o.warning.find("No such device or address") != std::string::npos);
+}
+
+TEST_CASE("a FIFO with a reader is not a regular file") {
+  TempDir dir;
+  std::string fifo = dir.path + "/denied.log";
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  int reader = open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  REQUIRE(reader >= 0);
+  Outcome o = AppendTo(fifo);
+  CHECK_FALSE(o.ok);
+  CHECK(o.warning.find("a FIFO, not a regular file") != std::string::npos);
+  char c;
+  CHECK(read(reader, &c, 1) <= 0);  // nothing was written
+  close(reader);
+}
+
+TEST_CASE("a directory, a device and a missing directory") {
+  TempDir dir;
+  CHECK(AppendTo(dir.path).warning.find("Is a directory") != std::string::npos);
+  Outcome dev = AppendTo("/dev/null");
+  CHECK_FALSE(dev.ok);
+  CHECK(dev.warning.find("a character device, not a regular file") != std::string::npos);
+  CHECK(AppendTo(dir.path + "/missing/denied.log").warning.find("No such file or directory") != std::string::npos);
+}
+
+TEST_CASE("the warning is one line and shows a hostile path escaped") {
+  TempDir dir;
+  Outcome o = AppendTo(dir.path + "/no\ndir\x01/" + std::string(400, 'x'));
+  CHECK_FALSE(o.ok);
+  CHECK(o.warning.size() <= denied_log::kMaxWarningSize);
+  CHECK(o.warning.find('\n') == o.warning.size() - 1);
+  CHECK(o.warning.find("\\u000a") != std::string::npos);
+  CHECK(o.warning.find("...[truncated]") != std::string::npos);
+}

@@ -1,0 +1,95 @@
+#include "deny.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "confine.h"
+#include "denied_log.h"
+#include "fixed_buffer.h"
+#include "invocation.h"
+#include "record.h"
+#include "version.h"
+
+namespace deny {
+namespace {
+
+constexpr std::string_view kHumanPrefix = "agt-sandbox: command denied: ";
+constexpr std::string_view kHumanSuffix = " (blocked by sandbox command denylist)\n";
+// PIPE_BUF: one write() of at most this many bytes to a pipe is atomic.
+constexpr std::size_t kMaxStderrWrite = 4096;
+static_assert(record::kMaxRecordSize + 1 + kHumanPrefix.size() + 64 + kHumanSuffix.size() +
+                      denied_log::kMaxWarningSize <=
+                  kMaxStderrWrite,
+              "record, human line and warning must fit one atomic stderr write");
+
+bool FdIsOpen(int fd) {
+  struct stat st;
+  return syscall(SYS_fstat, fd, &st) == 0 || errno != EBADF;
+}
+
+}  // namespace
+
+int Run(int argc, char** argv, std::string_view exec_path) {
+  // A reader that went away must not turn the denial into death by signal:
+  // exit 126 on every path. Done before the filter, which forbids sigaction.
+  signal(SIGPIPE, SIG_IGN);
+  signal(SIGXFSZ, SIG_IGN);
+  bool confined = confine::Confine();
+
+  // Only now are argv and the environment read.
+  // With fd 2 closed at start, whatever opens next (the log) may become fd 2:
+  // then nothing is written to "stderr", so the line lands once, in the log.
+  bool stderr_open = FdIsOpen(2);
+
+  record::Facts facts;
+  facts.argc = argc;
+  facts.argv = argv;
+  facts.exec_path = exec_path;
+  facts.binary = invocation::DeniedName(exec_path, argc > 0 ? argv[0] : nullptr);
+  facts.confined = confined;
+  facts.pid = static_cast<std::uint64_t>(getpid());
+  facts.ppid = static_cast<std::uint64_t>(getppid());
+  facts.uid = getuid();
+  facts.gid = getgid();
+  struct utsname uts;
+  if (uname(&uts) == 0) {
+    uts.nodename[sizeof uts.nodename - 1] = '\0';
+    facts.host = uts.nodename;
+  }
+  struct timespec now;
+  if (clock_gettime(CLOCK_REALTIME, &now) == 0) {
+    facts.time_sec = now.tv_sec;
+    facts.time_nsec = static_cast<std::uint32_t>(now.tv_nsec);
+  }
+  facts.version = version::kVersion;
+
+  char out_storage[kMaxStderrWrite];
+  fixed_buffer::Buffer out(out_storage, sizeof out_storage);
+  if (record::Build(facts, &out)) out.Append("\n");
+  std::string_view record_line = out.view();
+
+  char warning_storage[denied_log::kMaxWarningSize];
+  fixed_buffer::Buffer warning(warning_storage, sizeof warning_storage);
+  const char* log_path = getenv("AGT_DENIED_LOG");
+  if (log_path != nullptr && !record_line.empty()) denied_log::Append(log_path, record_line, &warning);
+
+  if (stderr_open) {
+    out.Append(kHumanPrefix);
+    out.Append(facts.binary);
+    out.Append(kHumanSuffix);
+    out.Append(warning.view());
+    // One write(), never retried: a second write could interleave with other
+    // denials sharing the pipe.
+    ssize_t n = write(2, out.view().data(), out.size());
+    (void)n;
+  }
+  return kExitDenied;
+}
+
+}  // namespace deny

@@ -1,0 +1,63 @@
+// A byte buffer over caller-owned storage: the shim never allocates, so every
+// piece of output is assembled in fixed arrays. Appends are all-or-nothing:
+// a piece that does not fit is refused whole, never silently cut.
+#ifndef AGT_DENY_SHIM_FIXED_BUFFER_H_
+#define AGT_DENY_SHIM_FIXED_BUFFER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace fixed_buffer {
+
+class Buffer {
+ public:
+  Buffer(char* data, std::size_t capacity) : data_(data), capacity_(capacity) {}
+
+  bool Append(std::string_view piece) {
+    if (piece.size() > capacity_ - size_) return false;
+    for (std::size_t i = 0; i < piece.size(); ++i) data_[size_ + i] = piece[i];
+    size_ += piece.size();
+    return true;
+  }
+
+  bool AppendUnsigned(std::uint64_t value) {
+    char digits[20];
+    std::size_t n = 0;
+    do {
+      digits[sizeof digits - 1 - n] = static_cast<char>('0' + value % 10);
+      value /= 10;
+      ++n;
+    } while (value != 0);
+    return Append(std::string_view(digits + sizeof digits - n, n));
+  }
+
+  // Zero-padded to `width` digits (for timestamps).
+  bool AppendPadded(std::uint64_t value, std::size_t width) {
+    char digits[20];
+    if (width > sizeof digits) return false;
+    for (std::size_t i = 0; i < width; ++i) {
+      digits[width - 1 - i] = static_cast<char>('0' + value % 10);
+      value /= 10;
+    }
+    return Append(std::string_view(digits, width));
+  }
+
+  std::string_view view() const { return std::string_view(data_, size_); }
+  std::size_t size() const { return size_; }
+  std::size_t capacity() const { return capacity_; }
+  std::size_t remaining() const { return capacity_ - size_; }
+  // Drops everything after the first `size` bytes (used to undo a piece).
+  void Shrink(std::size_t size) {
+    if (size < size_) size_ = size;
+  }
+
+ private:
+  char* data_;
+  std::size_t capacity_;
+  std::size_t size_ = 0;
+};
+
+}  // namespace fixed_buffer
+
+#endif  // AGT_DENY_SHIM_FIXED_BUFFER_H_

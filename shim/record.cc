@@ -1,0 +1,184 @@
+#include "record.h"
+
+#include "json_escape.h"
+
+namespace record {
+namespace {
+
+// Calls emit(piece) for each unit of the escaped field: one escape, one
+// character or one redaction marker. Stops when emit returns false.
+template <typename Emit>
+void WalkUnits(std::string_view raw, const redact::Spans& spans, Emit emit) {
+  std::size_t next_span = 0;
+  char unit[json_escape::kMaxUnitSize];
+  for (std::size_t pos = 0; pos < raw.size();) {
+    if (next_span < spans.count && pos >= spans.items[next_span].begin) {
+      if (!emit(redact::kMarker)) return;
+      pos = spans.items[next_span].end;
+      ++next_span;
+      continue;
+    }
+    std::size_t unit_size = 0;
+    std::size_t consumed = json_escape::NextUnit(raw, pos, unit, &unit_size);
+    // A character running into a secret is cut at the secret: its bytes
+    // are the secret's, never shown.
+    if (next_span < spans.count && pos + consumed > spans.items[next_span].begin) {
+      consumed = spans.items[next_span].begin - pos;
+      unit[0] = '\xef';
+      unit[1] = '\xbf';
+      unit[2] = '\xbd';
+      unit_size = 3;
+    }
+    if (!emit(std::string_view(unit, unit_size))) return;
+    pos += consumed;
+  }
+}
+
+// Days since 1970-01-01 to a civil date (proleptic Gregorian), after
+// Howard Hinnant's days_from_civil inverse.
+void CivilFromDays(std::int64_t days, std::int64_t* year, unsigned* month, unsigned* day) {
+  days += 719468;
+  std::int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+  std::uint64_t doe = static_cast<std::uint64_t>(days - era * 146097);
+  std::uint64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  std::int64_t y = static_cast<std::int64_t>(yoe) + era * 400;
+  std::uint64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  std::uint64_t mp = (5 * doy + 2) / 153;
+  *day = static_cast<unsigned>(doy - (153 * mp + 2) / 5 + 1);
+  *month = static_cast<unsigned>(mp < 10 ? mp + 3 : mp - 9);
+  *year = y + (*month <= 2 ? 1 : 0);
+}
+
+bool AppendBool(bool value, fixed_buffer::Buffer* out) { return out->Append(value ? "true" : "false"); }
+
+// Everything after the argv array: `],"argv0":...}`.
+bool AppendTail(const Facts& facts, const redact::Spans& argv0_spans, const redact::Spans& path_spans,
+                const redact::Spans& host_spans, std::uint64_t redactions, bool truncated,
+                fixed_buffer::Buffer* out, bool* cut) {
+  bool ok = out->Append("]");
+  if (facts.argc > 0 && facts.argv != nullptr && facts.argv[0] != nullptr) {
+    ok = ok && out->Append(",\"argv0\":") &&
+         AppendField(facts.argv[0], argv0_spans, kMaxFieldSize, out, cut);
+  }
+  ok = ok && out->Append(",\"binary\":") && AppendField(facts.binary, redact::Spans{}, kMaxFieldSize, out, cut);
+  ok = ok && out->Append(",\"confined\":") && AppendBool(facts.confined, out);
+  ok = ok && out->Append(",\"event\":\"command_denied\",\"gid\":") && out->AppendUnsigned(facts.gid);
+  ok = ok && out->Append(",\"host\":") && AppendField(facts.host, host_spans, kMaxFieldSize, out, cut);
+  ok = ok && out->Append(",\"issue\":") && out->AppendUnsigned(kIssue);
+  ok = ok && out->Append(",\"path\":") && AppendField(facts.exec_path, path_spans, kMaxFieldSize, out, cut);
+  ok = ok && out->Append(",\"pid\":") && out->AppendUnsigned(facts.pid);
+  ok = ok && out->Append(",\"ppid\":") && out->AppendUnsigned(facts.ppid);
+  ok = ok && out->Append(",\"redactions\":") && out->AppendUnsigned(redactions);
+  ok = ok && out->Append(",\"timestamp\":\"") && AppendTimestamp(facts.time_sec, out) && out->Append("\"");
+  std::uint64_t seconds = facts.time_sec > 0 ? static_cast<std::uint64_t>(facts.time_sec) : 0;
+  ok = ok && out->Append(",\"timestamp_ns\":") && out->AppendUnsigned(seconds * 1000000000u + facts.time_nsec);
+  ok = ok && out->Append(",\"truncated\":") && AppendBool(truncated, out);
+  ok = ok && out->Append(",\"uid\":") && out->AppendUnsigned(facts.uid);
+  ok = ok && out->Append(",\"version\":") && AppendField(facts.version, redact::Spans{}, kMaxFieldSize, out, cut);
+  return ok && out->Append("}");
+}
+
+}  // namespace
+
+bool AppendField(std::string_view raw, const redact::Spans& spans, std::size_t max_escaped,
+                 fixed_buffer::Buffer* out, bool* cut) {
+  std::size_t full = 0;
+  WalkUnits(raw, spans, [&](std::string_view piece) {
+    full += piece.size();
+    return true;
+  });
+  bool cutting = full > max_escaped;
+  std::size_t limit = cutting ? max_escaped - kCutMarker.size() : max_escaped;
+  std::size_t start = out->size();
+  bool room = out->Append("\"");
+  std::size_t written = 0;
+  WalkUnits(raw, spans, [&](std::string_view piece) {
+    if (written + piece.size() > limit) return false;
+    written += piece.size();
+    room = room && out->Append(piece);
+    return room;
+  });
+  if (cutting) room = room && out->Append(kCutMarker);
+  room = room && out->Append("\"");
+  if (!room) {
+    out->Shrink(start);
+    return false;
+  }
+  if (cutting) *cut = true;
+  return true;
+}
+
+bool AppendTimestamp(std::int64_t time_sec, fixed_buffer::Buffer* out) {
+  if (time_sec < 0) time_sec = 0;
+  std::int64_t days = time_sec / 86400;
+  std::int64_t rest = time_sec % 86400;
+  std::int64_t year = 0;
+  unsigned month = 0;
+  unsigned day = 0;
+  CivilFromDays(days, &year, &month, &day);
+  return out->AppendPadded(static_cast<std::uint64_t>(year), 4) && out->Append("-") &&
+         out->AppendPadded(month, 2) && out->Append("-") && out->AppendPadded(day, 2) && out->Append("T") &&
+         out->AppendPadded(static_cast<std::uint64_t>(rest / 3600), 2) && out->Append(":") &&
+         out->AppendPadded(static_cast<std::uint64_t>(rest / 60 % 60), 2) && out->Append(":") &&
+         out->AppendPadded(static_cast<std::uint64_t>(rest % 60), 2) && out->Append("Z");
+}
+
+bool Build(const Facts& facts, fixed_buffer::Buffer* out) {
+  if (out->remaining() < kMaxRecordSize) return false;
+  bool cut = false;
+  bool has_argv = facts.argc > 0 && facts.argv != nullptr;
+  std::uint64_t redactions = 0;
+
+  redact::Spans argv0_spans;
+  if (has_argv && facts.argv[0] != nullptr) redact::Standalone(facts.argv[0], &argv0_spans);
+  redact::Spans path_spans;
+  redact::Standalone(facts.exec_path, &path_spans);
+  redact::Spans host_spans;  // the host name is the operator's, not redacted
+  redactions += argv0_spans.count + path_spans.count;
+
+  char head_storage[64];
+  fixed_buffer::Buffer head(head_storage, sizeof head_storage);
+  head.Append("{\"argc\":");
+  head.AppendUnsigned(facts.argc > 0 ? static_cast<std::uint64_t>(facts.argc) : 0);
+  head.Append(",\"argv\":[");
+
+  // The tail's largest size: the final redaction count is not known yet.
+  char tail_storage[kMaxRecordSize];
+  fixed_buffer::Buffer tail(tail_storage, sizeof tail_storage);
+  bool probe_cut = false;
+  if (!AppendTail(facts, argv0_spans, path_spans, host_spans, ~std::uint64_t{0}, false, &tail, &probe_cut)) {
+    return false;
+  }
+  std::size_t budget = kMaxRecordSize - head.size() - tail.size();
+
+  char args_storage[kMaxRecordSize];
+  fixed_buffer::Buffer args(args_storage, budget);
+  redact::Redactor redactor;
+  bool dropping = false;
+  char field_storage[kMaxFieldSize + 2];
+  for (int i = 1; has_argv && i < facts.argc; ++i) {
+    std::string_view arg = facts.argv[i] != nullptr ? std::string_view(facts.argv[i]) : std::string_view();
+    redact::Spans spans;
+    redactor.NextArgument(arg, &spans);  // even for dropped arguments: context and count
+    redactions += spans.count;
+    if (dropping) continue;
+    fixed_buffer::Buffer field(field_storage, sizeof field_storage);
+    AppendField(arg, spans, kMaxFieldSize, &field, &cut);
+    std::size_t need = field.size() + (i > 1 ? 1 : 0);
+    if (need > args.remaining()) {
+      dropping = true;
+      cut = true;
+      continue;
+    }
+    if (i > 1) args.Append(",");
+    args.Append(field.view());
+  }
+
+  tail.Shrink(0);
+  if (!AppendTail(facts, argv0_spans, path_spans, host_spans, redactions, cut || probe_cut, &tail, &cut)) {
+    return false;
+  }
+  return out->Append(head.view()) && out->Append(args.view()) && out->Append(tail.view());
+}
+
+}  // namespace record

@@ -1,0 +1,170 @@
+#include "redact.h"
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+std::string Apply(std::string_view text, const redact::Spans& spans) {
+  std::string out;
+  std::size_t pos = 0;
+  for (std::size_t i = 0; i < spans.count; ++i) {
+    out.append(text.substr(pos, spans.items[i].begin - pos));
+    out.append(redact::kMarker);
+    pos = spans.items[i].end;
+  }
+  out.append(text.substr(pos));
+  return out;
+}
+
+struct Redacted {
+  std::vector<std::string> args;
+  std::size_t count = 0;
+};
+
+Redacted RedactArgs(std::vector<std::string> args) {
+  Redacted r;
+  redact::Redactor redactor;
+  for (const std::string& arg : args) {
+    redact::Spans spans;
+    redactor.NextArgument(arg, &spans);
+    r.count += spans.count;
+    r.args.push_back(Apply(arg, spans));
+  }
+  return r;
+}
+
+std::string One(std::string arg) {
+  Redacted r = RedactArgs({arg});
+  return r.args[0];
+}
+
+}  // namespace
+
+TEST_CASE("rule 1: credential headers in -H v, -Hv, --header=v") {
+  Redacted r = RedactArgs({"-H", "Authorization: Bearer abc", "-HCookie: a=b", "--header=X-Api-Key: k1",
+                           "-H", "Accept: text/html", "--proxy-header=Proxy-Authorization: Basic Zm9v"});
+  CHECK(r.args[1] == "Authorization: [REDACTED]");
+  CHECK(r.args[2] == "-HCookie: [REDACTED]");
+  CHECK(r.args[3] == "--header=X-Api-Key: [REDACTED]");
+  CHECK(r.args[5] == "Accept: text/html");
+  CHECK(r.args[6] == "--proxy-header=Proxy-Authorization: [REDACTED]");
+  CHECK(r.count == 4);
+  CHECK(One("x-auth-token:t") == "x-auth-token:[REDACTED]");
+  CHECK(One("Private-Token: glx") == "Private-Token: [REDACTED]");
+  CHECK(One("Set-Cookie: s=1") == "Set-Cookie: [REDACTED]");
+  CHECK(One("Authorization:") == "Authorization:");
+}
+
+TEST_CASE("rule 2: -u/--user user:pass") {
+  Redacted r = RedactArgs({"-u", "alice:s3cret", "-ubob:pw", "--user", "carol:x:y", "--user=dave:z",
+                           "--proxy-user=e:f", "-U", "g:h", "-u", "nocolon"});
+  CHECK(r.args[1] == "alice:[REDACTED]");
+  CHECK(r.args[2] == "-ubob:[REDACTED]");
+  CHECK(r.args[4] == "carol:[REDACTED]");
+  CHECK(r.args[5] == "--user=dave:[REDACTED]");
+  CHECK(r.args[6] == "--proxy-user=e:[REDACTED]");
+  CHECK(r.args[8] == "g:[REDACTED]");
+  CHECK(r.args[10] == "nocolon");
+  CHECK(r.count == 6);
+}
+
+TEST_CASE("rule 3: secret options in --opt v and --opt=v") {
+  Redacted r = RedactArgs({"--password", "hunter2", "--token=t0k", "--client-secret", "cs", "--api-key=k",
+                           "--db-password=p", "--oauth2-bearer", "b", "--accessToken=a", "--verbose", "v"});
+  CHECK(r.args[1] == "[REDACTED]");
+  CHECK(r.args[2] == "--token=[REDACTED]");
+  CHECK(r.args[4] == "[REDACTED]");
+  CHECK(r.args[5] == "--api-key=[REDACTED]");
+  CHECK(r.args[6] == "--db-password=[REDACTED]");
+  CHECK(r.args[8] == "[REDACTED]");
+  CHECK(r.args[9] == "--accessToken=[REDACTED]");
+  CHECK(r.args[11] == "v");
+  CHECK(r.count == 7);
+}
+
+TEST_CASE("rule 3: non-secret option words keep their value") {
+  Redacted r = RedactArgs({"--password-stdin", "user", "--token-file", "/run/t", "--no-password", "x",
+                           "--author", "Ann", "--password", "-starts-with-dash"});
+  CHECK(r.args[1] == "user");
+  CHECK(r.args[3] == "/run/t");
+  CHECK(r.args[5] == "x");
+  CHECK(r.args[7] == "Ann");
+  CHECK(r.args[9] == "[REDACTED]");
+}
+
+TEST_CASE("rule 4: URL userinfo") {
+  CHECK(One("https://user:pw@example.com/x") == "https://[REDACTED]@example.com/x");
+  CHECK(One("git+ssh://tok@host/repo") == "git+ssh://[REDACTED]@host/repo");
+  CHECK(One("https://u:p@ss@host/") == "https://[REDACTED]@host/");
+  CHECK(One("https://example.com/a@b") == "https://example.com/a@b");
+  CHECK(One("see http://a:b@h and ftp://c:d@i") == "see http://[REDACTED]@h and ftp://[REDACTED]@i");
+  CHECK(One("git@github.com:org/repo") == "git@github.com:org/repo");
+}
+
+TEST_CASE("rule 5: NAME=value assignments") {
+  CHECK(One("AWS_SECRET_ACCESS_KEY=abc/def") == "AWS_SECRET_ACCESS_KEY=[REDACTED]");
+  CHECK(One("GITHUB_TOKEN=x y") == "GITHUB_TOKEN=[REDACTED]");
+  CHECK(One("DBPASSWORD=p") == "DBPASSWORD=[REDACTED]");
+  CHECK(One("https://h/api?access_token=abc&x=1") == "https://h/api?access_token=[REDACTED]&x=1");
+  CHECK(One("export API_KEY=k1 && run") == "export API_KEY=[REDACTED] && run");
+  CHECK(One("PATH=/usr/bin") == "PATH=/usr/bin");
+  CHECK(One("MONKEY=1") == "MONKEY=1");
+  CHECK(One("KEY_FILE=/k") == "KEY_FILE=/k");
+}
+
+TEST_CASE("rule 6: Bearer and Basic credentials in free text") {
+  CHECK(One("auth Bearer abcdefgh123") == "auth Bearer [REDACTED]");
+  CHECK(One("basic Zm9vOmJhcg==") == "basic [REDACTED]");
+  CHECK(One("Bearer short") == "Bearer short");
+}
+
+TEST_CASE("rule 7: well-known token shapes") {
+  CHECK(One("AKIAIOSFODNN7EXAMPLE") == "[REDACTED]");
+  CHECK(One("key=ASIAIOSFODNN7EXAMPLE,") == "key=[REDACTED]");  // rule 5 and 7 merge
+  CHECK(One("ghp_0123456789abcdefghijABCDEFGHIJ012345") == "[REDACTED]");
+  CHECK(One("github_pat_11ABCDEFG0123456789_abcdefghijklmnop") == "[REDACTED]");
+  CHECK(One("glpat-abcdefghij0123456789") == "[REDACTED]");
+  CHECK(One("xoxb-1234567890-abcdef") == "[REDACTED]");
+  CHECK(One("AIzaSyA1234567890abcdefghijklmnopqrstu") == "[REDACTED]");
+  CHECK(One("sk-proj-abcdefghijklmnopqrstuvwx") == "[REDACTED]");
+  CHECK(One("npm_abcdefghijklmnopqrstuvwxyz0123456789") == "[REDACTED]");
+  CHECK(One("tok: eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U end") ==
+        "tok: [REDACTED] end");
+  CHECK(One("-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----\nafter") == "[REDACTED]\nafter");
+  CHECK(One("-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blb") == "[REDACTED]");
+  CHECK(One("-----BEGIN CERTIFICATE-----\nMIIB") == "-----BEGIN CERTIFICATE-----\nMIIB");
+  CHECK(One("xAKIAIOSFODNN7EXAMPLE") == "xAKIAIOSFODNN7EXAMPLE");  // not at a word start
+  CHECK(One("ghp_short") == "ghp_short");
+}
+
+TEST_CASE("argv[0] and the exec path get the context-free rules") {
+  redact::Spans spans;
+  redact::Standalone("https://u:p@h/curl", &spans);
+  CHECK(spans.count == 1);
+  redact::Standalone("--password", &spans);  // no next argument to redact
+  CHECK(spans.count == 0);
+}
+
+TEST_CASE("more secrets than slots: the rest of the argument is redacted") {
+  std::string arg;
+  for (int i = 0; i < 80; ++i) arg += "AKIAIOSFODNN7EXAMPL" + std::to_string(i % 10) + " ";
+  arg += "tail";
+  redact::Spans spans;
+  redact::Standalone(arg, &spans);
+  REQUIRE(spans.count >= 1);
+  CHECK(spans.items[spans.count - 1].end == arg.size());
+  CHECK(Apply(arg, spans).find("AKIA") == std::string::npos);
+}
+
+TEST_CASE("secret names") {
+  CHECK(redact::IsSecretName("password", true));
+  CHECK(redact::IsSecretName("X-Api-Key", false));
+  CHECK(redact::IsSecretName("clientSecret", true));
+  CHECK_FALSE(redact::IsSecretName("password-file", true));
+  CHECK(redact::IsSecretName("password-file", false));
+  CHECK_FALSE(redact::IsSecretName("keyboard", true));
+  CHECK_FALSE(redact::IsSecretName("", true));
+}

@@ -1,0 +1,43 @@
+// The system calls a denial may make once confined, one row each with the
+// reason it is needed. Everything else, execve/execveat/fork/vfork/clone/
+// clone3 included, fails with EPERM: an error rather than a kill, so the
+// shim still reaches its exit 126 whatever it tries.
+//
+// The filter is compiled from this table at BUILD time by
+// seccomp_filter_gen (linked against libseccomp, which has no static musl
+// build here) into a header of BPF instructions that the static shim loads
+// with prctl(PR_SET_SECCOMP). One table, one filter: the kernel test loads
+// the very same generated program.
+#ifndef AGT_DENY_SHIM_SECCOMP_POLICY_H_
+#define AGT_DENY_SHIM_SECCOMP_POLICY_H_
+
+#include <array>
+#include <string_view>
+
+namespace seccomp_policy {
+
+struct AllowedSyscall {
+  std::string_view name;  // as libseccomp resolves it
+  std::string_view why;
+};
+
+inline constexpr std::array<AllowedSyscall, 14> kAllowed = {{
+    {"write", "the record to stderr and the log"},
+    {"openat", "the log file (only with denied_log::kOpenFlags, checked by the filter)"},
+    {"fstat", "is the log a regular file; are fds 0-2 open"},
+    {"close", "the log file"},
+    {"getpid", "record key pid"},
+    {"getppid", "record key ppid"},
+    {"getuid", "record key uid"},
+    {"getgid", "record key gid"},
+    {"uname", "record key host"},
+    {"clock_gettime", "record timestamps when the vDSO is unavailable"},
+    {"gettimeofday", "libc's time fallback"},
+    {"rt_sigreturn", "return from a signal handler"},
+    {"exit", "exit"},
+    {"exit_group", "exit"},
+}};
+
+}  // namespace seccomp_policy
+
+#endif  // AGT_DENY_SHIM_SECCOMP_POLICY_H_
