@@ -168,7 +168,7 @@ bool Parse(Subcommand sub, int argc, char** argv, Options* out, image_text::Text
     }
   }
   if (!out->help && out->root == nullptr) {
-    err->Add(Name(sub), " needs --root DIR; see agt-deny-shim ", Name(sub), " --help");
+    err->Add("--root DIR is required; see agt-deny-shim ", Name(sub), " --help");
     return false;
   }
   return true;

@@ -299,9 +299,17 @@ bool EnsureDir(int root_fd, std::string_view path, bool* created, image_text::Te
     if (err->empty()) err->Add("directory ", image_text::Quoted{parent.view()}, " vanished");
     return false;
   }
-  if (mkdirat(dir.dir.get(), name, 0755) != 0 && errno != EEXIST) {
-    err->Add("mkdirat ", image_text::Quoted{path}, ": ", image_text::Errno{errno});
-    return false;
+  if (mkdirat(dir.dir.get(), name, 0755) != 0) {
+    if (errno != EEXIST) {
+      err->Add("mkdirat ", image_text::Quoted{path}, ": ", image_text::Errno{errno});
+      return false;
+    }
+    Located again;
+    if (Walk(root_fd, path, WalkMode::kDirectory, &again, err) != WalkResult::kOk) {
+      if (err->empty()) err->Add(image_text::Quoted{path}, " exists but is not a directory (a dangling link?)");
+      return false;
+    }
+    return true;
   }
   *created = true;
   return true;

@@ -1,7 +1,310 @@
+// The four subcommands end to end on throw-away roots (native build).
 #include "image_tool.h"
 
 #include <doctest/doctest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-TEST_CASE("image_tool: a subcommand without arguments is a usage error") {
-  CHECK(image_tool::Install(0, nullptr) == 2);
+#include <string>
+
+#include "denied_names.h"
+#include "image_test_support.h"
+
+using image_test::Result;
+using image_test::Run;
+using image_test::TempRoot;
+
+namespace {
+
+const std::string kShim = "/usr/local/lib/agt/agt-deny-shim";
+
+bool Has(const std::string& text, const std::string& piece) { return text.find(piece) != std::string::npos; }
+
+int Lines(const std::string& text, const std::string& piece) {
+  int n = 0;
+  size_t pos = 0;
+  while ((pos = text.find(piece, pos)) != std::string::npos) {
+    ++n;
+    pos += piece.size();
+  }
+  return n;
+}
+
+// A small Debian-like root: coreutils, shells, a denied CLI in each state.
+void Populate(TempRoot& t) {
+  t.MergedUsr();
+  for (const char* f : {"ls", "cat", "python3.11", "dash", "bash", "perl", "mawk", "curl", "busybox"}) {
+    t.File(std::string("usr/bin/") + f);
+  }
+  t.Link("usr/bin/python3", "python3.11");
+  t.Link("usr/bin/sh", "dash");
+  t.Dir("etc/alternatives");
+  t.Link("etc/alternatives/awk", "/usr/bin/mawk");
+  t.Link("usr/bin/awk", "/etc/alternatives/awk");
+  t.Link("usr/bin/wget", "/opt/gone/wget");  // dangling
+  t.Link("usr/local/bin/git", "/usr/bin/ls");
+}
+
+Result Install(TempRoot& t, const std::string& names) {
+  return Run(image_tool::Install, {"--root", t.path(), "--names", names});
+}
+
+}  // namespace
+
+TEST_CASE("install: links every real path and the pinned directory, once per directory") {
+  TempRoot t;
+  Populate(t);
+  Result r = Install(t, "curl wget git");
+  CHECK(r.status == 0);
+  for (const char* dir : {"usr/bin", "usr/sbin", "usr/local/bin", "usr/local/sbin", "usr/local/sandbox-bin"}) {
+    for (const char* name : {"curl", "wget", "git"}) {
+      CHECK_MESSAGE(t.ReadLink(std::string(dir) + "/" + name) == kShim, dir, "/", name);
+    }
+  }
+  CHECK(t.ReadLink("bin") == "usr/bin");  // the merged-/usr link itself is kept
+  CHECK(Has(r.out, "/usr/bin/curl -> " + kShim + " (replaced regular file, mode 0755)"));
+  CHECK(Has(r.out, "/usr/bin/wget -> " + kShim + " (replaced symlink to \"/opt/gone/wget\")"));
+  CHECK(Has(r.out, "/usr/local/bin/git -> " + kShim + " (replaced symlink to \"/usr/bin/ls\")"));
+  CHECK(Has(r.out, "/bin is /usr/bin (same directory, done once)"));
+  CHECK(Lines(r.out, "/usr/bin/curl ->") == 1);
+  CHECK(Has(r.out, "3 names: 15 links made, 0 already the shim, 0 left alone (allowed), 0 failed"));
+  CHECK(Has(r.err, "--names leaves out"));
+}
+
+TEST_CASE("install: running it again changes nothing") {
+  TempRoot t;
+  Populate(t);
+  REQUIRE(Install(t, "curl wget git").status == 0);
+  std::string before = t.Snapshot();
+  Result again = Install(t, "curl wget git");
+  CHECK(again.status == 0);
+  CHECK(t.Snapshot() == before);
+  CHECK(Has(again.out, "3 names: 0 links made, 15 already the shim"));
+}
+
+TEST_CASE("install: one bad name fails the whole run and changes nothing") {
+  TempRoot t;
+  Populate(t);
+  std::string before = t.Snapshot();
+  for (const char* names : {"curl w*get git", "curl ../../etc/passwd", "curl $(reboot)", "curl -rf",
+                            "curl agt-deny-shim", "curl a;b"}) {
+    Result r = Install(t, names);
+    CHECK_MESSAGE(r.status == 2, names);
+    CHECK_MESSAGE(Has(r.err, "agt-deny-shim: error: install: bad name "), names);
+    CHECK_MESSAGE(Has(r.err, "nothing was changed"), names);
+    CHECK(r.out.empty());
+  }
+  CHECK(t.Snapshot() == before);
+}
+
+TEST_CASE("install: names come from DENIED_LOGGED_BIN_NAMES, else the default set") {
+  TempRoot t;
+  Populate(t);
+  {
+    image_test::ScopedEnv env("DENIED_LOGGED_BIN_NAMES", "curl");
+    Result r = Run(image_tool::Install, {"--root", t.path()});
+    CHECK(r.status == 0);
+    CHECK(Has(r.err, "DENIED_LOGGED_BIN_NAMES leaves out " + std::to_string(denied_names::kRows.size() - 1)));
+    CHECK(t.ReadLink("usr/local/sandbox-bin/curl") == kShim);
+    CHECK(!t.Exists("usr/local/sandbox-bin/kubectl"));
+  }
+  {
+    image_test::ScopedEnv env("DENIED_LOGGED_BIN_NAMES", "");  // an unset build-arg
+    Result r = Run(image_tool::Install, {"--root", t.path()});
+    CHECK(r.status == 0);
+    CHECK(!Has(r.err, "leaves out"));
+    for (const auto& row : denied_names::kRows) {
+      CHECK(t.ReadLink("usr/local/sandbox-bin/" + std::string(row.name)) == kShim);
+    }
+  }
+  image_test::ScopedEnv env("DENIED_LOGGED_BIN_NAMES", "curl bad/name");
+  std::string before = t.Snapshot();
+  Result r = Run(image_tool::Install, {"--root", t.path()});
+  CHECK(r.status == 2);
+  CHECK(Has(r.err, "bad name \"bad/name\" in DENIED_LOGGED_BIN_NAMES"));
+  CHECK(t.Snapshot() == before);
+}
+
+TEST_CASE("install: the allow list wins over the deny list") {
+  TempRoot t;
+  Populate(t);
+  t.Dir("usr/local/sandbox-bin");
+  t.Link("usr/local/sandbox-bin/curl", "/usr/bin/curl");
+  Result r = Install(t, "curl wget");
+  CHECK(r.status == 0);
+  CHECK(t.ReadLink("usr/local/sandbox-bin/curl") == "/usr/bin/curl");
+  CHECK(!t.IsLink("usr/bin/curl"));  // left alone at its real path too
+  CHECK(t.ReadLink("usr/bin/wget") == kShim);
+  CHECK(Has(r.err, "left alone: curl (in /usr/local/sandbox-bin as an allowed command; the allow list wins)"));
+}
+
+TEST_CASE("install: refuses, changing nothing, without the shim or with a directory in the way") {
+  TempRoot t;
+  Populate(t);
+  unlink(t.At("usr/local/lib/agt/agt-deny-shim").c_str());
+  std::string before = t.Snapshot();
+  Result r = Install(t, "curl");
+  CHECK(r.status == 1);
+  CHECK(Has(r.err, "the shim \"/usr/local/lib/agt/agt-deny-shim\" is not in the root"));
+  CHECK(t.Snapshot() == before);
+
+  TempRoot u;
+  Populate(u);
+  u.Dir("usr/sbin/curl");
+  before = u.Snapshot();
+  r = Install(u, "wget curl");
+  CHECK(r.status == 1);
+  CHECK(Has(r.err, "/usr/sbin/curl is a directory, not a command; nothing was changed"));
+  CHECK(u.Snapshot() == before);
+}
+
+TEST_CASE("install: links out of the root are resolved inside it; the host is never touched") {
+  TempRoot host;
+  host.File("curl", 0755, "host curl");
+  TempRoot t;
+  Populate(t);
+  // /usr/local/bin points at a host directory by absolute path: inside the
+  // root that path does not exist, so the directory is skipped.
+  unlink(t.At("usr/local/bin/git").c_str());
+  rmdir(t.At("usr/local/bin").c_str());
+  t.Link("usr/local/bin", host.path());
+  t.Link("usr/bin/ssh", "../../../../../../.." + host.path() + "/curl");
+  std::string host_before = host.Snapshot();
+  Result r = Install(t, "curl ssh");
+  CHECK(r.status == 0);
+  CHECK(host.Snapshot() == host_before);
+  CHECK(t.ReadLink("usr/bin/ssh") == kShim);
+}
+
+TEST_CASE("allow: links the first executable found, warns about the rest") {
+  TempRoot t;
+  Populate(t);
+  t.File("usr/local/bin/ls");  // earlier in PATH order than /usr/bin/ls
+  t.File("usr/bin/noexec", 0644);
+  Result r = Run(image_tool::Allow, {"--root", t.path(), "--names", "python3 ls awk noexec missing"});
+  CHECK(r.status == 0);
+  CHECK(t.ReadLink("usr/local/sandbox-bin/python3") == "/usr/bin/python3");
+  CHECK(t.ReadLink("usr/local/sandbox-bin/ls") == "/usr/local/bin/ls");
+  CHECK(t.ReadLink("usr/local/sandbox-bin/awk") == "/usr/bin/awk");
+  CHECK(!t.Exists("usr/local/sandbox-bin/noexec"));
+  CHECK(!t.Exists("usr/local/sandbox-bin/missing"));
+  CHECK(Has(r.err, "/usr/bin/noexec is not executable (mode 0644, stripped?)"));
+  CHECK(Has(r.err, "not found at any real path, not allowed: noexec missing"));
+  std::string before = t.Snapshot();
+  Result again = Run(image_tool::Allow, {"--root", t.path(), "--names", "python3 ls awk noexec missing"});
+  CHECK(again.status == 0);
+  CHECK(t.Snapshot() == before);
+}
+
+TEST_CASE("allow: needs a list; never allows the shim") {
+  TempRoot t;
+  Populate(t);
+  image_test::ScopedEnv env("ALLOWED_BIN_NAMES", nullptr);
+  Result r = Run(image_tool::Allow, {"--root", t.path()});
+  CHECK(r.status == 2);
+  CHECK(Has(r.err, "no names: pass --names LIST or set ALLOWED_BIN_NAMES"));
+  REQUIRE(Install(t, "curl").status == 0);
+  t.Dir("usr/local/sandbox-bin");
+  unlink(t.At("usr/local/sandbox-bin/curl").c_str());
+  Result a = Run(image_tool::Allow, {"--root", t.path(), "--names", "curl"});
+  CHECK(Has(a.err, "is the deny shim; not allowing it"));
+  CHECK(!t.Exists("usr/local/sandbox-bin/curl"));
+}
+
+TEST_CASE("harden: strips exec and setuid bits through links inside the root") {
+  TempRoot t;
+  Populate(t);
+  chmod(t.At("usr/bin/bash").c_str(), 04755);
+  Result r = Run(image_tool::Harden, {"--root", t.path(), "--names", "sh bash awk busybox zsh"});
+  CHECK(r.status == 0);
+  CHECK(t.Mode("usr/bin/dash") == 0644);
+  CHECK(t.Mode("usr/bin/bash") == 0644);
+  CHECK(t.Mode("usr/bin/mawk") == 0644);
+  CHECK(t.Mode("usr/bin/busybox") == 0644);
+  CHECK(t.IsLink("usr/bin/sh"));  // the link stays, the file it names is stripped
+  CHECK(Has(r.out, "stripped /usr/bin/dash (mode 0755 -> 0644) via /usr/bin/sh"));
+  CHECK(Has(r.out, "stripped /usr/bin/bash (mode 4755 -> 0644)"));
+  CHECK(Has(r.err, "not present: zsh"));
+  CHECK(t.Mode("usr/bin/ls") == 0755);
+  std::string before = t.Snapshot();
+  CHECK(Run(image_tool::Harden, {"--root", t.path(), "--names", "sh bash awk busybox"}).status == 0);
+  CHECK(t.Snapshot() == before);
+}
+
+TEST_CASE("harden: never strips the shim or anything outside the root") {
+  TempRoot host;
+  host.File("sh", 0755);
+  TempRoot t;
+  Populate(t);
+  unlink(t.At("usr/bin/sh").c_str());
+  t.Link("usr/bin/sh", host.At("sh"));  // absolute host path: resolved inside the root
+  t.Link("usr/bin/perl", kShim);
+  Result r = Run(image_tool::Harden, {"--root", t.path(), "--names", "sh perl"});
+  CHECK(r.status == 0);
+  CHECK(host.Mode("sh") == 0755);
+  CHECK(t.Mode("usr/local/lib/agt/agt-deny-shim") == 0755);
+  CHECK(Has(r.out, "/usr/bin/perl is the deny shim; left executable"));
+}
+
+TEST_CASE("verify: a built root passes; each drift is one line") {
+  TempRoot t;
+  Populate(t);
+  REQUIRE(Run(image_tool::Allow, {"--root", t.path(), "--names", "python3 ls cat"}).status == 0);
+  REQUIRE(Run(image_tool::Harden, {"--root", t.path(), "--names", "sh bash dash awk perl busybox"}).status == 0);
+  REQUIRE(Install(t, "curl wget git").status == 0);
+  std::vector<std::string> args = {"--root", t.path(), "--denied", "curl wget git", "--allowed",
+                                   "python3 ls cat", "--stripped", "sh bash dash awk perl busybox"};
+  Result ok = Run(image_tool::Verify, args);
+  CHECK(ok.status == 0);
+  CHECK(Has(ok.out, "agt-deny-shim: verify: ok: 3 denied, 3 allowed, 6 stripped names in 4 directories"));
+  std::string before = t.Snapshot();
+
+  // Tamper: a real curl back, an extra pinned entry, an executable shell,
+  // a missing pinned shim link, a group-writable shim.
+  unlink(t.At("usr/bin/curl").c_str());
+  t.File("usr/bin/curl");
+  t.Link("usr/local/sandbox-bin/bash", "/usr/bin/bash");
+  chmod(t.At("usr/bin/dash").c_str(), 0755);
+  unlink(t.At("usr/local/sandbox-bin/wget").c_str());
+  Result bad = Run(image_tool::Verify, args);
+  CHECK(bad.status == 1);
+  CHECK(Has(bad.out, "drift: /usr/bin/curl: denied name is not the shim (regular file, mode 0755)\n"));
+  CHECK(Has(bad.out, "drift: /usr/local/sandbox-bin/bash: neither an allowed name nor a shim link (symlink to "
+                     "\"/usr/bin/bash\")\n"));
+  CHECK(Has(bad.out, "drift: /usr/bin/dash: stripped name is executable (/usr/bin/dash mode 0755)\n"));
+  CHECK(Has(bad.out, "drift: /usr/bin/sh: stripped name is executable (/usr/bin/dash mode 0755)\n"));
+  CHECK(Has(bad.out, "drift: /usr/local/sandbox-bin/wget: denied name not linked to the shim in the pinned "
+                     "directory"));
+  CHECK(Lines(bad.out, "agt-deny-shim: verify: drift: ") == 5);
+  CHECK(Has(bad.err, "agt-deny-shim: error: verify: 5 drifts found"));
+
+  chmod(t.At("usr/local/lib/agt/agt-deny-shim").c_str(), 0775);
+  Result shim = Run(image_tool::Verify, args);
+  CHECK(Has(shim.out, "drift: /usr/local/lib/agt/agt-deny-shim: the shim has mode 0775"));
+  (void)before;
+}
+
+TEST_CASE("verify: reads nothing but the root and changes nothing") {
+  TempRoot t;
+  Populate(t);
+  std::string before = t.Snapshot();
+  Result r = Run(image_tool::Verify, {"--root", t.path(), "--denied", "curl", "--stripped", "sh"});
+  CHECK(r.status == 1);
+  CHECK(Has(r.out, "drift: /usr/local/sandbox-bin: the pinned directory is missing"));
+  CHECK(t.Snapshot() == before);
+}
+
+TEST_CASE("subcommands: --help prints usage from the option table; no --root is a usage error") {
+  Result h = Run(image_tool::Install, {"--help"});
+  CHECK(h.status == 0);
+  CHECK(Has(h.out, "usage: agt-deny-shim install --root DIR [options]"));
+  CHECK(Has(h.out, "--names LIST"));
+  CHECK(Has(h.out, "$DENIED_LOGGED_BIN_NAMES, else the default denied set"));
+  CHECK(!Has(h.out, "--allowed"));
+  Result v = Run(image_tool::Verify, {"--help"});
+  CHECK(Has(v.out, "--allowed LIST"));
+  CHECK(Run(image_tool::Install, {}).status == 2);
+  Result missing = Run(image_tool::Verify, {"--root", "/nonexistent/agt-root"});
+  CHECK(missing.status == 1);
+  CHECK(Has(missing.err, "agt-deny-shim: error: verify: open --root \"/nonexistent/agt-root\": No such file or directory"));
 }
