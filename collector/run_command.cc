@@ -20,6 +20,7 @@
 #include "key_file.h"
 #include "tail/syslog_sender.h"
 #include "tail/tail_engine.h"
+#include "watch_pattern.h"
 
 namespace run_command {
 
@@ -188,6 +189,14 @@ int Main(int argc, char** argv) {
                "(or key_file, output, state_dir and watch in --config)");
     PrintRunUsage();
     return exit_status::kUsage;
+  }
+  for (const std::string& pattern : a.watch) {
+    std::string why;
+    if (!watch_pattern::IsValidWatchPattern(pattern, &why)) {
+      PrintError("agt-collector: error: run: --watch " + pattern + ": " + why +
+                 " (e.g. /var/log/agt/sandboxes/{sandbox_id}/denied.log)");
+      return exit_status::kUsage;
+    }
   }
   std::string key;
   if (!key_file::ReadKeyFile(a.key_file, &key, &err)) {

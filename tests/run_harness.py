@@ -1,0 +1,195 @@
+"""Support for the `agt-collector run` end-to-end tests.
+
+A private tree per test: sandboxes/{sandbox_id}/denied.log, a state
+directory, an audit file and a key. Denials are made by the real static shim
+exec'd through real symlinks (curl, wget, git, ssh) with AGT_DENIED_LOG set;
+each carries a unique marker as its last argument, so a test knows the exact
+set of entries the audit file must hold: each marker once, none missing, none
+extra. The chain is checked by `agt-collector verify` and, independently, by
+the stdlib re-implementation of upstream's verifier.
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+
+import collector_upstream_verifier
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+BUILD = os.environ.get("AGT_BUILD_DIR", os.path.join(REPO, "build"))
+SHIM = os.path.join(BUILD, "shim", "agt-deny-shim")
+COLLECTOR = os.path.join(BUILD, "collector", "agt-collector")
+DENIED_NAMES = ("curl", "wget", "git", "ssh")
+
+
+class RunHarness:
+    """One temporary sandbox tree, one collector at a time."""
+
+    def __init__(self, testcase, scan_interval_ms=200, name="run"):
+        for path in (SHIM, COLLECTOR):
+            if not os.access(path, os.X_OK):
+                testcase.fail("%s not built (AGT_BUILD_DIR=%s)" % (path, BUILD))
+        self.t = testcase
+        self.dir = tempfile.mkdtemp(prefix="agt-%s-" % name)
+        testcase.addCleanup(self.cleanup)
+        self.base = os.path.join(self.dir, "sandboxes")
+        self.state = os.path.join(self.dir, "state")
+        self.out = os.path.join(self.dir, "audit.jsonl")
+        self.key = os.path.join(self.dir, "key.bin")
+        self.bin = os.path.join(self.dir, "bin")
+        os.makedirs(self.base)
+        os.makedirs(self.bin)
+        with open(self.key, "wb") as f:
+            f.write(os.urandom(32))
+        os.chmod(self.key, 0o600)
+        for name in DENIED_NAMES:
+            os.symlink(SHIM, os.path.join(self.bin, name))
+        self.pattern = os.path.join(self.base, "{sandbox_id}", "denied.log")
+        self.scan_interval_ms = scan_interval_ms
+        self.expected = []  # (sandbox_id, marker), one per denial
+        self.counter = 0
+        self.proc = None
+        self.stderr_path = os.path.join(self.dir, "collector.stderr")
+        self.stderr_file = None
+
+    def cleanup(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        if self.stderr_file is not None:
+            self.stderr_file.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    # --- sandboxes and denials -------------------------------------------------
+
+    def log_path(self, sandbox_id):
+        return os.path.join(self.base, sandbox_id, "denied.log")
+
+    def add_sandbox(self, sandbox_id):
+        os.makedirs(os.path.join(self.base, sandbox_id), exist_ok=True)
+
+    def deny(self, sandbox_id, name="curl", log=None, expect=True):
+        """Runs the real shim under `name`; returns the marker it logged."""
+        self.counter += 1
+        marker = "m%05d-%s" % (self.counter, sandbox_id)
+        env = {"PATH": "/usr/bin:/bin", "AGT_DENIED_LOG": log or self.log_path(sandbox_id)}
+        r = subprocess.run([os.path.join(self.bin, name), "-x", marker], env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.t.assertEqual(r.returncode, 126, r.stderr)
+        if expect:
+            self.expected.append((sandbox_id, marker))
+        return marker
+
+    def shim_line(self, sandbox_id, name="curl"):
+        """A real shim record line (bytes, with its newline), not yet in any log."""
+        scratch = os.path.join(self.dir, "scratch.log")
+        if os.path.exists(scratch):
+            os.unlink(scratch)
+        marker = self.deny(sandbox_id, name=name, log=scratch, expect=False)
+        with open(scratch, "rb") as f:
+            line = f.read()
+        os.unlink(scratch)
+        return marker, line
+
+    def append_raw(self, sandbox_id, data, path=None):
+        with open(path or self.log_path(sandbox_id), "ab") as f:
+            f.write(data)
+
+    # --- the collector ---------------------------------------------------------
+
+    def start(self, *extra, syslog="none"):
+        self.t.assertTrue(self.proc is None or self.proc.poll() is not None)
+        if self.stderr_file is None:
+            self.stderr_file = open(self.stderr_path, "ab")
+        args = [COLLECTOR, "run", "--key-file", self.key, "--out", self.out,
+                "--state-dir", self.state, "--watch", self.pattern,
+                "--scan-interval", str(self.scan_interval_ms), "--syslog-socket", syslog]
+        args += list(extra)
+        before = len(self.stderr_bytes())
+        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=self.stderr_file)
+        # Started once it has printed its first line (it has scanned the tree).
+        deadline = time.monotonic() + 10
+        while b"pattern(s)" not in self.stderr_bytes()[before:]:
+            if self.proc.poll() is not None:
+                self.t.fail("collector exited at start (%s): %s"
+                            % (self.proc.returncode, self.stderr()))
+            if time.monotonic() > deadline:
+                self.t.fail("collector did not start: " + self.stderr())
+            time.sleep(0.01)
+        return self.proc
+
+    def stop(self):
+        """SIGTERM: must finish in-flight work and exit 0."""
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            rc = self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.t.fail("collector ignored SIGTERM")
+        self.t.assertEqual(rc, 0, self.stderr())
+
+    def kill9(self):
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+
+    def stderr_bytes(self):
+        with open(self.stderr_path, "rb") as f:
+            return f.read()
+
+    def stderr(self):
+        return self.stderr_bytes().decode("utf-8", "replace")
+
+    # --- the audit file --------------------------------------------------------
+
+    def lines(self):
+        if not os.path.exists(self.out):
+            return []
+        with open(self.out, "rb") as f:
+            data = f.read()
+        return [l.decode() for l in data.split(b"\n")[:-1]]  # complete lines only
+
+    def entries(self):
+        return [json.loads(l) for l in self.lines()]
+
+    def markers(self):
+        return [(e["sandbox_id"], e["data"]["argv"][-1]) for e in self.entries()]
+
+    def wait_for_count(self, count, timeout=20.0):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if len(self.lines()) >= count:
+                return
+            if self.proc is not None and self.proc.poll() is not None:
+                break
+            time.sleep(0.02)
+        self.t.fail("audit file has %d entries, expected %d; collector stderr:\n%s"
+                    % (len(self.lines()), count, self.stderr()[-4000:]))
+
+    def wait_expected(self, timeout=20.0):
+        self.wait_for_count(len(self.expected), timeout)
+        # Give a duplicate the chance to show up before the exact check.
+        time.sleep(3 * self.scan_interval_ms / 1000.0)
+
+    def assert_exact(self):
+        """Each expected marker exactly once, nothing else; the chain verifies."""
+        got = self.markers()
+        missing = sorted(set(self.expected) - set(got))
+        extra = sorted(set(got) - set(self.expected))
+        dups = sorted({m for m in got if got.count(m) > 1})
+        self.t.assertEqual((missing, extra, dups), ([], [], []),
+                           "collector stderr:\n" + self.stderr()[-4000:])
+        self.t.assertEqual(sorted(got), sorted(self.expected))
+        self.assert_chain()
+
+    def assert_chain(self):
+        r = subprocess.run([COLLECTOR, "verify", "--key-file", self.key, self.out],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        self.t.assertEqual(r.returncode, 0, r.stdout)
+        with open(self.key, "rb") as f:
+            key = f.read()
+        result = collector_upstream_verifier.verify_lines(self.lines(), key)
+        self.t.assertTrue(result[0], result)

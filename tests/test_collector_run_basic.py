@@ -1,0 +1,119 @@
+"""agt-collector run: basic tailing, late sandboxes, restarts, signals."""
+import os
+import signal
+import time
+import unittest
+
+from run_harness import RunHarness
+
+
+class RunBasicTest(unittest.TestCase):
+    def test_tails_existing_and_late_sandboxes_exactly_once(self):
+        h = RunHarness(self)
+        h.add_sandbox("sb-1")
+        h.deny("sb-1")  # before start: read from offset 0
+        h.start()
+        h.deny("sb-1", name="wget")
+        # A sandbox directory (and its log) that appears after start.
+        h.add_sandbox("late.sb_2")
+        h.deny("late.sb_2", name="git")
+        h.deny("late.sb_2", name="ssh")
+        h.wait_expected()
+        h.stop()
+        h.assert_exact()
+        entries = h.entries()
+        by_marker = {e["data"]["argv"][-1]: e for e in entries}
+        late = [e for e in entries if e["sandbox_id"] == "late.sb_2"]
+        self.assertEqual(len(late), 2)
+        for e in late:
+            self.assertEqual(e["agent_did"], "did:agt:sandbox:late.sb_2")
+            self.assertEqual(e["data"]["source"]["file"], h.log_path("late.sb_2"))
+        self.assertEqual(sorted(e["resource"] for e in entries), ["curl", "git", "ssh", "wget"])
+        self.assertTrue(all(e["entry_id"].startswith("audit_") for e in by_marker.values()))
+
+    def test_restart_resumes_without_duplicates(self):
+        h = RunHarness(self)
+        h.add_sandbox("sb-1")
+        h.start()
+        for _ in range(5):
+            h.deny("sb-1")
+        h.wait_expected()
+        h.stop()
+        for _ in range(3):
+            h.deny("sb-1")  # written while stopped
+        h.start()
+        h.deny("sb-1")
+        h.wait_expected()
+        h.stop()
+        h.start()  # nothing new: nothing written again
+        time.sleep(0.5)
+        h.stop()
+        h.assert_exact()
+        self.assertEqual(len(h.lines()), 9)
+
+    def test_partial_line_across_restart_is_emitted_once(self):
+        h = RunHarness(self)
+        h.add_sandbox("sb-1")
+        marker, line = h.shim_line("sb-1")
+        h.deny("sb-1")
+        h.start()
+        h.wait_expected()
+        # Half a record, then stop: nothing of it may be emitted yet.
+        h.append_raw("sb-1", line[:40])
+        time.sleep(0.5)
+        h.stop()
+        self.assertEqual(len(h.lines()), 1)
+        h.start()
+        time.sleep(0.3)
+        h.append_raw("sb-1", line[40:])
+        h.expected.append(("sb-1", marker))
+        h.deny("sb-1")
+        h.wait_expected()
+        h.stop()
+        h.assert_exact()
+
+    def test_sighup_reopens_the_output_and_starts_a_new_chain(self):
+        h = RunHarness(self)
+        h.add_sandbox("sb-1")
+        h.start()
+        h.deny("sb-1")
+        h.deny("sb-1")
+        h.wait_expected()
+        rotated = h.out + ".1"
+        os.rename(h.out, rotated)  # logrotate's move
+        h.proc.send_signal(signal.SIGHUP)
+        deadline = time.monotonic() + 10
+        while not os.path.exists(h.out) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        first = h.expected[:]
+        h.expected = []
+        h.deny("sb-1")
+        h.wait_expected()
+        h.stop()
+        h.assert_exact()  # the new file: its own chain, from ""
+        self.assertEqual(h.entries()[0]["previous_hash"], "")
+        h.out, h.expected = rotated, first
+        h.assert_exact()
+        self.assertIn("SIGHUP: reopened", h.stderr())
+
+    def test_bad_arguments_are_usage_errors(self):
+        h = RunHarness(self)
+        import subprocess
+        from run_harness import COLLECTOR
+        for args in (["--watch", "/tmp/no-placeholder/denied.log"],
+                     ["--watch", "/tmp/{sandbox_id}x/denied.log"],
+                     ["--scan-interval", "abc"],
+                     ["--bogus", "1"]):
+            full = [COLLECTOR, "run", "--key-file", h.key, "--out", h.out,
+                    "--state-dir", h.state]
+            if args[0] != "--watch":
+                full += ["--watch", h.pattern]
+            r = subprocess.run(full + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            self.assertIn(r.returncode, (64,), (args, r.stderr))
+            self.assertIn(b"agt-collector: error:", r.stderr)
+        r = subprocess.run([COLLECTOR, "run", "--out", h.out], stderr=subprocess.PIPE)
+        self.assertEqual(r.returncode, 64)
+
+
+if __name__ == "__main__":
+    unittest.main()

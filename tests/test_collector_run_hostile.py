@@ -1,0 +1,99 @@
+"""agt-collector run: files a hostile sandbox controls."""
+import os
+import time
+import unittest
+
+from run_harness import RunHarness
+
+
+class RunHostileFilesTest(unittest.TestCase):
+    def test_long_line_then_good_lines(self):
+        h = RunHarness(self)
+        h.add_sandbox("sb-1")
+        h.deny("sb-1")
+        h.start()
+        h.wait_expected()
+        h.append_raw("sb-1", b'{"event":"command_denied","argv":["' + b"A" * 200000 + b'"]}\n')
+        h.deny("sb-1")
+        h.deny("sb-1")
+        # Also one still being written while the collector reads (no newline yet).
+        h.append_raw("sb-1", b"B" * 150000)
+        time.sleep(0.5)
+        h.append_raw("sb-1", b"B" * 1000 + b"\n")
+        h.deny("sb-1")
+        h.wait_expected()
+        h.stop()
+        h.assert_exact()
+        self.assertEqual(h.stderr().count("line longer than the limit"), 2, h.stderr())
+
+    def test_nul_runs_are_rejected_and_the_next_records_kept(self):
+        h = RunHarness(self)
+        h.add_sandbox("sb-1")
+        h.start()
+        h.deny("sb-1")
+        h.append_raw("sb-1", b"\0" * 5000)  # a stale writer's hole
+        h.deny("sb-1")
+        marker, line = h.shim_line("sb-1")
+        h.append_raw("sb-1", line[:30] + b"\0\0\0" + line[30:])  # NULs inside a record
+        h.append_raw("sb-1", b"\0" * 10 + b"\n")
+        h.deny("sb-1")
+        h.wait_expected()
+        h.stop()
+        h.assert_exact()
+        self.assertIn("NUL bytes", h.stderr())
+
+    def test_symlink_swapped_in_for_a_log_is_never_followed(self):
+        h = RunHarness(self)
+        h.add_sandbox("sb-1")
+        h.add_sandbox("sb-2")
+        # A host file holding a valid record: following the link would import it.
+        host_marker, host_line = h.shim_line("sb-1")
+        host_file = os.path.join(h.dir, "host-file.log")
+        with open(host_file, "wb") as f:
+            f.write(host_line)
+        h.deny("sb-1")
+        h.start()
+        h.wait_expected()
+        os.unlink(h.log_path("sb-1"))
+        os.symlink(host_file, h.log_path("sb-1"))
+        # A symlinked sandbox directory, too.
+        os.makedirs(os.path.join(h.dir, "host-dir"))
+        with open(os.path.join(h.dir, "host-dir", "denied.log"), "wb") as f:
+            f.write(host_line)
+        os.symlink(os.path.join(h.dir, "host-dir"), os.path.join(h.base, "sb-link"))
+        h.deny("sb-2")
+        time.sleep(1.5)  # several scans: still reported once
+        h.wait_expected()
+        self.assertNotIn(host_marker, [m for _, m in h.markers()])
+        err = h.stderr()
+        self.assertEqual(err.count("sb-1/denied.log: refused"), 1, err)
+        self.assertEqual(err.count("sb-link/denied.log: refused"), 1, err)
+        # The sandbox puts a real file back: read from its start.
+        os.unlink(h.log_path("sb-1"))
+        h.deny("sb-1")
+        h.wait_expected()
+        h.stop()
+        h.assert_exact()
+
+    def test_fifo_device_and_directory_in_place_of_a_log(self):
+        h = RunHarness(self)
+        for sid in ("sb-fifo", "sb-dev", "sb-dir", "sb-ok"):
+            h.add_sandbox(sid)
+        os.mkfifo(h.log_path("sb-fifo"))
+        os.mknod(h.log_path("sb-dev"), 0o600 | 0o020000, os.makedev(1, 3))  # like /dev/null
+        os.makedirs(h.log_path("sb-dir"))
+        h.start()
+        h.deny("sb-ok")
+        time.sleep(1.0)
+        h.deny("sb-ok")
+        h.wait_expected()
+        h.stop()  # a FIFO never makes it hang
+        h.assert_exact()
+        err = h.stderr()
+        self.assertEqual(err.count("sb-fifo/denied.log: refused: a FIFO"), 1, err)
+        self.assertEqual(err.count("sb-dev/denied.log: refused: a character device"), 1, err)
+        self.assertEqual(err.count("sb-dir/denied.log: refused: a directory"), 1, err)
+
+
+if __name__ == "__main__":
+    unittest.main()
