@@ -113,7 +113,9 @@ class Checker {
       if (key.substr(0, schema_prefix.size()) != schema_prefix) continue;
       const std::string_view rest = key.substr(schema_prefix.size());
       if (rest.find_first_of(".[") != std::string_view::npos) continue;
-      const size_t d = EditDistance(rest, name);
+      // A near miss, or a cut-short name ("max_line" for "max_line_size").
+      size_t d = EditDistance(rest, name);
+      if (name.size() >= 3 && rest.substr(0, name.size()) == name) d = std::min<size_t>(d, 2);
       if (d < best_d) {
         best_d = d;
         best = std::string(rest);

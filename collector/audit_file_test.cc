@@ -1,0 +1,137 @@
+#include "audit_file.h"
+
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "audit_verifier.h"
+#include "test_util.h"
+
+namespace {
+
+audit_entry::AuditEntryFields Entry(int i) {
+  audit_entry::AuditEntryFields f;
+  f.entry_id = "audit_" + std::string(15, '0') + std::to_string(i % 10);
+  f.timestamp = "2026-06-14T10:00:00+00:00";
+  f.event_type = "command_denied";
+  f.agent_did = "did:agt:sandbox:sb";
+  f.action = "exec";
+  f.resource = "curl";
+  f.data_canonical = "{\"i\": " + std::to_string(i) + "}";
+  f.outcome = "denied";
+  f.policy_decision = "deny";
+  f.matched_rule = "command_denylist";
+  f.sandbox_id = "sb";
+  return f;
+}
+
+audit_verifier::VerifyResult Verify(const std::string& path, const std::string& key,
+                                    audit_verifier::VerifyReport* report) {
+  std::string err;
+  return audit_verifier::VerifyAuditFile(path, key, report, &err);
+}
+
+}  // namespace
+
+TEST_CASE("append, sync, resume the chain after reopening") {
+  test_util::TempDir dir;
+  const std::string path = dir / "audit.jsonl";
+  std::string err;
+  {
+    audit_file::AuditFileWriter w;
+    REQUIRE(w.Open(path, "key", &err));
+    for (int i = 0; i < 3; ++i) REQUIRE(w.Append(Entry(i), &err));
+    REQUIRE(w.Sync(&err));
+  }
+  struct stat st;
+  REQUIRE(stat(path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  {
+    audit_file::AuditFileWriter w;
+    REQUIRE(w.Open(path, "key", &err));
+    CHECK(w.previous_hash().size() == 64);
+    for (int i = 3; i < 5; ++i) REQUIRE(w.Append(Entry(i), &err));
+    REQUIRE(w.Sync(&err));
+    std::vector<std::string> ids;
+    REQUIRE(w.RecentEntryIds(2, &ids, &err));
+    CHECK(ids == std::vector<std::string>{"audit_0000000000000003", "audit_0000000000000004"});
+    REQUIRE(w.RecentEntryIds(100, &ids, &err));
+    CHECK(ids.size() == 5);
+  }
+  audit_verifier::VerifyReport report;
+  CHECK(Verify(path, "key", &report) == audit_verifier::VerifyResult::kValid);
+  CHECK(report.entries == 5);
+}
+
+TEST_CASE("Open refuses a broken or foreign last line, never restarting the chain") {
+  test_util::TempDir dir;
+  const std::string path = dir / "audit.jsonl";
+  std::string err;
+  {
+    audit_file::AuditFileWriter w;
+    REQUIRE(w.Open(path, "key", &err));
+    REQUIRE(w.Append(Entry(0), &err));
+    REQUIRE(w.Sync(&err));
+  }
+  const std::string good = test_util::ReadFile(path);
+  audit_file::AuditFileWriter w;
+  CHECK_FALSE(w.Open(path, "other key", &err));
+  CHECK(err.find("signature does not match") != std::string::npos);
+  test_util::WriteFile(path, good + "{\"partial\": ");
+  CHECK_FALSE(w.Open(path, "key", &err));
+  CHECK(err.find("incomplete line") != std::string::npos);
+  test_util::WriteFile(path, good + "not json\n");
+  CHECK_FALSE(w.Open(path, "key", &err));
+  CHECK(err.find("cannot resume") != std::string::npos);
+  CHECK(test_util::ReadFile(path) == good + "not json\n");  // untouched
+}
+
+TEST_CASE("Open refuses symlinks, non-regular files and a second writer") {
+  test_util::TempDir dir;
+  std::string err;
+  REQUIRE(symlink((dir / "target").c_str(), (dir / "link").c_str()) == 0);
+  audit_file::AuditFileWriter w;
+  CHECK_FALSE(w.Open(dir / "link", "key", &err));
+  CHECK(err.find("symbolic link") != std::string::npos);
+  CHECK_FALSE(w.Open(dir.path(), "key", &err));
+  REQUIRE(w.Open(dir / "a.jsonl", "key", &err));
+  audit_file::AuditFileWriter second;
+  CHECK_FALSE(second.Open(dir / "a.jsonl", "key", &err));
+  CHECK(err.find("another agt-collector") != std::string::npos);
+  w.Close();
+  CHECK(second.Open(dir / "a.jsonl", "key", &err));
+}
+
+TEST_CASE("Reopen after the file was rotated away starts a fresh chain in a new file") {
+  test_util::TempDir dir;
+  const std::string path = dir / "audit.jsonl";
+  std::string err;
+  audit_file::AuditFileWriter w;
+  REQUIRE(w.Open(path, "key", &err));
+  REQUIRE(w.Append(Entry(0), &err));
+  REQUIRE(w.Sync(&err));
+  REQUIRE(rename(path.c_str(), (dir / "audit.jsonl.1").c_str()) == 0);
+  REQUIRE(w.Append(Entry(1), &err));
+  REQUIRE(w.Reopen(&err));  // syncs entry 1 into the rotated file first
+  REQUIRE(w.Append(Entry(2), &err));
+  REQUIRE(w.Sync(&err));
+  audit_verifier::VerifyReport r1, r2;
+  CHECK(Verify(dir / "audit.jsonl.1", "key", &r1) == audit_verifier::VerifyResult::kValid);
+  CHECK(r1.entries == 2);
+  CHECK(Verify(path, "key", &r2) == audit_verifier::VerifyResult::kValid);
+  CHECK(r2.entries == 1);
+}
+
+TEST_CASE("ReadLastLine finds the last line across chunk boundaries") {
+  test_util::TempDir dir;
+  const std::string path = dir / "f";
+  const std::string big(200000, 'b');
+  test_util::WriteFile(path, "first\n" + big + "\n");
+  const int fd = open(path.c_str(), O_RDONLY);
+  std::string line, err;
+  REQUIRE(audit_file::ReadLastLine(fd, 6 + big.size() + 1, &line, &err));
+  CHECK(line == big);
+  REQUIRE(audit_file::ReadLastLine(fd, 6, &line, &err));
+  CHECK(line == "first");
+  close(fd);
+}

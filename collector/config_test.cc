@@ -1,0 +1,106 @@
+#include "config.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+namespace {
+
+std::string Fails(const std::string& text) {
+  config::Config c;
+  std::vector<std::string> warnings;
+  std::string err;
+  CAPTURE(text);
+  CHECK_FALSE(config::ParseConfig(text, "c.json", &c, &warnings, &err));
+  return err;
+}
+
+}  // namespace
+
+TEST_CASE("config: a full valid configuration") {
+  config::Config c;
+  std::vector<std::string> warnings;
+  std::string err;
+  REQUIRE(config::ParseConfig(R"({
+    "output": "/var/lib/agt/audit.jsonl", "key_file": "/etc/agt/key", "state_dir": "/var/lib/agt/state",
+    "watch": ["/var/log/agt/sandboxes/{sandbox_id}/denied.log"],
+    "sources": [{"path": "/srv/a/denied.log", "sandbox_id": "a", "environment": "prod", "agent_did": null},
+                {"pattern": "/srv/p/{sandbox_id}/denied.log", "compute_driver": "docker",
+                 "agent_did": "did:agt:x:{sandbox_id}:{sandbox_id}"}],
+    "limits": {"max_line_size": "1MiB", "max_argv_entries": 10, "max_argv_size": "1KB"}})",
+                              "c.json", &c, &warnings, &err));
+  CHECK(c.limits.max_line_bytes == 1048576);
+  CHECK(c.limits.max_argv_bytes == 1000);
+  CHECK(c.limits.max_argv_entries == 10);
+  entry_mapper::SourceLabels l;
+  REQUIRE(config::LabelsForPath(c, "/srv/a/denied.log", &l, &err));
+  CHECK(l.sandbox_id == "a");
+  CHECK_FALSE(l.agent_did);
+  CHECK(*l.environment == "prod");
+  REQUIRE(config::LabelsForPath(c, "/srv/p/b7/denied.log", &l, &err));
+  CHECK(l.sandbox_id == "b7");
+  CHECK(*l.agent_did == "did:agt:x:b7:b7");
+  CHECK(*l.compute_driver == "docker");
+  REQUIRE(config::LabelsForPath(c, "/var/log/agt/sandboxes/w/denied.log", &l, &err));
+  CHECK(*l.agent_did == "did:agt:sandbox:w");
+  CHECK_FALSE(l.environment);
+  CHECK_FALSE(config::LabelsForPath(c, "/elsewhere/denied.log", &l, &err));
+  CHECK(err.find("matches no source") != std::string::npos);
+}
+
+TEST_CASE("config: unknown keys name their JSON path, with a hint") {
+  CHECK(Fails(R"({"outptu": "x"})") ==
+        "agt-collector: error: c.json: outptu: unknown key (did you mean \"output\"?)");
+  CHECK(Fails(R"({"sources": [{"path": "/a", "sandbox_id": "a"}, {"pattern": "/{sandbox_id}/l", "enviroment": 1}]})") ==
+        "agt-collector: error: c.json: sources[1].enviroment: unknown key (did you mean \"environment\"?)");
+  CHECK(Fails(R"({"limits": {"max_line": 5}})").find("limits.max_line: unknown key (did you mean") !=
+        std::string::npos);
+  CHECK(Fails(R"({"zzzzzzzz": 1})") == "agt-collector: error: c.json: zzzzzzzz: unknown key");
+  CHECK(Fails(R"({"output": "a", "output": "b"})").find("output: duplicate key") != std::string::npos);
+}
+
+TEST_CASE("config: types, semantics, JSON errors with line:column") {
+  CHECK(Fails(R"({"watch": "x"})").find("watch: expected an array of strings") != std::string::npos);
+  CHECK(Fails(R"({"watch": [1]})").find("watch[0]: expected a string") != std::string::npos);
+  CHECK(Fails(R"({"sources": [{"path": "rel", "sandbox_id": "a"}]})").find("absolute") != std::string::npos);
+  CHECK(Fails(R"({"sources": [{"pattern": "/{sandbox_id}/l", "sandbox_id": "a"}]})").find("not allowed") !=
+        std::string::npos);
+  CHECK(Fails(R"({"sources": [{"path": "/a", "sandbox_id": "../x"}]})").find("sandbox_id: must be") !=
+        std::string::npos);
+  CHECK(Fails(R"({"limits": {"max_line_size": "64K"}})").find("unknown size unit \"K\"") != std::string::npos);
+  CHECK(Fails(R"({"limits": {"max_line_size": 10}})").find("between 256") != std::string::npos);
+  CHECK(Fails(R"({"limits": {"max_argv_entries": 0}})").find("between 1") != std::string::npos);
+  CHECK(Fails(R"({"output": "\ud800"})").find("invalid JSON") != std::string::npos);
+  CHECK(Fails(R"({"output": "\udc00"})").find("UTF-8") != std::string::npos);
+  CHECK(Fails("{\n  \"output\": ,\n}").find("c.json:2:13: invalid JSON") != std::string::npos);
+  CHECK(Fails("[]").find("must be a JSON object") != std::string::npos);
+}
+
+TEST_CASE("sizes: explicit units") {
+  uint64_t b = 0;
+  std::string err;
+  CHECK((config::ParseSize("4096", &b, &err) && b == 4096));
+  CHECK((config::ParseSize("2B", &b, &err) && b == 2));
+  CHECK((config::ParseSize("1KB", &b, &err) && b == 1000));
+  CHECK((config::ParseSize("1KiB", &b, &err) && b == 1024));
+  CHECK((config::ParseSize("3MB", &b, &err) && b == 3000000));
+  CHECK((config::ParseSize("3MiB", &b, &err) && b == 3145728));
+  CHECK((config::ParseSize("1GiB", &b, &err) && b == 1073741824));
+  for (const char* bad : {"", "MiB", "1M", "1k", "1 MiB", "1mib", "1.5MiB", "-1", "99999999999999999999999"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(config::ParseSize(bad, &b, &err));
+  }
+}
+
+TEST_CASE("the schema table covers the run mode's keys") {
+  size_t n = 0;
+  const config::SchemaRow* rows = config::Schema(&n);
+  std::vector<std::string> keys;
+  for (size_t i = 0; i < n; ++i) {
+    keys.push_back(rows[i].key);
+    CHECK(std::string(rows[i].help).size() > 5);
+  }
+  for (const char* k : {"watch", "state_dir", "output", "key_file", "sources[].pattern"}) {
+    CHECK(std::find(keys.begin(), keys.end(), k) != keys.end());
+  }
+}

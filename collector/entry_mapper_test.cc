@@ -1,0 +1,88 @@
+#include "entry_mapper.h"
+
+#include <doctest/doctest.h>
+#include <rapidjson/document.h>
+
+namespace {
+
+const std::string kFull =
+    R"({"argc":3,"argv":["-sSL","https://example.com/x"],"argv0":"curl","binary":"curl","confined":true,)"
+    R"("event":"command_denied","gid":65534,"host":"sb-1","issue":2662,"path":"/usr/bin/curl","pid":7,)"
+    R"("ppid":1,"redactions":0,"timestamp":"2026-06-14T10:00:00Z","timestamp_ns":1781431200123456789,)"
+    R"("truncated":false,"uid":65534,"version":"0.1.0"})";
+
+record_validator::ValidRecord Validate(const std::string& line) {
+  record_validator::ValidRecord rec;
+  std::string reason;
+  REQUIRE(record_validator::ValidateRecord(line, record_validator::Limits(), &rec, &reason));
+  return rec;
+}
+
+}  // namespace
+
+TEST_CASE("mapping per SPEC: fixed fields, labels from the operator, data with source") {
+  entry_mapper::SourceLabels labels;
+  labels.sandbox_id = "sb-1";
+  labels.agent_did = "did:agt:sandbox:sb-1";
+  labels.environment = "prod";
+  labels.compute_driver = "docker";
+  entry_mapper::SourceRef source{"/var/log/agt/sandboxes/sb-1/denied.log", 2049, 1234, 422};
+  audit_entry::AuditEntryFields f;
+  entry_mapper::MapRecord(Validate(kFull), kFull, labels, source, &f);
+  CHECK(f.event_type == "command_denied");
+  CHECK(f.action == "exec");
+  CHECK(f.resource == "curl");
+  CHECK(f.outcome == "denied");
+  CHECK(f.policy_decision == "deny");
+  CHECK(f.matched_rule == "command_denylist");
+  CHECK(f.timestamp == "2026-06-14T10:00:00.123456+00:00");
+  CHECK_FALSE(f.target_did);
+  CHECK_FALSE(f.trace_id);
+  CHECK_FALSE(f.session_id);
+  CHECK(*f.sandbox_id == "sb-1");
+  CHECK(*f.environment == "prod");
+  CHECK(*f.compute_driver == "docker");
+  CHECK(f.entry_id.size() == 22);
+  CHECK(f.entry_id.rfind("audit_", 0) == 0);
+  CHECK(f.data_canonical ==
+        R"({"argc": 3, "argv": ["-sSL", "https://example.com/x"], "argv0": "curl", "binary": "curl", )"
+        R"("confined": true, "event": "command_denied", "gid": 65534, "host": "sb-1", "issue": 2662, )"
+        R"("path": "/usr/bin/curl", "pid": 7, "ppid": 1, "redactions": 0, "source": {"device": 2049, )"
+        R"("file": "/var/log/agt/sandboxes/sb-1/denied.log", "inode": 1234, "offset": 422}, )"
+        R"("timestamp": "2026-06-14T10:00:00Z", "timestamp_ns": 1781431200123456789, "truncated": false, )"
+        R"("uid": 65534, "version": "0.1.0"})");
+  rapidjson::Document d;
+  d.Parse(f.data_canonical.c_str());
+  CHECK(d.IsObject());
+}
+
+TEST_CASE("entry timestamps follow Python's isoformat()") {
+  const std::string base =
+      R"({"argv":[],"binary":"git","event":"command_denied","issue":2662,"timestamp":"2026-12-31T23:59:59Z")";
+  CHECK(entry_mapper::EntryTimestamp(Validate(base + "}")) == "2026-12-31T23:59:59+00:00");
+  CHECK(entry_mapper::EntryTimestamp(Validate(base + ",\"timestamp_ns\":1798761599000000000}")) ==
+        "2026-12-31T23:59:59+00:00");
+  // Sub-microsecond nanoseconds are truncated; zero microseconds drop the fraction.
+  CHECK(entry_mapper::EntryTimestamp(Validate(base + ",\"timestamp_ns\":1798761599000000999}")) ==
+        "2026-12-31T23:59:59+00:00");
+  CHECK(entry_mapper::EntryTimestamp(Validate(base + ",\"timestamp_ns\":1798761599000001000}")) ==
+        "2026-12-31T23:59:59.000001+00:00");
+  CHECK(entry_mapper::EntryTimestamp(Validate(base + ",\"timestamp_ns\":1798761599999999999}")) ==
+        "2026-12-31T23:59:59.999999+00:00");
+}
+
+TEST_CASE("entry ids: deterministic in sandbox, file identity, offset and line bytes") {
+  const entry_mapper::SourceRef a{"/x", 1, 2, 3};
+  const std::string id = entry_mapper::EntryId("sb", a, "line");
+  CHECK(id == entry_mapper::EntryId("sb", a, "line"));
+  CHECK(id == entry_mapper::EntryId("sb", {"/renamed", 1, 2, 3}, "line"));  // path is not identity
+  CHECK(id != entry_mapper::EntryId("sb2", a, "line"));
+  CHECK(id != entry_mapper::EntryId("sb", {"/x", 9, 2, 3}, "line"));
+  CHECK(id != entry_mapper::EntryId("sb", {"/x", 1, 9, 3}, "line"));
+  CHECK(id != entry_mapper::EntryId("sb", {"/x", 1, 2, 9}, "line"));
+  CHECK(id != entry_mapper::EntryId("sb", a, "line2"));
+  // Pinned: the derivation is documented in agt-audit-jsonl(5); changing it
+  // breaks exactly-once across upgrades.
+  CHECK(entry_mapper::EntryId("sb-1", {"/var/log/agt/sandboxes/sb-1/denied.log", 2049, 1234, 422},
+                              "{}") == "audit_084a2bd6d183fd39");
+}

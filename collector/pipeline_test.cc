@@ -1,0 +1,137 @@
+// The whole core chain, line to verified entry: every prefix of a good log,
+// and random mutations of good lines.
+#include "pipeline.h"
+
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <random>
+
+#include "test_util.h"
+
+namespace {
+
+const std::vector<std::string> kGoodLines = {
+    R"({"argc":3,"argv":["-sSL","https://example.com/x"],"argv0":"curl","binary":"curl","confined":true,)"
+    R"("event":"command_denied","gid":65534,"host":"sb-1","issue":2662,"path":"/usr/bin/curl","pid":7,)"
+    R"("ppid":1,"redactions":0,"timestamp":"2026-06-14T10:00:00Z","timestamp_ns":1781431200123456789,)"
+    R"("truncated":false,"uid":65534,"version":"0.1.0"})",
+    R"({"argv":["clone","x"],"binary":"git","event":"command_denied","issue":2662,"timestamp":"2026-06-14T10:00:00Z"})",
+    "{\"argc\":4,\"argv\":[\"caf\xc3\xa9\",\"\\u0001\\\"\\\\\",\"\xf0\x9f\x98\x80\"],\"binary\":\"ssh\","
+    "\"event\":\"command_denied\",\"issue\":2662,\"redactions\":1,\"timestamp\":\"2026-12-31T23:59:59Z\","
+    "\"truncated\":true}",
+};
+
+struct Chain {
+  chain_signer::ChainSigner signer;
+  chain_signer::Hasher verifier;
+  std::string previous;
+  uint64_t entries = 0;
+  Chain() {
+    std::string err;
+    REQUIRE(signer.Init("pipeline test key", &err));
+    REQUIRE(verifier.Init("pipeline test key", &err));
+  }
+  // Signs and independently verifies one entry.
+  void Add(const audit_entry::AuditEntryFields& f) {
+    std::string out, err, reason;
+    REQUIRE(signer.SignAppend(f, &out, &err));
+    REQUIRE(out.back() == '\n');
+    out.pop_back();
+    audit_verifier::LineFacts facts;
+    CAPTURE(out);
+    REQUIRE(audit_verifier::VerifyLine(out, &previous, &verifier, &facts, &reason));
+    previous = facts.content_hash;
+    ++entries;
+  }
+};
+
+entry_mapper::SourceLabels Labels() {
+  entry_mapper::SourceLabels l;
+  l.sandbox_id = "sb-1";
+  l.agent_did = entry_mapper::DefaultAgentDid("sb-1");
+  return l;
+}
+
+}  // namespace
+
+TEST_CASE("every prefix of a good log: whole lines become entries, the rest stays pending") {
+  std::string log;
+  for (const auto& line : kGoodLines) log += line + "\n";
+  test_util::TempDir dir;
+  const std::string path = dir / "denied.log";
+  const record_validator::Limits limits;
+  for (size_t len = 0; len <= log.size(); ++len) {
+    test_util::WriteFile(path, log.substr(0, len));
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    REQUIRE(fd >= 0);
+    log_line_reader::LineReader reader(fd, 0, limits.max_line_bytes);
+    log_line_reader::Line line;
+    record_validator::ValidRecord rec;
+    audit_entry::AuditEntryFields fields;
+    Chain chain;
+    std::string err, reason;
+    for (;;) {
+      const auto r = reader.Next(&line, &err);
+      REQUIRE(r != log_line_reader::ReadResult::kError);
+      REQUIRE(r != log_line_reader::ReadResult::kTooLong);
+      if (r == log_line_reader::ReadResult::kEof) break;
+      CAPTURE(len);
+      REQUIRE(record_validator::ValidateRecord(line.text, limits, &rec, &reason));
+      entry_mapper::MapRecord(rec, line.text, Labels(), {path, 1, 2, line.offset}, &fields);
+      chain.Add(fields);
+    }
+    close(fd);
+    const std::string prefix = log.substr(0, len);
+    const size_t complete = static_cast<size_t>(std::count(prefix.begin(), prefix.end(), '\n'));
+    CHECK(chain.entries == complete);
+    const size_t last_nl = prefix.rfind('\n');
+    CHECK(reader.pending_bytes() == (last_nl == std::string::npos ? len : len - last_nl - 1));
+    // The pending bytes are a valid record only when they are a whole line
+    // whose newline has not arrived yet.
+    if (reader.pending_bytes() > 0) {
+      const std::string_view tail = std::string_view(prefix).substr(len - reader.pending_bytes());
+      const bool whole = std::find(kGoodLines.begin(), kGoodLines.end(), tail) != kGoodLines.end();
+      CHECK(record_validator::ValidateRecord(tail, limits, &rec, &reason) == whole);
+    }
+  }
+}
+
+TEST_CASE("random mutations never crash and never yield an entry that fails verification") {
+  std::mt19937_64 rng(2662);
+  const record_validator::Limits limits;
+  record_validator::ValidRecord rec;
+  audit_entry::AuditEntryFields fields;
+  Chain chain;
+  std::string reason;
+  const std::string interesting = "{}[]\",:\\0123456789eE.-+ntfu\x80\xbf\xc3\xed\xf0\xf4\xff\n\r\t";
+  uint64_t accepted = 0, rejected = 0;
+  for (int round = 0; round < 30000; ++round) {
+    std::string line = kGoodLines[rng() % kGoodLines.size()];
+    const int edits = 1 + static_cast<int>(rng() % 4);
+    for (int e = 0; e < edits && !line.empty(); ++e) {
+      const size_t at = rng() % line.size();
+      const char c = (rng() % 2) ? interesting[rng() % interesting.size()] : static_cast<char>(rng());
+      switch (rng() % 5) {
+        case 0: line[at] = c; break;
+        case 1: line.insert(line.begin() + static_cast<std::ptrdiff_t>(at), c); break;
+        case 2: line.erase(at, 1 + rng() % 8); break;
+        case 3: line.insert(at, line.substr(rng() % line.size(), rng() % 16)); break;
+        case 4: line.resize(at); break;
+      }
+    }
+    if (!record_validator::ValidateRecord(line, limits, &rec, &reason)) {
+      CHECK_FALSE(reason.empty());
+      ++rejected;
+      continue;
+    }
+    ++accepted;
+    entry_mapper::MapRecord(rec, line, Labels(), {"/l", 1, 2, static_cast<uint64_t>(round)}, &fields);
+    CHECK(record_validator::IsPlausibleCommandName(fields.resource));
+    chain.Add(fields);
+  }
+  CHECK(accepted > 100);  // the mutations keep some records valid
+  CHECK(rejected > 10000);
+}

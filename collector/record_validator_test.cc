@@ -1,0 +1,176 @@
+#include "record_validator.h"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+namespace {
+
+using record_validator::Limits;
+using record_validator::ValidRecord;
+
+const std::string kFull =
+    R"({"argc":3,"argv":["-sSL","https://example.com/x"],"argv0":"curl","binary":"curl","confined":true,)"
+    R"("event":"command_denied","gid":65534,"host":"sb-1","issue":2662,"path":"/usr/bin/curl","pid":7,)"
+    R"("ppid":1,"redactions":0,"timestamp":"2026-06-14T10:00:00Z","timestamp_ns":1781431200123456789,)"
+    R"("truncated":false,"uid":65534,"version":"0.1.0"})";
+const std::string kUpstream =
+    R"({"argv":["clone","x"],"binary":"git","event":"command_denied","issue":2662,"timestamp":"2026-06-14T10:00:00Z"})";
+
+std::string Reject(const std::string& line, const Limits& limits = Limits()) {
+  ValidRecord rec;
+  std::string reason;
+  CAPTURE(line);
+  CHECK_FALSE(record_validator::ValidateRecord(line, limits, &rec, &reason));
+  CHECK_FALSE(reason.empty());
+  return reason;
+}
+
+// kUpstream with `from` replaced by `to`.
+std::string Edit(const std::string& from, const std::string& to, const std::string& base = kUpstream) {
+  std::string s = base;
+  const size_t at = s.find(from);
+  REQUIRE(at != std::string::npos);
+  return s.replace(at, from.size(), to);
+}
+
+}  // namespace
+
+TEST_CASE("valid: a full shim record and an upstream five-key record") {
+  ValidRecord rec;
+  std::string reason;
+  REQUIRE(record_validator::ValidateRecord(kFull, Limits(), &rec, &reason));
+  CHECK(rec.binary == "curl");
+  CHECK(rec.has_timestamp_ns);
+  CHECK(rec.timestamp_ns == 1781431200123456789u);
+  CHECK(rec.epoch_seconds == 1781431200);
+  CHECK(rec.value[record_validator::kArgv] == R"(["-sSL", "https://example.com/x"])");
+  CHECK(rec.value[record_validator::kConfined] == "true");
+  CHECK(rec.present(record_validator::kVersion));
+  // The same instance is reused for the next line: nothing carries over.
+  REQUIRE(record_validator::ValidateRecord(kUpstream, Limits(), &rec, &reason));
+  CHECK_FALSE(rec.has_timestamp_ns);
+  CHECK_FALSE(rec.present(record_validator::kVersion));
+  CHECK(rec.binary == "git");
+  REQUIRE(record_validator::ValidateRecord(Edit("\"binary\":\"git\"", "\"binary\":\"unknown\""),
+                                           Limits(), &rec, &reason));
+}
+
+TEST_CASE("rejected: encoding and JSON shape") {
+  CHECK(Reject("{\"argv\":[\"\xff\"]}").find("not valid UTF-8") != std::string::npos);
+  CHECK(Reject("\xc3\x28").find("not valid UTF-8") != std::string::npos);
+  CHECK(Reject(Edit("\"clone\"", "\"\\udc00\"")).find("not valid UTF-8") != std::string::npos);
+  CHECK(Reject(Edit("\"clone\"", "\"\\ud800x\"")).find("invalid JSON") != std::string::npos);
+  CHECK(Reject("") == "empty line");
+  CHECK(Reject("[1]") == "not a JSON object");
+  CHECK(Reject("\"x\"") == "not a JSON object");
+  CHECK(Reject("42") == "not a JSON object");
+  CHECK(Reject(" " + kUpstream) == "bytes before the JSON object");
+  CHECK(Reject(kUpstream + " ").find("trailing bytes") == 0);
+  CHECK(Reject(kUpstream + "\r").find("trailing bytes") == 0);
+  CHECK(Reject(kUpstream + kUpstream).find("trailing bytes") == 0);
+  CHECK(Reject("{\"argv\":[],").find("invalid JSON") == 0);
+  CHECK(Reject(Edit("2662", "NaN")).find("NaN or Infinity") == 0);
+  CHECK(Reject(Edit("2662", "Infinity")).find("NaN or Infinity") == 0);
+  CHECK(Reject(Edit("2662", "-Infinity")).find("NaN or Infinity") == 0);
+  CHECK(Reject(Edit("\"binary\":\"git\"", "\"binary\":\"git\",\"binary\":\"git\"")) ==
+        "duplicate key \"binary\"");
+}
+
+TEST_CASE("rejected: nesting deeper than the schema") {
+  CHECK(Reject(Edit("[\"clone\",\"x\"]", "[[\"x\"]]")).find("nesting deeper") != std::string::npos);
+  CHECK(Reject(Edit("[\"clone\",\"x\"]", "[{}]")).find("nesting deeper") != std::string::npos);
+  CHECK(Reject(Edit("\"git\"", "{\"a\":1}")).find("nesting deeper") != std::string::npos);
+  // Deep nesting is refused at the second level, never recursed into.
+  CHECK(Reject(Edit("[\"clone\",\"x\"]", std::string(50000, '['))).find("nesting") !=
+        std::string::npos);
+}
+
+TEST_CASE("rejected: vocabulary, required keys, types") {
+  CHECK(Reject(Edit("\"issue\"", "\"isue\"")) == "unknown key \"isue\"");
+  CHECK(Reject(Edit("\"issue\"", "\"a\\u0000\\n\"")) == "unknown key \"a\\x00\\x0a\"");
+  CHECK(Reject(Edit(",\"issue\":2662", "")) == "missing key \"issue\"");
+  CHECK(Reject(Edit("\"argv\":[\"clone\",\"x\"],", "")) == "missing key \"argv\"");
+  CHECK(Reject(Edit("\"command_denied\"", "\"command_allowed\"")) ==
+        "key \"event\" is not \"command_denied\"");
+  CHECK(Reject(Edit("2662", "\"2662\"")) == "key \"issue\": expected an integer >= 0, got a string");
+  CHECK(Reject(Edit("2662", "2662.0")).find("non-integer") != std::string::npos);
+  CHECK(Reject(Edit("2662", "1e3")).find("non-integer") != std::string::npos);
+  CHECK(Reject(Edit("2662", "-1")) == "key \"issue\": must be >= 0");
+  CHECK(Reject(Edit("2662", "99999999999999999999")).find("out-of-range") != std::string::npos);
+  CHECK(Reject(Edit("\"git\"", "null")).find("expected a string") != std::string::npos);
+  CHECK(Reject(Edit("\"x\"]", "1]")).find("argv element 1") != std::string::npos);
+  CHECK(Reject(Edit("[\"clone\",\"x\"]", "\"clone x\"")).find("expected an array of strings") !=
+        std::string::npos);
+  CHECK(Reject(Edit("\"pid\":7", "\"pid\":true", kFull)).find("expected an integer") !=
+        std::string::npos);
+  CHECK(Reject(Edit("\"confined\":true", "\"confined\":1", kFull)).find("true or false") !=
+        std::string::npos);
+}
+
+TEST_CASE("rejected: binary not a plausible command name") {
+  for (const char* bad : {"", ".", "..", "a/b", "a b", "caf\\u00e9", "x\\n"}) {
+    CAPTURE(bad);
+    CHECK(Reject(Edit("\"git\"", std::string("\"") + bad + "\"")).find("plausible") != std::string::npos);
+  }
+  CHECK(Reject(Edit("\"git\"", "\"" + std::string(65, 'a') + "\"")).find("plausible") !=
+        std::string::npos);
+  ValidRecord rec;
+  std::string reason;
+  CHECK(record_validator::ValidateRecord(Edit("\"git\"", "\"" + std::string(64, 'a') + "\""),
+                                         Limits(), &rec, &reason));
+  CHECK(record_validator::ValidateRecord(Edit("\"git\"", "\"g++-12.x_Y\""), Limits(), &rec, &reason));
+}
+
+TEST_CASE("timestamps: only real UTC instants in the shim's format") {
+  int64_t t = 0;
+  CHECK(record_validator::ParseShimTimestamp("1970-01-01T00:00:00Z", &t));
+  CHECK(t == 0);
+  CHECK(record_validator::ParseShimTimestamp("2024-02-29T23:59:59Z", &t));
+  CHECK(t == 1709251199);
+  CHECK(record_validator::ParseShimTimestamp("2000-02-29T00:00:00Z", &t));
+  for (const char* bad : {"2026-02-30T10:00:00Z", "2026-02-29T10:00:00Z", "1900-02-29T00:00:00Z",
+                          "2026-04-31T00:00:00Z", "2026-13-01T00:00:00Z", "2026-00-01T00:00:00Z",
+                          "2026-01-00T00:00:00Z", "2026-06-14T24:00:00Z", "2026-06-14T23:60:00Z",
+                          "2026-06-14T23:59:60Z", "2026-06-14T10:00:00", "2026-06-14 10:00:00Z",
+                          "2026-06-14T10:00:00+00:00", "2026-06-14T10:00:00.5Z", "0000-01-01T00:00:00Z",
+                          "2026-6-14T10:00:00Z", "+026-06-14T10:00:00Z", "2026-06-14T10:00:00z"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(record_validator::ParseShimTimestamp(bad, &t));
+    CHECK(Reject(Edit("2026-06-14T10:00:00Z", bad)).find("timestamp") != std::string::npos);
+  }
+}
+
+TEST_CASE("timestamp_ns must fall in the same second as timestamp") {
+  CHECK(Reject(Edit("1781431200123456789", "1781431201000000000", kFull)) ==
+        "key \"timestamp_ns\" is not within the second of \"timestamp\"");
+  CHECK(Reject(Edit("1781431200123456789", "1781431199999999999", kFull)).find("timestamp_ns") == 5);
+  ValidRecord rec;
+  std::string reason;
+  CHECK(record_validator::ValidateRecord(Edit("1781431200123456789", "1781431200999999999", kFull),
+                                         Limits(), &rec, &reason));
+  CHECK(record_validator::ValidateRecord(Edit("1781431200123456789", "1781431200000000000", kFull),
+                                         Limits(), &rec, &reason));
+}
+
+TEST_CASE("argv and line limits") {
+  Limits limits;
+  limits.max_argv_entries = 3;
+  limits.max_argv_bytes = 10;
+  ValidRecord rec;
+  std::string reason;
+  CHECK(record_validator::ValidateRecord(Edit("[\"clone\",\"x\"]", "[\"a\",\"b\",\"cdefghij\"]"),
+                                         limits, &rec, &reason));
+  CHECK(Reject(Edit("[\"clone\",\"x\"]", "[\"a\",\"b\",\"c\",\"d\"]"), limits) ==
+        "argv has more than 3 entries");
+  CHECK(Reject(Edit("[\"clone\",\"x\"]", "[\"a\",\"b\",\"cdefghijk\"]"), limits) ==
+        "argv exceeds 10 bytes");
+  Limits defaults;
+  std::string many = "[";
+  for (int i = 0; i < 4097; ++i) many += i ? ",\"\"" : "\"\"";
+  many += "]";
+  CHECK(Reject(Edit("[\"clone\",\"x\"]", many)) == "argv has more than 4096 entries");
+  limits = Limits();
+  limits.max_line_bytes = 50;
+  CHECK(Reject(kUpstream, limits) == "line exceeds 50 bytes");
+}
