@@ -1,0 +1,90 @@
+"""agt-deny-shim issue point 6: secrets never reach stderr or the log.
+
+One test per documented rule (man page, REDACTION), through the static binary.
+"""
+from shim_support import ShimTestCase, run
+
+
+class Redaction(ShimTestCase):
+
+    def deny(self, name, args, secrets, expected_argv, redactions):
+        log = self.sandbox.join("denied.log")
+        d = run([name] + args, executable=self.sandbox.link(name), env={"AGT_DENIED_LOG": log})
+        rec = self.assertValidDenial(d, name)
+        with open(log, "rb") as f:
+            logged = f.read()
+        for secret in secrets:
+            self.assertNotIn(secret.encode(), d.stderr)
+            self.assertNotIn(secret.encode(), logged)
+        self.assertEqual(rec["argv"], expected_argv)
+        self.assertEqual(rec["redactions"], redactions)
+        return rec
+
+    def test_rule1_credential_headers(self):
+        self.deny("curl", ["-H", "Authorization: Bearer s3cr3tvalue", "-HCookie: sid=abc123",
+                           "--header=X-Api-Key: k-987", "-H", "Accept: */*"],
+                  ["s3cr3tvalue", "abc123", "k-987"],
+                  ["-H", "Authorization: [REDACTED]", "-HCookie: [REDACTED]",
+                   "--header=X-Api-Key: [REDACTED]", "-H", "Accept: */*"], 3)
+
+    def test_rule2_user_password(self):
+        self.deny("curl", ["-u", "alice:pa55", "-ubob:pw2", "--user=carol:pw3", "--proxy-user", "d:pw4"],
+                  ["pa55", "pw2", "pw3", "pw4"],
+                  ["-u", "alice:[REDACTED]", "-ubob:[REDACTED]", "--user=carol:[REDACTED]",
+                   "--proxy-user", "d:[REDACTED]"], 4)
+
+    def test_rule3_secret_options_both_forms(self):
+        self.deny("az", ["login", "--password", "hunter2", "--client-secret=cs-55", "--token", "tk-1",
+                         "--password-stdin", "visible"],
+                  ["hunter2", "cs-55", "tk-1"],
+                  ["login", "--password", "[REDACTED]", "--client-secret=[REDACTED]", "--token",
+                   "[REDACTED]", "--password-stdin", "visible"], 3)
+
+    def test_rule4_url_userinfo(self):
+        self.deny("git", ["clone", "https://user:ghsecret@github.com/o/r.git"], ["ghsecret"],
+                  ["clone", "https://[REDACTED]@github.com/o/r.git"], 1)
+
+    def test_rule5_credential_assignments(self):
+        self.deny("docker", ["run", "-e", "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI", "img",
+                             "https://h/x?access_token=qq77&y=1", "PATH=/bin"],
+                  ["wJalrXUtnFEMI", "qq77"],
+                  ["run", "-e", "AWS_SECRET_ACCESS_KEY=[REDACTED]", "img",
+                   "https://h/x?access_token=[REDACTED]&y=1", "PATH=/bin"], 2)
+
+    def test_rule6_authorization_schemes_in_text(self):
+        self.deny("ssh", ["host", "curl -H 'X: Bearer abcdefgh12345'"], ["abcdefgh12345"],
+                  ["host", "curl -H 'X: Bearer [REDACTED]'"], 1)
+
+    def test_rule7_token_shapes(self):
+        jwt = ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
+               "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U")
+        pem = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBg\n-----END PRIVATE KEY-----"
+        tokens = ["AKIAIOSFODNN7EXAMPLE", "ghp_0123456789abcdefghijABCDEFGHIJ012345",
+                  "xoxb-1234567890-abcdefghij", "glpat-abcdefghij0123456789", jwt, pem]
+        self.deny("kubectl", tokens, ["IOSFODNN7", "0123456789abcdefghij", "abcdefghij",
+                                      "dozjgNryP4J3", "MIIEvQIBADANBg"],
+                  ["[REDACTED]"] * len(tokens), len(tokens))
+
+    def test_argv0_and_path_are_redacted_too(self):
+        d = run(["https://u:topsecret@h/x", "a"], executable=self.sandbox.link("wget"))
+        rec = self.assertValidDenial(d, "wget")
+        self.assertEqual(rec["argv0"], "https://[REDACTED]@h/x")
+        self.assertNotIn(b"topsecret", d.stderr)
+        self.assertEqual(rec["redactions"], 1)
+
+    def test_secret_in_a_dropped_argument_is_counted_not_shown(self):
+        args = ["x" * 500] * 12 + ["--password", "droppedsecret"]
+        log = self.sandbox.join("denied.log")
+        d = run(["curl"] + args, executable=self.sandbox.link("curl"), env={"AGT_DENIED_LOG": log})
+        rec = self.assertValidDenial(d, "curl")
+        self.assertTrue(rec["truncated"])
+        self.assertEqual(rec["redactions"], 1)
+        self.assertNotIn(b"droppedsecret", d.stderr)
+
+    def test_secret_straddling_the_cut_is_never_partly_shown(self):
+        # The secret starts just before the 512-byte cut: none of it may show.
+        arg = "y" * 490 + " GITHUB_TOKEN=abcdefghijklmnopqrstuvwxyz"
+        d = run(["curl", arg], executable=self.sandbox.link("curl"))
+        rec = self.assertValidDenial(d, "curl")
+        self.assertNotIn(b"abcdefgh", d.stderr)
+        self.assertEqual(rec["redactions"], 1)
