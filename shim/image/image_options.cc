@@ -34,7 +34,7 @@ constexpr std::array<OptionRow, 7> kOptions = {{
     {"--shim", Opt::kShim, "PATH", kAll,
      "the shim's absolute path inside the image (default /usr/local/lib/agt/agt-deny-shim)"},
     {"--names", Opt::kNames, "LIST", kChangers,
-     "space-separated command names (default: the environment variable below)"},
+     "space-separated command names; default"},
     {"--denied", Opt::kDenied, "LIST", Bit(Subcommand::kVerify),
      "names that must be the shim (default: $DENIED_LOGGED_BIN_NAMES, else the default denied set)"},
     {"--allowed", Opt::kAllowed, "LIST", Bit(Subcommand::kVerify),

@@ -1,0 +1,274 @@
+"""agt-deny-shim install/allow/harden/verify on synthetic image roots, with the
+built static shim, no Docker: the links, bad names, allow-list conflicts,
+dangling links, idempotence, a hostile root, and chroot-ing into the root to
+exec a shimmed path for real."""
+import json
+import os
+import shutil
+import subprocess
+
+from image_support import (HUMAN_LINE, PINNED, SHIM_IN_IMAGE, ImageTestCase, SyntheticRoot,
+                           parse_record, run_shim, snapshot)
+
+ALLOWED = "python3 ls cat"
+DENIED = "curl wget git apt-get"
+STRIPPED = "sh bash dash awk perl busybox base64"
+
+
+def debian_like(test):
+    """Real static-enough binaries are not needed for the links: plain files
+    stand in for them, except what the chroot test executes."""
+    r = SyntheticRoot(test)
+    for name in ("ls", "cat", "python3.11", "dash", "bash", "perl", "mawk", "busybox", "base64",
+                 "apt-get"):
+        r.file("usr/bin/" + name)
+    r.link("usr/bin/python3", "python3.11")
+    r.link("usr/bin/sh", "dash")
+    r.link("etc/alternatives/awk", "/usr/bin/mawk")
+    r.link("usr/bin/awk", "/etc/alternatives/awk")
+    r.file("usr/bin/curl")
+    r.link("usr/bin/wget", "/opt/removed/wget")       # dangling
+    r.link("usr/local/bin/git", "../../bin/ls")         # a symlink to something else
+    return r
+
+
+def build(test, r, denied=DENIED):
+    run_shim(["allow", "--root", r.path, "--names", ALLOWED], check=0)
+    run_shim(["harden", "--root", r.path, "--names", STRIPPED], check=0)
+    return run_shim(["install", "--root", r.path, "--names", denied], check=0)
+
+
+def verify(r, extra=()):
+    return run_shim(["verify", "--root", r.path, "--denied", DENIED, "--allowed", ALLOWED,
+                     "--stripped", STRIPPED] + list(extra))
+
+
+class InstallLinks(ImageTestCase):
+
+    def test_every_real_path_and_the_pinned_dir_become_the_shim(self):
+        r = debian_like(self)
+        p = build(self, r)
+        for d in ("usr/bin", "usr/sbin", "usr/local/bin", "usr/local/sbin", PINNED):
+            for name in DENIED.split():
+                self.assertEqual(r.readlink(d + "/" + name), SHIM_IN_IMAGE, d + "/" + name)
+        # merged /usr: /bin is usr/bin, handled once, and stays a link
+        self.assertEqual(r.readlink("bin"), "usr/bin")
+        self.assertIn("/bin is /usr/bin (same directory, done once)", p.stdout)
+        self.assertIn("/usr/bin/curl -> %s (replaced regular file, mode 0755)" % SHIM_IN_IMAGE, p.stdout)
+        self.assertIn('/usr/bin/wget -> %s (replaced symlink to "/opt/removed/wget")' % SHIM_IN_IMAGE, p.stdout)
+        self.assertIn('/usr/local/bin/git -> %s (replaced symlink to "../../bin/ls")' % SHIM_IN_IMAGE, p.stdout)
+        self.assertIn("4 names: 20 links made", p.stdout)
+        self.assertEqual(verify(r).returncode, 0, verify(r).stdout)
+
+    def test_rerun_is_idempotent(self):
+        r = debian_like(self)
+        build(self, r)
+        before = snapshot(r.path)
+        p = build(self, r)
+        self.assertEqual(snapshot(r.path), before)
+        self.assertIn("4 names: 0 links made, 20 already the shim", p.stdout)
+
+    def test_warns_when_the_list_leaves_out_default_names(self):
+        r = debian_like(self)
+        p = run_shim(["install", "--root", r.path, "--names", "curl"], check=0)
+        listed = run_shim(["list"], check=0).stdout
+        self.assertIn("agt-deny-shim: warning: install: --names leaves out", p.stderr)
+        for name in ("kubectl", "terraform", "ssh"):
+            self.assertIn(name, listed)
+            self.assertIn(" " + name, p.stderr.split("run normally:")[1] + " ")
+        d = run_shim(["install", "--root", r.path], env_extra={"DENIED_LOGGED_BIN_NAMES": ""}, check=0)
+        self.assertNotIn("leaves out", d.stderr)  # unset/empty build-arg: the whole default set
+        self.assertEqual(r.readlink(PINNED + "/kubectl"), SHIM_IN_IMAGE)
+
+    def test_names_from_the_build_arg_variable(self):
+        r = debian_like(self)
+        run_shim(["install", "--root", r.path], env_extra={"DENIED_LOGGED_BIN_NAMES": "curl\twget"}, check=0)
+        self.assertEqual(r.readlink("usr/bin/curl"), SHIM_IN_IMAGE)
+        self.assertEqual(r.readlink(PINNED + "/wget"), SHIM_IN_IMAGE)
+        self.assertIsNone(r.readlink(PINNED + "/git"))
+
+
+class BadInput(ImageTestCase):
+
+    def test_one_bad_name_fails_the_run_and_changes_nothing(self):
+        r = debian_like(self)
+        before = snapshot(r.path)
+        for bad in ("curl w*get", "curl ../etc/passwd", "curl /usr/bin/ssh", "curl $(id)", "curl `id`",
+                    "curl a;b", "curl -x", "curl " + "a" * 65, "curl .hidden", "curl agt-deny-shim",
+                    "curl caf\u00e9"):
+            for how in ("option", "env"):
+                if how == "option":
+                    p = run_shim(["install", "--root", r.path, "--names", bad])
+                else:
+                    p = run_shim(["install", "--root", r.path], env_extra={"DENIED_LOGGED_BIN_NAMES": bad})
+                self.assertEqual(p.returncode, 2, (bad, how, p.stderr))
+                self.assertRegex(p.stderr, r"^agt-deny-shim: error: install: bad name .* in "
+                                 r"(--names|DENIED_LOGGED_BIN_NAMES): .*; nothing was changed\n$")
+                self.assertEqual(p.stdout, "")
+        self.assertEqual(snapshot(r.path), before)
+
+    def test_bad_names_for_allow_and_harden_change_nothing(self):
+        r = debian_like(self)
+        before = snapshot(r.path)
+        p = run_shim(["allow", "--root", r.path, "--names", "ls ca?t"])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn('bad name "ca?t" in --names', p.stderr)
+        p = run_shim(["harden", "--root", r.path], env_extra={"STRIP_EXEC_BIN_NAMES": "sh b[a]sh"})
+        self.assertEqual(p.returncode, 2)
+        self.assertIn('bad name "b[a]sh" in STRIP_EXEC_BIN_NAMES', p.stderr)
+        self.assertEqual(snapshot(r.path), before)
+
+    def test_usage_errors(self):
+        r = debian_like(self)
+        p = run_shim(["install", "--root", r.path, "--nmaes", "curl"])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn('unknown option "--nmaes" for install (did you mean --names?)', p.stderr)
+        p = run_shim(["verify"])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--root DIR is required", p.stderr)
+        p = run_shim(["install", "--root", r.path, "--names", "  "])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--names is empty", p.stderr)
+
+    def test_install_without_the_shim_in_the_root_changes_nothing(self):
+        r = debian_like(self)
+        os.unlink(r.at(SHIM_IN_IMAGE))
+        before = snapshot(r.path)
+        p = run_shim(["install", "--root", r.path, "--names", "curl"])
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("is not in the root (copy it there first); nothing was changed", p.stderr)
+        self.assertEqual(snapshot(r.path), before)
+
+
+class AllowListWins(ImageTestCase):
+
+    def test_a_name_in_the_pinned_dir_is_left_alone_everywhere(self):
+        r = debian_like(self)
+        run_shim(["allow", "--root", r.path, "--names", "ls curl"], check=0)
+        self.assertEqual(r.readlink(PINNED + "/curl"), "/usr/bin/curl")
+        p = run_shim(["install", "--root", r.path, "--names", "curl wget"], check=0)
+        self.assertIn("left alone: curl (in /usr/local/sandbox-bin as an allowed command; "
+                      "the allow list wins)", p.stderr)
+        self.assertEqual(r.readlink(PINNED + "/curl"), "/usr/bin/curl")
+        self.assertIsNone(r.readlink("usr/bin/curl"))           # the real binary stays
+        self.assertEqual(r.readlink("usr/bin/wget"), SHIM_IN_IMAGE)
+        v = run_shim(["verify", "--root", r.path, "--denied", "curl wget", "--allowed", "ls curl",
+                      "--stripped", "zsh"])
+        self.assertEqual(v.returncode, 0, v.stdout)
+
+    def test_allow_warns_on_names_not_found(self):
+        r = debian_like(self)
+        p = run_shim(["allow", "--root", r.path, "--names", "ls nosuchtool"], check=0)
+        self.assertIn("not found at any real path, not allowed: nosuchtool", p.stderr)
+        self.assertFalse(os.path.lexists(r.at(PINNED + "/nosuchtool")))
+
+
+class Harden(ImageTestCase):
+
+    def test_strips_the_files_links_name_and_keeps_the_shim(self):
+        r = debian_like(self)
+        os.chmod(r.at("usr/bin/bash"), 0o4755)
+        run_shim(["install", "--root", r.path, "--names", "curl"], check=0)
+        p = run_shim(["harden", "--root", r.path, "--names", STRIPPED + " curl"], check=0)
+        for f in ("dash", "bash", "mawk", "perl", "busybox", "base64"):
+            self.assertEqual(r.mode("usr/bin/" + f) & 0o7111, 0, f)
+        self.assertEqual(r.readlink("usr/bin/sh"), "dash")
+        self.assertIn("stripped /usr/bin/mawk (mode 0755 -> 0644) via /usr/bin/awk", p.stdout)
+        self.assertIn("stripped /usr/bin/bash (mode 4755 -> 0644)", p.stdout)
+        self.assertIn("/usr/bin/curl is the deny shim; left executable", p.stdout)
+        self.assertEqual(r.mode(SHIM_IN_IMAGE), 0o755)
+
+    def test_links_pointing_out_of_the_root_never_reach_the_host(self):
+        host = SyntheticRoot(self)  # any directory outside the root under test
+        host.file("usr/bin/precious", 0o755)
+        r = debian_like(self)
+        r.link("usr/bin/sh", host.at("usr/bin/precious"))              # absolute host path
+        r.link("usr/bin/bash", "../../../../../../.." + host.at("usr/bin/precious"))
+        os.rmdir(r.at("usr/local/sbin"))
+        r.link("usr/local/sbin", host.at("usr/bin"))                   # a real dir pointing out
+        before = snapshot(host.path)
+        run_shim(["harden", "--root", r.path, "--names", "sh bash precious"], check=0)
+        run_shim(["install", "--root", r.path, "--names", "precious curl"], check=0)
+        self.assertEqual(snapshot(host.path), before)
+        self.assertEqual(r.readlink("usr/bin/precious"), SHIM_IN_IMAGE)
+
+
+class Verify(ImageTestCase):
+
+    def test_each_drift_is_one_line(self):
+        r = debian_like(self)
+        build(self, r)
+        ok = verify(r)
+        self.assertEqual(ok.returncode, 0, ok.stdout + ok.stderr)
+        self.assertRegex(ok.stdout, r"^agt-deny-shim: verify: ok: 4 denied, 3 allowed, 7 stripped names")
+        before = snapshot(r.path)
+        # Tamper a copy; the original still verifies.
+        t = SyntheticRoot(self)
+        shutil.rmtree(t.path)
+        shutil.copytree(r.path, t.path, symlinks=True)
+        os.unlink(t.at("usr/bin/curl"))
+        t.file("usr/bin/curl")                                   # a real curl back
+        t.link(PINNED + "/bash", "/usr/bin/bash")               # an extra pinned entry
+        os.chmod(t.at("usr/bin/perl"), 0o755)                    # an interpreter runs again
+        os.unlink(t.at(PINNED + "/git"))                         # by-name git would fail unlogged
+        t.link("usr/sbin/wget", "/usr/bin/ls")                  # a denied name routed elsewhere
+        bad = verify(t)
+        self.assertEqual(bad.returncode, 1)
+        lines = bad.stdout.splitlines()
+        self.assertEqual(sorted(lines), sorted([
+            "agt-deny-shim: verify: drift: /usr/bin/curl: denied name is not the shim (regular file, mode 0755)",
+            "agt-deny-shim: verify: drift: /usr/sbin/wget: denied name is not the shim (symlink to \"/usr/bin/ls\")",
+            "agt-deny-shim: verify: drift: /usr/local/sandbox-bin/git: denied name not linked to the shim in "
+            "the pinned directory (a by-name call would fail unlogged)",
+            "agt-deny-shim: verify: drift: /usr/local/sandbox-bin/bash: neither an allowed name nor a shim "
+            "link (symlink to \"/usr/bin/bash\")",
+            "agt-deny-shim: verify: drift: /usr/bin/perl: stripped name is executable (/usr/bin/perl mode 0755)",
+        ]), bad.stdout)
+        self.assertIn("agt-deny-shim: error: verify: 5 drifts found", bad.stderr)
+        self.assertEqual(snapshot(r.path), before)
+        self.assertEqual(verify(r).returncode, 0)
+
+
+class Chroot(ImageTestCase):
+    """The built root, entered with chroot(2): a shimmed real path and a pinned
+    name exec the static shim for real; a stripped shell does not run."""
+
+    def run_in_root(self, r, argv, env):
+        def enter():
+            os.chroot(r.path)
+            os.chdir("/")
+        return subprocess.run(argv, capture_output=True, env=env, preexec_fn=enter, timeout=60)
+
+    def test_exec_through_a_shimmed_path_is_denied_and_logged(self):
+        if os.geteuid() != 0:
+            self.fail("chroot needs root (uid %d)" % os.geteuid())
+        r = debian_like(self)
+        build(self, r)
+        os.chmod(r.at("var/log/agt"), 0o777)
+        env = {"AGT_DENIED_LOG": "/var/log/agt/denied.log", "PATH": "/usr/local/sandbox-bin"}
+        cases = [("/usr/bin/curl", "curl"), ("/bin/curl", "curl"), ("/usr/local/sandbox-bin/git", "git"),
+                 ("/usr/sbin/apt-get", "apt-get"), ("/usr/local/bin/wget", "wget")]
+        for path, name in cases:
+            p = self.run_in_root(r, [path, "-sSL", "https://example.com/x"], env)
+            self.assertEqual(p.returncode, 126, (path, p.stderr))
+            lines = p.stderr.decode().splitlines()
+            self.assertEqual(len(lines), 2, p.stderr)
+            rec = parse_record(lines[0])
+            self.assertEqual(rec["binary"], name)
+            self.assertEqual(rec["path"], path)
+            self.assertEqual(rec["argv"], ["-sSL", "https://example.com/x"])
+            self.assertEqual(lines[1], HUMAN_LINE % name)
+        with open(r.at("var/log/agt/denied.log")) as f:
+            logged = [json.loads(line) for line in f.read().splitlines()]
+        self.assertEqual([(x["path"], x["binary"]) for x in logged], cases)
+
+    def test_a_stripped_shell_does_not_run(self):
+        if os.geteuid() != 0:
+            self.fail("chroot needs root (uid %d)" % os.geteuid())
+        r = debian_like(self)
+        r.copy("usr/bin/dash", "/usr/bin/dash")   # a real shell: it would run if executable
+        os.chmod(r.at("usr/bin/dash"), 0o755)
+        build(self, r)
+        for path in ("/bin/sh", "/usr/bin/dash"):
+            with self.assertRaises(PermissionError, msg=path):
+                self.run_in_root(r, [path, "-c", "exit 0"], {"PATH": "/usr/local/sandbox-bin"})
