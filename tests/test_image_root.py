@@ -3,9 +3,11 @@ built static shim, no Docker: the links, bad names, allow-list conflicts,
 dangling links, idempotence, a hostile root, and chroot-ing into the root to
 exec a shimmed path for real."""
 import json
+import re
 import os
 import shutil
 import subprocess
+import tempfile
 
 from image_support import (HUMAN_LINE, PINNED, SHIM_IN_IMAGE, ImageTestCase, SyntheticRoot,
                            parse_record, run_shim, snapshot)
@@ -272,3 +274,33 @@ class Chroot(ImageTestCase):
         for path in ("/bin/sh", "/usr/bin/dash"):
             with self.assertRaises(PermissionError, msg=path):
                 self.run_in_root(r, [path, "-c", "exit 0"], {"PATH": "/usr/local/sandbox-bin"})
+
+
+class Docs(ImageTestCase):
+    """The man page text of the image commands stays in step with their
+    option tables (each --help is generated from the table)."""
+
+    def test_every_option_is_documented(self):
+        mdoc_path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                 "shim", "image", "agt-deny-shim-image.mdoc")
+        with open(mdoc_path) as f:
+            mdoc = f.read()
+        for sub in ("install", "allow", "harden", "verify"):
+            help_text = run_shim([sub, "--help"], check=0).stdout
+            self.assertIn("usage: agt-deny-shim %s --root DIR" % sub, help_text)
+            self.assertIn(".Cm %s" % sub if sub == "verify" else "It Cm %s" % sub, mdoc)
+            for option in sorted(set(re.findall(r"^  --([a-z-]+)", help_text, re.M)) - {"help", "root"}):
+                self.assertIn("Fl -%s" % option, mdoc, (sub, option))
+        # Spliced into the man page in place of its subsection, it lints clean.
+        man_path = os.path.join(os.path.dirname(mdoc_path), "..", "..", "man", "agt-deny-shim.1")
+        with open(man_path) as f:
+            man = f.read()
+        start, end = man.index(".Ss Image tool commands"), man.index(".Sh THE RECORD")
+        merged = man[:start] + mdoc[mdoc.index(".Ss Image tool commands"):] + man[end:]
+        with tempfile.NamedTemporaryFile("w", suffix=".1") as f:
+            f.write(merged)
+            f.flush()
+            lint = subprocess.run(["mandoc", "-T", "lint", f.name], capture_output=True, text=True)
+        original = subprocess.run(["mandoc", "-T", "lint", man_path], capture_output=True, text=True)
+        self.assertLessEqual(len((lint.stdout + lint.stderr).splitlines()),
+                             len((original.stdout + original.stderr).splitlines()), lint.stdout + lint.stderr)
