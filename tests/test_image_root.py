@@ -288,7 +288,7 @@ class Docs(ImageTestCase):
         for sub in ("install", "allow", "harden", "verify"):
             help_text = run_shim([sub, "--help"], check=0).stdout
             self.assertIn("usage: agt-deny-shim %s --root DIR" % sub, help_text)
-            self.assertIn(".Cm %s" % sub if sub == "verify" else "It Cm %s" % sub, mdoc)
+            self.assertIn(".It Cm %s" % sub, mdoc)
             for option in sorted(set(re.findall(r"^  --([a-z-]+)", help_text, re.M)) - {"help", "root"}):
                 self.assertIn("Fl -%s" % option, mdoc, (sub, option))
         # Spliced into the man page in place of its subsection, it lints clean.
