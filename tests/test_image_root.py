@@ -290,7 +290,7 @@ class Docs(ImageTestCase):
             self.assertIn("usage: agt-deny-shim %s --root DIR" % sub, help_text)
             self.assertIn(".It Cm %s" % sub, mdoc)
             for option in sorted(set(re.findall(r"^  --([a-z-]+)", help_text, re.M)) - {"help", "root"}):
-                self.assertIn("Fl -%s" % option, mdoc, (sub, option))
+                self.assertRegex(mdoc, r"Fl -%s(?![\w-])" % re.escape(option), (sub, option))
         # Spliced into the man page in place of its subsection, it lints clean.
         man_path = os.path.join(os.path.dirname(mdoc_path), "..", "..", "man", "agt-deny-shim.1")
         with open(man_path) as f:
