@@ -1,6 +1,8 @@
 #include "canonical_json.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cstring>
 #include <cstdint>
 #include <vector>
 
@@ -54,7 +56,40 @@ struct PlainTable {
 };
 constexpr PlainTable kPlain;
 
+// Length of the leading run of plain bytes, eight at a time: a word is
+// plain when no byte is < 0x20, >= 0x7f, '"' or '\\'.
+size_t PlainPrefix(const char* s, size_t n) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull;
+  constexpr uint64_t kHigh = 0x8080808080808080ull;
+  const auto has_byte = [](uint64_t w, unsigned char c) {
+    const uint64_t x = w ^ (kOnes * c);
+    return (x - kOnes) & ~x & kHigh;
+  };
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    memcpy(&w, s + i, 8);
+    const uint64_t special = (w & kHigh) | ((w - kOnes * 0x20) & ~w & kHigh) | has_byte(w, 0x7f) |
+                             has_byte(w, '"') | has_byte(w, '\\');
+    if (special != 0) break;
+  }
+  while (i < n && kPlain.plain[static_cast<unsigned char>(s[i])]) ++i;
+  return i;
+}
+
 }  // namespace
+
+void AppendUint(uint64_t value, std::string* out) {
+  char buf[24];
+  const auto r = std::to_chars(buf, buf + sizeof buf, value);
+  out->append(buf, static_cast<size_t>(r.ptr - buf));
+}
+
+void AppendInt(int64_t value, std::string* out) {
+  char buf[24];
+  const auto r = std::to_chars(buf, buf + sizeof buf, value);
+  out->append(buf, static_cast<size_t>(r.ptr - buf));
+}
 
 bool AppendString(std::string_view utf8, std::string* out) {
   out->push_back('"');
@@ -62,8 +97,7 @@ bool AppendString(std::string_view utf8, std::string* out) {
   const size_t n = utf8.size();
   while (i < n) {
     // Copy the longest run of plain bytes at once: the common case.
-    size_t run = i;
-    while (run < n && kPlain.plain[static_cast<unsigned char>(utf8[run])]) ++run;
+    const size_t run = i + PlainPrefix(utf8.data() + i, n - i);
     if (run > i) {
       out->append(utf8.data() + i, run - i);
       i = run;
@@ -110,9 +144,9 @@ bool AppendValueAt(const rapidjson::Value& value, int depth, std::string* out, s
     case rapidjson::kTrueType: out->append("true"); return true;
     case rapidjson::kNumberType:
       if (value.IsUint64()) {
-        out->append(std::to_string(value.GetUint64()));
+        AppendUint(value.GetUint64(), out);
       } else if (value.IsInt64()) {
-        out->append(std::to_string(value.GetInt64()));
+        AppendInt(value.GetInt64(), out);
       } else {
         *err = "non-integer number";
         return false;

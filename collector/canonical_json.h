@@ -7,6 +7,7 @@
 
 #include <rapidjson/document.h>
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -19,6 +20,10 @@ namespace canonical_json {
 // forms, surrogate code points (e.g. from an escaped lone "\udc00") and
 // values above U+10FFFF are refused.
 bool AppendString(std::string_view utf8, std::string* out);
+
+// Appends a JSON integer (decimal, no allocation).
+void AppendUint(uint64_t value, std::string* out);
+void AppendInt(int64_t value, std::string* out);
 
 // Appends `value` canonically: objects with keys sorted by code point at every
 // depth, integers as integers, null/true/false. Refuses (false, *err set)

@@ -9,12 +9,12 @@
 namespace chain_signer {
 namespace {
 
-bool AppendKeyString(const char* key, std::string_view value, std::string* out) {
+bool AppendKeyString(std::string_view key, std::string_view value, std::string* out) {
   out->append(key);
   return canonical_json::AppendString(value, out);
 }
 
-bool AppendKeyNullable(const char* key, const audit_entry::NullableString& value,
+bool AppendKeyNullable(std::string_view key, const audit_entry::NullableString& value,
                        std::string* out) {
   out->append(key);
   if (!value) {
@@ -22,6 +22,73 @@ bool AppendKeyNullable(const char* key, const audit_entry::NullableString& value
     return true;
   }
   return canonical_json::AppendString(*value, out);
+}
+
+// Where the five line-only members go into the payload text.
+struct SpliceMarks {
+  size_t after_agent_did = 0;  // compute_driver, content_hash
+  size_t after_entry_id = 0;   // environment
+  size_t after_resource = 0;   // sandbox_id
+  size_t after_session_id = 0;  // signature
+};
+
+bool AppendPayloadMarked(const audit_entry::AuditEntryFields& f, std::string_view previous_hash,
+                         std::string* out, SpliceMarks* marks) {
+  out->reserve(out->size() + f.data_canonical.size() + 640);
+  bool ok = AppendKeyString("{\"action\": ", f.action, out);
+  ok &= AppendKeyNullable(", \"agent_did\": ", f.agent_did, out);
+  marks->after_agent_did = out->size();
+  out->append(", \"data\": ");
+  out->append(f.data_canonical);
+  ok &= AppendKeyString(", \"entry_id\": ", f.entry_id, out);
+  marks->after_entry_id = out->size();
+  ok &= AppendKeyString(", \"event_type\": ", f.event_type, out);
+  ok &= AppendKeyString(", \"matched_rule\": ", f.matched_rule, out);
+  ok &= AppendKeyString(", \"outcome\": ", f.outcome, out);
+  ok &= AppendKeyString(", \"policy_decision\": ", f.policy_decision, out);
+  ok &= AppendKeyString(", \"previous_hash\": ", previous_hash, out);
+  ok &= AppendKeyString(", \"resource\": ", f.resource, out);
+  marks->after_resource = out->size();
+  ok &= AppendKeyNullable(", \"session_id\": ", f.session_id, out);
+  marks->after_session_id = out->size();
+  ok &= AppendKeyNullable(", \"target_did\": ", f.target_did, out);
+  ok &= AppendKeyString(", \"timestamp\": ", f.timestamp, out);
+  ok &= AppendKeyNullable(", \"trace_id\": ", f.trace_id, out);
+  out->push_back('}');
+  return ok;
+}
+
+// Appends the line: `payload` (with its marks) and the five other members.
+bool SpliceLine(std::string_view payload, const SpliceMarks& m,
+                const audit_entry::AuditEntryFields& f, std::string_view content_hash,
+                std::string_view signature, std::string* extra, std::string* out) {
+  // Each spliced group is escaped into `extra`, then copied in place.
+  bool ok = true;
+  size_t from = 0;
+  const auto copy_to = [&](size_t to) {
+    out->append(payload.data() + from, to - from);
+    from = to;
+  };
+  out->reserve(out->size() + payload.size() + 400);
+  copy_to(m.after_agent_did);
+  extra->clear();
+  ok &= AppendKeyNullable(", \"compute_driver\": ", f.compute_driver, extra);
+  ok &= AppendKeyString(", \"content_hash\": ", content_hash, extra);
+  out->append(*extra);
+  copy_to(m.after_entry_id);
+  extra->clear();
+  ok &= AppendKeyNullable(", \"environment\": ", f.environment, extra);
+  out->append(*extra);
+  copy_to(m.after_resource);
+  extra->clear();
+  ok &= AppendKeyNullable(", \"sandbox_id\": ", f.sandbox_id, extra);
+  out->append(*extra);
+  copy_to(m.after_session_id);
+  extra->clear();
+  ok &= AppendKeyString(", \"signature\": ", signature, extra);
+  out->append(*extra);
+  copy_to(payload.size());
+  return ok;
 }
 
 void ToHex(const unsigned char* bytes, size_t n, std::string* hex) {
@@ -42,53 +109,20 @@ std::string OpenSslError(const char* what) {
 
 }  // namespace
 
-// Key order below is the byte-sorted order of the field names; the two
-// functions list the same fields upstream's SignedAuditEntry has.
+// Key order is the byte-sorted order of the field names; the fields are
+// those of upstream's SignedAuditEntry.
 bool AppendPayload(const audit_entry::AuditEntryFields& f, std::string_view previous_hash,
                    std::string* out) {
-  bool ok = AppendKeyString("{\"action\": ", f.action, out);
-  ok &= AppendKeyNullable(", \"agent_did\": ", f.agent_did, out);
-  out->append(", \"data\": ");
-  out->append(f.data_canonical);
-  ok &= AppendKeyString(", \"entry_id\": ", f.entry_id, out);
-  ok &= AppendKeyString(", \"event_type\": ", f.event_type, out);
-  ok &= AppendKeyString(", \"matched_rule\": ", f.matched_rule, out);
-  ok &= AppendKeyString(", \"outcome\": ", f.outcome, out);
-  ok &= AppendKeyString(", \"policy_decision\": ", f.policy_decision, out);
-  ok &= AppendKeyString(", \"previous_hash\": ", previous_hash, out);
-  ok &= AppendKeyString(", \"resource\": ", f.resource, out);
-  ok &= AppendKeyNullable(", \"session_id\": ", f.session_id, out);
-  ok &= AppendKeyNullable(", \"target_did\": ", f.target_did, out);
-  ok &= AppendKeyString(", \"timestamp\": ", f.timestamp, out);
-  ok &= AppendKeyNullable(", \"trace_id\": ", f.trace_id, out);
-  out->push_back('}');
-  return ok;
+  SpliceMarks marks;
+  return AppendPayloadMarked(f, previous_hash, out, &marks);
 }
 
 bool AppendLine(const audit_entry::AuditEntryFields& f, std::string_view content_hash,
                 std::string_view previous_hash, std::string_view signature, std::string* out) {
-  bool ok = AppendKeyString("{\"action\": ", f.action, out);
-  ok &= AppendKeyNullable(", \"agent_did\": ", f.agent_did, out);
-  ok &= AppendKeyNullable(", \"compute_driver\": ", f.compute_driver, out);
-  ok &= AppendKeyString(", \"content_hash\": ", content_hash, out);
-  out->append(", \"data\": ");
-  out->append(f.data_canonical);
-  ok &= AppendKeyString(", \"entry_id\": ", f.entry_id, out);
-  ok &= AppendKeyNullable(", \"environment\": ", f.environment, out);
-  ok &= AppendKeyString(", \"event_type\": ", f.event_type, out);
-  ok &= AppendKeyString(", \"matched_rule\": ", f.matched_rule, out);
-  ok &= AppendKeyString(", \"outcome\": ", f.outcome, out);
-  ok &= AppendKeyString(", \"policy_decision\": ", f.policy_decision, out);
-  ok &= AppendKeyString(", \"previous_hash\": ", previous_hash, out);
-  ok &= AppendKeyString(", \"resource\": ", f.resource, out);
-  ok &= AppendKeyNullable(", \"sandbox_id\": ", f.sandbox_id, out);
-  ok &= AppendKeyNullable(", \"session_id\": ", f.session_id, out);
-  ok &= AppendKeyString(", \"signature\": ", signature, out);
-  ok &= AppendKeyNullable(", \"target_did\": ", f.target_did, out);
-  ok &= AppendKeyString(", \"timestamp\": ", f.timestamp, out);
-  ok &= AppendKeyNullable(", \"trace_id\": ", f.trace_id, out);
-  out->push_back('}');
-  return ok;
+  std::string payload, extra;
+  SpliceMarks marks;
+  const bool ok = AppendPayloadMarked(f, previous_hash, &payload, &marks);
+  return SpliceLine(payload, marks, f, content_hash, signature, &extra, out) && ok;
 }
 
 Hasher::Hasher() = default;
@@ -158,7 +192,8 @@ bool Hasher::HmacHex(std::string_view data, std::string* hex, std::string* err) 
 bool ChainSigner::SignAppend(const audit_entry::AuditEntryFields& fields, std::string* out,
                              std::string* err) {
   payload_.clear();
-  if (!AppendPayload(fields, previous_hash_, &payload_)) {
+  SpliceMarks marks;
+  if (!AppendPayloadMarked(fields, previous_hash_, &payload_, &marks)) {
     *err = "agt-collector: error: entry " + fields.entry_id + " holds a string that is not UTF-8";
     return false;
   }
@@ -167,7 +202,7 @@ bool ChainSigner::SignAppend(const audit_entry::AuditEntryFields& fields, std::s
     return false;
   }
   const size_t before = out->size();
-  if (!AppendLine(fields, content_hash_, previous_hash_, signature_, out)) {
+  if (!SpliceLine(payload_, marks, fields, content_hash_, signature_, &extra_, out)) {
     out->resize(before);
     *err = "agt-collector: error: entry " + fields.entry_id + " holds a string that is not UTF-8";
     return false;

@@ -23,6 +23,9 @@ bool AppendPayload(const audit_entry::AuditEntryFields& fields,
                    std::string_view previous_hash, std::string* out);
 
 // Serialises the full 19-field line (no trailing newline); false as above.
+// Built from the payload text: the line holds the payload's 14 members plus
+// five more, all in one sorted order, so the five are spliced in and
+// nothing is escaped twice.
 bool AppendLine(const audit_entry::AuditEntryFields& fields, std::string_view content_hash,
                 std::string_view previous_hash, std::string_view signature, std::string* out);
 
@@ -63,7 +66,8 @@ class ChainSigner {
  private:
   Hasher hasher_;
   std::string previous_hash_;
-  std::string payload_;    // reused buffer
+  std::string payload_;    // reused buffers
+  std::string extra_;
   std::string content_hash_;
   std::string signature_;
 };

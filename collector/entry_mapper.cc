@@ -1,6 +1,7 @@
 #include "entry_mapper.h"
 
 #include <openssl/evp.h>
+#include <string.h>
 
 #include "canonical_json.h"
 
@@ -13,48 +14,98 @@ std::string DefaultAgentDid(std::string_view sandbox_id) {
   return "did:agt:sandbox:" + std::string(sandbox_id);
 }
 
+namespace {
+
+// SHA-256 for entry ids, fetched once per thread: an implicit fetch per
+// record costs as much as the hash.
+class IdHasher {
+ public:
+  IdHasher() : md_(EVP_MD_fetch(nullptr, "SHA256", nullptr)), ctx_(EVP_MD_CTX_new()) {}
+  ~IdHasher() {
+    EVP_MD_CTX_free(ctx_);
+    EVP_MD_free(md_);
+  }
+  IdHasher(const IdHasher&) = delete;
+  IdHasher& operator=(const IdHasher&) = delete;
+
+  // Appends "audit_" + 16 hex digits for the documented id input.
+  void AppendId(std::string_view sandbox_id, const SourceRef& source, std::string_view line,
+                std::string* out) {
+    input_.assign("agt-entry-id/v1\n");
+    input_.append(sandbox_id);
+    input_.push_back('\n');
+    canonical_json::AppendUint(source.device, &input_);
+    input_.push_back(':');
+    canonical_json::AppendUint(source.inode, &input_);
+    input_.push_back('\n');
+    canonical_json::AppendUint(source.offset, &input_);
+    input_.push_back('\n');
+    unsigned char digest[EVP_MAX_MD_SIZE] = {};
+    unsigned int len = 0;
+    // SHA-256 fails only without memory or the default provider; the id
+    // stays well-formed (zeros) and the entry is still written.
+    if (md_ == nullptr || ctx_ == nullptr || EVP_DigestInit_ex(ctx_, md_, nullptr) != 1 ||
+        EVP_DigestUpdate(ctx_, input_.data(), input_.size()) != 1 ||
+        EVP_DigestUpdate(ctx_, line.data(), line.size()) != 1 ||
+        EVP_DigestFinal_ex(ctx_, digest, &len) != 1) {
+      memset(digest, 0, sizeof digest);
+    }
+    static constexpr char kHex[] = "0123456789abcdef";
+    out->append("audit_");
+    for (int i = 0; i < 8; ++i) {
+      out->push_back(kHex[digest[i] >> 4]);
+      out->push_back(kHex[digest[i] & 0xf]);
+    }
+  }
+
+ private:
+  EVP_MD* md_;
+  EVP_MD_CTX* ctx_;
+  std::string input_;
+};
+
+IdHasher& ThreadIdHasher() {
+  thread_local IdHasher hasher;
+  return hasher;
+}
+
+void AppendEntryTimestamp(const ValidRecord& record, std::string* out) {
+  // "YYYY-MM-DDTHH:MM:SS" from the validated shim timestamp (same second as
+  // timestamp_ns, checked by the validator).
+  out->append(record.timestamp, 0, 19);
+  if (record.has_timestamp_ns) {
+    const uint32_t micros = static_cast<uint32_t>((record.timestamp_ns % 1000000000u) / 1000u);
+    if (micros != 0) {
+      char buf[8] = {'.'};
+      for (int i = 6, v = static_cast<int>(micros); i >= 1; --i, v /= 10) {
+        buf[i] = static_cast<char>('0' + v % 10);
+      }
+      out->append(buf, 7);
+    }
+  }
+  out->append("+00:00");
+}
+
+}  // namespace
+
 std::string EntryId(std::string_view sandbox_id, const SourceRef& source, std::string_view line) {
-  std::string input = "agt-entry-id/v1\n";
-  input.append(sandbox_id);
-  input += "\n" + std::to_string(source.device) + ":" + std::to_string(source.inode) + "\n" +
-           std::to_string(source.offset) + "\n";
-  input.append(line);
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  // One-shot digest: EVP_Digest cannot fail for SHA-256 short of memory
-  // exhaustion, in which case the id is still well-formed (zeros).
-  if (EVP_Digest(input.data(), input.size(), digest, &len, EVP_sha256(), nullptr) != 1) {
-    std::fill(std::begin(digest), std::end(digest), 0);
-  }
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string id = "audit_";
-  for (int i = 0; i < 8; ++i) {
-    id.push_back(kHex[digest[i] >> 4]);
-    id.push_back(kHex[digest[i] & 0xf]);
-  }
+  std::string id;
+  ThreadIdHasher().AppendId(sandbox_id, source, line, &id);
   return id;
 }
 
 std::string EntryTimestamp(const ValidRecord& record) {
-  // "YYYY-MM-DDTHH:MM:SS" from the validated shim timestamp (same second as
-  // timestamp_ns, checked by the validator).
-  std::string out = record.timestamp.substr(0, 19);
-  if (record.has_timestamp_ns) {
-    const uint64_t micros = (record.timestamp_ns % 1000000000u) / 1000u;
-    if (micros != 0) {
-      char buf[8];
-      snprintf(buf, sizeof buf, ".%06u", static_cast<unsigned>(micros));
-      out += buf;
-    }
-  }
-  out += "+00:00";
+  std::string out;
+  AppendEntryTimestamp(record, &out);
   return out;
 }
 
 void MapRecord(const ValidRecord& record, std::string_view line, const SourceLabels& labels,
                const SourceRef& source, audit_entry::AuditEntryFields* out) {
-  out->entry_id = EntryId(labels.sandbox_id, source, line);
-  out->timestamp = EntryTimestamp(record);
+  out->entry_id.clear();
+  ThreadIdHasher().AppendId(labels.sandbox_id, source, line, &out->entry_id);
+  out->timestamp.clear();
+  AppendEntryTimestamp(record, &out->timestamp);
   out->event_type = "command_denied";
   out->agent_did = labels.agent_did;
   out->action = "exec";
@@ -73,9 +124,10 @@ void MapRecord(const ValidRecord& record, std::string_view line, const SourceLab
   // "source" merged in at its sorted place, between "redactions" and "timestamp".
   std::string& data = out->data_canonical;
   data.clear();
+  data.reserve(512);
   data.push_back('{');
   bool first = true;
-  const auto member = [&](const char* key) {
+  const auto member = [&](std::string_view key) {
     if (!first) data.append(", ");
     first = false;
     data.push_back('"');
@@ -86,7 +138,7 @@ void MapRecord(const ValidRecord& record, std::string_view line, const SourceLab
     if (k == record_validator::kTimestamp) {
       member("source");
       data.append("{\"device\": ");
-      data.append(std::to_string(source.device));
+      canonical_json::AppendUint(source.device, &data);
       data.append(", \"file\": ");
       const size_t file_at = data.size();
       if (!canonical_json::AppendString(source.file, &data)) {
@@ -96,9 +148,9 @@ void MapRecord(const ValidRecord& record, std::string_view line, const SourceLab
         data.append("\"<path not UTF-8>\"");
       }
       data.append(", \"inode\": ");
-      data.append(std::to_string(source.inode));
+      canonical_json::AppendUint(source.inode, &data);
       data.append(", \"offset\": ");
-      data.append(std::to_string(source.offset));
+      canonical_json::AppendUint(source.offset, &data);
       data.push_back('}');
     }
     if (!record.present(k)) continue;

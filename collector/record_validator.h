@@ -44,6 +44,8 @@ struct ValidRecord {
   int64_t epoch_seconds = 0;  // of `timestamp`
   bool has_timestamp_ns = false;
   uint64_t timestamp_ns = 0;  // consistent with `timestamp` (same second)
+
+  std::string scratch;        // the validator's working copy of the line
 };
 
 // Validates one line (without its '\n'). On success fills *out; on failure

@@ -90,6 +90,7 @@ bool Engine::Init(const Options& options, audit_file::AuditFileWriter* out,
     p.suffix = text.substr(at + watch_pattern::kPlaceholder.size() + 1);
     const size_t slash = p.suffix.rfind('/');
     if (slash != std::string::npos) p.suffix_parent = p.suffix.substr(0, slash);
+    p.log_name = slash == std::string::npos ? p.suffix : p.suffix.substr(slash + 1);
     patterns_.push_back(p);
   }
   if (options_.state_dir.empty()) {
@@ -313,6 +314,18 @@ void Engine::HandleInotify() {
         continue;
       }
       const uint32_t si = static_cast<uint32_t>(it->second);
+      const std::string& log_name = patterns_[sources_[si].pattern].log_name;
+      if ((ev->mask & IN_MOVED_FROM) && ev->len > 0 && log_name == ev->name) {
+        if (move_cookies_.size() > 256) move_cookies_.clear();
+        move_cookies_[ev->cookie] = si;
+      } else if ((ev->mask & IN_MOVED_TO) && ev->len > 0) {
+        auto c = move_cookies_.find(ev->cookie);
+        if (c != move_cookies_.end() && c->second == si) {
+          std::vector<std::string>& names = sources_[si].rotated_names;
+          if (names.size() < 64) names.push_back(ev->name);
+          move_cookies_.erase(c);
+        }
+      }
       if (ev->mask & IN_IGNORED) {
         by_wd_.erase(it);
         sources_[si].wd = -1;
@@ -538,8 +551,8 @@ void Engine::Look(uint32_t index) {
   if (std::find(touched_.begin(), touched_.end(), index) == touched_.end()) {
     touched_.push_back(index);
   }
-  // At most two files per look: the old one drained, then its successor.
-  for (int step = 0; step < 2; ++step) {
+  // The old file drained, any skipped rotations, then the path's file.
+  for (int steps = 0; steps < 2 + 64; ++steps) {  // bounded by rotated_names
     ValidateStillSame(s);
     std::string err;
     const line_reader::ReadResult rr = reader_->Read(
@@ -572,7 +585,9 @@ void Engine::Look(uint32_t index) {
       s->seen_mtime_ns = MtimeNs(st);
     }
     if (!s->rotated_away) return;
-    // Drained: let the old file go and take whatever is at the path now.
+    // Drained. A file rotated away before it was ever looked at comes next.
+    if (TakeRotatedName(s)) continue;
+    // Then whatever is at the path now.
     int fd = -1;
     std::string open_err;
     const secure_open::Result r = secure_open::OpenRegular(
@@ -611,6 +626,45 @@ void Engine::Look(uint32_t index) {
     s->seen_size = -1;
     s->seen_mtime_ns = -1;
   }
+}
+
+bool Engine::TakeRotatedName(Source* s) {
+  const Pattern& p = patterns_[s->pattern];
+  while (!s->rotated_names.empty()) {
+    const std::string name = s->rotated_names.front();
+    s->rotated_names.erase(s->rotated_names.begin());
+    std::string rel = s->sandbox_id + "/";
+    if (!p.suffix_parent.empty()) rel += p.suffix_parent + "/";
+    rel += name;
+    int fd = -1;
+    std::string err;
+    if (secure_open::OpenRegular(p.base_fd, rel, secure_open::Method::kAuto, &fd, &err) !=
+        secure_open::Result::kOk) {
+      continue;  // renamed again or removed since: out of reach
+    }
+    struct stat st, pst;
+    const bool at_path =
+        fstatat(p.base_fd, LogRelative(*s).c_str(), &pst, AT_SYMLINK_NOFOLLOW) == 0;
+    if (fstat(fd, &st) != 0 ||
+        (static_cast<uint64_t>(st.st_dev) == s->dev && static_cast<uint64_t>(st.st_ino) == s->ino) ||
+        (at_path && pst.st_dev == st.st_dev && pst.st_ino == st.st_ino)) {
+      close(fd);  // the file just drained, or the one at the path: not a skipped one
+      continue;
+    }
+    Note(s->sandbox_id + ": " + LogPath(*s) + " was rotated more than once between two looks; "
+         "reading " + p.base + "/" + rel + " (" + Identity(st.st_dev, st.st_ino) +
+         ") from offset 0 before the current file");
+    close(s->fd);
+    s->fd = fd;
+    s->dev = static_cast<uint64_t>(st.st_dev);
+    s->ino = static_cast<uint64_t>(st.st_ino);
+    s->pos = line_reader::Position();
+    s->rotated_away = true;
+    s->seen_size = -1;
+    s->seen_mtime_ns = -1;
+    return true;
+  }
+  return false;
 }
 
 void Engine::Reject(Source* s, uint64_t offset, const std::string& reason) {

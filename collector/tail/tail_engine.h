@@ -79,6 +79,7 @@ class Engine {
     std::string base;           // directory before {sandbox_id}
     std::string suffix;         // after "{sandbox_id}/", e.g. "denied.log"
     std::string suffix_parent;  // directory part of suffix ("" when none)
+    std::string log_name;       // last component of suffix
     int base_fd = -1;
     int base_wd = -1;
     int64_t base_mtime_ns = -1;  // listing is redone only when this changes
@@ -97,6 +98,9 @@ class Engine {
     uint64_t dev = 0, ino = 0;
     bool rotated_away = false;
     bool release_after_commit = false;  // deleted: close once checkpointed
+    // Names the log was renamed to (inotify IN_MOVED_FROM/TO pairs), oldest
+    // first: a file rotated again before it was looked at is still read.
+    std::vector<std::string> rotated_names;
     line_reader::Position pos;
     int64_t seen_size = -1, seen_mtime_ns = -1;
     // What the checkpoint on disk says.
@@ -123,6 +127,7 @@ class Engine {
   bool CheapCheck(Source* s);
   void Look(uint32_t source_index);
   void OpenCurrent(Source* s);
+  bool TakeRotatedName(Source* s);
   bool ResumeFromRotated(Source* s, uint64_t new_dev, uint64_t new_ino);
   void ValidateStillSame(Source* s);
   void ReadSource(Source* s, size_t* budget);
@@ -147,6 +152,7 @@ class Engine {
   std::vector<uint32_t> dirty_;
   std::vector<uint32_t> touched_;  // read this cycle: checkpoint candidates
   std::unordered_set<std::string> recent_ids_;
+  std::unordered_map<uint32_t, uint32_t> move_cookies_;  // IN_MOVED_FROM cookie -> source
   std::vector<Syslogged> cycle_syslog_;
   size_t cycle_entries_ = 0;
   size_t cycle_appended_ = 0;
