@@ -1,0 +1,126 @@
+"""agt-collector run: every entry also goes to a REAL rsyslogd (private socket)."""
+import os
+import shutil
+import subprocess
+import time
+import unittest
+
+from run_harness import RunHarness
+
+RSYSLOGD = shutil.which("rsyslogd") or "/usr/sbin/rsyslogd"
+
+
+class PrivateRsyslog:
+    """rsyslogd in the foreground on its own unix socket, writing to a file."""
+
+    def __init__(self, testcase, directory):
+        self.t = testcase
+        self.dir = directory
+        self.socket = os.path.join(directory, "log.sock")
+        self.output = os.path.join(directory, "syslog.out")
+        self.conf = os.path.join(directory, "rsyslog.conf")
+        self.pidfile = os.path.join(directory, "rsyslogd.pid")
+        work = os.path.join(directory, "work")
+        os.makedirs(work, exist_ok=True)
+        with open(self.conf, "w") as f:
+            f.write('global(workDirectory="%s")\n' % work)
+            f.write('module(load="imuxsock" SysSock.Use="off")\n')
+            f.write('input(type="imuxsock" Socket="%s" RateLimit.Interval="0")\n' % self.socket)
+            f.write('*.* action(type="omfile" file="%s" '
+                    'template="RSYSLOG_TraditionalFileFormat")\n' % self.output)
+        self.proc = None
+        testcase.addCleanup(self.stop)
+
+    def start(self):
+        if not os.access(RSYSLOGD, os.X_OK):
+            self.t.fail("rsyslogd not installed (scripts/setup installs rsyslog)")
+        if os.path.exists(self.socket):
+            os.unlink(self.socket)
+        self.proc = subprocess.Popen([RSYSLOGD, "-f", self.conf, "-i", self.pidfile, "-n"],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 15
+        while not os.path.exists(self.socket):
+            if self.proc.poll() is not None:
+                self.t.fail("rsyslogd exited: %s" % self.proc.stderr.read())
+            if time.monotonic() > deadline:
+                self.t.fail("rsyslogd did not create its socket")
+            time.sleep(0.02)
+
+    def stop(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self.proc is not None:
+            self.proc.stderr.close()
+        self.proc = None
+
+    def text(self):
+        if not os.path.exists(self.output):
+            return ""
+        with open(self.output, errors="replace") as f:
+            return f.read()
+
+    def wait_for(self, needles, timeout=15):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            text = self.text()
+            if all(n in text for n in needles):
+                return text
+            time.sleep(0.05)
+        self.t.fail("syslog output lacks %s:\n%s" % (needles, self.text()))
+
+
+class RunSyslogTest(unittest.TestCase):
+    def test_each_entry_reaches_rsyslog_once(self):
+        h = RunHarness(self)
+        rs = PrivateRsyslog(self, h.dir)
+        rs.start()
+        h.add_sandbox("sb-1")
+        h.start(syslog=rs.socket)
+        for name in ("curl", "wget", "git"):
+            h.deny("sb-1", name=name)
+        h.wait_expected()
+        ids = [e["entry_id"] for e in h.entries()]
+        text = rs.wait_for(["entry_id=" + i for i in ids])
+        for e in h.entries():
+            self.assertEqual(text.count("entry_id=" + e["entry_id"]), 1, text)
+            line = [l for l in text.splitlines() if e["entry_id"] in l][0]
+            self.assertIn("agt-collector[%d]: command_denied" % h.proc.pid, line)
+            self.assertIn("sandbox_id=sb-1 binary=%s" % e["resource"], line)
+        h.stop()
+        h.assert_exact()
+
+    def test_syslog_down_loses_nothing_in_the_audit_file_and_is_reported(self):
+        h = RunHarness(self)
+        rs = PrivateRsyslog(self, h.dir)
+        rs.start()
+        h.add_sandbox("sb-1")
+        h.start(syslog=rs.socket)
+        h.deny("sb-1")
+        h.wait_expected()
+        rs.wait_for(["entry_id=" + h.entries()[0]["entry_id"]])
+        rs.stop()
+        h.deny("sb-1")
+        h.deny("sb-1")
+        h.wait_expected()
+        deadline = time.monotonic() + 10
+        while "syslog" not in h.stderr() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.assertIn("agt-collector: warning: syslog " + rs.socket, h.stderr())
+        self.assertIn("dropped", h.stderr())
+        # Back again: the sender reconnects (at most once a second).
+        rs.start()
+        time.sleep(1.2)
+        h.deny("sb-1")
+        h.wait_expected()
+        rs.wait_for(["entry_id=" + h.entries()[-1]["entry_id"]])
+        h.stop()
+        h.assert_exact()
+
+
+if __name__ == "__main__":
+    unittest.main()
