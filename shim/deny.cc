@@ -40,19 +40,10 @@ int Run(int argc, char** argv, std::string_view exec_path) {
   // exit 126 on every path. Done before the filter, which forbids sigaction.
   signal(SIGPIPE, SIG_IGN);
   signal(SIGXFSZ, SIG_IGN);
-  bool confined = confine::Confine();
 
-  // Only now are argv and the environment read.
-  // With fd 2 closed at start, whatever opens next (the log) may become fd 2:
-  // then nothing is written to "stderr", so the line lands once, in the log.
-  bool stderr_open = FdIsOpen(2);
-
+  // Who and when: none of this reads argv or the environment, so it is
+  // gathered before the filter, which can then leave these calls out.
   record::Facts facts;
-  facts.argc = argc;
-  facts.argv = argv;
-  facts.exec_path = exec_path;
-  facts.binary = invocation::DeniedName(exec_path, argc > 0 ? argv[0] : nullptr);
-  facts.confined = confined;
   facts.pid = static_cast<std::uint64_t>(getpid());
   facts.ppid = static_cast<std::uint64_t>(getppid());
   facts.uid = getuid();
@@ -62,11 +53,25 @@ int Run(int argc, char** argv, std::string_view exec_path) {
     uts.nodename[sizeof uts.nodename - 1] = '\0';
     facts.host = uts.nodename;
   }
+  // The raw call, not libc's vDSO path: its one-time set-up costs more than
+  // the whole system call for a process that reads the clock once.
   struct timespec now;
-  if (clock_gettime(CLOCK_REALTIME, &now) == 0) {
+  if (syscall(SYS_clock_gettime, CLOCK_REALTIME, &now) == 0) {
     facts.time_sec = now.tv_sec;
     facts.time_nsec = static_cast<std::uint32_t>(now.tv_nsec);
   }
+
+  facts.confined = confine::Confine();
+
+  // Only now are argv and the environment read.
+  // With fd 2 closed at start, whatever opens next (the log) may become fd 2:
+  // then nothing is written to "stderr", so the line lands once, in the log.
+  bool stderr_open = FdIsOpen(2);
+
+  facts.argc = argc;
+  facts.argv = argv;
+  facts.exec_path = exec_path;
+  facts.binary = invocation::DeniedName(exec_path, argc > 0 ? argv[0] : nullptr);
   facts.version = version::kVersion;
 
   char out_storage[kMaxStderrWrite];

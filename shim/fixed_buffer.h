@@ -43,6 +43,15 @@ class Buffer {
     return Append(std::string_view(digits, width));
   }
 
+  // The free space after the contents, for a nested buffer that writes in
+  // place; Commit() then takes its bytes in.
+  char* end() { return data_ + size_; }
+  bool Commit(std::size_t n) {
+    if (n > capacity_ - size_) return false;
+    size_ += n;
+    return true;
+  }
+
   std::string_view view() const { return std::string_view(data_, size_); }
   std::size_t size() const { return size_; }
   std::size_t capacity() const { return capacity_; }

@@ -136,49 +136,52 @@ bool Build(const Facts& facts, fixed_buffer::Buffer* out) {
   redact::Spans host_spans;  // the host name is the operator's, not redacted
   redactions += argv0_spans.count + path_spans.count;
 
-  char head_storage[64];
-  fixed_buffer::Buffer head(head_storage, sizeof head_storage);
-  head.Append("{\"argc\":");
-  head.AppendUnsigned(facts.argc > 0 ? static_cast<std::uint64_t>(facts.argc) : 0);
-  head.Append(",\"argv\":[");
+  std::size_t start = out->size();
+  out->Append("{\"argc\":");
+  out->AppendUnsigned(facts.argc > 0 ? static_cast<std::uint64_t>(facts.argc) : 0);
+  out->Append(",\"argv\":[");
 
   // The tail's largest size: the final redaction count is not known yet.
   char tail_storage[kMaxRecordSize];
   fixed_buffer::Buffer tail(tail_storage, sizeof tail_storage);
   bool probe_cut = false;
   if (!AppendTail(facts, argv0_spans, path_spans, host_spans, ~std::uint64_t{0}, false, &tail, &probe_cut)) {
+    out->Shrink(start);
     return false;
   }
-  std::size_t budget = kMaxRecordSize - head.size() - tail.size();
+  std::size_t head_size = out->size() - start;
+  if (head_size + tail.size() > kMaxRecordSize) {
+    out->Shrink(start);
+    return false;
+  }
 
-  char args_storage[kMaxRecordSize];
-  fixed_buffer::Buffer args(args_storage, budget);
+  // Arguments are written in place, within what the head and tail leave.
+  fixed_buffer::Buffer args(out->end(), kMaxRecordSize - head_size - tail.size());
   redact::Redactor redactor;
   bool dropping = false;
-  char field_storage[kMaxFieldSize + 2];
   for (int i = 1; has_argv && i < facts.argc; ++i) {
     std::string_view arg = facts.argv[i] != nullptr ? std::string_view(facts.argv[i]) : std::string_view();
     redact::Spans spans;
     redactor.NextArgument(arg, &spans);  // even for dropped arguments: context and count
     redactions += spans.count;
     if (dropping) continue;
-    fixed_buffer::Buffer field(field_storage, sizeof field_storage);
-    AppendField(arg, spans, kMaxFieldSize, &field, &cut);
-    std::size_t need = field.size() + (i > 1 ? 1 : 0);
-    if (need > args.remaining()) {
-      dropping = true;
-      cut = true;
+    std::size_t mark = args.size();
+    bool cut_here = false;
+    if ((i == 1 || args.Append(",")) && AppendField(arg, spans, kMaxFieldSize, &args, &cut_here)) {
+      cut = cut || cut_here;
       continue;
     }
-    if (i > 1) args.Append(",");
-    args.Append(field.view());
+    args.Shrink(mark);  // the first argument that does not fit: drop it and all after it
+    dropping = true;
+    cut = true;
   }
+  out->Commit(args.size());
 
-  tail.Shrink(0);
-  if (!AppendTail(facts, argv0_spans, path_spans, host_spans, redactions, cut || probe_cut, &tail, &cut)) {
+  if (!AppendTail(facts, argv0_spans, path_spans, host_spans, redactions, cut || probe_cut, out, &cut)) {
+    out->Shrink(start);
     return false;
   }
-  return out->Append(head.view()) && out->Append(args.view()) && out->Append(tail.view());
+  return true;
 }
 
 }  // namespace record

@@ -104,6 +104,16 @@ int main(int argc, char** argv) {
   }
   std::string err;
   std::string program;
+  // A binary tree of syscall numbers instead of a linear chain: the kernel
+  // runs the filter once per syscall number when it is loaded (to cache the
+  // always-allowed ones), so a shorter path makes the load - the largest cost
+  // of a denial - markedly cheaper.
+  int rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+  if (rc != 0) {
+    fprintf(stderr, "seccomp_filter_gen: error: seccomp_attr_set(SCMP_FLTATR_CTL_OPTIMIZE, 2): %s\n", strerror(-rc));
+    seccomp_release(ctx);
+    return 1;
+  }
   bool ok = AddRules(ctx, &err) && ExportBpf(ctx, &program, &err);
   seccomp_release(ctx);
   if (!ok) {
