@@ -127,12 +127,15 @@ TEST_CASE("a cut never splits an escape or a character") {
 }
 
 TEST_CASE("a cut never splits a redaction marker or reveals a secret") {
-  std::string arg(505, 'x');
-  arg += "GITHUB_TOKEN=abc";  // not at an argument start: rule 5 needs a separator
-  arg = std::string(500, 'y') + " GITHUB_TOKEN=abcdefgh";
+  // The marker would end past the cut (at byte 504 of 498 kept): it is left
+  // out whole, and the secret with it.
+  std::string arg = std::string(480, 'y') + " GITHUB_TOKEN=abcdefghijklmnopqrstuvwxyz " + std::string(100, 'z');
   Built b = BuildWith({"curl", arg});
   std::string cut = b.doc["argv"][0].GetString();
   CHECK(cut.find("abc") == std::string::npos);
+  CHECK(cut.find("GITHUB_TOKEN=...[truncated]") != std::string::npos);
+  CHECK(cut.find("[REDAC") == std::string::npos);
+  CHECK(cut.substr(cut.size() - record::kCutMarker.size()) == record::kCutMarker);
   CHECK(b.doc["redactions"].GetInt() == 1);
 }
 
