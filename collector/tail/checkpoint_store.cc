@@ -84,9 +84,9 @@ LoadResult Load(int state_dir_fd, const std::string& key, Checkpoint* out, std::
   return LoadResult::kLoaded;
 }
 
-bool Save(int state_dir_fd, const std::string& key, const Checkpoint& c, std::string* err) {
-  const std::string name = FileName(key);
-  const std::string tmp = name + ".tmp";
+bool Stage(int state_dir_fd, const std::string& key, const Checkpoint& c, bool sync_file,
+           std::string* err) {
+  const std::string tmp = FileName(key) + ".tmp";
   char line[256];
   snprintf(line, sizeof line, "dev=%llu ino=%llu offset=%llu skipping=%u hash_len=%u sha256=%s\n",
            static_cast<unsigned long long>(c.dev), static_cast<unsigned long long>(c.ino),
@@ -99,14 +99,32 @@ bool Save(int state_dir_fd, const std::string& key, const Checkpoint& c, std::st
     *err = "open " + tmp + ": " + strerror(errno);
     return false;
   }
-  if (!WriteAll(fd, body) || fsync(fd) != 0) {
+  if (!WriteAll(fd, body) || (sync_file && fsync(fd) != 0)) {
     *err = "write/fsync " + tmp + ": " + strerror(errno);
     close(fd);
     return false;
   }
   close(fd);
+  return true;
+}
+
+bool Publish(int state_dir_fd, const std::string& key, std::string* err) {
+  const std::string name = FileName(key);
+  const std::string tmp = name + ".tmp";
   if (renameat(state_dir_fd, tmp.c_str(), state_dir_fd, name.c_str()) != 0) {
     *err = "rename " + tmp + " -> " + name + ": " + strerror(errno);
+    return false;
+  }
+  return true;
+}
+
+bool Save(int state_dir_fd, const std::string& key, const Checkpoint& c, std::string* err) {
+  return Stage(state_dir_fd, key, c, true, err) && Publish(state_dir_fd, key, err);
+}
+
+bool SyncFilesystem(int state_dir_fd, std::string* err) {
+  if (syncfs(state_dir_fd) != 0) {
+    *err = std::string("syncfs state directory: ") + strerror(errno);
     return false;
   }
   return true;

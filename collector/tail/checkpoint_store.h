@@ -31,7 +31,15 @@ enum class LoadResult { kLoaded, kNone, kCorrupt, kError };
 // ([A-Za-z0-9._-], no "." or ".."), stored as KEY.checkpoint.
 LoadResult Load(int state_dir_fd, const std::string& key, Checkpoint* out, std::string* err);
 bool Save(int state_dir_fd, const std::string& key, const Checkpoint& c, std::string* err);
-// One fsync of the directory after a batch of Save()s makes the renames durable.
+// Save() in two steps, for batches: Stage() writes KEY.checkpoint.tmp (and
+// fsyncs it when sync_file); Publish() renames it over KEY.checkpoint. A
+// batch stages every file, makes them durable at once (SyncFilesystem, one
+// syncfs instead of one fsync per file), then publishes.
+bool Stage(int state_dir_fd, const std::string& key, const Checkpoint& c, bool sync_file,
+           std::string* err);
+bool Publish(int state_dir_fd, const std::string& key, std::string* err);
+bool SyncFilesystem(int state_dir_fd, std::string* err);
+// One fsync of the directory after a batch of renames makes them durable.
 bool SyncDirectory(int state_dir_fd, std::string* err);
 
 // Fills hash_len and sha256_hex for `offset` of fd.

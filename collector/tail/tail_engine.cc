@@ -27,6 +27,12 @@ constexpr uint32_t kSourceMask = IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DE
                                  IN_ONLYDIR;
 constexpr size_t kMinReadBuffer = 64 * 1024;
 constexpr uint64_t kRejectionsPerSecond = 100;
+// Up to this many checkpoints a cycle are fsynced one by one; more, by one syncfs.
+constexpr size_t kFsyncEachUpTo = 4;
+// Sources with an inotify watch get the full stat check only every this many
+// scans (inotify reports their changes; an overflow triggers a full scan at
+// once). Sources without a watch are checked at every scan.
+constexpr uint32_t kWatchedCheckEvery = 10;
 
 void Note(const std::string& msg) { fprintf(stderr, "agt-collector: %s\n", msg.c_str()); }
 void Warn(const std::string& msg) { fprintf(stderr, "agt-collector: warning: %s\n", msg.c_str()); }
@@ -338,6 +344,7 @@ void Engine::HandleInotify() {
   if (overflow) {
     Warn("inotify event queue overflowed (fs.inotify.max_queued_events); rescanning every source");
     for (Pattern& p : patterns_) p.base_mtime_ns = -1;
+    force_full_scan_ = true;
     Scan();
   }
 }
@@ -347,9 +354,12 @@ void Engine::Scan() {
     if (patterns_[pi].base_fd < 0) OpenPatternBase(&patterns_[pi]);
     if (patterns_[pi].base_fd >= 0) ListBase(pi);
   }
+  const bool full = force_full_scan_ || ++scan_count_ % kWatchedCheckEvery == 0;
+  force_full_scan_ = false;
   for (uint32_t i = 0; i < sources_.size(); ++i) {
     Source& s = sources_[i];
     if (s.wd < 0 && !s.watch_tried) AddSourceWatch(i);
+    if (s.wd >= 0 && !full) continue;
     if (!s.dirty && CheapCheck(&s)) MarkDirty(i);
   }
 }
@@ -726,20 +736,18 @@ bool Engine::Commit(std::string* err) {
     *err = fatal_;
     return false;
   }
+  // 1. The entries are durable before any checkpoint that covers them.
   if (cycle_appended_ > 0 && !out_->Sync(err)) return false;
   cycle_appended_ = 0;
-  bool saved = false;
+  // 2. Checkpoints for every source that moved: staged, made durable (one
+  //    fsync each for a few, one syncfs for many), then renamed into place.
+  std::vector<std::pair<uint32_t, checkpoint_store::Checkpoint>> moved;
   for (uint32_t index : touched_) {
     Source& s = sources_[index];
     if (s.fd < 0) continue;
     if (s.have_committed && s.c_dev == s.dev && s.c_ino == s.ino &&
         s.committed.offset == s.pos.offset &&
         s.committed.skipping_long_line == s.pos.skipping_long_line) {
-      if (s.release_after_commit) {
-        close(s.fd);
-        s.fd = -1;
-        s.release_after_commit = false;
-      }
       continue;
     }
     checkpoint_store::Checkpoint c;
@@ -749,32 +757,49 @@ bool Engine::Commit(std::string* err) {
     c.skipping_long_line = s.pos.skipping_long_line;
     std::string herr;
     if (!checkpoint_store::HashBefore(s.fd, c.offset, &c.hash_len, &c.sha256_hex, &herr)) {
-      // Changed under us (truncated since the read): the next look starts over.
-      MarkDirty(index);
+      MarkDirty(index);  // changed under us (truncated since the read): look again
       continue;
     }
-    if (!checkpoint_store::Save(state_fd_, s.sandbox_id, c, err)) {
-      *err = "agt-collector: error: checkpoint " + options_.state_dir + "/" + s.sandbox_id + ": " + *err;
+    moved.emplace_back(index, c);
+  }
+  const bool batch = moved.size() > kFsyncEachUpTo;
+  for (const auto& m : moved) {
+    if (!checkpoint_store::Stage(state_fd_, sources_[m.first].sandbox_id, m.second, !batch, err)) {
+      *err = "agt-collector: error: checkpoint in " + options_.state_dir + ": " + *err;
       return false;
     }
-    saved = true;
-    s.have_committed = true;
-    s.c_dev = c.dev;
-    s.c_ino = c.ino;
-    s.committed = s.pos;
-    s.c_hash_len = c.hash_len;
-    s.c_sha256 = c.sha256_hex;
-    if (s.release_after_commit) {
-      close(s.fd);
-      s.fd = -1;
-      s.release_after_commit = false;
-    }
   }
-  touched_.clear();
-  if (saved && !checkpoint_store::SyncDirectory(state_fd_, err)) {
+  if (batch && !checkpoint_store::SyncFilesystem(state_fd_, err)) {
     *err = "agt-collector: error: " + *err;
     return false;
   }
+  for (const auto& m : moved) {
+    Source& s = sources_[m.first];
+    if (!checkpoint_store::Publish(state_fd_, s.sandbox_id, err)) {
+      *err = "agt-collector: error: checkpoint in " + options_.state_dir + ": " + *err;
+      return false;
+    }
+    s.have_committed = true;
+    s.c_dev = m.second.dev;
+    s.c_ino = m.second.ino;
+    s.committed = s.pos;
+    s.c_hash_len = m.second.hash_len;
+    s.c_sha256 = m.second.sha256_hex;
+  }
+  if (!moved.empty() && !checkpoint_store::SyncDirectory(state_fd_, err)) {
+    *err = "agt-collector: error: " + *err;
+    return false;
+  }
+  for (uint32_t index : touched_) {
+    Source& s = sources_[index];
+    if (s.release_after_commit && s.fd >= 0) {
+      close(s.fd);
+      s.fd = -1;
+    }
+    s.release_after_commit = false;
+  }
+  touched_.clear();
+  // 3. Syslog, best effort, only for what is durable.
   if (syslog_ != nullptr) {
     for (const Syslogged& e : cycle_syslog_) {
       syslog_->Send("command_denied entry_id=" + e.entry_id + " sandbox_id=" + e.sandbox_id +

@@ -61,7 +61,9 @@ class Engine {
 
   // Drains the inotify queue and marks what it names for a look.
   void HandleInotify();
-  // The reconciliation scan: new sandboxes, changed or replaced files.
+  // The reconciliation scan: new sandboxes, changed or replaced files (every
+  // source without an inotify watch each time; watched ones every 10th scan
+  // and after a queue overflow).
   void Scan();
   // One cycle: reads what is marked, appends, syncs, checkpoints.
   // False only on a fatal output or state error (*err says which).
@@ -145,6 +147,8 @@ class Engine {
   int state_fd_ = -1;
   int inotify_fd_ = -1;
   bool watch_limit_reported_ = false;
+  bool force_full_scan_ = true;
+  uint32_t scan_count_ = 0;
   std::vector<Pattern> patterns_;
   std::vector<Source> sources_;
   std::unordered_map<std::string, uint32_t> by_id_;
