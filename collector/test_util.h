@@ -12,11 +12,8 @@
 
 namespace test_util {
 
-// The golden vectors (tests/data/collector-vectors, path passed by meson).
-inline std::string VectorsDir() {
-  const char* dir = getenv("AGT_COLLECTOR_VECTORS");
-  return dir ? dir : "tests/data/collector-vectors";
-}
+// The golden vectors (tests/data/collector-vectors; meson compiles the path in).
+inline std::string VectorsDir() { return AGT_COLLECTOR_VECTORS_DIR; }
 
 inline std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
