@@ -6,12 +6,33 @@ independent stdlib re-implementation of upstream's verifier
 """
 import json
 import os
+import pty
 import random
+import subprocess
 import unittest
 
 import collector_upstream_verifier as upstream
 from collector_support import (COLLECTOR, VECTORS, Workdir, read_entries, record,
                                run_collector)
+
+
+def run_on_terminal(args):
+    """Runs agt-collector with stderr on a pseudo-terminal; returns (status, bytes shown)."""
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([COLLECTOR] + args, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=slave)
+    os.close(slave)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the terminal's last writer is gone
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(master)
+    return proc.wait(timeout=120), shown
 
 
 def read_vectors():
@@ -141,6 +162,16 @@ class Import(unittest.TestCase):
         self.assert_verifies(2)
         offsets = [e["data"]["source"]["offset"] for e in read_entries(self.out)]
         self.assertEqual(offsets, [0, len(data) - len(good) - 1])
+
+    def test_progress_on_a_terminal_only(self):
+        line = record(argv=["x" * 300]) + "\n"
+        log = self.w.write("big.log", line * (17 * 2**20 // len(line) + 1))
+        status, shown = run_on_terminal(["validate", log])
+        self.assertEqual(status, 0, shown[-300:])
+        self.assertRegex(shown, rb"\ragt-collector: " + log.encode() + rb": +\d+%")
+        r = run_collector("validate", log)  # stderr is a pipe here: no progress
+        self.assertEqual(r.returncode, 0)
+        self.assertNotIn("%", r.stderr)
 
     def test_validate_reports_without_writing(self):
         log = self.w.write("denied.log", record() + "\n" + record(event="other") + "\n")
