@@ -79,6 +79,15 @@ size_t PlainPrefix(const char* s, size_t n) {
 
 }  // namespace
 
+size_t FirstInvalidUtf8(std::string_view text) {
+  size_t i = 0;
+  uint32_t cp;
+  while (i < text.size()) {
+    if (!DecodeUtf8(text, &i, &cp)) return i;
+  }
+  return std::string_view::npos;
+}
+
 void AppendUint(uint64_t value, std::string* out) {
   char buf[24];
   const auto r = std::to_chars(buf, buf + sizeof buf, value);

@@ -21,6 +21,10 @@ namespace canonical_json {
 // values above U+10FFFF are refused.
 bool AppendString(std::string_view utf8, std::string* out);
 
+// Offset of the first byte of `text` that breaks strict UTF-8 (as
+// AppendString judges it), or std::string_view::npos when it is all valid.
+size_t FirstInvalidUtf8(std::string_view text);
+
 // Appends a JSON integer (decimal, no allocation).
 void AppendUint(uint64_t value, std::string* out);
 void AppendInt(int64_t value, std::string* out);

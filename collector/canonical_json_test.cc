@@ -65,7 +65,11 @@ TEST_CASE("strings that are not strict UTF-8 are refused") {
     std::string out;
     CAPTURE(bad);
     CHECK_FALSE(canonical_json::AppendString(bad, &out));
+    CHECK(canonical_json::FirstInvalidUtf8(bad) != std::string_view::npos);
   }
+  CHECK(canonical_json::FirstInvalidUtf8("ok \xc3\xa9 \xed\xa0\x80") == 6);
+  CHECK(canonical_json::FirstInvalidUtf8("ok \xc3\xa9 \xf0\x9f\x98\x80") == std::string_view::npos);
+  CHECK(canonical_json::FirstInvalidUtf8("") == std::string_view::npos);
 }
 
 TEST_CASE("property: every code point class round-trips through RapidJSON, output is printable ASCII") {

@@ -117,14 +117,6 @@ bool AppendPayload(const audit_entry::AuditEntryFields& f, std::string_view prev
   return AppendPayloadMarked(f, previous_hash, out, &marks);
 }
 
-bool AppendLine(const audit_entry::AuditEntryFields& f, std::string_view content_hash,
-                std::string_view previous_hash, std::string_view signature, std::string* out) {
-  std::string payload, extra;
-  SpliceMarks marks;
-  const bool ok = AppendPayloadMarked(f, previous_hash, &payload, &marks);
-  return SpliceLine(payload, marks, f, content_hash, signature, &extra, out) && ok;
-}
-
 Hasher::Hasher() = default;
 
 Hasher::~Hasher() {

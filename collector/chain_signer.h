@@ -1,7 +1,9 @@
 // The AGT audit chain: content_hash = SHA-256 hex of the canonical payload,
 // previous_hash = the previous entry's content_hash ("" for the first),
 // signature = HMAC-SHA256 hex (operator's key) over the ASCII content_hash.
-// The output line is the whole 19-field object, serialised canonically.
+// The output line is the whole 19-field object, serialised canonically:
+// ChainSigner builds it from the payload text, splicing in the five fields
+// the payload lacks, so nothing is escaped twice.
 #ifndef AGT_COLLECTOR_CHAIN_SIGNER_H_
 #define AGT_COLLECTOR_CHAIN_SIGNER_H_
 
@@ -21,13 +23,6 @@ constexpr size_t kHashHexLength = 64;
 // valid UTF-8 (the output is then unusable).
 bool AppendPayload(const audit_entry::AuditEntryFields& fields,
                    std::string_view previous_hash, std::string* out);
-
-// Serialises the full 19-field line (no trailing newline); false as above.
-// Built from the payload text: the line holds the payload's 14 members plus
-// five more, all in one sorted order, so the five are spliced in and
-// nothing is escaped twice.
-bool AppendLine(const audit_entry::AuditEntryFields& fields, std::string_view content_hash,
-                std::string_view previous_hash, std::string_view signature, std::string* out);
 
 // Keyed hashing with the OpenSSL contexts fetched once and reused, so the hot
 // path allocates nothing per entry.

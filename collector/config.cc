@@ -140,8 +140,8 @@ class Checker {
 
   bool String(const rapidjson::Value& v, const std::string& path, std::string* out) {
     out->assign(v.GetString(), v.GetStringLength());
-    std::string scratch;
-    if (out->find('\0') != std::string::npos || !canonical_json::AppendString(*out, &scratch)) {
+    if (out->find('\0') != std::string::npos ||
+        canonical_json::FirstInvalidUtf8(*out) != std::string_view::npos) {
       return Fail(path, "not a valid UTF-8 string without NUL");
     }
     return true;

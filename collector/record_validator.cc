@@ -218,25 +218,6 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
   bool failed_ = false;
 };
 
-// Offset of the first byte that breaks UTF-8, or npos.
-size_t FirstInvalidUtf8(std::string_view s) {
-  std::string scratch;
-  size_t i = 0;
-  while (i < s.size()) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
-    if (i + len > s.size()) return i;
-    scratch.clear();
-    if (!canonical_json::AppendString(s.substr(i, len), &scratch)) return i;
-    i += len;
-  }
-  return std::string_view::npos;
-}
-
 bool StartsWithAt(std::string_view s, size_t at, std::string_view word) {
   return at <= s.size() && s.substr(at, word.size()) == word;
 }
@@ -338,7 +319,7 @@ bool ValidateRecord(std::string_view line, const Limits& limits, ValidRecord* ou
   const rapidjson::ParseResult result = reader.Parse<kFlags>(stream, handler);
   if (handler.failed() || result.IsError()) {
     // Bad bytes anywhere take precedence: the most basic reason is the clearest.
-    const size_t bad = FirstInvalidUtf8(line);
+    const size_t bad = canonical_json::FirstInvalidUtf8(line);
     if (bad != std::string_view::npos) {
       *reason = "not valid UTF-8 (byte " + std::to_string(bad) + ")";
       return false;
