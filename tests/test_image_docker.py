@@ -17,7 +17,8 @@ import unittest
 from image_support import (BUILD, HUMAN_LINE, PINNED, SHIM, SHIM_IN_IMAGE, TOP, parse_record,
                            run_shim, snapshot)
 
-TAG = "agt-deny/sandbox:test"
+# Per run: several test runs may share the private engine at once.
+TAG = "agt-deny/sandbox:test-%d" % os.getpid()
 ALLOWED = "python3 cat echo ls sleep"
 
 
@@ -36,12 +37,9 @@ class DockerImage(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         t0 = time.monotonic()
-        was_running = subprocess.run([os.path.join(TOP, "scripts", "docker-engine"), "status"],
-                                     capture_output=True).returncode == 0
         out = script("docker-engine", "start", timeout=300).stdout.strip().splitlines()[-1]
         if not out.startswith("DOCKER_HOST="):
             raise AssertionError("scripts/docker-engine start printed %r" % out)
-        cls.started_engine = not was_running
         cls.env = dict(os.environ, DOCKER_HOST=out.split("=", 1)[1], AGT_BUILD_DIR=BUILD)
         t1 = time.monotonic()
         cls.base = script("base-image", env=cls.env).stdout.strip().splitlines()[-1]
@@ -55,8 +53,10 @@ class DockerImage(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        if getattr(cls, "started_engine", False):
-            subprocess.run([os.path.join(TOP, "scripts", "docker-engine"), "stop"], capture_output=True)
+        # The engine stays up for other runs; this run's image goes (with the
+        # layers only it used).
+        if hasattr(cls, "env"):
+            subprocess.run(["docker", "rmi", "-f", TAG], capture_output=True, env=cls.env, timeout=300)
 
     def docker(self, *args, check=True, timeout=300, **kw):
         p = subprocess.run(["docker"] + list(args), capture_output=True, env=self.env, timeout=timeout, **kw)
@@ -227,7 +227,7 @@ class DockerImage(unittest.TestCase):
     # -- build-args --------------------------------------------------------
 
     def test_a_custom_denied_list_warns_and_a_bad_name_fails_the_build(self):
-        tag = "agt-deny/sandbox:test-custom"
+        tag = TAG + "-custom"
         p = script("build-image", "--base", self.base, "--tag", tag,
                    "--build-arg", "DENIED_LOGGED_BIN_NAMES=curl wget",
                    "--build-arg", "ALLOWED_BIN_NAMES=python3 ls git", env=self.env)
