@@ -157,7 +157,7 @@ bool Build(const Facts& facts, fixed_buffer::Buffer* out) {
 
   // Arguments are written in place, within what the head and tail leave.
   fixed_buffer::Buffer args(out->end(), kMaxRecordSize - head_size - tail.size());
-  redact::Redactor redactor;
+  redact::Redactor redactor(facts.binary);
   bool dropping = false;
   for (int i = 1; has_argv && i < facts.argc; ++i) {
     std::string_view arg = facts.argv[i] != nullptr ? std::string_view(facts.argv[i]) : std::string_view();

@@ -166,7 +166,9 @@ void AssignmentRule(std::string_view arg, Collector* spans) {
     bool at_start = p == 0;
     if (!at_start) {
       char before = arg[p - 1];
-      if (before != '?' && before != '&' && before != ';' && !IsSpace(before)) continue;
+      if (before != '?' && before != '&' && before != ';' && before != '=' && before != ',' && !IsSpace(before)) {
+        continue;
+      }
     }
     if (!(IsAlpha(arg[p]) || arg[p] == '_')) continue;
     std::size_t i = p;
@@ -178,8 +180,8 @@ void AssignmentRule(std::string_view arg, Collector* spans) {
     if (at_start) {
       end = arg.size();
     } else {
-      while (end < arg.size() && arg[end] != '&' && arg[end] != '#' && !IsSpace(arg[end]) && arg[end] != '\'' &&
-             arg[end] != '"') {
+      while (end < arg.size() && arg[end] != '&' && arg[end] != '#' && arg[end] != ',' && !IsSpace(arg[end]) &&
+             arg[end] != '\'' && arg[end] != '"') {
         ++end;
       }
     }
@@ -316,6 +318,12 @@ bool IsSecretName(std::string_view name, bool allow_exclusions) {
   return secret;
 }
 
+Redactor::Redactor(std::string_view binary) {
+  for (const LoginPasswordOption& row : kLoginPasswordOptions) {
+    if (row.binary == binary) login_password_option_ = row.option;
+  }
+}
+
 void Redactor::NextArgument(std::string_view arg, Spans* out) {
   Collector spans(arg.size());
   Pending pending = pending_;
@@ -332,7 +340,7 @@ void Redactor::NextArgument(std::string_view arg, Spans* out) {
     std::size_t name_end = eq == std::string_view::npos ? arg.size() : eq;
     std::string_view name(arg.data() + 2, name_end - 2);
     bool has_value = eq != std::string_view::npos;
-    if (name == "user" || name == "proxy-user") {
+    if (name == "user" || name == "proxy-user" || name == "cert" || name == "proxy-cert") {
       if (has_value) {
         UserRule(arg, eq + 1, &spans);
       } else {
@@ -347,13 +355,20 @@ void Redactor::NextArgument(std::string_view arg, Spans* out) {
         pending_ = Pending::kWholeValue;
       }
     }
-  } else if (arg == "-u" || arg == "-U") {
+  } else if (after_login_ && !login_password_option_.empty() && StartsWith(arg, login_password_option_)) {
+    if (arg.size() == login_password_option_.size()) {
+      pending_ = Pending::kWholeValue;
+    } else {
+      spans.Add(login_password_option_.size(), arg.size());
+    }
+  } else if (arg == "-u" || arg == "-U" || arg == "-E") {
     pending_ = Pending::kUserPassword;
-  } else if (arg.size() > 2 && (StartsWith(arg, "-u") || StartsWith(arg, "-U"))) {
+  } else if (arg.size() > 2 && (StartsWith(arg, "-u") || StartsWith(arg, "-U") || StartsWith(arg, "-E"))) {
     UserRule(arg, 2, &spans);
   } else if (arg.size() > 2 && StartsWith(arg, "-H")) {
     HeaderRule(arg, 2, &spans);
   }
+  if (arg == "login") after_login_ = true;
   ContextFreeRules(arg, &spans);
   spans.Finish(out);
 }

@@ -6,8 +6,9 @@
 //     -HName: value, --header=Name: value, --proxy-header=...) whose Name is
 //     Authorization, Proxy-Authorization, Cookie, Set-Cookie or holds a secret
 //     word (X-Api-Key, X-Auth-Token, Private-Token, ...): the value.
-//  2. User credentials: -u/--user/-U/--proxy-user "user:pass" in the forms
-//     -u v, -uv, --user v, --user=v: everything after the first ':'.
+//  2. User credentials: -u/--user/-U/--proxy-user "user:pass" and curl's
+//     -E/--cert/--proxy-cert "file:pass" in the forms -u v, -uv, --user v,
+//     --user=v: everything after the first ':'.
 //  3. Secret options: a long option whose name holds a secret word (password,
 //     passwd, passphrase, pass, pwd, secret, token, apikey, key, credential,
 //     auth, bearer, cookie, or a word ending in password/passwd/token/secret/
@@ -17,8 +18,9 @@
 //  4. URL userinfo: scheme://user:pass@host -> scheme://[REDACTED]@host.
 //  5. Assignments NAME=value where NAME holds a secret word (as in rule 3),
 //     at the start of an argument (value = rest of the argument), or after
-//     '?', '&', ';' or white space (value ends at '&', '#', white space or a
-//     quote): AWS_SECRET_ACCESS_KEY=..., ?access_token=...
+//     '?', '&', ';', '=', ',' or white space (value ends at '&', '#', ',',
+//     white space or a quote): AWS_SECRET_ACCESS_KEY=..., ?access_token=...,
+//     -var=db_password=..., --set=a=1,db.password=...
 //  6. Authorization schemes in free text: "Bearer X" / "Basic X" with X at
 //     least 8 token characters: X.
 //  7. Token shapes anywhere (at a word start): AWS access key ids
@@ -27,6 +29,9 @@
 //     sk-/sk_live_/rk_live_ secret keys, npm_ and hf_ tokens, JWTs
 //     (eyJ....eyJ....sig) and PEM private key blocks (BEGIN to END or to the
 //     end of the argument).
+//  8. Login short options: after an argument "login", -p v / -pv of az,
+//     docker, helm and podman (their password option; elsewhere -p is a
+//     port): the value. See kLoginPasswordOptions.
 // Overlapping or touching secret parts merge into one; each merged part
 // counts as one redaction. When an argument holds more than kMaxSpans
 // secrets, everything from the first secret to its end is redacted.
@@ -61,11 +66,24 @@ bool IsSecretName(std::string_view name, bool allow_exclusions);
 // argument secret, so the arguments must be fed one after another.
 class Redactor {
  public:
+  // `binary` is the denied name: rule 8 depends on it.
+  explicit Redactor(std::string_view binary);
   void NextArgument(std::string_view arg, Spans* out);
 
  private:
   enum class Pending { kNone, kWholeValue, kUserPassword };
   Pending pending_ = Pending::kNone;
+  std::string_view login_password_option_;  // rule 8 for this binary, or ""
+  bool after_login_ = false;
+};
+
+// Rule 8's table: commands whose short option is a password after "login".
+struct LoginPasswordOption {
+  std::string_view binary;
+  std::string_view option;
+};
+inline constexpr LoginPasswordOption kLoginPasswordOptions[] = {
+    {"az", "-p"}, {"docker", "-p"}, {"helm", "-p"}, {"podman", "-p"},
 };
 
 // Rules that need no context (1, 4-7), for argv[0] and the exec path.

@@ -24,9 +24,9 @@ struct Redacted {
   std::size_t count = 0;
 };
 
-Redacted RedactArgs(std::vector<std::string> args) {
+Redacted RedactArgs(std::vector<std::string> args, std::string_view binary = "curl") {
   Redacted r;
-  redact::Redactor redactor;
+  redact::Redactor redactor(binary);
   for (const std::string& arg : args) {
     redact::Spans spans;
     redactor.NextArgument(arg, &spans);
@@ -71,6 +71,14 @@ TEST_CASE("rule 2: -u/--user user:pass") {
   CHECK(r.count == 6);
 }
 
+TEST_CASE("rule 2: curl's client certificate password") {
+  Redacted r = RedactArgs({"-E", "client.pem:certpw", "--cert=c.pem:pw2", "-Ec.pem:pw3"});
+  CHECK(r.args[1] == "client.pem:[REDACTED]");
+  CHECK(r.args[2] == "--cert=c.pem:[REDACTED]");
+  CHECK(r.args[3] == "-Ec.pem:[REDACTED]");
+  CHECK(r.count == 3);
+}
+
 TEST_CASE("rule 3: secret options in --opt v and --opt=v") {
   Redacted r = RedactArgs({"--password", "hunter2", "--token=t0k", "--client-secret", "cs", "--api-key=k",
                            "--db-password=p", "--oauth2-bearer", "b", "--accessToken=a", "--verbose", "v"});
@@ -113,6 +121,23 @@ TEST_CASE("rule 5: NAME=value assignments") {
   CHECK(One("PATH=/usr/bin") == "PATH=/usr/bin");
   CHECK(One("MONKEY=1") == "MONKEY=1");
   CHECK(One("KEY_FILE=/k") == "KEY_FILE=/k");
+  CHECK(One("-var=db_password=hunter2") == "-var=db_password=[REDACTED]");
+  CHECK(One("image.tag=1,db.password=pw,x=2") == "image.tag=1,db.password=[REDACTED],x=2");
+}
+
+TEST_CASE("rule 8: -p after login is a password for az, docker, helm, podman only") {
+  Redacted docker = RedactArgs({"login", "-u", "me", "-p", "dockerpw", "registry.example"}, "docker");
+  CHECK(docker.args[4] == "[REDACTED]");
+  CHECK(docker.args[5] == "registry.example");
+  CHECK(docker.count == 1);
+  Redacted az = RedactArgs({"login", "-u", "me@example.com", "-pazpw"}, "az");
+  CHECK(az.args[3] == "-p[REDACTED]");
+  Redacted helm = RedactArgs({"registry", "login", "r.example", "-p", "hpw"}, "helm");
+  CHECK(helm.args[4] == "[REDACTED]");
+  Redacted port = RedactArgs({"run", "-p", "8080:80", "img"}, "docker");  // no login: a port
+  CHECK(port.args[2] == "8080:80");
+  Redacted ssh = RedactArgs({"login", "-p", "22"}, "ssh");
+  CHECK(ssh.args[2] == "22");
 }
 
 TEST_CASE("rule 6: Bearer and Basic credentials in free text") {

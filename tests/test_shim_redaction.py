@@ -51,6 +51,23 @@ class Redaction(ShimTestCase):
                   ["run", "-e", "AWS_SECRET_ACCESS_KEY=[REDACTED]", "img",
                    "https://h/x?access_token=[REDACTED]&y=1", "PATH=/bin"], 2)
 
+    def test_rule5_after_equals_and_commas(self):
+        self.deny("terraform", ["apply", "-var=db_password=tfpw99", "--set=a=1,api.token=settok,b=2"],
+                  ["tfpw99", "settok"],
+                  ["apply", "-var=db_password=[REDACTED]", "--set=a=1,api.token=[REDACTED],b=2"], 2)
+
+    def test_rule8_login_password_short_option(self):
+        self.deny("docker", ["login", "-u", "me", "-p", "dockerpw77", "registry.example"], ["dockerpw77"],
+                  ["login", "-u", "me", "-p", "[REDACTED]", "registry.example"], 1)
+        self.deny("az", ["login", "-u", "me@example.com", "-pazpw77"], ["azpw77"],
+                  ["login", "-u", "me@example.com", "-p[REDACTED]"], 1)
+        self.deny("docker", ["run", "-p", "8080:80", "img"], [],
+                  ["run", "-p", "8080:80", "img"], 0)
+
+    def test_rule2_client_certificate_password(self):
+        self.deny("curl", ["-E", "client.pem:certpw77", "https://x"], ["certpw77"],
+                  ["-E", "client.pem:[REDACTED]", "https://x"], 1)
+
     def test_rule6_authorization_schemes_in_text(self):
         self.deny("ssh", ["host", "curl -H 'X: Bearer abcdefgh12345'"], ["abcdefgh12345"],
                   ["host", "curl -H 'X: Bearer [REDACTED]'"], 1)
