@@ -95,5 +95,44 @@ class RunHostileFilesTest(unittest.TestCase):
         self.assertEqual(err.count("sb-dir/denied.log: refused: a directory"), 1, err)
 
 
+class RunLimitsTest(unittest.TestCase):
+    def test_fd_limit_is_reported_and_every_log_still_read(self):
+        # 120 sandboxes under a hard limit of 48 open files: logs that are
+        # read and checkpointed are closed and reopened on demand.
+        import resource
+        h = RunHarness(self)
+        sandboxes = ["sb-%03d" % i for i in range(120)]
+        lines = {}
+        for sid in sandboxes:
+            h.add_sandbox(sid)
+            marker, line = h.shim_line(sid)
+            h.append_raw(sid, line)
+            h.expected.append((sid, marker))
+
+        def limit():
+            resource.setrlimit(resource.RLIMIT_NOFILE, (48, 48))
+
+        import subprocess
+        real_popen = subprocess.Popen
+
+        def popen_with_limit(*a, **kw):
+            kw["preexec_fn"] = limit
+            return real_popen(*a, **kw)
+
+        subprocess.Popen = popen_with_limit
+        try:
+            h.start()
+        finally:
+            subprocess.Popen = real_popen
+        h.wait_expected(timeout=60)
+        for sid in sandboxes:  # a second round: each log reopened and resumed
+            h.deny(sid)
+        h.wait_expected(timeout=60)
+        h.stop()
+        h.assert_exact()
+        self.assertEqual(h.stderr().count("open file limit reached (RLIMIT_NOFILE 48"), 1,
+                         h.stderr()[-3000:])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -338,6 +339,9 @@ void Engine::HandleInotify() {
         sources_[si].watch_tried = false;
         if (stats_.watches > 0) --stats_.watches;
       }
+      // Other files in the sandbox's directory are none of our business: a
+      // sandbox writing them in a loop must not keep the collector busy.
+      if (ev->len > 0 && log_name != ev->name) continue;
       MarkDirty(si);
     }
   }
@@ -378,8 +382,14 @@ bool Engine::CheapCheck(Source* s) {
     return pst.st_dev != st.st_dev || pst.st_ino != st.st_ino;
   }
   if (!present) return false;
+  // Released for lack of fds, and nothing new since its checkpoint.
+  if (s->have_committed && static_cast<uint64_t>(pst.st_dev) == s->c_dev &&
+      static_cast<uint64_t>(pst.st_ino) == s->c_ino &&
+      static_cast<uint64_t>(pst.st_size) == s->committed.offset && s->problem.empty()) {
+    return false;
+  }
   // The same refused object as last time: nothing new to say or read.
-  if (!s->problem.empty() && pst.st_ino == s->problem_ino) return false;
+  if (!s->problem.empty() && s->problem_ino != 0 && pst.st_ino == s->problem_ino) return false;
   return true;
 }
 
@@ -387,7 +397,11 @@ void Engine::Report(Source* s, const std::string& problem, uint64_t ino) {
   if (s->problem == problem && s->problem_ino == ino) return;
   s->problem = problem;
   s->problem_ino = ino;
-  Warn(patterns_[s->pattern].base + "/" + problem);
+  if (problem.rfind(s->sandbox_id + "/", 0) == 0) {
+    Warn(patterns_[s->pattern].base + "/" + problem);
+  } else {
+    Warn(LogPath(*s) + ": " + problem);
+  }
 }
 
 bool Engine::ResumeFromRotated(Source* s, uint64_t new_dev, uint64_t new_ino) {
@@ -457,15 +471,28 @@ void Engine::OpenCurrent(Source* s) {
   if (p.base_fd < 0) return;
   int fd = -1;
   std::string err;
-  const secure_open::Result r = secure_open::OpenRegular(p.base_fd, LogRelative(*s),
-                                                         secure_open::Method::kAuto, &fd, &err);
+  secure_open::Result r = secure_open::OpenRegular(p.base_fd, LogRelative(*s),
+                                                   secure_open::Method::kAuto, &fd, &err);
+  if (r == secure_open::Result::kError && err.find("open file limit") != std::string::npos) {
+    if (ReleaseIdleFiles(s, 64) > 0) {
+      r = secure_open::OpenRegular(p.base_fd, LogRelative(*s), secure_open::Method::kAuto, &fd,
+                                   &err);
+    }
+    if (r == secure_open::Result::kError && err.find("open file limit") != std::string::npos) {
+      return;  // reported once for all (ReleaseIdleFiles); retried at the next scan
+    }
+  }
   if (r == secure_open::Result::kMissing) {
     ClearProblem(s);
     return;
   }
   if (r != secure_open::Result::kOk) {
+    // A refused object is not looked at again until it is replaced (its
+    // inode is remembered); an error (fd limit, permissions) is retried at
+    // every scan, and either is reported once.
     struct stat pst;
-    uint64_t ino = fstatat(p.base_fd, LogRelative(*s).c_str(), &pst, AT_SYMLINK_NOFOLLOW) == 0
+    uint64_t ino = r == secure_open::Result::kRefused &&
+                           fstatat(p.base_fd, LogRelative(*s).c_str(), &pst, AT_SYMLINK_NOFOLLOW) == 0
                        ? static_cast<uint64_t>(pst.st_ino)
                        : 0;
     Report(s, err + (r == secure_open::Result::kRefused ? "; not read (reported once)" : ""), ino);
@@ -636,6 +663,40 @@ void Engine::Look(uint32_t index) {
     s->seen_size = -1;
     s->seen_mtime_ns = -1;
   }
+}
+
+size_t Engine::ReleaseIdleFiles(const Source* except, size_t want) {
+  // Out of fds: let go of logs that are fully read and checkpointed. Each is
+  // reopened on its next event or scan, and resumes from its checkpoint
+  // (identity and hash checked; a rotation meanwhile is found like one that
+  // happened while stopped).
+  size_t released = 0;
+  for (size_t n = 0; n < sources_.size() && released < want; ++n) {
+    Source& s = sources_[release_cursor_++ % sources_.size()];
+    if (&s == except || s.fd < 0 || s.dirty || s.rotated_away || s.release_after_commit ||
+        !s.have_committed || s.c_dev != s.dev || s.c_ino != s.ino ||
+        s.committed.offset != s.pos.offset ||
+        s.committed.skipping_long_line != s.pos.skipping_long_line) {
+      continue;
+    }
+    if (std::find(touched_.begin(), touched_.end(),
+                  static_cast<uint32_t>(&s - sources_.data())) != touched_.end()) {
+      continue;
+    }
+    close(s.fd);
+    s.fd = -1;
+    s.resume_pending = true;
+    ++released;
+  }
+  if (!fd_pressure_reported_) {
+    fd_pressure_reported_ = true;
+    struct rlimit rl;
+    getrlimit(RLIMIT_NOFILE, &rl);
+    Warn("open file limit reached (RLIMIT_NOFILE " + std::to_string(rl.rlim_cur) + ", " +
+         std::to_string(sources_.size()) + " sandboxes): idle logs are closed and reopened on "
+         "demand (raise the limit to keep one fd per log)");
+  }
+  return released;
 }
 
 bool Engine::TakeRotatedName(Source* s) {

@@ -130,6 +130,7 @@ class Engine {
   void Look(uint32_t source_index);
   void OpenCurrent(Source* s);
   bool TakeRotatedName(Source* s);
+  size_t ReleaseIdleFiles(const Source* except, size_t want);
   bool ResumeFromRotated(Source* s, uint64_t new_dev, uint64_t new_ino);
   void ValidateStillSame(Source* s);
   void ReadSource(Source* s, size_t* budget);
@@ -148,6 +149,8 @@ class Engine {
   int inotify_fd_ = -1;
   bool watch_limit_reported_ = false;
   bool force_full_scan_ = true;
+  bool fd_pressure_reported_ = false;
+  size_t release_cursor_ = 0;
   uint32_t scan_count_ = 0;
   std::vector<Pattern> patterns_;
   std::vector<Source> sources_;
