@@ -10,13 +10,17 @@
 
 namespace fixed_buffer {
 
+// With null storage a Buffer only counts: the size of a piece of output can
+// be learned without the stack space to hold it.
 class Buffer {
  public:
   Buffer(char* data, std::size_t capacity) : data_(data), capacity_(capacity) {}
 
   bool Append(std::string_view piece) {
     if (piece.size() > capacity_ - size_) return false;
-    for (std::size_t i = 0; i < piece.size(); ++i) data_[size_ + i] = piece[i];
+    if (data_ != nullptr) {
+      for (std::size_t i = 0; i < piece.size(); ++i) data_[size_ + i] = piece[i];
+    }
     size_ += piece.size();
     return true;
   }
@@ -45,7 +49,7 @@ class Buffer {
 
   // The free space after the contents, for a nested buffer that writes in
   // place; Commit() then takes its bytes in.
-  char* end() { return data_ + size_; }
+  char* end() { return data_ != nullptr ? data_ + size_ : nullptr; }
   bool Commit(std::size_t n) {
     if (n > capacity_ - size_) return false;
     size_ += n;

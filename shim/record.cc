@@ -141,9 +141,9 @@ bool Build(const Facts& facts, fixed_buffer::Buffer* out) {
   out->AppendUnsigned(facts.argc > 0 ? static_cast<std::uint64_t>(facts.argc) : 0);
   out->Append(",\"argv\":[");
 
-  // The tail's largest size: the final redaction count is not known yet.
-  char tail_storage[kMaxRecordSize];
-  fixed_buffer::Buffer tail(tail_storage, sizeof tail_storage);
+  // The tail's largest size (counted, not stored): the final redaction count
+  // is not known yet.
+  fixed_buffer::Buffer tail(nullptr, kMaxRecordSize);
   bool probe_cut = false;
   if (!AppendTail(facts, argv0_spans, path_spans, host_spans, ~std::uint64_t{0}, false, &tail, &probe_cut)) {
     out->Shrink(start);

@@ -68,7 +68,7 @@ class Collector {
 
   void Add(std::size_t begin, std::size_t end) {
     if (end <= begin) return;
-    if (overflow_ || count_ == raw_.size()) {
+    if (overflow_ || count_ == 2 * kMaxSpans) {
       overflow_ = true;
       if (begin < overflow_begin_) overflow_begin_ = begin;
       return;
@@ -108,7 +108,7 @@ class Collector {
   }
 
  private:
-  std::array<Span, 2 * kMaxSpans> raw_{};
+  Span raw_[2 * kMaxSpans];  // only [0, count_) is ever read
   std::size_t count_ = 0;
   std::size_t text_size_;
   bool overflow_ = false;
