@@ -308,3 +308,19 @@ TEST_CASE("subcommands: --help prints usage from the option table; no --root is 
   CHECK(missing.status == 1);
   CHECK(Has(missing.err, "agt-deny-shim: error: verify: open --root \"/nonexistent/agt-root\": No such file or directory"));
 }
+
+TEST_CASE("subcommands: a pinned directory that is a real-path directory is refused") {
+  TempRoot t;
+  Populate(t);
+  t.Dir("usr/local");
+  t.Link("usr/local/sandbox-bin", "/usr/bin");
+  std::string before = t.Snapshot();
+  Result r = Install(t, "curl");
+  CHECK(r.status == 1);
+  CHECK(Has(r.err, "the pinned directory /usr/local/sandbox-bin is the same directory as /usr/bin; nothing was "
+                   "changed"));
+  CHECK(t.Snapshot() == before);
+  Result v = Run(image_tool::Verify, {"--root", t.path()});
+  CHECK(v.status == 1);
+  CHECK(Has(v.err, "is the same directory as /usr/bin"));
+}
