@@ -22,7 +22,6 @@ enum class Found { kYes, kNo, kIsShim, kFailed };
 // names, so alternatives and multi-call names keep working).
 Found FindCommand(const Session& s, std::string_view name, image_root::PathBuf* path) {
   Text err;
-  bool seen_unusable = false;
   for (std::size_t i = 0; i < s.dirs.dirs.size(); ++i) {
     if (!s.dirs.Unique(i)) continue;
     image_root::Located entry;
@@ -39,7 +38,6 @@ Found FindCommand(const Session& s, std::string_view name, image_root::PathBuf* 
       Text t;
       t.Add(entry.path.view(), " does not lead to a regular file; looking further");
       image_session::Warn(kSub, t);
-      seen_unusable = true;
       continue;
     }
     if (s.shim.present && target.st.st_dev == s.shim.dev && target.st.st_ino == s.shim.ino) {
@@ -53,13 +51,11 @@ Found FindCommand(const Session& s, std::string_view name, image_root::PathBuf* 
       t.Add(entry.path.view(), " is not executable (mode ", image_text::Octal{target.st.st_mode},
             ", stripped?); looking further");
       image_session::Warn(kSub, t);
-      seen_unusable = true;
       continue;
     }
     *path = entry.path;
     return Found::kYes;
   }
-  (void)seen_unusable;
   return Found::kNo;
 }
 

@@ -47,8 +47,8 @@ void Report(image_options::Subcommand sub, const image_text::Text& text);
 void Warn(image_options::Subcommand sub, const image_text::Text& text);
 void Error(image_options::Subcommand sub, const image_text::Text& text);
 
-// Parses argv and loads the subcommand's main name list; on --help writes
-// usage. Returns -1 to go on, else the exit status to return.
+// Parses argv (usage error: 2) and answers --help (0). Returns -1 when the
+// subcommand should go on, else the exit status to return.
 int Start(image_options::Subcommand sub, int argc, char** argv, image_options::Options* options);
 
 }  // namespace image_session
