@@ -39,37 +39,46 @@ bool PreadAll(int fd, char* buf, size_t n, uint64_t offset, std::string* err,
 
 }  // namespace
 
-bool ReadLastLine(int fd, uint64_t size, std::string* line, std::string* err) {
+bool ReadLastLine(int fd, uint64_t size, std::string* line, uint64_t* complete_size,
+                  std::string* err) {
   line->clear();
-  if (size == 0) return true;
-  char last;
-  if (!PreadAll(fd, &last, 1, size - 1, err, "audit file")) return false;
-  if (last != '\n') {
-    *err = "agt-collector: error: the audit file ends with an incomplete line "
-           "(cut write?); refusing to extend a broken chain";
-    return false;
-  }
-  // Walk back in chunks to the newline before the last line.
-  const uint64_t end = size - 1;
-  uint64_t start = end;
+  *complete_size = 0;
+  // Walk back in chunks: find the last '\n' (end of the last complete
+  // line), then the one before it (its start).
   std::string chunk;
-  while (start > 0) {
-    const uint64_t n = std::min<uint64_t>(start, 64 * 1024);
+  uint64_t pos = size;      // bytes [pos, size) have been searched
+  uint64_t line_end = size;  // offset of the last '\n' once found
+  bool have_end = false;
+  while (pos > 0) {
+    const uint64_t n = std::min<uint64_t>(pos, 64 * 1024);
     chunk.resize(n);
-    if (!PreadAll(fd, chunk.data(), n, start - n, err, "audit file")) return false;
-    const size_t nl = chunk.rfind('\n');
-    if (nl != std::string::npos) {
-      start = start - n + nl + 1;
-      break;
+    if (!PreadAll(fd, chunk.data(), n, pos - n, err, "audit file")) return false;
+    size_t search_to = chunk.size();
+    if (!have_end) {
+      const size_t nl = chunk.rfind('\n');
+      if (nl != std::string::npos) {
+        have_end = true;
+        line_end = pos - n + nl;
+        *complete_size = line_end + 1;
+        search_to = nl;
+      }
     }
-    start -= n;
-    if (end - start > kMaxLastLineBytes) {
+    if (have_end && search_to > 0) {
+      const size_t nl = chunk.rfind('\n', search_to - 1);
+      if (nl != std::string::npos) {
+        pos = pos - n + nl + 1;  // the last line starts here
+        break;
+      }
+    }
+    pos -= n;
+    if ((have_end ? line_end : size) - pos > kMaxLastLineBytes) {
       *err = "agt-collector: error: the audit file's last line is longer than 64 MiB";
       return false;
     }
   }
-  line->resize(end - start);
-  return PreadAll(fd, line->data(), line->size(), start, err, "audit file");
+  if (!have_end) return true;
+  line->resize(line_end - pos);
+  return PreadAll(fd, line->data(), line->size(), pos, err, "audit file");
 }
 
 AuditFileWriter::~AuditFileWriter() {
@@ -115,11 +124,13 @@ bool AuditFileWriter::Open(const std::string& path, std::string_view key, std::s
     return false;
   }
   std::string last;
-  if (!ReadLastLine(fd, static_cast<uint64_t>(st.st_size), &last, err)) {
+  uint64_t complete_size = 0;
+  if (!ReadLastLine(fd, static_cast<uint64_t>(st.st_size), &last, &complete_size, err)) {
     err->insert(std::string("agt-collector: error: ").size(), path + ": ");
     close(fd);
     return false;
   }
+  recovery_notice_.clear();
   std::string previous;
   if (!last.empty()) {
     audit_verifier::LineFacts facts;
@@ -130,6 +141,18 @@ bool AuditFileWriter::Open(const std::string& path, std::string_view key, std::s
       return false;
     }
     previous = facts.content_hash;
+  }
+  const uint64_t torn = static_cast<uint64_t>(st.st_size) - complete_size;
+  if (torn > 0) {
+    // Checked above: what precedes the torn bytes ends in a verified entry.
+    if (ftruncate(fd, static_cast<off_t>(complete_size)) != 0 || fsync(fd) != 0) {
+      *err = SysError("ftruncate (removing a torn last line of)", path);
+      close(fd);
+      return false;
+    }
+    recovery_notice_ = path + ": removed " + std::to_string(torn) +
+                       " bytes of an incomplete last line (a write cut short by a crash; "
+                       "never synced, so its records are read again)";
   }
   signer_.SetPreviousHash(previous);
   fd_ = fd;

@@ -23,9 +23,15 @@ class AuditFileWriter {
 
   // Opens or creates `path` (mode 0600, O_APPEND|O_CLOEXEC|O_NOFOLLOW, a
   // regular file only), takes an exclusive flock, and resumes the chain from
-  // the last line: that line must be complete, canonical-hash-consistent and
-  // signed with `key`, else Open fails (never starts a new chain silently).
+  // the last line: that line must be canonical-hash-consistent and signed
+  // with `key`, else Open fails (never starts a new chain silently).
+  // Bytes after the last newline are the torn end of a write that a crash
+  // (e.g. SIGKILL) cut short: never synced, so never checkpointed. They are
+  // cut off (the file is truncated to its last complete line, which must
+  // verify) and recovery_notice() says so; callers print it.
   bool Open(const std::string& path, std::string_view key, std::string* err);
+  // Non-empty after an Open() that removed a torn last line.
+  const std::string& recovery_notice() const { return recovery_notice_; }
 
   // Signs `fields` onto the chain and queues the line. Lines are written in
   // batches; nothing is durable until Sync() returns true.
@@ -62,13 +68,16 @@ class AuditFileWriter {
   std::string key_;  // kept for Reopen(); never printed
   chain_signer::ChainSigner signer_;
   std::string pending_;
+  std::string recovery_notice_;
   uint64_t entries_appended_ = 0;
 };
 
 // Reads the last complete line of the file open at `fd` (size `size`) into
-// *line; false with *err when the file does not end in '\n'. An empty file
-// gives an empty line.
-bool ReadLastLine(int fd, uint64_t size, std::string* line, std::string* err);
+// *line and sets *complete_size to the offset just past its '\n' (size when
+// the file ends in '\n'; less when a torn line follows). A file without any
+// '\n' gives an empty line and *complete_size 0.
+bool ReadLastLine(int fd, uint64_t size, std::string* line, uint64_t* complete_size,
+                  std::string* err);
 
 }  // namespace audit_file
 

@@ -77,13 +77,47 @@ TEST_CASE("Open refuses a broken or foreign last line, never restarting the chai
   audit_file::AuditFileWriter w;
   CHECK_FALSE(w.Open(path, "other key", &err));
   CHECK(err.find("signature does not match") != std::string::npos);
-  test_util::WriteFile(path, good + "{\"partial\": ");
-  CHECK_FALSE(w.Open(path, "key", &err));
-  CHECK(err.find("incomplete line") != std::string::npos);
   test_util::WriteFile(path, good + "not json\n");
   CHECK_FALSE(w.Open(path, "key", &err));
   CHECK(err.find("cannot resume") != std::string::npos);
   CHECK(test_util::ReadFile(path) == good + "not json\n");  // untouched
+}
+
+TEST_CASE("Open cuts a torn last line (a crash mid-write) after checking the line before it") {
+  test_util::TempDir dir;
+  const std::string path = dir / "audit.jsonl";
+  std::string err;
+  {
+    audit_file::AuditFileWriter w;
+    REQUIRE(w.Open(path, "key", &err));
+    for (int i = 0; i < 2; ++i) REQUIRE(w.Append(Entry(i), &err));
+    REQUIRE(w.Sync(&err));
+    CHECK(w.recovery_notice().empty());
+  }
+  const std::string good = test_util::ReadFile(path);
+  const std::string second = test_util::Lines(good)[1];
+  test_util::WriteFile(path, good + second.substr(0, 100));
+  {
+    audit_file::AuditFileWriter w;
+    REQUIRE(w.Open(path, "key", &err));
+    CHECK(w.recovery_notice().find("removed 100 bytes") != std::string::npos);
+    CHECK(test_util::ReadFile(path) == good);
+    REQUIRE(w.Append(Entry(2), &err));
+    REQUIRE(w.Sync(&err));
+  }
+  audit_verifier::VerifyReport report;
+  CHECK(Verify(path, "key", &report) == audit_verifier::VerifyResult::kValid);
+  CHECK(report.entries == 3);
+  // The line before the torn bytes must verify, else nothing is touched.
+  test_util::WriteFile(path, good + "tampered\n" + "torn");
+  audit_file::AuditFileWriter w;
+  CHECK_FALSE(w.Open(path, "key", &err));
+  CHECK(test_util::ReadFile(path) == good + "tampered\ntorn");
+  // A file holding only a torn line holds no entry: it is emptied.
+  test_util::WriteFile(path, second.substr(0, 50));
+  REQUIRE(w.Open(path, "key", &err));
+  CHECK(w.previous_hash().empty());
+  CHECK(test_util::ReadFile(path).empty());
 }
 
 TEST_CASE("Open refuses symlinks, non-regular files and a second writer") {
@@ -129,9 +163,19 @@ TEST_CASE("ReadLastLine finds the last line across chunk boundaries") {
   test_util::WriteFile(path, "first\n" + big + "\n");
   const int fd = open(path.c_str(), O_RDONLY);
   std::string line, err;
-  REQUIRE(audit_file::ReadLastLine(fd, 6 + big.size() + 1, &line, &err));
+  uint64_t complete = 0;
+  REQUIRE(audit_file::ReadLastLine(fd, 6 + big.size() + 1, &line, &complete, &err));
   CHECK(line == big);
-  REQUIRE(audit_file::ReadLastLine(fd, 6, &line, &err));
+  CHECK(complete == 6 + big.size() + 1);
+  REQUIRE(audit_file::ReadLastLine(fd, 6, &line, &complete, &err));
   CHECK(line == "first");
+  CHECK(complete == 6);
+  // Sizes that end inside a line: the torn part is not a line.
+  REQUIRE(audit_file::ReadLastLine(fd, 6 + 70000, &line, &complete, &err));
+  CHECK(line == "first");
+  CHECK(complete == 6);
+  REQUIRE(audit_file::ReadLastLine(fd, 3, &line, &complete, &err));
+  CHECK(line.empty());
+  CHECK(complete == 0);
   close(fd);
 }

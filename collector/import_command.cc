@@ -253,6 +253,9 @@ int Import(const cli_args::ParsedArgs& args) {
     PrintError(err);
     return exit_status::kIoErr;
   }
+  if (!writer->recovery_notice().empty()) {
+    fprintf(stderr, "agt-collector: warning: %s\n", writer->recovery_notice().c_str());
+  }
   Totals totals;
   for (size_t i = 0; i < args.positional.size(); ++i) {
     if (!ProcessLog(args.positional[i], cfg.limits, &labels[i], writer.get(), &totals)) break;

@@ -16,7 +16,9 @@
 //                                 same line yields the same id.
 //   audit_file::AuditFileWriter  Open(path, key, &err) resumes the chain from
 //                                 the file's last line (a corrupt or foreign-key
-//                                 last line fails Open); Append() queues a
+//                                 last line fails Open; a torn unterminated tail
+//                                 from a crash is cut off and reported through
+//                                 recovery_notice(), print it); Append() queues a
 //                                 signed line; Flush() writes; Sync() writes and
 //                                 fdatasyncs: entries appended before a Sync()
 //                                 that returned true are durable, so a

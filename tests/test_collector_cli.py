@@ -191,16 +191,27 @@ class Import(unittest.TestCase):
         self.assertEqual(ids[:2], ids[2:])  # same line, same file, same offset: same id
         self.assertNotEqual(ids[0], ids[1])
 
-    def test_refuses_to_extend_a_broken_file(self):
+    def test_torn_last_line_is_cut_and_a_corrupt_one_refused(self):
         log = self.w.write("denied.log", record() + "\n")
         self.assertEqual(self.import_(log).returncode, 0)
-        with open(self.out, "ab") as f:
-            f.write(b'{"half": ')
+        with open(self.out, "rb") as f:
+            good = f.read()
+        with open(self.out, "ab") as f:  # a write cut short by a crash
+            f.write(good[:200])
+        r = self.import_(log)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("warning: %s: removed 200 bytes of an incomplete last line" % self.out,
+                      r.stderr)
+        self.assert_verifies(2)
+        with open(self.out, "ab") as f:  # a complete line that is no entry
+            f.write(b'{"forged": true}\n')
+        with open(self.out, "rb") as f:
+            before = f.read()
         r = self.import_(log)
         self.assertEqual(r.returncode, 74)
-        self.assertIn("incomplete line", r.stderr)
+        self.assertIn("cannot resume the chain", r.stderr)
         with open(self.out, "rb") as f:
-            self.assertTrue(f.read().endswith(b'{"half": '))  # untouched
+            self.assertEqual(f.read(), before)  # untouched
 
     def test_refuses_a_file_signed_with_another_key(self):
         log = self.w.write("denied.log", record() + "\n")
