@@ -10,7 +10,6 @@ BUILD = os.environ.get("AGT_BUILD_DIR") or os.path.join(TOP, "build")
 COLLECTOR = os.path.join(BUILD, "collector", "agt-collector")
 SHIM = os.path.join(BUILD, "shim", "agt-deny-shim")
 VECTORS = os.path.join(HERE, "data", "collector-vectors")
-DATA = os.path.join(HERE, "data", "collector")
 
 
 def run_collector(*args, **kwargs):
