@@ -153,7 +153,7 @@ VerifyResult VerifyAuditFile(const std::string& path, std::string_view key, Veri
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     *err = "agt-collector: error: open " + path + ": " + strerror(errno);
-    return VerifyResult::kError;
+    return VerifyResult::kCannotOpen;
   }
   // Entries are bounded by the record line limit; 8 MiB leaves ample room
   // for escaping while keeping a hostile file from costing more.

@@ -12,7 +12,7 @@
 
 namespace audit_verifier {
 
-enum class VerifyResult { kValid, kBroken, kError };
+enum class VerifyResult { kValid, kBroken, kCannotOpen, kError };
 
 struct VerifyReport {
   uint64_t entries = 0;        // lines verified good
@@ -34,7 +34,7 @@ struct LineFacts {
 bool VerifyLine(std::string_view line, const std::string* expected_previous_hash,
                 chain_signer::Hasher* hasher, LineFacts* facts, std::string* reason);
 
-// kError (with *err) only for I/O problems; a bad line is kBroken.
+// kCannotOpen / kError (with *err) for I/O problems; a bad line is kBroken.
 VerifyResult VerifyAuditFile(const std::string& path, std::string_view key, VerifyReport* report,
                              std::string* err);
 

@@ -37,11 +37,14 @@ int Verify(const cli_args::ParsedArgs& args) {
               file.c_str(), static_cast<unsigned long long>(report.broken_line),
               report.broken_reason.c_str(), static_cast<unsigned long long>(report.entries));
       return exit_status::kVerifyFailed;
+    case audit_verifier::VerifyResult::kCannotOpen:
+      fprintf(stderr, "%s\n", err.c_str());
+      return exit_status::kNoInput;
     case audit_verifier::VerifyResult::kError:
       break;
   }
   fprintf(stderr, "%s\n", err.c_str());
-  return err.find("open ") != std::string::npos ? exit_status::kNoInput : exit_status::kIoErr;
+  return exit_status::kIoErr;
 }
 
 }  // namespace verify_command

@@ -239,6 +239,9 @@ class Import(unittest.TestCase):
         r = run_collector("verify", "--key-file", self.w.key_file, self.out)
         self.assertEqual(r.returncode, 1)
         self.assertIn(":3: previous_hash", r.stderr)
+        r = run_collector("verify", "--key-file", self.w.key_file, self.w.join("missing.jsonl"))
+        self.assertEqual(r.returncode, 66)
+        self.assertIn("agt-collector: error: open ", r.stderr)
 
     def test_symlinked_or_missing_log_is_refused(self):
         target = self.w.write("secret", record() + "\n")
