@@ -315,11 +315,12 @@ int Main(int argc, char** argv) {
   const tail_engine::Stats& st = engine.stats();
   fprintf(stderr,
           "agt-collector: run: stopping: %llu entries written, %llu already present (replayed), "
-          "%llu lines rejected, %llu syslog messages dropped\n",
+          "%llu lines rejected, %llu syslog messages dropped, %llu sandbox(es) watched\n",
           static_cast<unsigned long long>(st.entries_written),
           static_cast<unsigned long long>(st.entries_already_present),
           static_cast<unsigned long long>(st.lines_rejected),
-          static_cast<unsigned long long>(syslog.dropped()));
+          static_cast<unsigned long long>(syslog.dropped()),
+          static_cast<unsigned long long>(st.sources));
   close(sfd);
   return status;
 }

@@ -101,13 +101,17 @@ class RunHarness:
 
     # --- the collector ---------------------------------------------------------
 
-    def start(self, *extra, syslog="none"):
+    def start(self, *extra, syslog="none", config=None):
+        """Starts the collector; with `config`, everything else comes from it."""
         self.t.assertTrue(self.proc is None or self.proc.poll() is not None)
         if self.stderr_file is None:
             self.stderr_file = open(self.stderr_path, "ab")
-        args = [COLLECTOR, "run", "--key-file", self.key, "--out", self.out,
-                "--state-dir", self.state, "--watch", self.pattern,
-                "--scan-interval", str(self.scan_interval_ms), "--syslog-socket", syslog]
+        if config:
+            args = [COLLECTOR, "run", "--config", config]
+        else:
+            args = [COLLECTOR, "run", "--key-file", self.key, "--out", self.out,
+                    "--state-dir", self.state, "--watch", self.pattern]
+        args += ["--scan-interval", str(self.scan_interval_ms), "--syslog-socket", syslog]
         args += list(extra)
         before = len(self.stderr_bytes())
         self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=self.stderr_file)

@@ -96,6 +96,50 @@ class RunBasicTest(unittest.TestCase):
         h.assert_exact()
         self.assertIn("SIGHUP: reopened", h.stderr())
 
+    def test_sandbox_churn_gives_slots_back(self):
+        h = RunHarness(self)
+        h.start()
+        for round_ in range(3):
+            ids = ["r%d-sb-%02d" % (round_, i) for i in range(20)]
+            for sid in ids:
+                h.add_sandbox(sid)
+                h.deny(sid)
+            h.wait_expected()
+            for sid in ids:
+                import shutil
+                shutil.rmtree(os.path.join(h.base, sid))
+            time.sleep(1.0)  # a few scans: the gone sandboxes are retired
+        h.add_sandbox("last")
+        h.deny("last")
+        h.wait_expected()
+        h.stop()
+        h.assert_exact()
+        self.assertIn("1 sandbox(es) watched", h.stderr())
+
+    def test_labels_and_limits_from_the_config(self):
+        import json
+        h = RunHarness(self)
+        config = os.path.join(h.dir, "collector.json")
+        with open(config, "w") as f:
+            json.dump({"output": h.out, "key_file": h.key, "state_dir": h.state,
+                       "sources": [{"pattern": h.pattern, "environment": "prod",
+                                    "compute_driver": "docker", "session_id": "sess-7"}],
+                       "limits": {"max_line_size": "1KiB"}}, f)
+        os.chmod(config, 0o600)
+        h.add_sandbox("sb-1")
+        h.start(config=config)
+        h.deny("sb-1")
+        h.append_raw("sb-1", b'{"argv":["' + b"x" * 2000 + b'"]}\n')  # over 1 KiB
+        h.deny("sb-1")
+        h.wait_expected()
+        h.stop()
+        h.assert_exact()
+        for e in h.entries():
+            self.assertEqual((e["environment"], e["compute_driver"], e["session_id"],
+                              e["sandbox_id"], e["agent_did"]),
+                             ("prod", "docker", "sess-7", "sb-1", "did:agt:sandbox:sb-1"))
+        self.assertIn("line longer than the limit (2013 bytes, limit 1024)", h.stderr())
+
     def test_bad_arguments_are_usage_errors(self):
         h = RunHarness(self)
         import subprocess

@@ -200,9 +200,16 @@ Engine::Source* Engine::Discover(uint32_t pattern_index, const std::string& sand
     }
     return &existing;
   }
-  const uint32_t index = static_cast<uint32_t>(sources_.size());
-  sources_.emplace_back();
-  Source& s = sources_.back();
+  uint32_t index;
+  if (!free_slots_.empty()) {
+    index = free_slots_.back();
+    free_slots_.pop_back();
+    sources_[index] = Source();
+  } else {
+    index = static_cast<uint32_t>(sources_.size());
+    sources_.emplace_back();
+  }
+  Source& s = sources_[index];
   s.sandbox_id = sandbox_id;
   s.pattern = pattern_index;
   by_id_[sandbox_id] = index;
@@ -362,10 +369,31 @@ void Engine::Scan() {
   force_full_scan_ = false;
   for (uint32_t i = 0; i < sources_.size(); ++i) {
     Source& s = sources_[i];
+    if (s.retired) continue;
     if (s.wd < 0 && !s.watch_tried) AddSourceWatch(i);
     if (s.wd >= 0 && !full) continue;
     if (!s.dirty && CheapCheck(&s)) MarkDirty(i);
+    if (s.wd < 0 && s.fd < 0 && !s.dirty) RetireIfGone(i);
   }
+}
+
+void Engine::RetireIfGone(uint32_t index) {
+  // A sandbox whose directory is gone and whose log is read and let go
+  // gives its slot back, so sandbox churn does not grow memory. Its
+  // checkpoint file stays: the same id coming back resumes from it.
+  Source& s = sources_[index];
+  const Pattern& p = patterns_[s.pattern];
+  struct stat st;
+  if (p.base_fd < 0 || fstatat(p.base_fd, s.sandbox_id.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+      errno != ENOENT) {
+    return;
+  }
+  by_id_.erase(s.sandbox_id);
+  move_cookies_.clear();
+  s = Source();
+  s.retired = true;
+  free_slots_.push_back(index);
+  if (stats_.sources > 0) --stats_.sources;
 }
 
 bool Engine::CheapCheck(Source* s) {
@@ -673,7 +701,7 @@ size_t Engine::ReleaseIdleFiles(const Source* except, size_t want) {
   size_t released = 0;
   for (size_t n = 0; n < sources_.size() && released < want; ++n) {
     Source& s = sources_[release_cursor_++ % sources_.size()];
-    if (&s == except || s.fd < 0 || s.dirty || s.rotated_away || s.release_after_commit ||
+    if (&s == except || s.retired || s.fd < 0 || s.dirty || s.rotated_away || s.release_after_commit ||
         !s.have_committed || s.c_dev != s.dev || s.c_ino != s.ino ||
         s.committed.offset != s.pos.offset ||
         s.committed.skipping_long_line != s.pos.skipping_long_line) {

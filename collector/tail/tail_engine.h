@@ -90,6 +90,7 @@ class Engine {
   // One sandbox's log. Small and fixed: no buffers; the read buffer is shared.
   struct Source {
     std::string sandbox_id;
+    bool retired = false;  // a free slot (the sandbox directory is gone)
     uint32_t pattern = 0;
     int wd = -1;  // inotify watch on the log's directory
     bool dirty = false;
@@ -131,6 +132,7 @@ class Engine {
   void OpenCurrent(Source* s);
   bool TakeRotatedName(Source* s);
   size_t ReleaseIdleFiles(const Source* except, size_t want);
+  void RetireIfGone(uint32_t index);
   bool ResumeFromRotated(Source* s, uint64_t new_dev, uint64_t new_ino);
   void ValidateStillSame(Source* s);
   void ReadSource(Source* s, size_t* budget);
@@ -154,6 +156,7 @@ class Engine {
   uint32_t scan_count_ = 0;
   std::vector<Pattern> patterns_;
   std::vector<Source> sources_;
+  std::vector<uint32_t> free_slots_;
   std::unordered_map<std::string, uint32_t> by_id_;
   std::unordered_map<int, int64_t> by_wd_;  // >= 0: source; < 0: -(pattern + 1)
   std::vector<uint32_t> dirty_;
