@@ -304,3 +304,24 @@ class Docs(ImageTestCase):
         original = subprocess.run(["mandoc", "-T", "lint", man_path], capture_output=True, text=True)
         self.assertLessEqual(len((lint.stdout + lint.stderr).splitlines()),
                              len((original.stdout + original.stderr).splitlines()), lint.stdout + lint.stderr)
+
+
+class Dockerfile(ImageTestCase):
+    """What the Docker tests cannot see by running the image: no step needs a
+    shell, and the base is pinned by digest unless overridden."""
+
+    def test_every_run_step_is_exec_form_through_the_shim(self):
+        path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                            "dockerfiles", "Dockerfile.sandbox")
+        with open(path) as f:
+            lines = [line.strip() for line in f.read().replace("\\\n", " ").splitlines()
+                     if line.strip() and not line.lstrip().startswith("#")]
+        runs = [line for line in lines if line.split()[0].upper() == "RUN"]
+        self.assertEqual([json.loads(line[3:])[:2] for line in runs],
+                         [[SHIM_IN_IMAGE, sub] for sub in ("allow", "harden", "install", "verify")])
+        self.assertRegex(lines[0], r"^ARG BASE_IMAGE=python:3\.11-slim@sha256:[0-9a-f]{64}$")
+        self.assertIn("COPY agt-deny-shim %s" % SHIM_IN_IMAGE, lines)
+        self.assertIn("USER 65534:65534", lines)
+        self.assertTrue(any(line.startswith("ENV") and "PATH=/usr/local/sandbox-bin" in line for line in lines))
+        for arg in ("ALLOWED_BIN_NAMES", "DENIED_LOGGED_BIN_NAMES", "STRIP_EXEC_BIN_NAMES"):
+            self.assertTrue(any(line.startswith("ARG %s" % arg) for line in lines), arg)
