@@ -227,6 +227,9 @@ int Main(int argc, char** argv) {
     PrintError(err);
     return exit_status::kIoErr;
   }
+  if (!out.recovery_notice().empty()) {
+    fprintf(stderr, "agt-collector: warning: %s\n", out.recovery_notice().c_str());
+  }
   syslog_sender::SyslogSender syslog;
   const bool use_syslog = a.syslog_socket != "none";
   if (use_syslog) {
@@ -298,6 +301,9 @@ int Main(int argc, char** argv) {
         break;
       }
       fprintf(stderr, "agt-collector: run: SIGHUP: reopened %s\n", a.out.c_str());
+      if (!out.recovery_notice().empty()) {
+        fprintf(stderr, "agt-collector: warning: %s\n", out.recovery_notice().c_str());
+      }
     }
   }
   if (status == exit_status::kOk) {

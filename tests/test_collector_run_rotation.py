@@ -154,6 +154,38 @@ class RunRotationTest(unittest.TestCase):
         h.assert_exact()
         self.assertIn("4 already present (replayed)", h.stderr())
 
+    def test_torn_output_line_after_a_crash(self):
+        # kill -9 can cut a large write() short: the audit file ends in part
+        # of a line that was never synced, so no checkpoint covers it.
+        h = RunHarness(self)
+        h.add_sandbox("sb-1")
+        h.start()
+        h.deny("sb-1")
+        h.wait_expected()
+        h.stop()
+        ckpt = os.path.join(h.state, "sb-1.checkpoint")
+        with open(ckpt, "rb") as f:
+            stale = f.read()
+        h.start()
+        h.deny("sb-1")
+        h.deny("sb-1")
+        h.wait_expected()
+        h.kill9()
+        with open(h.out, "rb") as f:
+            data = f.read()
+        last_start = data.rstrip(b"\n").rfind(b"\n") + 1
+        with open(h.out, "wb") as f:  # the last entry half written
+            f.write(data[:last_start] + data[last_start:last_start + 200])
+        with open(ckpt, "wb") as f:
+            f.write(stale)
+        h.start()
+        h.deny("sb-1")
+        h.wait_expected()
+        h.stop()
+        h.assert_exact()
+        self.assertIn("incomplete last line", h.stderr())
+        self.assertIn("1 already present (replayed)", h.stderr())
+
 
 if __name__ == "__main__":
     unittest.main()
