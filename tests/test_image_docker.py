@@ -189,6 +189,15 @@ class DockerImage(unittest.TestCase):
         code, out, err = self.sandbox(SHIM_IN_IMAGE, "verify", "--root", "/")
         self.assertEqual(code, 0, out + err)
         self.assertRegex(out, r"agt-deny-shim: verify: ok: \d+ denied, 5 allowed")
+        # The built image is already what install wants: nothing to do, even read-only.
+        code, out, err = self.sandbox(SHIM_IN_IMAGE, "install", "--root", "/")
+        self.assertEqual(code, 0, out + err)
+        self.assertRegex(out, r"\d+ names: 0 links made")
+        # A change it cannot make (read-only root, user nobody) is a clear error.
+        code, out, err = self.sandbox(SHIM_IN_IMAGE, "install", "--root", "/", "--names", "newtool")
+        self.assertEqual(code, 1, out + err)
+        self.assertRegex(err, r"agt-deny-shim: error: install: (symlinkat|mkdirat) .*: (Read-only file system|"
+                              r"Permission denied)")
 
     def test_verify_the_exported_root_and_a_tampered_copy(self):
         cid = self.docker("create", TAG).stdout.decode().strip()

@@ -99,7 +99,8 @@ bool ReplaceWithSymlink(int dir_fd, const char* name, std::string_view target, s
     return false;
   }
   // A leftover from an interrupted run would make symlinkat fail.
-  if (unlinkat(dir_fd, temp, 0) != 0 && errno != ENOENT) {
+  struct stat leftover;
+  if (fstatat(dir_fd, temp, &leftover, AT_SYMLINK_NOFOLLOW) == 0 && unlinkat(dir_fd, temp, 0) != 0) {
     err->Add("unlinkat leftover ", image_text::Quoted{temp}, " beside ", image_text::Quoted{shown}, ": ",
              image_text::Errno{errno});
     return false;
