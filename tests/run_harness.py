@@ -101,7 +101,7 @@ class RunHarness:
 
     # --- the collector ---------------------------------------------------------
 
-    def start(self, *extra, syslog="none", config=None):
+    def start(self, *extra, syslog="none", config=None, wrap=()):
         """Starts the collector; with `config`, everything else comes from it."""
         self.t.assertTrue(self.proc is None or self.proc.poll() is not None)
         if self.stderr_file is None:
@@ -112,7 +112,7 @@ class RunHarness:
             args = [COLLECTOR, "run", "--key-file", self.key, "--out", self.out,
                     "--state-dir", self.state, "--watch", self.pattern]
         args += ["--scan-interval", str(self.scan_interval_ms), "--syslog-socket", syslog]
-        args += list(extra)
+        args = list(wrap) + args + list(extra)
         before = len(self.stderr_bytes())
         self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=self.stderr_file)
         # Started once it has printed its first line (it has scanned the tree).

@@ -133,6 +133,33 @@ class RunLimitsTest(unittest.TestCase):
         self.assertEqual(h.stderr().count("open file limit reached (RLIMIT_NOFILE 48"), 1,
                          h.stderr()[-3000:])
 
+    def test_inotify_watch_limit_is_reported_and_scans_take_over(self):
+        # A private user namespace has its own inotify watch limit
+        # (/proc/sys/user/max_inotify_watches), so this never touches the
+        # host's. 6 watches: the base and 5 of the 30 sandboxes.
+        import shutil
+        unshare = shutil.which("unshare")
+        self.assertIsNotNone(unshare, "unshare (util-linux) is needed")
+        h = RunHarness(self)
+        sandboxes = ["sb-%02d" % i for i in range(30)]
+        for sid in sandboxes:
+            h.add_sandbox(sid)
+            h.deny(sid)
+        wrap = [unshare, "-U", "-r", "sh", "-c",
+                'echo 6 > /proc/sys/user/max_inotify_watches && exec "$@"', "sh"]
+        h.start(wrap=wrap)
+        h.wait_expected()
+        for sid in sandboxes:
+            h.deny(sid)
+        h.add_sandbox("late")
+        h.deny("late")
+        h.wait_expected()
+        h.stop()
+        h.assert_exact()
+        err = h.stderr()
+        self.assertEqual(err.count("watch limit reached"), 1, err)
+        self.assertIn("max_user_watches", err)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -46,8 +46,8 @@ std::string Identity(uint64_t dev, uint64_t ino) {
   return std::to_string(dev) + ":" + std::to_string(ino);
 }
 
-long ReadMaxUserWatches() {
-  FILE* f = fopen("/proc/sys/fs/inotify/max_user_watches", "re");
+long ReadLong(const char* path) {
+  FILE* f = fopen(path, "re");
   if (!f) return -1;
   long v = -1;
   if (fscanf(f, "%ld", &v) != 1) v = -1;
@@ -265,9 +265,12 @@ void Engine::AddSourceWatch(uint32_t index) {
       if (e == ENOSPC) {
         Warn("inotify_add_watch " + p.base + "/" + rel +
              ": watch limit reached (fs.inotify.max_user_watches = " +
-             std::to_string(ReadMaxUserWatches()) + ", " + std::to_string(stats_.watches) +
-             " in use); sandboxes beyond it are read on the periodic scan only: raise "
-             "fs.inotify.max_user_watches for event-driven latency");
+             std::to_string(ReadLong("/proc/sys/fs/inotify/max_user_watches")) +
+             ", user.max_inotify_watches of this user namespace = " +
+             std::to_string(ReadLong("/proc/sys/user/max_inotify_watches")) + ", " +
+             std::to_string(stats_.watches) +
+             " in use); sandboxes beyond it are read on the periodic scan only: raise the "
+             "limit for event-driven latency");
       } else {
         Warn("inotify_add_watch " + p.base + "/" + rel + ": " + strerror(e) +
              "; sandboxes without a watch are read on the periodic scan only");
