@@ -41,6 +41,28 @@ class RunRotationTest(unittest.TestCase):
         h.assert_exact()
         self.assertIn("rotated while stopped", h.stderr())
 
+    def test_writer_holding_the_rotated_file(self):
+        # A writer opened the log before the rename and appends after the
+        # collector has switched to the new file: still read (rotate wait).
+        h = RunHarness(self)
+        h.add_sandbox("sb-1")
+        h.start()
+        h.deny("sb-1")
+        h.wait_expected()
+        log = h.log_path("sb-1")
+        held = os.open(log, os.O_WRONLY | os.O_APPEND)
+        os.rename(log, log + ".1")
+        h.deny("sb-1")  # creates the new file; the collector switches to it
+        h.wait_expected()
+        marker, line = h.shim_line("sb-1")
+        os.write(held, line)
+        os.close(held)
+        h.expected.append(("sb-1", marker))
+        h.deny("sb-1")
+        h.wait_expected()
+        h.stop()
+        h.assert_exact()
+
     def test_copytruncate(self):
         h = RunHarness(self)
         h.add_sandbox("sb-1")

@@ -34,6 +34,15 @@ constexpr size_t kFsyncEachUpTo = 4;
 // scans (inotify reports their changes; an overflow triggers a full scan at
 // once). Sources without a watch are checked at every scan.
 constexpr uint32_t kWatchedCheckEvery = 10;
+// How long a log rotated away stays open after the switch (Fluent Bit's
+// rotate_wait): appends by a writer that opened it before the rename are read.
+constexpr int64_t kRotateWaitMs = 5000;
+
+int64_t NowMs() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
 
 void Note(const std::string& msg) { fprintf(stderr, "agt-collector: %s\n", msg.c_str()); }
 void Warn(const std::string& msg) { fprintf(stderr, "agt-collector: warning: %s\n", msg.c_str()); }
@@ -69,6 +78,7 @@ Engine::Engine() = default;
 Engine::~Engine() {
   for (Source& s : sources_) {
     if (s.fd >= 0) close(s.fd);
+    if (s.linger_fd >= 0) close(s.linger_fd);
   }
   for (Pattern& p : patterns_) {
     if (p.base_fd >= 0) close(p.base_fd);
@@ -351,7 +361,7 @@ void Engine::HandleInotify() {
       }
       // Other files in the sandbox's directory are none of our business: a
       // sandbox writing them in a loop must not keep the collector busy.
-      if (ev->len > 0 && log_name != ev->name) continue;
+      if (ev->len > 0 && log_name != ev->name && sources_[si].linger_fd < 0) continue;
       MarkDirty(si);
     }
   }
@@ -374,9 +384,9 @@ void Engine::Scan() {
     Source& s = sources_[i];
     if (s.retired) continue;
     if (s.wd < 0 && !s.watch_tried) AddSourceWatch(i);
-    if (s.wd >= 0 && !full) continue;
+    if (s.wd >= 0 && !full && s.linger_fd < 0) continue;
     if (!s.dirty && CheapCheck(&s)) MarkDirty(i);
-    if (s.wd < 0 && s.fd < 0 && !s.dirty) RetireIfGone(i);
+    if (s.wd < 0 && s.fd < 0 && s.linger_fd < 0 && !s.dirty) RetireIfGone(i);
   }
 }
 
@@ -402,6 +412,7 @@ void Engine::RetireIfGone(uint32_t index) {
 bool Engine::CheapCheck(Source* s) {
   const Pattern& p = patterns_[s->pattern];
   if (p.base_fd < 0) return false;
+  if (s->linger_fd >= 0) return true;  // a few seconds after a rotation only
   struct stat pst;
   const bool present =
       fstatat(p.base_fd, LogRelative(*s).c_str(), &pst, AT_SYMLINK_NOFOLLOW) == 0;
@@ -601,6 +612,49 @@ void Engine::ValidateStillSame(Source* s) {
   s->seen_mtime_ns = MtimeNs(st);
 }
 
+line_reader::ReadResult Engine::ReadItems(Source* s, std::string* err) {
+  return reader_->Read(
+      s->fd, &s->pos,
+      [&](const line_reader::Item& item) {
+        if (item.kind == line_reader::Item::Kind::kRejected) {
+          Reject(s, item.offset,
+                 std::string(item.reason) + " (" + std::to_string(item.length) + " bytes" +
+                     (item.reason[0] == 'l'
+                          ? ", limit " + std::to_string(reader_->max_line_bytes())
+                          : std::string()) +
+                     ")");
+        } else {
+          HandleLine(s, item);
+        }
+        ++cycle_entries_;
+        return cycle_entries_ < options_.max_entries_per_cycle && fatal_.empty();
+      },
+      err);
+}
+
+void Engine::ReadLinger(uint32_t index) {
+  // The file rotated away is kept open for kRotateWaitMs after the switch: a
+  // writer that opened it before the rename may still append to it.
+  Source* s = &sources_[index];
+  if (s->linger_fd < 0) return;
+  std::swap(s->fd, s->linger_fd);
+  std::swap(s->dev, s->linger_dev);
+  std::swap(s->ino, s->linger_ino);
+  std::swap(s->pos, s->linger_pos);
+  std::string err;
+  const line_reader::ReadResult rr = ReadItems(s, &err);
+  std::swap(s->fd, s->linger_fd);
+  std::swap(s->dev, s->linger_dev);
+  std::swap(s->ino, s->linger_ino);
+  std::swap(s->pos, s->linger_pos);
+  if (rr == line_reader::ReadResult::kStopped) {
+    MarkDirty(index);
+  } else if (rr == line_reader::ReadResult::kError || NowMs() >= s->linger_until_ms) {
+    close(s->linger_fd);
+    s->linger_fd = -1;
+  }
+}
+
 void Engine::Look(uint32_t index) {
   Source* s = &sources_[index];
   s->dirty = false;
@@ -619,26 +673,12 @@ void Engine::Look(uint32_t index) {
   if (std::find(touched_.begin(), touched_.end(), index) == touched_.end()) {
     touched_.push_back(index);
   }
+  ReadLinger(index);
   // The old file drained, any skipped rotations, then the path's file.
   for (int steps = 0; steps < 2 + 64; ++steps) {  // bounded by rotated_names
     ValidateStillSame(s);
     std::string err;
-    const line_reader::ReadResult rr = reader_->Read(
-        s->fd, &s->pos, [&](const line_reader::Item& item) {
-          if (item.kind == line_reader::Item::Kind::kRejected) {
-            Reject(s, item.offset,
-                   std::string(item.reason) + " (" + std::to_string(item.length) + " bytes" +
-                       (item.reason[0] == 'l' ? ", limit " +
-                                                    std::to_string(reader_->max_line_bytes())
-                                              : std::string()) +
-                       ")");
-          } else {
-            HandleLine(s, item);
-          }
-          ++cycle_entries_;
-          return cycle_entries_ < options_.max_entries_per_cycle && fatal_.empty();
-        },
-        &err);
+    const line_reader::ReadResult rr = ReadItems(s, &err);
     if (rr == line_reader::ReadResult::kError) {
       Report(s, LogRelative(*s) + ": " + err, s->ino);
       return;
@@ -684,7 +724,12 @@ void Engine::Look(uint32_t index) {
     Note(s->sandbox_id + ": " + LogPath(*s) + " rotated: previous file " +
          Identity(s->dev, s->ino) + " read to its end (offset " + std::to_string(s->pos.offset) +
          "); now reading " + Identity(nst.st_dev, nst.st_ino) + " from offset 0");
-    close(s->fd);
+    if (s->linger_fd >= 0) close(s->linger_fd);
+    s->linger_fd = s->fd;
+    s->linger_dev = s->dev;
+    s->linger_ino = s->ino;
+    s->linger_pos = s->pos;
+    s->linger_until_ms = NowMs() + kRotateWaitMs;
     s->fd = fd;
     s->dev = static_cast<uint64_t>(nst.st_dev);
     s->ino = static_cast<uint64_t>(nst.st_ino);
@@ -704,7 +749,7 @@ size_t Engine::ReleaseIdleFiles(const Source* except, size_t want) {
   size_t released = 0;
   for (size_t n = 0; n < sources_.size() && released < want; ++n) {
     Source& s = sources_[release_cursor_++ % sources_.size()];
-    if (&s == except || s.retired || s.fd < 0 || s.dirty || s.rotated_away || s.release_after_commit ||
+    if (&s == except || s.retired || s.fd < 0 || s.linger_fd >= 0 || s.dirty || s.rotated_away || s.release_after_commit ||
         !s.have_committed || s.c_dev != s.dev || s.c_ino != s.ino ||
         s.committed.offset != s.pos.offset ||
         s.committed.skipping_long_line != s.pos.skipping_long_line) {
@@ -749,6 +794,8 @@ bool Engine::TakeRotatedName(Source* s) {
         fstatat(p.base_fd, LogRelative(*s).c_str(), &pst, AT_SYMLINK_NOFOLLOW) == 0;
     if (fstat(fd, &st) != 0 ||
         (static_cast<uint64_t>(st.st_dev) == s->dev && static_cast<uint64_t>(st.st_ino) == s->ino) ||
+        (s->linger_fd >= 0 && static_cast<uint64_t>(st.st_dev) == s->linger_dev &&
+         static_cast<uint64_t>(st.st_ino) == s->linger_ino) ||
         (at_path && pst.st_dev == st.st_dev && pst.st_ino == st.st_ino)) {
       close(fd);  // the file just drained, or the one at the path: not a skipped one
       continue;

@@ -104,6 +104,11 @@ class Engine {
     // Names the log was renamed to (inotify IN_MOVED_FROM/TO pairs), oldest
     // first: a file rotated again before it was looked at is still read.
     std::vector<std::string> rotated_names;
+    // The previous file, kept open a few seconds after a rotation.
+    int linger_fd = -1;
+    uint64_t linger_dev = 0, linger_ino = 0;
+    line_reader::Position linger_pos;
+    int64_t linger_until_ms = 0;
     line_reader::Position pos;
     int64_t seen_size = -1, seen_mtime_ns = -1;
     // What the checkpoint on disk says.
@@ -129,6 +134,8 @@ class Engine {
   void MarkDirty(uint32_t source_index);
   bool CheapCheck(Source* s);
   void Look(uint32_t source_index);
+  line_reader::ReadResult ReadItems(Source* s, std::string* err);
+  void ReadLinger(uint32_t source_index);
   void OpenCurrent(Source* s);
   bool TakeRotatedName(Source* s);
   size_t ReleaseIdleFiles(const Source* except, size_t want);
