@@ -130,7 +130,9 @@ bool Engine::Init(const Options& options, audit_file::AuditFileWriter* out,
          " (fs.inotify.max_user_instances?); every change is found by the periodic scan only");
   }
   std::vector<std::string> ids;
-  if (!out_->RecentEntryIds(options_.max_entries_per_cycle, &ids, err)) return false;
+  // A cycle can overshoot its budget by an item or two (one per file it
+  // touches after the budget is spent): the window has room to spare.
+  if (!out_->RecentEntryIds(options_.max_entries_per_cycle + 256, &ids, err)) return false;
   recent_ids_.insert(ids.begin(), ids.end());
   read_buffer_.resize(std::max(kMinReadBuffer, options_.limits.max_line_bytes + 1));
   reader_ = new line_reader::Reader(read_buffer_.data(), read_buffer_.size(),
