@@ -1,10 +1,13 @@
 """agt-collector run: basic tailing, late sandboxes, restarts, signals."""
+import json
 import os
+import shutil
 import signal
+import subprocess
 import time
 import unittest
 
-from run_harness import RunHarness
+from run_harness import COLLECTOR, RunHarness
 
 
 class RunBasicTest(unittest.TestCase):
@@ -106,8 +109,7 @@ class RunBasicTest(unittest.TestCase):
                 h.deny(sid)
             h.wait_expected()
             for sid in ids:
-                import shutil
-                shutil.rmtree(os.path.join(h.base, sid))
+                        shutil.rmtree(os.path.join(h.base, sid))
             time.sleep(1.0)  # a few scans: the gone sandboxes are retired
         h.add_sandbox("last")
         h.deny("last")
@@ -117,7 +119,6 @@ class RunBasicTest(unittest.TestCase):
         self.assertIn("1 sandbox(es) watched", h.stderr())
 
     def test_labels_and_limits_from_the_config(self):
-        import json
         h = RunHarness(self)
         config = os.path.join(h.dir, "collector.json")
         with open(config, "w") as f:
@@ -142,8 +143,6 @@ class RunBasicTest(unittest.TestCase):
 
     def test_bad_arguments_are_usage_errors(self):
         h = RunHarness(self)
-        import subprocess
-        from run_harness import COLLECTOR
         for args in (["--watch", "/tmp/no-placeholder/denied.log"],
                      ["--watch", "/tmp/{sandbox_id}x/denied.log"],
                      ["--scan-interval", "abc"],

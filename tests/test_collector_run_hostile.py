@@ -1,5 +1,6 @@
 """agt-collector run: files a hostile sandbox controls."""
 import os
+import shutil
 import time
 import unittest
 
@@ -99,31 +100,17 @@ class RunLimitsTest(unittest.TestCase):
     def test_fd_limit_is_reported_and_every_log_still_read(self):
         # 120 sandboxes under a hard limit of 48 open files: logs that are
         # read and checkpointed are closed and reopened on demand.
-        import resource
         h = RunHarness(self)
         sandboxes = ["sb-%03d" % i for i in range(120)]
-        lines = {}
         for sid in sandboxes:
             h.add_sandbox(sid)
             marker, line = h.shim_line(sid)
             h.append_raw(sid, line)
             h.expected.append((sid, marker))
 
-        def limit():
-            resource.setrlimit(resource.RLIMIT_NOFILE, (48, 48))
-
-        import subprocess
-        real_popen = subprocess.Popen
-
-        def popen_with_limit(*a, **kw):
-            kw["preexec_fn"] = limit
-            return real_popen(*a, **kw)
-
-        subprocess.Popen = popen_with_limit
-        try:
-            h.start()
-        finally:
-            subprocess.Popen = real_popen
+        prlimit = shutil.which("prlimit")
+        self.assertIsNotNone(prlimit, "prlimit (util-linux) is needed")
+        h.start(wrap=[prlimit, "--nofile=48:48"])
         h.wait_expected(timeout=60)
         for sid in sandboxes:  # a second round: each log reopened and resumed
             h.deny(sid)
@@ -137,7 +124,6 @@ class RunLimitsTest(unittest.TestCase):
         # A private user namespace has its own inotify watch limit
         # (/proc/sys/user/max_inotify_watches), so this never touches the
         # host's. 6 watches: the base and 5 of the 30 sandboxes.
-        import shutil
         unshare = shutil.which("unshare")
         self.assertIsNotNone(unshare, "unshare (util-linux) is needed")
         h = RunHarness(self)
