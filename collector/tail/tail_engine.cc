@@ -55,15 +55,6 @@ std::string Identity(uint64_t dev, uint64_t ino) {
   return std::to_string(dev) + ":" + std::to_string(ino);
 }
 
-long ReadLong(const char* path) {
-  FILE* f = fopen(path, "re");
-  if (!f) return -1;
-  long v = -1;
-  if (fscanf(f, "%ld", &v) != 1) v = -1;
-  fclose(f);
-  return v;
-}
-
 // A readable directory fd for an O_PATH one (O_PATH cannot be listed).
 int ReopenDirectory(int path_fd) {
   char proc_path[64];
@@ -83,7 +74,6 @@ Engine::~Engine() {
   for (Pattern& p : patterns_) {
     if (p.base_fd >= 0) close(p.base_fd);
   }
-  if (inotify_fd_ >= 0) close(inotify_fd_);
   if (state_fd_ >= 0) close(state_fd_);
   delete reader_;
 }
@@ -124,10 +114,9 @@ bool Engine::Init(const Options& options, audit_file::AuditFileWriter* out,
            strerror(errno);
     return false;
   }
-  inotify_fd_ = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-  if (inotify_fd_ < 0) {
-    Warn(std::string("inotify_init1: ") + strerror(errno) +
-         " (fs.inotify.max_user_instances?); every change is found by the periodic scan only");
+  std::string werr;
+  if (!watcher_.Init(&werr)) {
+    Warn(werr + "; every change is found by the periodic scan only");
   }
   std::vector<std::string> ids;
   // A cycle can overshoot its budget by an item or two (one per file it
@@ -153,14 +142,13 @@ void Engine::OpenPatternBase(Pattern* p) {
     return;
   }
   p->base_mtime_ns = -1;
-  if (inotify_fd_ >= 0) {
-    p->base_wd = inotify_add_watch(inotify_fd_, p->base.c_str(), kBaseMask);
-    if (p->base_wd >= 0) {
+  if (watcher_.fd() >= 0) {
+    std::string err;
+    if (watcher_.AddPath(p->base, kBaseMask, &p->base_wd, &err) == inotify_watcher::AddResult::kOk) {
       by_wd_[p->base_wd] = -static_cast<int64_t>(p - patterns_.data()) - 1;
-      ++stats_.watches;
+      stats_.watches = watcher_.watches();
     } else {
-      Warn("inotify_add_watch " + p->base + ": " + strerror(errno) +
-           "; new sandboxes are found by the periodic scan only");
+      Warn(err + "; new sandboxes are found by the periodic scan only");
     }
   }
 }
@@ -254,7 +242,7 @@ Engine::Source* Engine::Discover(uint32_t pattern_index, const std::string& sand
 
 void Engine::AddSourceWatch(uint32_t index) {
   Source& s = sources_[index];
-  if (inotify_fd_ < 0 || s.wd >= 0) return;
+  if (watcher_.fd() < 0 || s.wd >= 0) return;
   s.watch_tried = true;
   const Pattern& p = patterns_[s.pattern];
   if (p.base_fd < 0) return;
@@ -266,33 +254,23 @@ void Engine::AddSourceWatch(uint32_t index) {
       secure_open::Result::kOk) {
     return;  // the log open reports a hostile shape; a missing one is found by the scan
   }
-  char proc_path[64];
-  snprintf(proc_path, sizeof proc_path, "/proc/self/fd/%d", dfd);
-  int wd = inotify_add_watch(inotify_fd_, proc_path, kSourceMask);
-  int e = errno;
+  int wd = -1;
+  const inotify_watcher::AddResult r = watcher_.AddDirectoryFd(dfd, kSourceMask, &wd, &err);
   close(dfd);
-  if (wd < 0) {
+  if (r != inotify_watcher::AddResult::kOk) {
     if (!watch_limit_reported_) {
       watch_limit_reported_ = true;
-      if (e == ENOSPC) {
-        Warn("inotify_add_watch " + p.base + "/" + rel +
-             ": watch limit reached (fs.inotify.max_user_watches = " +
-             std::to_string(ReadLong("/proc/sys/fs/inotify/max_user_watches")) +
-             ", user.max_inotify_watches of this user namespace = " +
-             std::to_string(ReadLong("/proc/sys/user/max_inotify_watches")) + ", " +
-             std::to_string(stats_.watches) +
-             " in use); sandboxes beyond it are read on the periodic scan only: raise the "
-             "limit for event-driven latency");
-      } else {
-        Warn("inotify_add_watch " + p.base + "/" + rel + ": " + strerror(e) +
-             "; sandboxes without a watch are read on the periodic scan only");
-      }
+      Warn(p.base + "/" + rel + ": " + err +
+           (r == inotify_watcher::AddResult::kLimit
+                ? "; sandboxes beyond it are read on the periodic scan only: raise the limit "
+                  "for event-driven latency"
+                : "; sandboxes without a watch are read on the periodic scan only"));
     }
     return;
   }
   s.wd = wd;
   by_wd_[wd] = index;
-  ++stats_.watches;
+  stats_.watches = watcher_.watches();
 }
 
 void Engine::MarkDirty(uint32_t index) {
@@ -303,70 +281,55 @@ void Engine::MarkDirty(uint32_t index) {
 }
 
 void Engine::HandleInotify() {
-  if (inotify_fd_ < 0) return;
-  alignas(struct inotify_event) char buf[16384];
-  bool overflow = false;
-  for (;;) {
-    ssize_t n = read(inotify_fd_, buf, sizeof buf);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      break;  // EAGAIN: drained
-    }
-    if (n == 0) break;
-    for (char* p = buf; p < buf + n;) {
-      const struct inotify_event* ev = reinterpret_cast<const struct inotify_event*>(p);
-      p += sizeof(struct inotify_event) + ev->len;
-      if (ev->mask & IN_Q_OVERFLOW) {
-        overflow = true;
-        continue;
-      }
-      auto it = by_wd_.find(ev->wd);
-      if (it == by_wd_.end()) continue;
-      if (it->second < 0) {
-        const uint32_t pi = static_cast<uint32_t>(-(it->second + 1));
-        Pattern& pat = patterns_[pi];
-        if (ev->mask & IN_IGNORED) {
-          by_wd_.erase(it);
-          pat.base_wd = -1;
-          continue;
-        }
-        if (ev->len > 0) {
-          const std::string name = ev->name;
-          auto known = by_id_.find(name);
-          if (known != by_id_.end()) {
-            MarkDirty(known->second);
-            if (sources_[known->second].wd < 0) AddSourceWatch(known->second);
-          } else if (ev->mask & (IN_CREATE | IN_MOVED_TO)) {
-            Discover(pi, name);
-          }
-        }
-        continue;
-      }
-      const uint32_t si = static_cast<uint32_t>(it->second);
-      const std::string& log_name = patterns_[sources_[si].pattern].log_name;
-      if ((ev->mask & IN_MOVED_FROM) && ev->len > 0 && log_name == ev->name) {
-        if (move_cookies_.size() > 256) move_cookies_.clear();
-        move_cookies_[ev->cookie] = si;
-      } else if ((ev->mask & IN_MOVED_TO) && ev->len > 0) {
-        auto c = move_cookies_.find(ev->cookie);
-        if (c != move_cookies_.end() && c->second == si) {
-          std::vector<std::string>& names = sources_[si].rotated_names;
-          if (names.size() < 64) names.push_back(ev->name);
-          move_cookies_.erase(c);
-        }
-      }
-      if (ev->mask & IN_IGNORED) {
+  const bool overflow = watcher_.Drain([&](const inotify_watcher::Event& ev) {
+    auto it = by_wd_.find(ev.wd);
+    if (it == by_wd_.end()) return;
+    if (it->second < 0) {
+      const uint32_t pi = static_cast<uint32_t>(-(it->second + 1));
+      Pattern& pat = patterns_[pi];
+      if (ev.mask & IN_IGNORED) {
         by_wd_.erase(it);
-        sources_[si].wd = -1;
-        sources_[si].watch_tried = false;
-        if (stats_.watches > 0) --stats_.watches;
+        pat.base_wd = -1;
+        watcher_.Forget();
+        return;
       }
-      // Other files in the sandbox's directory are none of our business: a
-      // sandbox writing them in a loop must not keep the collector busy.
-      if (ev->len > 0 && log_name != ev->name && sources_[si].linger_fd < 0) continue;
-      MarkDirty(si);
+      if (!ev.name.empty()) {
+        const std::string name(ev.name);
+        auto known = by_id_.find(name);
+        if (known != by_id_.end()) {
+          MarkDirty(known->second);
+          if (sources_[known->second].wd < 0) AddSourceWatch(known->second);
+        } else if (ev.mask & (IN_CREATE | IN_MOVED_TO)) {
+          Discover(pi, name);
+        }
+      }
+      return;
     }
-  }
+    const uint32_t si = static_cast<uint32_t>(it->second);
+    const std::string& log_name = patterns_[sources_[si].pattern].log_name;
+    if ((ev.mask & IN_MOVED_FROM) && ev.name == log_name) {
+      if (move_cookies_.size() > 256) move_cookies_.clear();
+      move_cookies_[ev.cookie] = si;
+    } else if ((ev.mask & IN_MOVED_TO) && !ev.name.empty()) {
+      auto c = move_cookies_.find(ev.cookie);
+      if (c != move_cookies_.end() && c->second == si) {
+        std::vector<std::string>& names = sources_[si].rotated_names;
+        if (names.size() < 64) names.emplace_back(ev.name);
+        move_cookies_.erase(c);
+      }
+    }
+    if (ev.mask & IN_IGNORED) {
+      by_wd_.erase(it);
+      sources_[si].wd = -1;
+      sources_[si].watch_tried = false;
+      watcher_.Forget();
+    }
+    // Other files in the sandbox's directory are none of our business: a
+    // sandbox writing them in a loop must not keep the collector busy.
+    if (!ev.name.empty() && ev.name != log_name && sources_[si].linger_fd < 0) return;
+    MarkDirty(si);
+  });
+  stats_.watches = watcher_.watches();
   if (overflow) {
     Warn("inotify event queue overflowed (fs.inotify.max_queued_events); rescanning every source");
     for (Pattern& p : patterns_) p.base_mtime_ns = -1;

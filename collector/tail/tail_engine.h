@@ -24,6 +24,7 @@
 #include "audit_file.h"
 #include "config.h"
 #include "record_validator.h"
+#include "tail/inotify_watcher.h"
 #include "tail/line_reader.h"
 #include "tail/syslog_sender.h"
 
@@ -57,7 +58,7 @@ class Engine {
   bool Init(const Options& options, audit_file::AuditFileWriter* out,
             syslog_sender::SyslogSender* syslog, std::string* err);
 
-  int inotify_fd() const { return inotify_fd_; }
+  int inotify_fd() const { return watcher_.fd(); }
 
   // Drains the inotify queue and marks what it names for a look.
   void HandleInotify();
@@ -155,7 +156,7 @@ class Engine {
   audit_file::AuditFileWriter* out_ = nullptr;
   syslog_sender::SyslogSender* syslog_ = nullptr;
   int state_fd_ = -1;
-  int inotify_fd_ = -1;
+  inotify_watcher::Watcher watcher_;
   bool watch_limit_reported_ = false;
   bool force_full_scan_ = true;
   bool fd_pressure_reported_ = false;
