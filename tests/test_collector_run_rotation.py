@@ -63,6 +63,23 @@ class RunRotationTest(unittest.TestCase):
         h.stop()
         h.assert_exact()
 
+    def test_rotated_while_stopped_without_a_successor(self):
+        h = RunHarness(self)
+        h.add_sandbox("sb-1")
+        h.start()
+        h.deny("sb-1")
+        h.wait_expected()
+        h.stop()
+        h.deny("sb-1")
+        os.rename(h.log_path("sb-1"), h.log_path("sb-1") + ".1")  # no new file yet
+        h.start()
+        h.wait_expected()
+        h.deny("sb-1")  # now the new file appears
+        h.wait_expected()
+        h.stop()
+        h.assert_exact()
+        self.assertIn("was rotated while stopped (now missing)", h.stderr())
+
     def test_copytruncate(self):
         h = RunHarness(self)
         h.add_sandbox("sb-1")

@@ -456,8 +456,9 @@ bool Engine::ResumeFromRotated(Source* s, uint64_t new_dev, uint64_t new_ino) {
       continue;
     }
     Note(s->sandbox_id + ": " + LogPath(*s) + " was rotated while stopped (now " +
-         Identity(new_dev, new_ino) + "); finishing the previous file " + p.base + "/" + rel + "/" +
-         e->d_name + " from offset " + std::to_string(c.offset) + " first");
+         (new_ino == 0 ? std::string("missing") : Identity(new_dev, new_ino)) +
+         "); finishing the previous file " + p.base + "/" + rel + "/" + e->d_name +
+         " from offset " + std::to_string(c.offset) + " first");
     s->fd = fd;
     s->dev = c.dev;
     s->ino = c.ino;
@@ -491,6 +492,8 @@ void Engine::OpenCurrent(Source* s) {
   }
   if (r == secure_open::Result::kMissing) {
     ClearProblem(s);
+    // Renamed away while stopped and no successor yet: finish the old file.
+    if (s->resume_pending && ResumeFromRotated(s, 0, 0)) s->resume_pending = false;
     return;
   }
   if (r != secure_open::Result::kOk) {
