@@ -98,6 +98,33 @@ class RunCrashTest(unittest.TestCase):
         h.assert_exact()
         self.assertGreater(rotations, 5)
 
+    def test_crash_loop_during_a_large_backlog(self):
+        # 120,000 records waiting (several 4096-entry cycles): kill -9 while
+        # they are read, many times; each (sandbox, offset) lands exactly once.
+        h = RunHarness(self)
+        sandboxes = ["sb-0", "sb-1", "sb-2"]
+        per_sandbox = 40000
+        for sid in sandboxes:
+            h.add_sandbox(sid)
+            _, line = h.shim_line(sid)
+            h.append_raw(sid, line * per_sandbox)
+        total = per_sandbox * len(sandboxes)
+        rng = random.Random(int.from_bytes(os.urandom(4), "big"))
+        for _ in range(15):
+            h.start()
+            time.sleep(rng.uniform(0.01, 0.12))
+            h.kill9()
+        self.assertLess(len(h.lines()), total)  # the kills landed mid-backlog
+        h.start()
+        h.wait_for_count(total, timeout=180)
+        time.sleep(0.5)
+        h.stop()
+        entries = h.entries()
+        keys = [(e["sandbox_id"], e["data"]["source"]["offset"]) for e in entries]
+        self.assertEqual(len(keys), total)
+        self.assertEqual(len(set(keys)), total)
+        h.assert_chain()
+
     def test_inotify_overflow_costs_latency_not_data(self):
         # Many events fast: thousands of appends across many sandboxes while
         # the collector is busy, more than a small event queue holds.
