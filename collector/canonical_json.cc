@@ -11,10 +11,14 @@ namespace {
 
 constexpr char kHex[] = "0123456789abcdef";
 
-void AppendU16Escape(uint32_t unit, std::string* out) {
-  char buf[6] = {'\\', 'u', kHex[(unit >> 12) & 0xf], kHex[(unit >> 8) & 0xf],
-                 kHex[(unit >> 4) & 0xf], kHex[unit & 0xf]};
-  out->append(buf, sizeof buf);
+char* WriteU16Escape(uint32_t unit, char* out) {
+  out[0] = '\\';
+  out[1] = 'u';
+  out[2] = kHex[(unit >> 12) & 0xf];
+  out[3] = kHex[(unit >> 8) & 0xf];
+  out[4] = kHex[(unit >> 4) & 0xf];
+  out[5] = kHex[unit & 0xf];
+  return out + 6;
 }
 
 // Decodes one strict UTF-8 sequence starting at s[*i]; false when invalid.
@@ -89,9 +93,8 @@ size_t FirstInvalidUtf8(std::string_view text) {
 }
 
 void AppendUint(uint64_t value, std::string* out) {
-  char buf[24];
-  const auto r = std::to_chars(buf, buf + sizeof buf, value);
-  out->append(buf, static_cast<size_t>(r.ptr - buf));
+  char buf[kMaxUintBytes];
+  out->append(buf, static_cast<size_t>(WriteUint(value, buf) - buf));
 }
 
 void AppendInt(int64_t value, std::string* out) {
@@ -100,43 +103,65 @@ void AppendInt(int64_t value, std::string* out) {
   out->append(buf, static_cast<size_t>(r.ptr - buf));
 }
 
-bool AppendString(std::string_view utf8, std::string* out) {
-  out->push_back('"');
+char* WriteUint(uint64_t value, char* out) {
+  return std::to_chars(out, out + kMaxUintBytes, value).ptr;
+}
+
+char* WriteString(std::string_view utf8, char* out) {
+  *out++ = '"';
   size_t i = 0;
   const size_t n = utf8.size();
   while (i < n) {
     // Copy the longest run of plain bytes at once: the common case.
-    const size_t run = i + PlainPrefix(utf8.data() + i, n - i);
-    if (run > i) {
-      out->append(utf8.data() + i, run - i);
-      i = run;
+    const size_t run = PlainPrefix(utf8.data() + i, n - i);
+    if (run > 0) {
+      memcpy(out, utf8.data() + i, run);
+      out += run;
+      i += run;
       if (i == n) break;
     }
     const unsigned char c = static_cast<unsigned char>(utf8[i]);
+    char short_form = 0;
     switch (c) {
-      case '"': out->append("\\\""); ++i; continue;
-      case '\\': out->append("\\\\"); ++i; continue;
-      case '\n': out->append("\\n"); ++i; continue;
-      case '\r': out->append("\\r"); ++i; continue;
-      case '\t': out->append("\\t"); ++i; continue;
-      case '\b': out->append("\\b"); ++i; continue;
-      case '\f': out->append("\\f"); ++i; continue;
+      case '"': short_form = '"'; break;
+      case '\\': short_form = '\\'; break;
+      case '\n': short_form = 'n'; break;
+      case '\r': short_form = 'r'; break;
+      case '\t': short_form = 't'; break;
+      case '\b': short_form = 'b'; break;
+      case '\f': short_form = 'f'; break;
       default: break;
     }
-    uint32_t cp;
-    if (!DecodeUtf8(utf8, &i, &cp)) {
-      out->push_back('"');
-      return false;
+    if (short_form != 0) {
+      out[0] = '\\';
+      out[1] = short_form;
+      out += 2;
+      ++i;
+      continue;
     }
+    uint32_t cp;
+    if (!DecodeUtf8(utf8, &i, &cp)) return nullptr;
     if (cp >= 0x10000) {
       const uint32_t v = cp - 0x10000;
-      AppendU16Escape(0xd800 + (v >> 10), out);
-      AppendU16Escape(0xdc00 + (v & 0x3ff), out);
+      out = WriteU16Escape(0xd800 + (v >> 10), out);
+      out = WriteU16Escape(0xdc00 + (v & 0x3ff), out);
     } else {
-      AppendU16Escape(cp, out);
+      out = WriteU16Escape(cp, out);
     }
   }
-  out->push_back('"');
+  *out++ = '"';
+  return out;
+}
+
+bool AppendString(std::string_view utf8, std::string* out) {
+  const size_t old = out->size();
+  out->resize(old + MaxStringBytes(utf8.size()));
+  char* const end = WriteString(utf8, &(*out)[old]);
+  if (end == nullptr) {
+    out->resize(old);
+    return false;
+  }
+  out->resize(static_cast<size_t>(end - out->data()));
   return true;
 }
 

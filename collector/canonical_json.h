@@ -8,6 +8,7 @@
 #include <rapidjson/document.h>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -16,10 +17,27 @@ namespace canonical_json {
 // Appends `utf8` as a quoted JSON string: printable ASCII (0x20-0x7e) as is,
 // except `"` and `\`; \n \r \t \b \f short forms; every other code point as
 // \uXXXX (lowercase hex), above U+FFFF as a surrogate pair. Returns false
-// (and appends a partial string) when `utf8` is not strict UTF-8: overlong
+// (and appends nothing) when `utf8` is not strict UTF-8: overlong
 // forms, surrogate code points (e.g. from an escaped lone "\udc00") and
 // values above U+10FFFF are refused.
 bool AppendString(std::string_view utf8, std::string* out);
+
+// The hot path writes into room the caller sized beforehand (one resize per
+// record instead of a capacity check per piece). Each escaped byte takes at
+// most 6 output bytes ("\u0001"), so a string needs MaxStringBytes() room.
+constexpr size_t MaxStringBytes(size_t utf8_bytes) { return 6 * utf8_bytes + 2; }
+// Writes `utf8` quoted and escaped as AppendString does, at `out` (room for
+// MaxStringBytes(utf8.size())); returns one past the last byte written, or
+// nullptr when `utf8` is not strict UTF-8.
+char* WriteString(std::string_view utf8, char* out);
+// Writes a decimal integer (at most kMaxUintBytes bytes); returns the end.
+constexpr size_t kMaxUintBytes = 20;
+char* WriteUint(uint64_t value, char* out);
+// Copies `text` to `out`; returns the end.
+inline char* WriteRaw(std::string_view text, char* out) {
+  memcpy(out, text.data(), text.size());
+  return out + text.size();
+}
 
 // Offset of the first byte of `text` that breaks strict UTF-8 (as
 // AppendString judges it), or std::string_view::npos when it is all valid.

@@ -24,33 +24,22 @@ bool AppendKeyNullable(std::string_view key, const audit_entry::NullableString& 
   return canonical_json::AppendString(*value, out);
 }
 
-// Where the five line-only members go into the payload text.
-struct SpliceMarks {
-  size_t after_agent_did = 0;  // compute_driver, content_hash
-  size_t after_entry_id = 0;   // environment
-  size_t after_resource = 0;   // sandbox_id
-  size_t after_session_id = 0;  // signature
-};
-
-bool AppendPayloadMarked(const audit_entry::AuditEntryFields& f, std::string_view previous_hash,
-                         std::string* out, SpliceMarks* marks) {
+// The payload on its own (the verifier recomputes content_hash from it).
+bool AppendPayloadText(const audit_entry::AuditEntryFields& f, std::string_view previous_hash,
+                       std::string* out) {
   out->reserve(out->size() + f.data_canonical.size() + 640);
   bool ok = AppendKeyString("{\"action\": ", f.action, out);
   ok &= AppendKeyNullable(", \"agent_did\": ", f.agent_did, out);
-  marks->after_agent_did = out->size();
   out->append(", \"data\": ");
   out->append(f.data_canonical);
   ok &= AppendKeyString(", \"entry_id\": ", f.entry_id, out);
-  marks->after_entry_id = out->size();
   ok &= AppendKeyString(", \"event_type\": ", f.event_type, out);
   ok &= AppendKeyString(", \"matched_rule\": ", f.matched_rule, out);
   ok &= AppendKeyString(", \"outcome\": ", f.outcome, out);
   ok &= AppendKeyString(", \"policy_decision\": ", f.policy_decision, out);
   ok &= AppendKeyString(", \"previous_hash\": ", previous_hash, out);
   ok &= AppendKeyString(", \"resource\": ", f.resource, out);
-  marks->after_resource = out->size();
   ok &= AppendKeyNullable(", \"session_id\": ", f.session_id, out);
-  marks->after_session_id = out->size();
   ok &= AppendKeyNullable(", \"target_did\": ", f.target_did, out);
   ok &= AppendKeyString(", \"timestamp\": ", f.timestamp, out);
   ok &= AppendKeyNullable(", \"trace_id\": ", f.trace_id, out);
@@ -58,45 +47,55 @@ bool AppendPayloadMarked(const audit_entry::AuditEntryFields& f, std::string_vie
   return ok;
 }
 
-// Appends the line: `payload` (with its marks) and the five other members.
-bool SpliceLine(std::string_view payload, const SpliceMarks& m,
-                const audit_entry::AuditEntryFields& f, std::string_view content_hash,
-                std::string_view signature, std::string* extra, std::string* out) {
-  // Each spliced group is escaped into `extra`, then copied in place.
-  bool ok = true;
-  size_t from = 0;
-  const auto copy_to = [&](size_t to) {
-    out->append(payload.data() + from, to - from);
-    from = to;
-  };
-  out->reserve(out->size() + payload.size() + 400);
-  copy_to(m.after_agent_did);
-  extra->clear();
-  ok &= AppendKeyNullable(", \"compute_driver\": ", f.compute_driver, extra);
-  ok &= AppendKeyString(", \"content_hash\": ", content_hash, extra);
-  out->append(*extra);
-  copy_to(m.after_entry_id);
-  extra->clear();
-  ok &= AppendKeyNullable(", \"environment\": ", f.environment, extra);
-  out->append(*extra);
-  copy_to(m.after_resource);
-  extra->clear();
-  ok &= AppendKeyNullable(", \"sandbox_id\": ", f.sandbox_id, extra);
-  out->append(*extra);
-  copy_to(m.after_session_id);
-  extra->clear();
-  ok &= AppendKeyString(", \"signature\": ", signature, extra);
-  out->append(*extra);
-  copy_to(payload.size());
-  return ok;
+// Writes the output line into room sized beforehand, noting where the
+// payload's parts and the two hash slots lie.
+class LineWriter {
+ public:
+  explicit LineWriter(char* out) : p_(out) {}
+  bool ok() const { return ok_; }
+  char* pos() const { return p_; }
+  void Raw(std::string_view text) { p_ = canonical_json::WriteRaw(text, p_); }
+  void String(std::string_view key, std::string_view value) {
+    Raw(key);
+    char* const end = canonical_json::WriteString(value, p_);
+    if (end == nullptr) {
+      ok_ = false;
+      return;
+    }
+    p_ = end;
+  }
+  void Nullable(std::string_view key, const audit_entry::NullableString& value) {
+    if (value) {
+      String(key, *value);
+    } else {
+      Raw(key);
+      Raw("null");
+    }
+  }
+  // A quoted 64-digit hex slot, filled in later; returns where its digits go.
+  char* HashSlot(std::string_view key) {
+    Raw(key);
+    *p_++ = '"';
+    char* const slot = p_;
+    p_ += kHashHexLength;
+    *p_++ = '"';
+    return slot;
+  }
+
+ private:
+  char* p_;
+  bool ok_ = true;
+};
+
+size_t MaxNullableBytes(const audit_entry::NullableString& value) {
+  return value ? canonical_json::MaxStringBytes(value->size()) : 4;
 }
 
-void ToHex(const unsigned char* bytes, size_t n, std::string* hex) {
+void ToHexTo(const unsigned char* bytes, size_t n, char* hex) {
   static constexpr char kHex[] = "0123456789abcdef";
-  hex->resize(n * 2);
   for (size_t i = 0; i < n; ++i) {
-    (*hex)[2 * i] = kHex[bytes[i] >> 4];
-    (*hex)[2 * i + 1] = kHex[bytes[i] & 0xf];
+    hex[2 * i] = kHex[bytes[i] >> 4];
+    hex[2 * i + 1] = kHex[bytes[i] & 0xf];
   }
 }
 
@@ -113,8 +112,7 @@ std::string OpenSslError(const char* what) {
 // those of upstream's SignedAuditEntry.
 bool AppendPayload(const audit_entry::AuditEntryFields& f, std::string_view previous_hash,
                    std::string* out) {
-  SpliceMarks marks;
-  return AppendPayloadMarked(f, previous_hash, out, &marks);
+  return AppendPayloadText(f, previous_hash, out);
 }
 
 Hasher::Hasher() = default;
@@ -153,54 +151,113 @@ bool Hasher::Init(std::string_view key, std::string* err) {
   return true;
 }
 
-bool Hasher::Sha256Hex(std::string_view data, std::string* hex, std::string* err) {
+bool Hasher::Sha256HexOf(const std::string_view* parts, size_t count, char* hex,
+                         std::string* err) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
-  if (md_ctx_ == nullptr || EVP_DigestInit_ex(md_ctx_, sha256_, nullptr) != 1 ||
-      EVP_DigestUpdate(md_ctx_, data.data(), data.size()) != 1 ||
-      EVP_DigestFinal_ex(md_ctx_, digest, &len) != 1) {
+  bool ok = md_ctx_ != nullptr && EVP_DigestInit_ex(md_ctx_, sha256_, nullptr) == 1;
+  for (size_t i = 0; ok && i < count; ++i) {
+    ok = EVP_DigestUpdate(md_ctx_, parts[i].data(), parts[i].size()) == 1;
+  }
+  if (!ok || EVP_DigestFinal_ex(md_ctx_, digest, &len) != 1 || len * 2 != kHashHexLength) {
     *err = OpenSslError("SHA-256");
     return false;
   }
-  ToHex(digest, len, hex);
+  ToHexTo(digest, len, hex);
   return true;
 }
 
-bool Hasher::HmacHex(std::string_view data, std::string* hex, std::string* err) {
+bool Hasher::HmacHexOf(std::string_view data, char* hex, std::string* err) {
   unsigned char mac[EVP_MAX_MD_SIZE];
   size_t len = 0;
   // A NULL key re-initialises with the key given to Init().
   if (mac_ctx_ == nullptr || EVP_MAC_init(mac_ctx_, nullptr, 0, nullptr) != 1 ||
       EVP_MAC_update(mac_ctx_, reinterpret_cast<const unsigned char*>(data.data()),
                      data.size()) != 1 ||
-      EVP_MAC_final(mac_ctx_, mac, &len, sizeof mac) != 1) {
+      EVP_MAC_final(mac_ctx_, mac, &len, sizeof mac) != 1 || len * 2 != kHashHexLength) {
     *err = OpenSslError("HMAC-SHA256");
     return false;
   }
-  ToHex(mac, len, hex);
+  ToHexTo(mac, len, hex);
   return true;
 }
 
-bool ChainSigner::SignAppend(const audit_entry::AuditEntryFields& fields, std::string* out,
+bool Hasher::Sha256Hex(std::string_view data, std::string* hex, std::string* err) {
+  hex->resize(kHashHexLength);
+  return Sha256HexOf(&data, 1, &(*hex)[0], err);
+}
+
+bool Hasher::HmacHex(std::string_view data, std::string* hex, std::string* err) {
+  hex->resize(kHashHexLength);
+  return HmacHexOf(data, &(*hex)[0], err);
+}
+
+bool ChainSigner::SignAppend(const audit_entry::AuditEntryFields& f, std::string* out,
                              std::string* err) {
-  payload_.clear();
-  SpliceMarks marks;
-  if (!AppendPayloadMarked(fields, previous_hash_, &payload_, &marks)) {
-    *err = "agt-collector: error: entry " + fields.entry_id + " holds a string that is not UTF-8";
-    return false;
-  }
-  if (!hasher_.Sha256Hex(payload_, &content_hash_, err) ||
-      !hasher_.HmacHex(content_hash_, &signature_, err)) {
-    return false;
-  }
+  using canonical_json::MaxStringBytes;
+  // Room for the longest line these fields can give: every string escaped
+  // at its worst, the fixed text (under 400 bytes) and the three hashes.
+  const size_t bound =
+      512 + f.data_canonical.size() + MaxStringBytes(previous_hash_.size()) +
+      2 * (kHashHexLength + 2) + MaxStringBytes(f.action.size()) +
+      MaxStringBytes(f.entry_id.size()) + MaxStringBytes(f.event_type.size()) +
+      MaxStringBytes(f.matched_rule.size()) + MaxStringBytes(f.outcome.size()) +
+      MaxStringBytes(f.policy_decision.size()) + MaxStringBytes(f.resource.size()) +
+      MaxStringBytes(f.timestamp.size()) + MaxNullableBytes(f.agent_did) +
+      MaxNullableBytes(f.compute_driver) + MaxNullableBytes(f.environment) +
+      MaxNullableBytes(f.sandbox_id) + MaxNullableBytes(f.session_id) +
+      MaxNullableBytes(f.target_did) + MaxNullableBytes(f.trace_id);
   const size_t before = out->size();
-  if (!SpliceLine(payload_, marks, fields, content_hash_, signature_, &extra_, out)) {
+  out->resize(before + bound);
+  char* const line = &(*out)[before];
+  // Key order is the byte-sorted order of the field names (those of
+  // upstream's SignedAuditEntry); the payload is the line without the five
+  // members marked "not hashed".
+  std::string_view parts[5];
+  LineWriter w(line);
+  w.String("{\"action\": ", f.action);
+  w.Nullable(", \"agent_did\": ", f.agent_did);
+  parts[0] = std::string_view(line, static_cast<size_t>(w.pos() - line));
+  w.Nullable(", \"compute_driver\": ", f.compute_driver);  // not hashed
+  char* const content_hash = w.HashSlot(", \"content_hash\": ");  // not hashed
+  const char* from = w.pos();
+  w.Raw(", \"data\": ");
+  w.Raw(f.data_canonical);
+  w.String(", \"entry_id\": ", f.entry_id);
+  parts[1] = std::string_view(from, static_cast<size_t>(w.pos() - from));
+  w.Nullable(", \"environment\": ", f.environment);  // not hashed
+  from = w.pos();
+  w.String(", \"event_type\": ", f.event_type);
+  w.String(", \"matched_rule\": ", f.matched_rule);
+  w.String(", \"outcome\": ", f.outcome);
+  w.String(", \"policy_decision\": ", f.policy_decision);
+  w.String(", \"previous_hash\": ", previous_hash_);
+  w.String(", \"resource\": ", f.resource);
+  parts[2] = std::string_view(from, static_cast<size_t>(w.pos() - from));
+  w.Nullable(", \"sandbox_id\": ", f.sandbox_id);  // not hashed
+  from = w.pos();
+  w.Nullable(", \"session_id\": ", f.session_id);
+  parts[3] = std::string_view(from, static_cast<size_t>(w.pos() - from));
+  char* const signature = w.HashSlot(", \"signature\": ");  // not hashed
+  from = w.pos();
+  w.Nullable(", \"target_did\": ", f.target_did);
+  w.String(", \"timestamp\": ", f.timestamp);
+  w.Nullable(", \"trace_id\": ", f.trace_id);
+  w.Raw("}");
+  parts[4] = std::string_view(from, static_cast<size_t>(w.pos() - from));
+  w.Raw("\n");
+  if (!w.ok()) {
     out->resize(before);
-    *err = "agt-collector: error: entry " + fields.entry_id + " holds a string that is not UTF-8";
+    *err = "agt-collector: error: entry " + f.entry_id + " holds a string that is not UTF-8";
     return false;
   }
-  out->push_back('\n');
-  previous_hash_.swap(content_hash_);
+  if (!hasher_.Sha256HexOf(parts, 5, content_hash, err) ||
+      !hasher_.HmacHexOf(std::string_view(content_hash, kHashHexLength), signature, err)) {
+    out->resize(before);
+    return false;
+  }
+  out->resize(static_cast<size_t>(w.pos() - out->data()));
+  previous_hash_.assign(content_hash, kHashHexLength);
   return true;
 }
 

@@ -2,8 +2,10 @@
 // previous_hash = the previous entry's content_hash ("" for the first),
 // signature = HMAC-SHA256 hex (operator's key) over the ASCII content_hash.
 // The output line is the whole 19-field object, serialised canonically:
-// ChainSigner builds it from the payload text, splicing in the five fields
-// the payload lacks, so nothing is escaped twice.
+// ChainSigner writes it once, in place, and hashes the payload as the parts
+// of the line it consists of (the line minus compute_driver, content_hash,
+// environment, sandbox_id and signature), so nothing is escaped or copied
+// twice; content_hash and signature are filled into their slots after.
 #ifndef AGT_COLLECTOR_CHAIN_SIGNER_H_
 #define AGT_COLLECTOR_CHAIN_SIGNER_H_
 
@@ -38,6 +40,10 @@ class Hasher {
   // 64 lowercase hex digits each.
   bool Sha256Hex(std::string_view data, std::string* hex, std::string* err);
   bool HmacHex(std::string_view data, std::string* hex, std::string* err);
+  // The same, written to hex[0..63]; the SHA-256 is over the concatenation
+  // of `parts` (the payload, hashed where it lies inside the line).
+  bool Sha256HexOf(const std::string_view* parts, size_t count, char* hex, std::string* err);
+  bool HmacHexOf(std::string_view data, char* hex, std::string* err);
 
  private:
   EVP_MD_CTX* md_ctx_ = nullptr;
@@ -61,10 +67,6 @@ class ChainSigner {
  private:
   Hasher hasher_;
   std::string previous_hash_;
-  std::string payload_;    // reused buffers
-  std::string extra_;
-  std::string content_hash_;
-  std::string signature_;
 };
 
 }  // namespace chain_signer

@@ -31,31 +31,35 @@ class IdHasher {
   // Appends "audit_" + 16 hex digits for the documented id input.
   void AppendId(std::string_view sandbox_id, const SourceRef& source, std::string_view line,
                 std::string* out) {
-    input_.assign("agt-entry-id/v1\n");
-    input_.append(sandbox_id);
-    input_.push_back('\n');
-    canonical_json::AppendUint(source.device, &input_);
-    input_.push_back(':');
-    canonical_json::AppendUint(source.inode, &input_);
-    input_.push_back('\n');
-    canonical_json::AppendUint(source.offset, &input_);
-    input_.push_back('\n');
+    using canonical_json::kMaxUintBytes;
+    input_.resize(64 + sandbox_id.size() + 3 * kMaxUintBytes);
+    char* p = &input_[0];
+    p = canonical_json::WriteRaw("agt-entry-id/v1\n", p);
+    p = canonical_json::WriteRaw(sandbox_id, p);
+    *p++ = '\n';
+    p = canonical_json::WriteUint(source.device, p);
+    *p++ = ':';
+    p = canonical_json::WriteUint(source.inode, p);
+    *p++ = '\n';
+    p = canonical_json::WriteUint(source.offset, p);
+    *p++ = '\n';
     unsigned char digest[EVP_MAX_MD_SIZE] = {};
     unsigned int len = 0;
     // SHA-256 fails only without memory or the default provider; the id
     // stays well-formed (zeros) and the entry is still written.
     if (md_ == nullptr || ctx_ == nullptr || EVP_DigestInit_ex(ctx_, md_, nullptr) != 1 ||
-        EVP_DigestUpdate(ctx_, input_.data(), input_.size()) != 1 ||
+        EVP_DigestUpdate(ctx_, input_.data(), static_cast<size_t>(p - input_.data())) != 1 ||
         EVP_DigestUpdate(ctx_, line.data(), line.size()) != 1 ||
         EVP_DigestFinal_ex(ctx_, digest, &len) != 1) {
       memset(digest, 0, sizeof digest);
     }
     static constexpr char kHex[] = "0123456789abcdef";
-    out->append("audit_");
+    char id[6 + 16] = {'a', 'u', 'd', 'i', 't', '_'};
     for (int i = 0; i < 8; ++i) {
-      out->push_back(kHex[digest[i] >> 4]);
-      out->push_back(kHex[digest[i] & 0xf]);
+      id[6 + 2 * i] = kHex[digest[i] >> 4];
+      id[6 + 2 * i + 1] = kHex[digest[i] & 0xf];
     }
+    out->append(id, sizeof id);
   }
 
  private:
@@ -72,18 +76,86 @@ IdHasher& ThreadIdHasher() {
 void AppendEntryTimestamp(const ValidRecord& record, std::string* out) {
   // "YYYY-MM-DDTHH:MM:SS" from the validated shim timestamp (same second as
   // timestamp_ns, checked by the validator).
-  out->append(record.timestamp, 0, 19);
+  char buf[32];
+  memcpy(buf, record.timestamp.data(), 19);
+  char* p = buf + 19;
   if (record.has_timestamp_ns) {
     const uint32_t micros = static_cast<uint32_t>((record.timestamp_ns % 1000000000u) / 1000u);
     if (micros != 0) {
-      char buf[8] = {'.'};
+      *p = '.';
       for (int i = 6, v = static_cast<int>(micros); i >= 1; --i, v /= 10) {
-        buf[i] = static_cast<char>('0' + v % 10);
+        p[i] = static_cast<char>('0' + v % 10);
       }
-      out->append(buf, 7);
+      p += 7;
     }
   }
-  out->append("+00:00");
+  p = canonical_json::WriteRaw("+00:00", p);
+  out->append(buf, static_cast<size_t>(p - buf));
+}
+
+// `"source": {"device": D, "file": F, "inode": I, "offset": ` of the last
+// source seen: the same for every line of a file, so built once per file.
+class SourcePrefix {
+ public:
+  std::string_view Get(const SourceRef& source) {
+    if (text_.empty() || source.device != device_ || source.inode != inode_ ||
+        source.file != file_) {
+      Build(source);
+    }
+    return text_;
+  }
+
+ private:
+  void Build(const SourceRef& source) {
+    file_ = source.file;
+    device_ = source.device;
+    inode_ = source.inode;
+    text_ = "\"source\": {\"device\": ";
+    canonical_json::AppendUint(source.device, &text_);
+    text_.append(", \"file\": ");
+    if (!canonical_json::AppendString(source.file, &text_)) {
+      // A path that is not UTF-8 cannot be JSON text; keep the entry and
+      // mark the path (device and inode still identify the file).
+      text_.append("\"<path not UTF-8>\"");
+    }
+    text_.append(", \"inode\": ");
+    canonical_json::AppendUint(source.inode, &text_);
+    text_.append(", \"offset\": ");
+  }
+
+  std::string file_;
+  uint64_t device_ = 0;
+  uint64_t inode_ = 0;
+  std::string text_;
+};
+
+SourcePrefix& ThreadSourcePrefix() {
+  thread_local SourcePrefix prefix;
+  return prefix;
+}
+
+// `"key": ` of each record key, in RecordKey order.
+struct MemberPrefixes {
+  MemberPrefixes() {
+    for (int k = 0; k < record_validator::kRecordKeyCount; ++k) {
+      text[k] = std::string("\"") + record_validator::RecordKeyName(k) + "\": ";
+    }
+  }
+  std::string text[record_validator::kRecordKeyCount];
+};
+
+// Assigns only when different: the labels are the same for every line of a
+// source, and comparing is cheaper than copying.
+void SetString(std::string_view value, std::string* out) {
+  if (*out != value) out->assign(value.data(), value.size());
+}
+
+void SetNullable(const audit_entry::NullableString& value, audit_entry::NullableString* out) {
+  if (value && *out) {
+    SetString(*value, &**out);
+  } else {
+    *out = value;
+  }
 }
 
 }  // namespace
@@ -106,58 +178,51 @@ void MapRecord(const ValidRecord& record, std::string_view line, const SourceLab
   ThreadIdHasher().AppendId(labels.sandbox_id, source, line, &out->entry_id);
   out->timestamp.clear();
   AppendEntryTimestamp(record, &out->timestamp);
-  out->event_type = "command_denied";
-  out->agent_did = labels.agent_did;
-  out->action = "exec";
-  out->resource = record.binary;
+  SetString("command_denied", &out->event_type);
+  SetNullable(labels.agent_did, &out->agent_did);
+  SetString("exec", &out->action);
+  SetString(record.binary, &out->resource);
   out->target_did.reset();
-  out->outcome = "denied";
-  out->policy_decision = "deny";
-  out->matched_rule = "command_denylist";
+  SetString("denied", &out->outcome);
+  SetString("deny", &out->policy_decision);
+  SetString("command_denylist", &out->matched_rule);
   out->trace_id.reset();
-  out->session_id = labels.session_id;
-  out->sandbox_id = labels.sandbox_id;
-  out->environment = labels.environment;
-  out->compute_driver = labels.compute_driver;
+  SetNullable(labels.session_id, &out->session_id);
+  if (out->sandbox_id) {
+    SetString(labels.sandbox_id, &*out->sandbox_id);
+  } else {
+    out->sandbox_id = labels.sandbox_id;
+  }
+  SetNullable(labels.environment, &out->environment);
+  SetNullable(labels.compute_driver, &out->compute_driver);
 
   // data: the record's members (already canonical, in sorted slots) with
-  // "source" merged in at its sorted place, between "redactions" and "timestamp".
+  // "source" merged in at its sorted place, between "redactions" and
+  // "timestamp". Written into room sized for the longest possible text.
+  const std::string_view source_prefix = ThreadSourcePrefix().Get(source);
   std::string& data = out->data_canonical;
-  data.clear();
-  data.reserve(512);
-  data.push_back('{');
+  data.resize(record.canonical_bytes + source_prefix.size() + canonical_json::kMaxUintBytes +
+              record_validator::kRecordKeyCount * 24 + 32);
+  char* p = &data[0];
+  *p++ = '{';
+  static const MemberPrefixes prefixes;
   bool first = true;
-  const auto member = [&](std::string_view key) {
-    if (!first) data.append(", ");
-    first = false;
-    data.push_back('"');
-    data.append(key);
-    data.append("\": ");
-  };
   for (int k = 0; k < record_validator::kRecordKeyCount; ++k) {
     if (k == record_validator::kTimestamp) {
-      member("source");
-      data.append("{\"device\": ");
-      canonical_json::AppendUint(source.device, &data);
-      data.append(", \"file\": ");
-      const size_t file_at = data.size();
-      if (!canonical_json::AppendString(source.file, &data)) {
-        // A path that is not UTF-8 cannot be JSON text; keep the entry and
-        // mark the path (device and inode still identify the file).
-        data.resize(file_at);
-        data.append("\"<path not UTF-8>\"");
-      }
-      data.append(", \"inode\": ");
-      canonical_json::AppendUint(source.inode, &data);
-      data.append(", \"offset\": ");
-      canonical_json::AppendUint(source.offset, &data);
-      data.push_back('}');
+      if (!first) p = canonical_json::WriteRaw(", ", p);
+      first = false;
+      p = canonical_json::WriteRaw(source_prefix, p);
+      p = canonical_json::WriteUint(source.offset, p);
+      *p++ = '}';
     }
     if (!record.present(k)) continue;
-    member(record_validator::RecordKeyName(k));
-    data.append(record.value[k]);
+    if (!first) p = canonical_json::WriteRaw(", ", p);
+    first = false;
+    p = canonical_json::WriteRaw(prefixes.text[k], p);
+    p = canonical_json::WriteRaw(record.value(k), p);
   }
-  data.push_back('}');
+  *p++ = '}';
+  data.resize(static_cast<size_t>(p - data.data()));
 }
 
 }  // namespace entry_mapper

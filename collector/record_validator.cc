@@ -52,13 +52,14 @@ const char* TypeName(KeyType type) {
 }
 
 int FindKey(std::string_view name) {
-  // Rows are sorted: start at the first row with the same first byte.
+  // Rows are sorted: only the rows with the same first byte are compared,
+  // and only those of the same length byte by byte.
   if (name.empty()) return -1;
-  for (int k = 0; k < kRecordKeyCount; ++k) {
+  int k = 0;
+  while (k < kRecordKeyCount && kKeys[k].name[0] < name[0]) ++k;
+  for (; k < kRecordKeyCount && kKeys[k].name[0] == name[0]; ++k) {
     const std::string_view row = kKeys[k].name;
-    if (row[0] < name[0]) continue;
-    if (row[0] > name[0]) return -1;
-    if (row == name) return k;
+    if (row.size() == name.size() && memcmp(row.data(), name.data(), name.size()) == 0) return k;
   }
   return -1;
 }
@@ -87,16 +88,19 @@ std::string Printable(std::string_view s) {
 // never becomes a value tree; each member's canonical text lands in its slot.
 class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> {
  public:
-  Handler(const Limits& limits, ValidRecord* rec, std::string* reason)
-      : limits_(limits), rec_(rec), reason_(reason) {}
+  // rec->canonical must hold room_bytes bytes: ValidateRecord sizes it from
+  // the line's length, which bounds the canonical text (see WriteString).
+  Handler(const Limits& limits, ValidRecord* rec, size_t room_bytes, std::string* reason)
+      : limits_(limits), rec_(rec), base_(&rec->canonical[0]), room_(room_bytes),
+        reason_(reason) {}
 
   bool failed() const { return failed_; }
+  size_t used() const { return used_; }
 
   bool Null() { return Scalar("null"); }
   bool Bool(bool b) {
     if (!Expect(KeyType::kBool, "a boolean")) return false;
-    rec_->value[key_] = b ? "true" : "false";
-    return true;
+    return Store(b ? std::string_view("true") : std::string_view("false"));
   }
   bool Int(int i) { return Int64(i); }
   bool Int64(int64_t) {  // RapidJSON reports only negative numbers here
@@ -108,9 +112,9 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
   bool Uint(unsigned u) { return Uint64(u); }
   bool Uint64(uint64_t u) {
     if (!Expect(KeyType::kCount, "an integer")) return false;
-    std::string& slot = rec_->value[key_];
-    slot.clear();
-    canonical_json::AppendUint(u, &slot);
+    if (!HasRoom(canonical_json::kMaxUintBytes)) return false;
+    char* const start = base_ + used_;
+    SetSlot(key_, start, canonical_json::WriteUint(u, start));
     if (key_ == kTimestampNs) {
       rec_->has_timestamp_ns = true;
       rec_->timestamp_ns = u;
@@ -122,12 +126,14 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
     const std::string_view s(str, length);
     if (depth_ == 2) return ArgvElement(s);
     if (!Expect(KeyType::kString, "a string")) return false;
-    std::string& slot = rec_->value[key_];
-    slot.clear();
-    if (!canonical_json::AppendString(s, &slot)) {
+    if (!HasRoom(canonical_json::MaxStringBytes(s.size()))) return false;
+    char* const start = base_ + used_;
+    char* const end = canonical_json::WriteString(s, start);
+    if (end == nullptr) {
       return Fail("key " + Printable(kKeys[key_].name) +
                   ": string is not valid UTF-8 (an escaped lone surrogate?)");
     }
+    SetSlot(key_, start, end);
     if (key_ == kBinary) rec_->binary.assign(s);
     if (key_ == kTimestamp) rec_->timestamp.assign(s);
     return true;
@@ -153,21 +159,41 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
   }
   bool StartArray() {
     if (depth_ == 1 && kKeys[key_].type == KeyType::kStringArray) {
+      if (!HasRoom(1)) return false;
       depth_ = 2;
       argv_count_ = 0;
       argv_bytes_ = 0;
-      rec_->value[key_] = "[";
+      argv_begin_ = used_;
+      base_[used_++] = '[';
       return true;
     }
     return Nested("an array");
   }
   bool EndArray(rapidjson::SizeType) {
-    rec_->value[key_].push_back(']');
+    if (!HasRoom(1)) return false;
+    base_[used_++] = ']';
+    SetSlot(key_, base_ + argv_begin_, base_ + used_);
     depth_ = 1;
     return true;
   }
 
  private:
+  // The bound makes this unreachable; checked anyway, as the text is hostile.
+  bool HasRoom(size_t bytes) {
+    if (used_ + bytes <= room_) return true;
+    return Fail("internal error: canonical text exceeds its bound");
+  }
+  bool Store(std::string_view canonical_text) {
+    if (!HasRoom(canonical_text.size())) return false;
+    char* const start = base_ + used_;
+    SetSlot(key_, start, canonical_json::WriteRaw(canonical_text, start));
+    return true;
+  }
+  void SetSlot(int key, const char* start, const char* end) {
+    rec_->value_begin[key] = static_cast<uint32_t>(start - base_);
+    rec_->value_length[key] = static_cast<uint32_t>(end - start);
+    used_ = static_cast<size_t>(end - base_);
+  }
   bool Fail(std::string reason) {
     failed_ = true;
     *reason_ = std::move(reason);
@@ -199,17 +225,24 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
     if (argv_bytes_ > limits_.max_argv_bytes) {
       return Fail("argv exceeds " + std::to_string(limits_.max_argv_bytes) + " bytes");
     }
-    std::string& slot = rec_->value[kArgv];
-    if (argv_count_ > 1) slot.append(", ");
-    if (!canonical_json::AppendString(s, &slot)) {
+    if (!HasRoom(2 + canonical_json::MaxStringBytes(s.size()))) return false;
+    char* out = base_ + used_;
+    if (argv_count_ > 1) out = canonical_json::WriteRaw(", ", out);
+    char* const end = canonical_json::WriteString(s, out);
+    if (end == nullptr) {
       return Fail("argv element " + std::to_string(argv_count_ - 1) +
                   ": string is not valid UTF-8 (an escaped lone surrogate?)");
     }
+    used_ = static_cast<size_t>(end - base_);
     return true;
   }
 
   const Limits& limits_;
   ValidRecord* rec_;
+  char* base_;     // rec_->canonical
+  size_t room_;    // its usable size
+  size_t used_ = 0;
+  size_t argv_begin_ = 0;
   std::string* reason_;
   int depth_ = 0;  // 0: outside, 1: in the record, 2: in argv
   int key_ = -1;
@@ -303,7 +336,11 @@ bool ValidateRecord(std::string_view line, const Limits& limits, ValidRecord* ou
   out->has_timestamp_ns = false;
   out->timestamp_ns = 0;
 
-  Handler handler(limits, out, reason);
+  // Canonical text is at most 6 bytes per line byte (see MaxStringBytes);
+  // ", " between argv elements replaces a "," plus at least two quotes.
+  const size_t room = 6 * line.size() + 64;
+  if (out->canonical.size() < room) out->canonical.resize(room);
+  Handler handler(limits, out, room, reason);
   rapidjson::Reader reader;
   // In-situ parsing of a private copy: strings are decoded in place instead
   // of being pushed byte by byte onto the parser's stack. The caller's line
@@ -347,13 +384,14 @@ bool ValidateRecord(std::string_view line, const Limits& limits, ValidRecord* ou
     return false;
   }
 
+  out->canonical_bytes = handler.used();
   for (int k = 0; k < kRecordKeyCount; ++k) {
     if (kKeys[k].required && !out->present(k)) {
       *reason = "missing key \"" + std::string(kKeys[k].name) + "\"";
       return false;
     }
   }
-  if (out->value[kEvent] != "\"command_denied\"") {
+  if (out->value(kEvent) != "\"command_denied\"") {
     *reason = "key \"event\" is not \"command_denied\"";
     return false;
   }

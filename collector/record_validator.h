@@ -33,9 +33,12 @@ struct Limits {
 // A validated record. Reuse one instance across lines: the buffers keep their
 // capacity, so steady-state validation does not allocate.
 struct ValidRecord {
-  // Canonical JSON text of each present member's value (see canonical_json.h),
-  // indexed by RecordKey; meaningful only where present(key).
-  std::array<std::string, kRecordKeyCount> value;
+  // Canonical JSON text of a present member's value (see canonical_json.h),
+  // e.g. value(kArgv) == R"(["-sSL", "x"])"; meaningful only where
+  // present(key), valid until the next ValidateRecord() on this record.
+  std::string_view value(int key) const {
+    return std::string_view(canonical.data() + value_begin[key], value_length[key]);
+  }
   uint32_t present_mask = 0;
   bool present(int key) const { return (present_mask >> key) & 1u; }
 
@@ -45,7 +48,13 @@ struct ValidRecord {
   bool has_timestamp_ns = false;
   uint64_t timestamp_ns = 0;  // consistent with `timestamp` (same second)
 
-  std::string scratch;        // the validator's working copy of the line
+  // All values' canonical text, one after the other: one buffer sized once
+  // per line instead of one string per member.
+  std::string canonical;
+  std::array<uint32_t, kRecordKeyCount> value_begin{};
+  std::array<uint32_t, kRecordKeyCount> value_length{};
+  size_t canonical_bytes = 0;  // used part of `canonical`
+  std::string scratch;         // the validator's working copy of the line
 };
 
 // Validates one line (without its '\n'). On success fills *out; on failure

@@ -44,8 +44,8 @@ TEST_CASE("valid: a full shim record and an upstream five-key record") {
   CHECK(rec.has_timestamp_ns);
   CHECK(rec.timestamp_ns == 1781431200123456789u);
   CHECK(rec.epoch_seconds == 1781431200);
-  CHECK(rec.value[record_validator::kArgv] == R"(["-sSL", "https://example.com/x"])");
-  CHECK(rec.value[record_validator::kConfined] == "true");
+  CHECK(rec.value(record_validator::kArgv) == R"(["-sSL", "https://example.com/x"])");
+  CHECK(rec.value(record_validator::kConfined) == "true");
   CHECK(rec.present(record_validator::kVersion));
   // The same instance is reused for the next line: nothing carries over.
   REQUIRE(record_validator::ValidateRecord(kUpstream, Limits(), &rec, &reason));
