@@ -77,6 +77,21 @@ TEST_CASE("rejected: encoding and JSON shape") {
         "duplicate key \"binary\"");
 }
 
+TEST_CASE("rejected: a raw control byte inside a string, at any position") {
+  // Every byte below 0x20 must be escaped in JSON. Positions 1-40 cover any
+  // 16-byte alignment of a vectorised string scan (RapidJSON's SSE2 scan
+  // misses 0x1a-0x1f, so it must stay off).
+  for (int c = 0x01; c < 0x20; ++c) {
+    for (size_t at = 1; at <= 40; ++at) {
+      std::string arg(41, 'a');
+      arg[at - 1] = static_cast<char>(c);
+      CAPTURE(c);
+      CAPTURE(at);
+      CHECK(Reject(Edit("\"clone\"", "\"" + arg + "\"")).find("invalid JSON") == 0);
+    }
+  }
+}
+
 TEST_CASE("rejected: nesting deeper than the schema") {
   CHECK(Reject(Edit("[\"clone\",\"x\"]", "[[\"x\"]]")).find("nesting deeper") != std::string::npos);
   CHECK(Reject(Edit("[\"clone\",\"x\"]", "[{}]")).find("nesting deeper") != std::string::npos);
