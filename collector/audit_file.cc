@@ -91,6 +91,7 @@ void AuditFileWriter::Close() {
   if (fd_ >= 0) close(fd_);  // also drops the flock
   fd_ = -1;
   pending_.clear();
+  pending_used_ = 0;
 }
 
 bool AuditFileWriter::Open(const std::string& path, std::string_view key, std::string* err) {
@@ -164,14 +165,18 @@ bool AuditFileWriter::Append(const audit_entry::AuditEntryFields& fields, std::s
     *err = "agt-collector: error: audit file is not open";
     return false;
   }
-  if (!signer_.SignAppend(fields, &pending_, err)) return false;
+  const size_t room = pending_used_ + signer_.MaxLineBytes(fields);
+  if (pending_.size() < room) pending_.resize(std::max(room, kBatchBytes + (64u << 10)));
+  size_t written = 0;
+  if (!signer_.SignInto(fields, &pending_[pending_used_], &written, err)) return false;
+  pending_used_ += written;
   ++entries_appended_;
-  if (pending_.size() >= kBatchBytes) return Flush(err);
+  if (pending_used_ >= kBatchBytes) return Flush(err);
   return true;
 }
 
 bool AuditFileWriter::Flush(std::string* err) {
-  if (pending_.empty()) return true;
+  if (pending_used_ == 0) return true;
   if (fd_ < 0) {
     *err = "agt-collector: error: audit file is not open";
     return false;
@@ -182,8 +187,8 @@ bool AuditFileWriter::Flush(std::string* err) {
     return false;
   }
   size_t done = 0;
-  while (done < pending_.size()) {
-    const ssize_t n = write(fd_, pending_.data() + done, pending_.size() - done);
+  while (done < pending_used_) {
+    const ssize_t n = write(fd_, pending_.data() + done, pending_used_ - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       if (n == 0) errno = EIO;
@@ -198,7 +203,7 @@ bool AuditFileWriter::Flush(std::string* err) {
     }
     done += static_cast<size_t>(n);
   }
-  pending_.clear();
+  pending_used_ = 0;
   return true;
 }
 

@@ -57,7 +57,7 @@ class AuditFileWriter {
   const std::string& path() const { return path_; }
   const std::string& previous_hash() const { return signer_.previous_hash(); }
   uint64_t entries_appended() const { return entries_appended_; }
-  size_t pending_bytes() const { return pending_.size(); }
+  size_t pending_bytes() const { return pending_used_; }
 
   // Batches grow to this many bytes before Append() writes them.
   static constexpr size_t kBatchBytes = 1 << 20;
@@ -67,7 +67,10 @@ class AuditFileWriter {
   std::string path_;
   std::string key_;  // kept for Reopen(); never printed
   chain_signer::ChainSigner signer_;
+  // The batch: lines are signed straight into it. It keeps its size (its
+  // high-water mark) between batches; the first pending_used_ bytes count.
   std::string pending_;
+  size_t pending_used_ = 0;
   std::string recovery_notice_;
   uint64_t entries_appended_ = 0;
 };

@@ -192,24 +192,34 @@ bool Hasher::HmacHex(std::string_view data, std::string* hex, std::string* err) 
   return HmacHexOf(data, &(*hex)[0], err);
 }
 
+size_t ChainSigner::MaxLineBytes(const audit_entry::AuditEntryFields& f) const {
+  using canonical_json::MaxStringBytes;
+  // Every string escaped at its worst, the fixed text (under 400 bytes) and
+  // the three hashes.
+  return 512 + f.data_canonical.size() + MaxStringBytes(previous_hash_.size()) +
+         2 * (kHashHexLength + 2) + MaxStringBytes(f.action.size()) +
+         MaxStringBytes(f.entry_id.size()) + MaxStringBytes(f.event_type.size()) +
+         MaxStringBytes(f.matched_rule.size()) + MaxStringBytes(f.outcome.size()) +
+         MaxStringBytes(f.policy_decision.size()) + MaxStringBytes(f.resource.size()) +
+         MaxStringBytes(f.timestamp.size()) + MaxNullableBytes(f.agent_did) +
+         MaxNullableBytes(f.compute_driver) + MaxNullableBytes(f.environment) +
+         MaxNullableBytes(f.sandbox_id) + MaxNullableBytes(f.session_id) +
+         MaxNullableBytes(f.target_did) + MaxNullableBytes(f.trace_id);
+}
+
 bool ChainSigner::SignAppend(const audit_entry::AuditEntryFields& f, std::string* out,
                              std::string* err) {
-  using canonical_json::MaxStringBytes;
-  // Room for the longest line these fields can give: every string escaped
-  // at its worst, the fixed text (under 400 bytes) and the three hashes.
-  const size_t bound =
-      512 + f.data_canonical.size() + MaxStringBytes(previous_hash_.size()) +
-      2 * (kHashHexLength + 2) + MaxStringBytes(f.action.size()) +
-      MaxStringBytes(f.entry_id.size()) + MaxStringBytes(f.event_type.size()) +
-      MaxStringBytes(f.matched_rule.size()) + MaxStringBytes(f.outcome.size()) +
-      MaxStringBytes(f.policy_decision.size()) + MaxStringBytes(f.resource.size()) +
-      MaxStringBytes(f.timestamp.size()) + MaxNullableBytes(f.agent_did) +
-      MaxNullableBytes(f.compute_driver) + MaxNullableBytes(f.environment) +
-      MaxNullableBytes(f.sandbox_id) + MaxNullableBytes(f.session_id) +
-      MaxNullableBytes(f.target_did) + MaxNullableBytes(f.trace_id);
   const size_t before = out->size();
-  out->resize(before + bound);
-  char* const line = &(*out)[before];
+  out->resize(before + MaxLineBytes(f));
+  size_t written = 0;
+  const bool ok = SignInto(f, &(*out)[before], &written, err);
+  out->resize(before + written);
+  return ok;
+}
+
+bool ChainSigner::SignInto(const audit_entry::AuditEntryFields& f, char* line, size_t* written,
+                           std::string* err) {
+  *written = 0;
   // Key order is the byte-sorted order of the field names (those of
   // upstream's SignedAuditEntry); the payload is the line without the five
   // members marked "not hashed".
@@ -247,16 +257,14 @@ bool ChainSigner::SignAppend(const audit_entry::AuditEntryFields& f, std::string
   parts[4] = std::string_view(from, static_cast<size_t>(w.pos() - from));
   w.Raw("\n");
   if (!w.ok()) {
-    out->resize(before);
     *err = "agt-collector: error: entry " + f.entry_id + " holds a string that is not UTF-8";
     return false;
   }
   if (!hasher_.Sha256HexOf(parts, 5, content_hash, err) ||
       !hasher_.HmacHexOf(std::string_view(content_hash, kHashHexLength), signature, err)) {
-    out->resize(before);
     return false;
   }
-  out->resize(static_cast<size_t>(w.pos() - out->data()));
+  *written = static_cast<size_t>(w.pos() - line);
   previous_hash_.assign(content_hash, kHashHexLength);
   return true;
 }

@@ -64,6 +64,13 @@ class ChainSigner {
   // Appends the signed line plus '\n' to *out and advances the chain.
   bool SignAppend(const audit_entry::AuditEntryFields& fields, std::string* out, std::string* err);
 
+  // The same into caller-owned room (a batch buffer that keeps its size):
+  // at most MaxLineBytes(fields) bytes are written at `out`, *written of them
+  // the line. On failure nothing counts and the chain stays where it was.
+  size_t MaxLineBytes(const audit_entry::AuditEntryFields& fields) const;
+  bool SignInto(const audit_entry::AuditEntryFields& fields, char* out, size_t* written,
+                std::string* err);
+
  private:
   Hasher hasher_;
   std::string previous_hash_;
