@@ -14,6 +14,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 
 import collector_upstream_verifier
@@ -197,3 +198,37 @@ class RunHarness:
             key = f.read()
         result = collector_upstream_verifier.verify_lines(self.lines(), key)
         self.t.assertTrue(result[0], result)
+
+
+class SteadyWriter(threading.Thread):
+    """Denials through the real shim, round robin over sandboxes, until stopped."""
+
+    def __init__(self, harness, sandboxes, rotate_every=0):
+        super().__init__(daemon=True)
+        self.h = harness
+        self.sandboxes = sandboxes
+        self.rotate_every = rotate_every
+        self.stop_event = threading.Event()
+        self.count = 0
+        self.rotations = 0
+        self.error = None
+
+    def run(self):
+        try:
+            while not self.stop_event.is_set():
+                sid = self.sandboxes[self.count % len(self.sandboxes)]
+                self.h.deny(sid, name=("curl", "wget", "git", "ssh")[self.count % 4])
+                self.count += 1
+                if self.rotate_every and self.count % self.rotate_every == 0:
+                    # rename + create (the next denial creates the new file)
+                    log = self.h.log_path(sid)
+                    self.rotations += 1
+                    os.rename(log, "%s.%d" % (log, self.rotations))
+        except Exception as e:  # reported by the test
+            self.error = e
+
+    def finish(self):
+        self.stop_event.set()
+        self.join(30)
+        if self.error:
+            raise self.error

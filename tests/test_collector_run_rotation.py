@@ -4,8 +4,7 @@ import shutil
 import time
 import unittest
 
-from run_harness import RunHarness
-from test_collector_run_crash import SteadyWriter
+from run_harness import RunHarness, SteadyWriter
 
 
 class RunRotationTest(unittest.TestCase):
