@@ -34,6 +34,20 @@ class RunBasicTest(unittest.TestCase):
         self.assertEqual(sorted(e["resource"] for e in entries), ["curl", "git", "ssh", "wget"])
         self.assertTrue(all(e["entry_id"].startswith("audit_") for e in by_marker.values()))
 
+    def test_base_directory_created_after_start(self):
+        h = RunHarness(self)
+        os.rmdir(h.base)
+        h.start()
+        self.assertIn("retrying at every scan", h.stderr())
+        h.add_sandbox("sb-1")  # makes the base directory too
+        h.deny("sb-1")
+        h.wait_expected()
+        h.add_sandbox("sb-2")  # now seen through the base's inotify watch
+        h.deny("sb-2")
+        h.wait_expected()
+        h.stop()
+        h.assert_exact()
+
     def test_restart_resumes_without_duplicates(self):
         h = RunHarness(self)
         h.add_sandbox("sb-1")
