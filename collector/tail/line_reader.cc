@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace line_reader {
@@ -42,12 +43,27 @@ ReadResult Reader::Read(int fd, Position* pos, const ItemCallback& on_item, std:
         Item item;
         item.kind = Item::Kind::kRejected;
         item.offset = pos->offset;
-        item.length = run;
         item.reason = "NUL bytes";
         at += run;
         pos->offset += run;
+        if (at == len) {
+          // The run reaches the end of the chunk: a sparse file's hole reads
+          // as NULs, and a sandbox can make one terabytes long. Jump to the
+          // next data instead of reading zeros.
+          const off_t data = lseek(fd, static_cast<off_t>(pos->offset), SEEK_DATA);
+          if (data > static_cast<off_t>(pos->offset)) {
+            pos->offset = static_cast<uint64_t>(data);
+          } else if (data < 0 && errno == ENXIO) {
+            struct stat st;
+            if (fstat(fd, &st) == 0 && static_cast<uint64_t>(st.st_size) > pos->offset) {
+              pos->offset = static_cast<uint64_t>(st.st_size);  // a hole up to the end
+            }
+          }
+        }
+        item.length = pos->offset - item.offset;
         item.end = pos->offset;
         if (!on_item(item)) return ReadResult::kStopped;
+        if (at == len) break;  // read on from the (possibly advanced) offset
         continue;
       }
       const char* nl = static_cast<const char*>(memchr(p, '\n', rest));

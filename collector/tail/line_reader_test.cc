@@ -144,6 +144,33 @@ TEST_CASE("line_reader: NUL runs are rejected, the lines around them kept") {
   close(fd);
 }
 
+TEST_CASE("line_reader: a sparse hole is skipped, not read as terabytes of NULs") {
+  std::vector<char> buf(4096);
+  Reader reader(buf.data(), buf.size(), 100);
+  tail_test_util::TempDir d;
+  d.Write("f", "before\n");
+  int fd = open(d.Join("f").c_str(), O_RDWR | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  const off_t hole_end = static_cast<off_t>(1) << 40;  // 1 TiB, no blocks
+  REQUIRE(ftruncate(fd, hole_end) == 0);
+  REQUIRE(pwrite(fd, "after\n", 6, hole_end) == 6);
+  Position pos;
+  Seen seen;
+  CHECK(ReadAll(&reader, fd, &pos, &seen) == ReadResult::kEndOfData);
+  CHECK(seen.lines == std::vector<std::string>{"before", "after"});
+  REQUIRE(!seen.rejected.empty());
+  CHECK(seen.rejected[0] == "7:NUL bytes");
+  CHECK(seen.rejected.size() <= 3);
+  CHECK(pos.offset == static_cast<uint64_t>(hole_end) + 6);
+  // A hole up to the end of the file: consumed at once as well.
+  REQUIRE(ftruncate(fd, hole_end * 2) == 0);
+  Seen tail;
+  CHECK(ReadAll(&reader, fd, &pos, &tail) == ReadResult::kEndOfData);
+  CHECK(tail.lines.empty());
+  CHECK(pos.offset == static_cast<uint64_t>(hole_end) * 2);
+  close(fd);
+}
+
 TEST_CASE("line_reader: the callback can stop; the position resumes exactly") {
   std::vector<char> buf(4096);
   Reader reader(buf.data(), buf.size(), 100);
