@@ -43,6 +43,23 @@ class RunHostileFilesTest(unittest.TestCase):
         h.assert_exact()
         self.assertIn("NUL bytes", h.stderr())
 
+    def test_terabyte_sparse_hole_is_skipped(self):
+        h = RunHarness(self)
+        h.add_sandbox("sb-1")
+        h.deny("sb-1")
+        h.start()
+        h.wait_expected()
+        marker, line = h.shim_line("sb-1")
+        with open(h.log_path("sb-1"), "r+b") as f:
+            f.truncate(1 << 40)  # 1 TiB of hole: reading it would take hours
+            f.seek(1 << 40)
+            f.write(line)
+        h.expected.append(("sb-1", marker))
+        h.wait_expected(timeout=20)
+        h.stop()
+        h.assert_exact()
+        self.assertIn("NUL bytes", h.stderr())
+
     def test_symlink_swapped_in_for_a_log_is_never_followed(self):
         h = RunHarness(self)
         h.add_sandbox("sb-1")
