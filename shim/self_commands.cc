@@ -30,11 +30,11 @@ constexpr std::array<Command, 8> kCommands = {{
     {"--version", "", "print the version", Version},
     {"list", "", "list the default denied names with their category", List},
     {"explain", "NAME", "tell whether NAME is denied by default, and why", Explain},
-    {"install", "[ARGS...]", "install the shim into an image root (see agt-deny-shim(1))",
+    {"install", "[ARGS...]", "link the shim over denied names (real paths and pinned PATH dir)",
      ImageTool<image_tool::Install>},
-    {"allow", "[ARGS...]", "keep a name out of the denied set of an image root", ImageTool<image_tool::Allow>},
-    {"harden", "[ARGS...]", "harden an image root", ImageTool<image_tool::Harden>},
-    {"verify", "[ARGS...]", "audit an image root for drift from the denylist", ImageTool<image_tool::Verify>},
+    {"allow", "[ARGS...]", "link allowed commands into the pinned PATH dir", ImageTool<image_tool::Allow>},
+    {"harden", "[ARGS...]", "strip exec bits off shells, interpreters and encoders", ImageTool<image_tool::Harden>},
+    {"verify", "[ARGS...]", "audit an image root; exit 1 listing each drift", ImageTool<image_tool::Verify>},
 }};
 
 int UsageError(const Io& io, std::string_view what, std::string_view word, std::string_view hint) {
