@@ -6,6 +6,9 @@
 #include <doctest/doctest.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -18,6 +21,7 @@
 #include <string>
 
 #include "denied_log.h"
+#include "seccomp_filter_bpf.h"
 
 namespace {
 
@@ -38,6 +42,16 @@ int InConfinedChild(Probe probe) {
 }
 
 }  // namespace
+
+TEST_CASE("the filter opts out of the kernel's always-allowed cache, then runs libseccomp's program") {
+  // A load the kernel's cache emulation cannot follow (see seccomp_filter_gen),
+  // followed by libseccomp's own load of the architecture.
+  const struct sock_filter* p = seccomp_filter_bpf::kProgram;
+  CHECK(p[0].code == (BPF_LD | BPF_W | BPF_ABS));
+  CHECK(p[0].k == offsetof(struct seccomp_data, instruction_pointer));
+  CHECK(p[1].code == (BPF_LD | BPF_W | BPF_ABS));
+  CHECK(p[1].k == offsetof(struct seccomp_data, arch));
+}
 
 TEST_CASE("confined: the kernel reports no_new_privs and a seccomp filter") {
   int ready[2];

@@ -29,7 +29,7 @@ void Warn(std::string_view what, std::string_view path, std::string_view reason,
   warning->Shrink(0);
   bool cut = false;
   bool ok = warning->Append(kWarningPrefix) && warning->Append(what) && warning->Append(" ") &&
-            record::AppendField(path, redact::Spans{}, kMaxPathShown, warning, &cut) && warning->Append(": ") &&
+            record::AppendField(path, redact::kNoSpans, kMaxPathShown, warning, &cut) && warning->Append(": ") &&
             warning->Append(reason) && warning->Append(detail) && warning->Append("\n");
   if (!ok) {
     warning->Shrink(0);

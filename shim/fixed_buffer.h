@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 
 namespace fixed_buffer {
@@ -18,9 +19,7 @@ class Buffer {
 
   bool Append(std::string_view piece) {
     if (piece.size() > capacity_ - size_) return false;
-    if (data_ != nullptr) {
-      for (std::size_t i = 0; i < piece.size(); ++i) data_[size_ + i] = piece[i];
-    }
+    if (data_ != nullptr && !piece.empty()) std::memcpy(data_ + size_, piece.data(), piece.size());
     size_ += piece.size();
     return true;
   }

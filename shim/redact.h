@@ -57,6 +57,9 @@ struct Spans {
   std::size_t count = 0;
 };
 
+// No secret: for texts that are never redacted, without a Spans on the stack.
+inline constexpr Spans kNoSpans{};
+
 // True when `name` (an option, header or variable name) names a secret,
 // split into words at '-', '_' and '.' and compared case-insensitively.
 // `allow_exclusions` turns on the non-secret words of rule 3.
