@@ -6,6 +6,10 @@
 #include <cstdint>
 #include <vector>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 namespace canonical_json {
 namespace {
 
@@ -62,6 +66,20 @@ constexpr PlainTable kPlain;
 
 // Length of the leading run of plain bytes, eight at a time: a word is
 // plain when no byte is < 0x20, >= 0x7f, '"' or '\\'.
+#ifdef __SSE2__
+// Bit k set for each of 16 bytes at `s` that is not plain.
+inline unsigned SpecialMask16(const char* s) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+  // Signed compares: bytes >= 0x80 are negative, so "> 0x1f" also drops them.
+  const __m128i printable = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(0x1f)),
+                                          _mm_cmplt_epi8(v, _mm_set1_epi8(0x7f)));
+  const __m128i quote_or_backslash = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                                                  _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
+  return static_cast<unsigned>(_mm_movemask_epi8(quote_or_backslash)) |
+         (~static_cast<unsigned>(_mm_movemask_epi8(printable)) & 0xffffu);
+}
+#endif
+
 size_t PlainPrefix(const char* s, size_t n) {
   constexpr uint64_t kOnes = 0x0101010101010101ull;
   constexpr uint64_t kHigh = 0x8080808080808080ull;
@@ -70,6 +88,12 @@ size_t PlainPrefix(const char* s, size_t n) {
     return (x - kOnes) & ~x & kHigh;
   };
   size_t i = 0;
+#ifdef __SSE2__
+  for (; i + 16 <= n; i += 16) {
+    const unsigned special = SpecialMask16(s + i);
+    if (special != 0) return i + static_cast<size_t>(__builtin_ctz(special));
+  }
+#endif
   for (; i + 8 <= n; i += 8) {
     uint64_t w;
     memcpy(&w, s + i, 8);

@@ -114,3 +114,35 @@ TEST_CASE("Hasher: known SHA-256 and HMAC-SHA256 values (RFC 4231 case 2)") {
   REQUIRE(h.HmacHex("what do ya want for nothing?", &hex, &err));
   CHECK(hex == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
 }
+
+TEST_CASE("a line of strings escaped at their worst fits MaxLineBytes and reads back") {
+  // Control bytes take 6 output bytes each: the bound's worst case.
+  const std::string controls(300, '\x01');
+  audit_entry::AuditEntryFields f;
+  f.entry_id = f.timestamp = f.event_type = f.action = f.resource = controls;
+  f.outcome = f.policy_decision = f.matched_rule = controls;
+  f.agent_did = f.target_did = f.trace_id = f.session_id = controls;
+  f.sandbox_id = f.environment = f.compute_driver = controls;
+  f.data_canonical = "{\"k\": \"" + std::string(100, 'v') + "\"}";
+  chain_signer::ChainSigner signer;
+  std::string err, out;
+  REQUIRE(signer.Init("k", &err));
+  signer.SetPreviousHash(std::string(64, 'a'));
+  const size_t bound = signer.MaxLineBytes(f);
+  REQUIRE(signer.SignAppend(f, &out, &err));
+  CHECK(out.size() <= bound);
+  CHECK(out.size() > 15 * 6 * controls.size());
+  rapidjson::Document d;
+  d.Parse(out.data(), out.size() - 1);
+  REQUIRE(d.IsObject());
+  CHECK(d.MemberCount() == 19);
+  CHECK(std::string(d["compute_driver"].GetString()) == controls);
+  CHECK(std::string(d["previous_hash"].GetString()) == std::string(64, 'a'));
+  CHECK(signer.previous_hash() == d["content_hash"].GetString());
+  // Not UTF-8: refused, nothing appended, the chain stays where it was.
+  f.resource = "\xff";
+  const std::string before = out;
+  CHECK_FALSE(signer.SignAppend(f, &out, &err));
+  CHECK(out == before);
+  CHECK(signer.previous_hash() == d["content_hash"].GetString());
+}

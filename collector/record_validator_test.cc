@@ -189,3 +189,25 @@ TEST_CASE("argv and line limits") {
   limits.max_line_bytes = 50;
   CHECK(Reject(kUpstream, limits) == "line exceeds 50 bytes");
 }
+
+TEST_CASE("records whose canonical text outgrows the line the most stay within its bound") {
+  // Empty argv strings gain a byte each (", " for ","), non-ASCII triples
+  // ("\u00e9" for two bytes), escaped controls stay as long: all fit the
+  // 6-bytes-per-line-byte room the validator sizes (else "internal error").
+  ValidRecord rec;
+  std::string reason;
+  std::string empties = "[";
+  for (int i = 0; i < 4096; ++i) empties += i ? ",\"\"" : "\"\"";
+  empties += "]";
+  CHECK(record_validator::ValidateRecord(Edit("[\"clone\",\"x\"]", empties), Limits(), &rec,
+                                         &reason));
+  CHECK(rec.value(record_validator::kArgv).size() == 2 + 4096 * 2 + 4095 * 2);
+  std::string accents(3000, 'x');
+  for (size_t i = 0; i < accents.size(); i += 2) accents.replace(i, 2, "\xc3\xa9");
+  std::string escapes;
+  for (int i = 0; i < 500; ++i) escapes += "\\u0001\\ud83d\\ude00";
+  CHECK(record_validator::ValidateRecord(
+      Edit("[\"clone\",\"x\"]", "[\"" + accents + "\",\"" + escapes + "\"]"), Limits(), &rec,
+      &reason));
+  CHECK(rec.value(record_validator::kArgv).size() == 2 + 2 + 1500 * 6 + 2 + 2 + 500 * 18);
+}
