@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -46,8 +47,10 @@ int Run(int argc, char** argv, std::string_view exec_path) {
   record::Facts facts;
   facts.pid = static_cast<std::uint64_t>(getpid());
   facts.ppid = static_cast<std::uint64_t>(getppid());
-  facts.uid = getuid();
-  facts.gid = getgid();
+  // The real ids as the kernel put them in the aux vector at exec, which is
+  // what getuid()/getgid() would return here, without two system calls.
+  facts.uid = getauxval(AT_UID);
+  facts.gid = getauxval(AT_GID);
   struct utsname uts;
   if (uname(&uts) == 0) {
     uts.nodename[sizeof uts.nodename - 1] = '\0';

@@ -6,11 +6,31 @@ namespace redact {
 namespace {
 
 constexpr char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-constexpr bool IsAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-constexpr bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-constexpr bool IsAlnum(char c) { return IsAlpha(c) || IsDigit(c); }
-constexpr bool IsWordChar(char c) { return IsAlnum(c) || c == '_'; }
-constexpr bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// Character classes by table: one load per test, small enough to be inlined
+// even at -Os, since the rules test every byte of every argument many times.
+enum : unsigned char { kAlphaBit = 1, kDigitBit = 2, kUnderscoreBit = 4, kSpaceBit = 8 };
+
+constexpr std::array<unsigned char, 256> MakeClasses() {
+  std::array<unsigned char, 256> classes{};
+  for (int c = 0; c < 256; ++c) {
+    unsigned char bits = 0;
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) bits |= kAlphaBit;
+    if (c >= '0' && c <= '9') bits |= kDigitBit;
+    if (c == '_') bits |= kUnderscoreBit;
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') bits |= kSpaceBit;
+    classes[static_cast<std::size_t>(c)] = bits;
+  }
+  return classes;
+}
+constexpr std::array<unsigned char, 256> kClasses = MakeClasses();
+
+constexpr bool HasClass(char c, unsigned bits) { return (kClasses[static_cast<unsigned char>(c)] & bits) != 0; }
+constexpr bool IsAlpha(char c) { return HasClass(c, kAlphaBit); }
+constexpr bool IsDigit(char c) { return HasClass(c, kDigitBit); }
+constexpr bool IsAlnum(char c) { return HasClass(c, kAlphaBit | kDigitBit); }
+constexpr bool IsWordChar(char c) { return HasClass(c, kAlphaBit | kDigitBit | kUnderscoreBit); }
+constexpr bool IsSpace(char c) { return HasClass(c, kSpaceBit); }
 constexpr bool IsUpperAlnum(char c) { return (c >= 'A' && c <= 'Z') || IsDigit(c); }
 constexpr bool IsBase64Url(char c) { return IsAlnum(c) || c == '-' || c == '_'; }
 constexpr bool IsAlnumDash(char c) { return IsAlnum(c) || c == '-'; }
@@ -237,9 +257,19 @@ constexpr std::array<TokenShape, 26> kTokenShapes = {{
     {"rk_live_", IsAlnumChar, 16},  {"npm_", IsAlnumChar, 30},      {"hf_", IsAlnumChar, 30},
 }};
 
+// The first bytes of the prefixes above, so most positions are passed over
+// with one lookup.
+constexpr std::array<bool, 256> MakeTokenShapeStarts() {
+  std::array<bool, 256> starts{};
+  for (const TokenShape& shape : kTokenShapes) starts[static_cast<unsigned char>(shape.prefix[0])] = true;
+  return starts;
+}
+constexpr std::array<bool, 256> kTokenShapeStarts = MakeTokenShapeStarts();
+
 void TokenShapeRule(std::string_view arg, Collector* spans) {
   for (std::size_t p = 0; p < arg.size(); ++p) {
     if (p > 0 && IsWordChar(arg[p - 1])) continue;
+    if (!kTokenShapeStarts[static_cast<unsigned char>(arg[p])]) continue;
     for (const TokenShape& shape : kTokenShapes) {
       if (arg[p] != shape.prefix[0] || !StartsWith(Tail(arg, p), shape.prefix)) continue;
       std::size_t end = p + shape.prefix.size();
