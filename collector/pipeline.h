@@ -40,8 +40,9 @@
 //
 // The run subcommand: when collector/tail/meson.build exists, meson adds
 // `tail_sources` (which may list ../run_*.cc) to the agt-collector binary,
-// `tail_test_sources` to the unit-test binary collector-tail-unit, and
-// defines AGT_COLLECTOR_HAS_RUN=1; collector_main.cc then includes
+// `tail_test_sources` to the unit-test binary collector-unit (less any test
+// file the tail directory runs in a test binary of its own, listed in
+// `tail_standalone_test_sources`), and defines AGT_COLLECTOR_HAS_RUN=1; collector_main.cc then includes
 // "run_command.h" and expects:
 //   namespace run_command {
 //   extern const char kUsage[];  // "run --key-file K --out FILE ..."
