@@ -115,6 +115,34 @@ TEST_CASE("a long argument is cut at the field limit with a marker") {
   CHECK(b.doc["truncated"].GetBool());
 }
 
+TEST_CASE("a plain field at the limit is kept whole; one byte more is cut") {
+  // Plain printable ASCII takes the copy-whole path; one byte over the limit
+  // takes the unit-by-unit path. Both must follow the same rule.
+  std::string at_limit(record::kMaxFieldSize, 'p');
+  std::string over = at_limit + "p";
+  char storage[record::kMaxFieldSize + 2];
+  for (const std::string& raw : {at_limit, over, std::string("plain ~!#$%&'()*+,-./:;<=>?@[]^_`{|}")}) {
+    fixed_buffer::Buffer out(storage, sizeof storage);
+    bool cut = false;
+    REQUIRE(record::AppendField(raw, redact::kNoSpans, record::kMaxFieldSize, &out, &cut));
+    std::string field(out.view().substr(1, out.size() - 2));
+    CHECK(cut == (raw.size() > record::kMaxFieldSize));
+    if (cut) {
+      CHECK(field.size() == record::kMaxFieldSize);
+      std::string kept = raw.substr(0, record::kMaxFieldSize - record::kCutMarker.size());
+      CHECK(field == kept + std::string(record::kCutMarker));
+    } else {
+      CHECK(field == raw);
+    }
+  }
+  // Too little room: nothing is appended, whichever path.
+  char small[8];
+  fixed_buffer::Buffer tight(small, sizeof small);
+  bool cut = false;
+  CHECK_FALSE(record::AppendField("12345678", redact::kNoSpans, record::kMaxFieldSize, &tight, &cut));
+  CHECK(tight.size() == 0);
+}
+
 TEST_CASE("a cut never splits an escape or a character") {
   for (std::size_t pad = 0; pad < 8; ++pad) {
     std::string arg(pad, 'x');
