@@ -51,20 +51,43 @@ const char* TypeName(KeyType type) {
   return "?";
 }
 
-int FindKey(std::string_view name) {
-  // Rows are sorted: only the rows with the same first byte are compared,
-  // and only those of the same length byte by byte.
-  if (name.empty()) return -1;
-  int k = 0;
-  while (k < kRecordKeyCount && kKeys[k].name[0] < name[0]) ++k;
-  for (; k < kRecordKeyCount && kKeys[k].name[0] == name[0]; ++k) {
-    const std::string_view row = kKeys[k].name;
-    if (row.size() != name.size()) continue;
-    size_t i = 1;  // inline: a library call costs more than these few bytes
-    while (i < name.size() && row[i] == name[i]) ++i;
-    if (i == name.size()) return k;
+// Keys are found through a 64-slot index built from kKeys at compile time:
+// each key's slot comes from its length, first and last byte, and no two
+// keys share one (checked below), so a lookup is one probe and one compare.
+constexpr size_t KeySlot(std::string_view name) {
+  return (name.size() * 5 + static_cast<unsigned char>(name.front()) * 9 +
+          static_cast<unsigned char>(name.back())) & 63;
+}
+
+struct KeyIndex {
+  int slot[64] = {};
+  bool collision = false;
+};
+
+constexpr KeyIndex BuildKeyIndex() {
+  KeyIndex index;
+  for (int& s : index.slot) s = -1;
+  for (int k = 0; k < kRecordKeyCount; ++k) {
+    int& s = index.slot[KeySlot(kKeys[k].name)];
+    if (s != -1) index.collision = true;
+    s = k;
   }
-  return -1;
+  return index;
+}
+
+constexpr KeyIndex kKeyIndex = BuildKeyIndex();
+static_assert(!kKeyIndex.collision, "two record keys share a slot: change KeySlot's factors");
+
+int FindKey(std::string_view name) {
+  if (name.empty()) return -1;
+  const int k = kKeyIndex.slot[KeySlot(name)];
+  if (k < 0) return -1;
+  const std::string_view row = kKeys[k].name;
+  if (row.size() != name.size()) return -1;
+  for (size_t i = 0; i < name.size(); ++i) {  // inline: cheaper than a library call
+    if (row[i] != name[i]) return -1;
+  }
+  return k;
 }
 
 // A key name from the record, safe to print: printable ASCII kept, other
