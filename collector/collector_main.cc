@@ -23,10 +23,11 @@ struct Command {
   const char* name;
   const char* usage;
   const char* help;
-  const cli_args::OptionRow* options;  // parsed here; nullptr: handler parses argv itself
+  const cli_args::OptionRow* options;  // printed by --help; parsed here unless raw_handler
   size_t option_count;
   int (*handler)(const cli_args::ParsedArgs& args);
-  int (*raw_handler)(int argc, char** argv);  // argv[0] is the command name
+  // Parses argv itself (argv[0] is the command name); --help is still handled here.
+  int (*raw_handler)(int argc, char** argv);
 };
 
 const Command kCommands[] = {
@@ -46,7 +47,8 @@ const Command kCommands[] = {
      check_config_command::kCheckConfigOptions, check_config_command::kCheckConfigOptionCount,
      check_config_command::CheckConfig, nullptr},
 #if AGT_COLLECTOR_HAS_RUN
-    {"run", run_command::kUsage, run_command::kHelp, nullptr, 0, nullptr, run_command::Main},
+    {"run", run_command::kUsage, run_command::kHelp, run_command::kRunOptions,
+     run_command::kRunOptionCount, nullptr, run_command::Main},
 #endif
 };
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "audit_file.h"
+#include "cli_args.h"
 #include "config.h"
 #include "exit_status.h"
 #include "key_file.h"
@@ -29,16 +30,10 @@ const char kUsage[] =
     "                     [--syslog-socket PATH] [--scan-interval MS]";
 const char kHelp[] = "tail every sandbox log matching PATTERN into the audit file, exactly once";
 
-namespace {
-
-// One row per option: name, value placeholder, help. Parsed below.
-struct RunOption {
-  const char* name;
-  const char* value_name;
-  const char* help;
-};
-
-const RunOption kRunOptions[] = {
+// One row per option: name, value placeholder, help. Parsed below (the
+// "--watch P1 P2 ..." form is run's own, so it is not cli_args::Parse); the
+// same rows are the option table of `run --help` and of usage errors.
+const cli_args::OptionRow kRunOptions[] = {
     {"--key-file", "K", "file holding the raw HMAC key (or key_file in --config)"},
     {"--out", "FILE", "audit JSONL file to append to (or output in --config)"},
     {"--state-dir", "DIR", "checkpoint directory, one file per sandbox (or state_dir in --config)"},
@@ -47,21 +42,22 @@ const RunOption kRunOptions[] = {
      " repeatable (or watch in --config)"},
     {"--config", "C", "configuration: labels per source, limits, key file, output, state_dir"},
     {"--syslog-socket", "PATH", "local syslog datagram socket (default /dev/log); \"none\" disables"},
-    {"--scan-interval", "MS", "reconciliation scan period in milliseconds (default 1000)"},
+    {"--scan-interval", "MS", "reconciliation scan period in milliseconds (default 1000); logs with an"
+     " inotify watch are checked every 10th scan"},
 };
+const size_t kRunOptionCount = sizeof kRunOptions / sizeof kRunOptions[0];
 
+namespace {
 
 void PrintError(const std::string& msg) { fprintf(stderr, "%s\n", msg.c_str()); }
 
 void PrintRunUsage() {
-  fprintf(stderr, "usage: agt-collector %s\n\noptions:\n", kUsage);
-  for (const RunOption& o : kRunOptions) {
-    fprintf(stderr, "  %-16s %-11s %s\n", o.name, o.value_name, o.help);
-  }
+  fprintf(stderr, "usage: agt-collector %s\n\noptions:\n%s", kUsage,
+          cli_args::OptionsHelp(kRunOptions, kRunOptionCount).c_str());
 }
 
-const RunOption* FindOption(const std::string& name) {
-  for (const RunOption& o : kRunOptions) {
+const cli_args::OptionRow* FindOption(const std::string& name) {
+  for (const cli_args::OptionRow& o : kRunOptions) {
     if (name == o.name) return &o;
   }
   return nullptr;
@@ -85,7 +81,7 @@ bool ParseArgs(int argc, char** argv, RunArgs* a, std::string* err) {
       arg = arg.substr(0, eq);
       inline_value = true;
     }
-    const RunOption* o = FindOption(arg);
+    const cli_args::OptionRow* o = FindOption(arg);
     if (o == nullptr) {
       *err = "unknown option or argument \"" + arg + "\"";
       return false;

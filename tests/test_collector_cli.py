@@ -8,6 +8,7 @@ import json
 import os
 import pty
 import random
+import re
 import subprocess
 import unittest
 
@@ -293,6 +294,32 @@ class Import(unittest.TestCase):
         self.assertIn("--sandbox-id ID", r.stdout)
         r = run_collector("--version")
         self.assertRegex(r.stdout, r"^agt-collector \d+\.\d+\.\d+\n$")
+
+
+    def test_every_command_help_prints_its_option_table(self):
+        options = {"import": ["--key-file K", "--out FILE", "--sandbox-id ID", "--config C"],
+                   "validate": ["--config C"],
+                   "verify": ["--key-file K"],
+                   "check-config": ["--keys"],
+                   "run": ["--key-file K", "--out FILE", "--state-dir DIR", "--watch PATTERN...",
+                           "--config C", "--syslog-socket PATH", "--scan-interval MS"]}
+        for command, rows in options.items():
+            for flag in ("--help", "-h"):
+                r = run_collector(command, flag)
+                self.assertEqual(r.returncode, 0, (command, r.stderr))
+                self.assertEqual(r.stderr, "", command)  # run: no daemon started
+                self.assertTrue(r.stdout.startswith("usage: agt-collector %s " % command), r.stdout)
+                self.assertIn("\noptions:\n", r.stdout, command)
+                table = r.stdout.split("\noptions:\n", 1)[1]
+                for row in rows:
+                    self.assertRegex(table, r"(?m)^  %s +\S" % re.escape(row), (command, row))
+                self.assertEqual(len(table.splitlines()), len(rows), (command, table))
+        # run's table is the one its usage errors print (one table, two uses)
+        r = run_collector("run", "--help")
+        self.assertIn("with an inotify watch are checked every 10th scan", r.stdout)
+        bad = run_collector("run", "--bogus", "1")
+        self.assertEqual(bad.returncode, 64)
+        self.assertEqual(bad.stderr.split("\noptions:\n", 1)[1], r.stdout.split("\noptions:\n", 1)[1])
 
 
 class Config(unittest.TestCase):
