@@ -3,6 +3,11 @@
 #include <array>
 
 namespace redact {
+
+// string_view literals: their length is known when compiled (a plain "..."
+// compared with a string_view costs a strlen() call at -Os).
+using namespace std::string_view_literals;
+
 namespace {
 
 constexpr char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
@@ -169,7 +174,7 @@ void UserRule(std::string_view arg, std::size_t offset, Collector* spans) {
 // Rule 4.
 void UrlUserinfoRule(std::string_view arg, Collector* spans) {
   for (std::size_t i = 0; i + 3 <= arg.size(); ++i) {
-    if (arg[i] != ':' || !StartsWith(Tail(arg, i), "://")) continue;
+    if (arg[i] != ':' || !StartsWith(Tail(arg, i), "://"sv)) continue;
     std::size_t s = i;
     while (s > 0 && (IsAlnum(arg[s - 1]) || arg[s - 1] == '+' || arg[s - 1] == '.' || arg[s - 1] == '-')) --s;
     if (s == i || !IsAlpha(arg[s])) continue;
@@ -288,7 +293,7 @@ std::size_t Base64UrlRun(std::string_view arg, std::size_t from) {
 void JwtRule(std::string_view arg, Collector* spans) {
   for (std::size_t p = 0; p + 3 <= arg.size(); ++p) {
     if (p > 0 && IsWordChar(arg[p - 1])) continue;
-    if (arg[p] != 'e' || !StartsWith(Tail(arg, p), "eyJ")) continue;
+    if (arg[p] != 'e' || !StartsWith(Tail(arg, p), "eyJ"sv)) continue;
     std::size_t header = Base64UrlRun(arg, p);
     std::size_t i = p + header;
     if (header < 10 || i >= arg.size() || arg[i] != '.') continue;
@@ -371,18 +376,18 @@ void Redactor::NextArgument(std::string_view arg, Spans* out) {
   }
   if (pending == Pending::kUserPassword) UserRule(arg, 0, &spans);
 
-  if (StartsWith(arg, "--") && arg.size() > 2) {
+  if (StartsWith(arg, "--"sv) && arg.size() > 2) {
     std::size_t eq = arg.find('=');
     std::size_t name_end = eq == std::string_view::npos ? arg.size() : eq;
     std::string_view name(arg.data() + 2, name_end - 2);
     bool has_value = eq != std::string_view::npos;
-    if (name == "user" || name == "proxy-user" || name == "cert" || name == "proxy-cert") {
+    if (name == "user"sv || name == "proxy-user"sv || name == "cert"sv || name == "proxy-cert"sv) {
       if (has_value) {
         UserRule(arg, eq + 1, &spans);
       } else {
         pending_ = Pending::kUserPassword;
       }
-    } else if (name == "header" || name == "proxy-header") {
+    } else if (name == "header"sv || name == "proxy-header"sv) {
       if (has_value) HeaderRule(arg, eq + 1, &spans);
     } else if (IsSecretName(name, true)) {
       if (has_value) {
@@ -397,14 +402,14 @@ void Redactor::NextArgument(std::string_view arg, Spans* out) {
     } else {
       spans.Add(login_password_option_.size(), arg.size());
     }
-  } else if (arg == "-u" || arg == "-U" || arg == "-E") {
+  } else if (arg == "-u"sv || arg == "-U"sv || arg == "-E"sv) {
     pending_ = Pending::kUserPassword;
-  } else if (arg.size() > 2 && (StartsWith(arg, "-u") || StartsWith(arg, "-U") || StartsWith(arg, "-E"))) {
+  } else if (arg.size() > 2 && (StartsWith(arg, "-u"sv) || StartsWith(arg, "-U"sv) || StartsWith(arg, "-E"sv))) {
     UserRule(arg, 2, &spans);
-  } else if (arg.size() > 2 && StartsWith(arg, "-H")) {
+  } else if (arg.size() > 2 && StartsWith(arg, "-H"sv)) {
     HeaderRule(arg, 2, &spans);
   }
-  if (arg == "login") after_login_ = true;
+  if (arg == "login"sv) after_login_ = true;
   ContextFreeRules(arg, &spans);
   spans.Finish(out);
 }
