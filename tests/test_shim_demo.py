@@ -1,27 +1,78 @@
-"""scripts/demo runs end to end and shows denials, redaction and the log."""
+"""scripts/demo runs end to end: denials through the shim into a temporary
+sandbox tree, `agt-collector run` tailing it, the audit trail shown and
+verified. --no-docker keeps it fast; the image paths are covered by
+tests/test_image_docker.py."""
+import collections
+import json
 import os
+import re
 import subprocess
 import unittest
 
 from shim_support import BUILD, TOP
 
+SECRETS = ("ghp_0123456789", "c2lnbmF0dXJl")
+
 
 class Demo(unittest.TestCase):
 
-    def test_demo_shows_denials_records_and_log(self):
+    @classmethod
+    def setUpClass(cls):
         env = dict(os.environ, AGT_BUILD_DIR=BUILD)
-        p = subprocess.run([os.path.join(TOP, "scripts", "demo")], capture_output=True, text=True,
-                           env=env, timeout=600)
-        self.assertEqual(p.returncode, 0, p.stderr[-2000:])
-        out = p.stdout
-        self.assertEqual(out.count("exit status: 126"), 5, out)
+        cls.p = subprocess.run([os.path.join(TOP, "scripts", "demo"), "--no-docker"],
+                               capture_output=True, text=True, env=env, timeout=600)
+        cls.out = cls.p.stdout
+
+    def setUp(self):
+        self.assertEqual(self.p.returncode, 0, self.p.stderr[-2000:] + self.out[-2000:])
+
+    def test_demo_shows_denials_records_and_log(self):
+        out = self.out
+        self.assertEqual(out.count("exit status: 126"), 6, out)
         self.assertIn('"binary":"ssh"', out)
         self.assertIn('"argv0":"agt-deny-shim"', out)
         self.assertIn("https://[REDACTED]@github.com/org/repo.git", out)
         self.assertIn("--token=[REDACTED]", out)
         # the secret shows only where the demo echoes its own command line
         for line in out.splitlines():
-            if "ghp_0123456789" in line or "c2lnbmF0dXJl" in line:
-                self.assertTrue(line.startswith("$ "), line)
+            if any(s in line for s in SECRETS):
+                self.assertRegex(line, r"^\[sb-2\] \$ ")
+        # hostile bytes never reach the terminal raw: quoted in the echo, escaped in records
+        self.assertNotIn("\x1b", out)
+        self.assertIn("[sb-2] $ curl $'--data=\\377\\376' $'\\E[2J\\E[31mred'", out)
         self.assertIn("could not write AGT_DENIED_LOG", out)
         self.assertIn("curl: denied by default (category: network)", out)
+
+    def test_collector_tails_the_sandboxes_into_a_verified_audit_trail(self):
+        out = self.out
+        self.assertIn("SKIPPED: the denial inside the sandbox image (--no-docker given)", out)
+        self.assertIn("collector exit status: 0", out)
+        self.assertIn("agt-collector: run: stopping: 6 entries written, 0 already present", out)
+        self.assertRegex(out, r"sb-evil/denied\.log: refused: a symbolic link")
+        entries = [json.loads(line) for line in out.splitlines() if line.startswith('{"entry_id":')]
+        self.assertEqual([(e["sandbox_id"], e["resource"]) for e in entries],
+                         [("sb-1", "curl"), ("sb-1", "wget"), ("sb-1", "ssh"),
+                          ("sb-2", "git"), ("sb-2", "kubectl"), ("sb-2", "curl")])
+        self.assertEqual(len({e["entry_id"] for e in entries}), 6)
+        self.assertEqual(entries[3]["argv"], ["clone", "https://[REDACTED]@github.com/org/repo.git"])
+        # the forged record inside an argument stays one string of one entry
+        self.assertEqual(entries[5]["argv"][2], 'x\n{"event":"command_denied","binary":"forged"}')
+        self.assertEqual(collections.Counter(e["sandbox_id"] for e in entries), {"sb-1": 3, "sb-2": 3})
+        verified = re.findall(r"^(/tmp/agt-demo\.\w+)/audit\.jsonl: (\d+) entries, chain and signatures valid$",
+                              out, re.M)
+        self.assertEqual(len(verified), 1, out[-3000:])
+        self.assertEqual(verified[0][1], "6")
+        self.assertIn("verify exit status: 0", out)
+        # the temporary tree is gone, and no collector is left running
+        self.assertFalse(os.path.exists(verified[0][0]), verified[0][0])
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open("/proc/%s/cmdline" % pid, "rb") as f:
+                    cmdline = f.read()
+            except OSError:
+                continue
+            self.assertNotIn(verified[0][0].encode(), cmdline)
+
+
+if __name__ == "__main__":
+    unittest.main()
