@@ -26,6 +26,9 @@ inline constexpr std::size_t kMaxWarningSize = 379;
 // Appends `line` (ending in '\n') with one write(). On any failure returns
 // false and fills `warning` (room for kMaxWarningSize bytes) with one line
 // "agt-sandbox: warning: could not write AGT_DENIED_LOG: <reason>\n".
+// Whatever happens, the log's descriptor is closed again before it returns:
+// with fd 2 closed at start the log may be opened as fd 2, and the stderr
+// write that follows must not land in it.
 bool Append(const char* path, std::string_view line, fixed_buffer::Buffer* warning);
 
 }  // namespace denied_log

@@ -108,3 +108,22 @@ TEST_CASE("the warning is one line and shows a hostile path escaped") {
   CHECK(o.warning.find("\\u000a") != std::string::npos);
   CHECK(o.warning.find("...[truncated]") != std::string::npos);
 }
+
+TEST_CASE("no descriptor is left open, written or refused") {
+  TempDir dir;
+  std::string log = dir.path + "/denied.log";
+  REQUIRE(mkfifo((dir.path + "/fifo").c_str(), 0600) == 0);
+  REQUIRE(mkdir((dir.path + "/dir").c_str(), 0700) == 0);
+  // The next free descriptor before and after: equal when Append closed its own.
+  int before = dup(0);
+  REQUIRE(before >= 0);
+  close(before);
+  const std::string paths[] = {log, "/dev/null", dir.path + "/fifo", dir.path + "/dir", dir.path + "/missing/x"};
+  for (const std::string& path : paths) {
+    AppendTo(path);
+    int after = dup(0);
+    REQUIRE(after >= 0);
+    close(after);
+    CHECK_MESSAGE(after == before, path);
+  }
+}

@@ -1,10 +1,8 @@
 #include "deny.h"
 
-#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/auxv.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -28,11 +26,6 @@ static_assert(record::kMaxRecordSize + 1 + kHumanPrefix.size() + 64 + kHumanSuff
                       denied_log::kMaxWarningSize <=
                   kMaxStderrWrite,
               "record, human line and warning must fit one atomic stderr write");
-
-bool FdIsOpen(int fd) {
-  struct stat st;
-  return syscall(SYS_fstat, fd, &st) == 0 || errno != EBADF;
-}
 
 }  // namespace
 
@@ -67,9 +60,6 @@ int Run(int argc, char** argv, std::string_view exec_path) {
   facts.confined = confine::Confine();
 
   // Only now are argv and the environment read.
-  // With fd 2 closed at start, whatever opens next (the log) may become fd 2:
-  // then nothing is written to "stderr", so the line lands once, in the log.
-  bool stderr_open = FdIsOpen(2);
 
   facts.argc = argc;
   facts.argv = argv;
@@ -87,16 +77,16 @@ int Run(int argc, char** argv, std::string_view exec_path) {
   const char* log_path = getenv("AGT_DENIED_LOG");
   if (log_path != nullptr && !record_line.empty()) denied_log::Append(log_path, record_line, &warning);
 
-  if (stderr_open) {
-    out.Append(kHumanPrefix);
-    out.Append(facts.binary);
-    out.Append(kHumanSuffix);
-    out.Append(warning.view());
-    // One write(), never retried: a second write could interleave with other
-    // denials sharing the pipe.
-    ssize_t n = write(2, out.view().data(), out.size());
-    (void)n;
-  }
+  out.Append(kHumanPrefix);
+  out.Append(facts.binary);
+  out.Append(kHumanSuffix);
+  out.Append(warning.view());
+  // One write(), never retried: a second write could interleave with other
+  // denials sharing the pipe. With fd 2 closed at start the log may have been
+  // opened as fd 2, but denied_log::Append has closed it again by now: this
+  // write then fails with EBADF, and the line has landed once, in the log.
+  ssize_t n = write(2, out.view().data(), out.size());
+  (void)n;
   return kExitDenied;
 }
 
