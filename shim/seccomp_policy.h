@@ -27,7 +27,7 @@ struct AllowedSyscall {
 inline constexpr std::array<AllowedSyscall, 5> kAllowed = {{
     {"write", "the record to stderr and the log"},
     {"openat", "the log file (only with denied_log::kOpenFlags, checked by the filter)"},
-    {"fstat", "is the log a regular file; is fd 2 open"},
+    {"fstat", "is the log a regular file"},
     {"close", "the log file"},
     {"exit_group", "exit 126"},
 }};
