@@ -364,7 +364,13 @@ bool ValidateRecord(std::string_view line, const Limits& limits, ValidRecord* ou
 
   // Canonical text is at most 6 bytes per line byte (see MaxStringBytes);
   // ", " between argv elements replaces a "," plus at least two quotes.
+  // Slots are 32-bit offsets: the configured line limit (16 MiB at most)
+  // keeps far below that; a caller's larger limit is capped here.
   const size_t room = 6 * line.size() + 64;
+  if (room > UINT32_MAX) {
+    *reason = "line exceeds " + std::to_string((UINT32_MAX - 64) / 6) + " bytes";
+    return false;
+  }
   if (out->canonical.size() < room) out->canonical.resize(room);
   Handler handler(limits, out, room, reason);
   rapidjson::Reader reader;
