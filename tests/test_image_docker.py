@@ -237,7 +237,9 @@ class DockerImage(unittest.TestCase):
 
     def test_a_custom_denied_list_warns_and_a_bad_name_fails_the_build(self):
         tag = TAG + "-custom"
-        p = script("build-image", "--base", self.base, "--tag", tag,
+        # --no-cache: an identical earlier build (same shim, same args) would
+        # let the engine reuse the install layer, and its warnings never print.
+        p = script("build-image", "--base", self.base, "--tag", tag, "--no-cache",
                    "--build-arg", "DENIED_LOGGED_BIN_NAMES=curl wget",
                    "--build-arg", "ALLOWED_BIN_NAMES=python3 ls git", env=self.env)
         self.addCleanup(self.docker, "rmi", "-f", tag, check=False)
