@@ -64,6 +64,19 @@ int ReopenDirectory(int path_fd) {
 
 }  // namespace
 
+// The checkpoint on disk, rebuilt from what was loaded or last published: a
+// resume checks the file against exactly these fields.
+checkpoint_store::Checkpoint Engine::Source::CommittedCheckpoint() const {
+  checkpoint_store::Checkpoint c;
+  c.dev = c_dev;
+  c.ino = c_ino;
+  c.offset = committed.offset;
+  c.skipping_long_line = committed.skipping_long_line;
+  c.hash_len = c_hash_len;
+  c.sha256_hex = c_sha256;
+  return c;
+}
+
 Engine::Engine() = default;
 
 Engine::~Engine() {
@@ -442,13 +455,7 @@ bool Engine::ResumeFromRotated(Source* s, uint64_t new_dev, uint64_t new_ino) {
       continue;
     }
     struct stat st;
-    checkpoint_store::Checkpoint c;
-    c.dev = s->c_dev;
-    c.ino = s->c_ino;
-    c.offset = s->committed.offset;
-    c.skipping_long_line = s->committed.skipping_long_line;
-    c.hash_len = s->c_hash_len;
-    c.sha256_hex = s->c_sha256;
+    const checkpoint_store::Checkpoint c = s->CommittedCheckpoint();
     std::string why;
     if (fstat(fd, &st) != 0 || static_cast<uint64_t>(st.st_dev) != s->c_dev ||
         static_cast<uint64_t>(st.st_ino) != s->c_ino || !checkpoint_store::StillValid(fd, c, &why)) {
@@ -520,15 +527,8 @@ void Engine::OpenCurrent(Source* s) {
   const uint64_t dev = static_cast<uint64_t>(st.st_dev), ino = static_cast<uint64_t>(st.st_ino);
   line_reader::Position start;
   if (s->have_committed && dev == s->c_dev && ino == s->c_ino) {
-    checkpoint_store::Checkpoint c;
-    c.dev = s->c_dev;
-    c.ino = s->c_ino;
-    c.offset = s->committed.offset;
-    c.skipping_long_line = s->committed.skipping_long_line;
-    c.hash_len = s->c_hash_len;
-    c.sha256_hex = s->c_sha256;
     std::string why;
-    if (checkpoint_store::StillValid(fd, c, &why)) {
+    if (checkpoint_store::StillValid(fd, s->CommittedCheckpoint(), &why)) {
       start = s->committed;
     } else {
       Note(s->sandbox_id + ": " + LogPath(*s) + ": reading from offset 0: " + why);
@@ -564,14 +564,8 @@ void Engine::ValidateStillSame(Source* s) {
     s->pos = line_reader::Position();
   } else if (s->have_committed && s->dev == s->c_dev && s->ino == s->c_ino &&
              s->pos.offset == s->committed.offset && s->pos.offset > 0) {
-    checkpoint_store::Checkpoint c;
-    c.dev = s->c_dev;
-    c.ino = s->c_ino;
-    c.offset = s->committed.offset;
-    c.hash_len = s->c_hash_len;
-    c.sha256_hex = s->c_sha256;
     std::string why;
-    if (!checkpoint_store::StillValid(s->fd, c, &why)) {
+    if (!checkpoint_store::StillValid(s->fd, s->CommittedCheckpoint(), &why)) {
       Note(s->sandbox_id + ": " + LogPath(*s) + ": " + why + "; reading from offset 0");
       s->pos = line_reader::Position();
     }

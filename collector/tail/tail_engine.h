@@ -28,6 +28,10 @@
 #include "tail/line_reader.h"
 #include "tail/syslog_sender.h"
 
+namespace checkpoint_store {
+struct Checkpoint;
+}
+
 namespace tail_engine {
 
 struct Options {
@@ -119,6 +123,7 @@ class Engine {
     line_reader::Position committed;
     uint32_t c_hash_len = 0;
     std::string c_sha256;
+    checkpoint_store::Checkpoint CommittedCheckpoint() const;
     // Something refused or failing at the path, reported once until it changes.
     std::string problem;
     uint64_t problem_ino = 0;
