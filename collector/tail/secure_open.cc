@@ -128,6 +128,27 @@ Result OpenPath(int base_fd, const std::string& relative, Method method, int* ou
   return Result::kOk;
 }
 
+// The final object as O_PATH, refused unless its type (S_IFMT bits) is
+// `type`: checked before anything opens it for reading, so a FIFO or device
+// in a log's place is never opened. On kOk *path_fd and *st are set.
+Result OpenPathOfType(int base_fd, const std::string& relative, Method method, unsigned type,
+                      int* path_fd, struct stat* st, std::string* err) {
+  Result r = OpenPath(base_fd, relative, method, path_fd, err);
+  if (r != Result::kOk) return r;
+  if (fstat(*path_fd, st) != 0) {
+    int e = errno;
+    close(*path_fd);
+    return Fail(Result::kError, err, "fstat " + relative + ": " + Errno(e));
+  }
+  if ((st->st_mode & S_IFMT) != type) {
+    close(*path_fd);
+    return Fail(Result::kRefused, err,
+                relative + ": refused: " + DescribeMode(st->st_mode) + ", not " +
+                    DescribeMode(type));
+  }
+  return Result::kOk;
+}
+
 }  // namespace
 
 bool KernelHasOpenat2() {
@@ -158,19 +179,9 @@ const char* DescribeMode(unsigned mode) {
 Result OpenRegular(int base_fd, const std::string& relative, Method method, int* fd,
                    std::string* err) {
   int path_fd = -1;
-  Result r = OpenPath(base_fd, relative, method, &path_fd, err);
-  if (r != Result::kOk) return r;
   struct stat st;
-  if (fstat(path_fd, &st) != 0) {
-    int e = errno;
-    close(path_fd);
-    return Fail(Result::kError, err, "fstat " + relative + ": " + Errno(e));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    close(path_fd);
-    return Fail(Result::kRefused, err,
-                relative + ": refused: " + DescribeMode(st.st_mode) + ", not a regular file");
-  }
+  Result r = OpenPathOfType(base_fd, relative, method, S_IFREG, &path_fd, &st, err);
+  if (r != Result::kOk) return r;
   // Reopen the very inode the O_PATH fd pins, for reading.
   char proc_path[64];
   snprintf(proc_path, sizeof proc_path, "/proc/self/fd/%d", path_fd);
@@ -207,19 +218,9 @@ Result OpenRegular(int base_fd, const std::string& relative, Method method, int*
 Result OpenDirectory(int base_fd, const std::string& relative, Method method, int* fd,
                      std::string* err) {
   int path_fd = -1;
-  Result r = OpenPath(base_fd, relative, method, &path_fd, err);
-  if (r != Result::kOk) return r;
   struct stat st;
-  if (fstat(path_fd, &st) != 0) {
-    int e = errno;
-    close(path_fd);
-    return Fail(Result::kError, err, "fstat " + relative + ": " + Errno(e));
-  }
-  if (!S_ISDIR(st.st_mode)) {
-    close(path_fd);
-    return Fail(Result::kRefused, err,
-                relative + ": refused: " + DescribeMode(st.st_mode) + ", not a directory");
-  }
+  Result r = OpenPathOfType(base_fd, relative, method, S_IFDIR, &path_fd, &st, err);
+  if (r != Result::kOk) return r;
   *fd = path_fd;
   return Result::kOk;
 }
