@@ -10,6 +10,7 @@ the stdlib re-implementation of upstream's verifier.
 """
 import json
 import os
+import random
 import shutil
 import signal
 import subprocess
@@ -30,7 +31,7 @@ DENIED_NAMES = ("curl", "wget", "git", "ssh")
 class RunHarness:
     """One temporary sandbox tree, one collector at a time."""
 
-    def __init__(self, testcase, scan_interval_ms=200, name="run"):
+    def __init__(self, testcase, scan_interval_ms=200, name="run", sandboxes=()):
         for path in (SHIM, COLLECTOR):
             if not os.access(path, os.X_OK):
                 testcase.fail("%s not built (AGT_BUILD_DIR=%s)" % (path, BUILD))
@@ -56,6 +57,8 @@ class RunHarness:
         self.proc = None
         self.stderr_path = os.path.join(self.dir, "collector.stderr")
         self.stderr_file = None
+        for sandbox_id in sandboxes:
+            self.add_sandbox(sandbox_id)
 
     def cleanup(self):
         if self.proc is not None and self.proc.poll() is None:
@@ -84,6 +87,12 @@ class RunHarness:
         if expect:
             self.expected.append((sandbox_id, marker))
         return marker
+
+    def deny_and_wait(self, sandbox_id, times=1):
+        """`times` denials, then waits until the audit file holds every one."""
+        for _ in range(times):
+            self.deny(sandbox_id)
+        self.wait_expected()
 
     def shim_line(self, sandbox_id, name="curl"):
         """A real shim record line (bytes, with its newline), not yet in any log."""
@@ -137,6 +146,12 @@ class RunHarness:
             self.t.fail("collector ignored SIGTERM")
         self.t.assertEqual(rc, 0, self.stderr())
 
+    def start_writer(self, sandboxes, rotate_every=0):
+        """A SteadyWriter over `sandboxes`, already running."""
+        writer = SteadyWriter(self, sandboxes, rotate_every=rotate_every)
+        writer.start()
+        return writer
+
     def kill9(self):
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait()
@@ -147,6 +162,20 @@ class RunHarness:
 
     def stderr(self):
         return self.stderr_bytes().decode("utf-8", "replace")
+
+    # --- the state directory ---------------------------------------------------
+
+    def checkpoint_path(self, sandbox_id):
+        return os.path.join(self.state, sandbox_id + ".checkpoint")
+
+    def read_checkpoint(self, sandbox_id):
+        with open(self.checkpoint_path(sandbox_id), "rb") as f:
+            return f.read()
+
+    def write_checkpoint(self, sandbox_id, data):
+        """Puts back an older checkpoint: the state a crash leaves behind."""
+        with open(self.checkpoint_path(sandbox_id), "wb") as f:
+            f.write(data)
 
     # --- the audit file --------------------------------------------------------
 
@@ -190,6 +219,12 @@ class RunHarness:
         self.t.assertEqual(sorted(got), sorted(self.expected))
         self.assert_chain()
 
+    def finish(self, timeout=20.0):
+        """Waits for every expected entry, stops (SIGTERM, exit 0), assert_exact."""
+        self.wait_expected(timeout)
+        self.stop()
+        self.assert_exact()
+
     def assert_chain(self):
         r = subprocess.run([COLLECTOR, "verify", "--key-file", self.key, self.out],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -198,6 +233,11 @@ class RunHarness:
             key = f.read()
         result = collector_upstream_verifier.verify_lines(self.lines(), key)
         self.t.assertTrue(result[0], result)
+
+
+def fresh_random():
+    """A new seed each run: the crash tests hit different moments every time."""
+    return random.Random(int.from_bytes(os.urandom(4), "big"))
 
 
 class SteadyWriter(threading.Thread):

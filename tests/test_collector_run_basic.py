@@ -12,8 +12,7 @@ from run_harness import COLLECTOR, RunHarness
 
 class RunBasicTest(unittest.TestCase):
     def test_tails_existing_and_late_sandboxes_exactly_once(self):
-        h = RunHarness(self)
-        h.add_sandbox("sb-1")
+        h = RunHarness(self, sandboxes=["sb-1"])
         h.deny("sb-1")  # before start: read from offset 0
         h.start()
         h.deny("sb-1", name="wget")
@@ -21,9 +20,7 @@ class RunBasicTest(unittest.TestCase):
         h.add_sandbox("late.sb_2")
         h.deny("late.sb_2", name="git")
         h.deny("late.sb_2", name="ssh")
-        h.wait_expected()
-        h.stop()
-        h.assert_exact()
+        h.finish()
         entries = h.entries()
         by_marker = {e["data"]["argv"][-1]: e for e in entries}
         late = [e for e in entries if e["sandbox_id"] == "late.sb_2"]
@@ -40,27 +37,20 @@ class RunBasicTest(unittest.TestCase):
         h.start()
         self.assertIn("retrying at every scan", h.stderr())
         h.add_sandbox("sb-1")  # makes the base directory too
-        h.deny("sb-1")
-        h.wait_expected()
+        h.deny_and_wait("sb-1")
         h.add_sandbox("sb-2")  # now seen through the base's inotify watch
         h.deny("sb-2")
-        h.wait_expected()
-        h.stop()
-        h.assert_exact()
+        h.finish()
 
     def test_restart_resumes_without_duplicates(self):
-        h = RunHarness(self)
-        h.add_sandbox("sb-1")
+        h = RunHarness(self, sandboxes=["sb-1"])
         h.start()
-        for _ in range(5):
-            h.deny("sb-1")
-        h.wait_expected()
+        h.deny_and_wait("sb-1", times=5)
         h.stop()
         for _ in range(3):
             h.deny("sb-1")  # written while stopped
         h.start()
-        h.deny("sb-1")
-        h.wait_expected()
+        h.deny_and_wait("sb-1")
         h.stop()
         h.start()  # nothing new: nothing written again
         time.sleep(0.5)
@@ -69,8 +59,7 @@ class RunBasicTest(unittest.TestCase):
         self.assertEqual(len(h.lines()), 9)
 
     def test_partial_line_across_restart_is_emitted_once(self):
-        h = RunHarness(self)
-        h.add_sandbox("sb-1")
+        h = RunHarness(self, sandboxes=["sb-1"])
         marker, line = h.shim_line("sb-1")
         h.deny("sb-1")
         h.start()
@@ -85,17 +74,12 @@ class RunBasicTest(unittest.TestCase):
         h.append_raw("sb-1", line[40:])
         h.expected.append(("sb-1", marker))
         h.deny("sb-1")
-        h.wait_expected()
-        h.stop()
-        h.assert_exact()
+        h.finish()
 
     def test_sighup_reopens_the_output_and_starts_a_new_chain(self):
-        h = RunHarness(self)
-        h.add_sandbox("sb-1")
+        h = RunHarness(self, sandboxes=["sb-1"])
         h.start()
-        h.deny("sb-1")
-        h.deny("sb-1")
-        h.wait_expected()
+        h.deny_and_wait("sb-1", times=2)
         rotated = h.out + ".1"
         os.rename(h.out, rotated)  # logrotate's move
         h.proc.send_signal(signal.SIGHUP)
@@ -104,8 +88,7 @@ class RunBasicTest(unittest.TestCase):
             time.sleep(0.02)
         first = h.expected[:]
         h.expected = []
-        h.deny("sb-1")
-        h.wait_expected()
+        h.deny_and_wait("sb-1")
         h.stop()
         h.assert_exact()  # the new file: its own chain, from ""
         self.assertEqual(h.entries()[0]["previous_hash"], "")
@@ -127,9 +110,7 @@ class RunBasicTest(unittest.TestCase):
             time.sleep(1.0)  # a few scans: the gone sandboxes are retired
         h.add_sandbox("last")
         h.deny("last")
-        h.wait_expected()
-        h.stop()
-        h.assert_exact()
+        h.finish()
         self.assertIn("1 sandbox(es) watched", h.stderr())
 
     def test_labels_and_limits_from_the_config(self):
@@ -146,9 +127,7 @@ class RunBasicTest(unittest.TestCase):
         h.deny("sb-1")
         h.append_raw("sb-1", b'{"argv":["' + b"x" * 2000 + b'"]}\n')  # over 1 KiB
         h.deny("sb-1")
-        h.wait_expected()
-        h.stop()
-        h.assert_exact()
+        h.finish()
         for e in h.entries():
             self.assertEqual((e["environment"], e["compute_driver"], e["session_id"],
                               e["sandbox_id"], e["agent_did"]),

@@ -1,22 +1,18 @@
 """agt-collector run: kill -9 at random moments, and event floods."""
 import os
-import random
 import signal
 import time
 import unittest
 
-from run_harness import RunHarness, SteadyWriter
+from run_harness import RunHarness, fresh_random
 
 
 class RunCrashTest(unittest.TestCase):
     def test_crash_loop_loses_nothing_and_duplicates_nothing(self):
-        h = RunHarness(self, scan_interval_ms=100)
         sandboxes = ["sb-%d" % i for i in range(3)]
-        for sid in sandboxes:
-            h.add_sandbox(sid)
-        rng = random.Random(int.from_bytes(os.urandom(4), "big"))
-        writer = SteadyWriter(h, sandboxes)
-        writer.start()
+        h = RunHarness(self, scan_interval_ms=100, sandboxes=sandboxes)
+        rng = fresh_random()
+        writer = h.start_writer(sandboxes)
         kills = 0
         for _ in range(15):
             h.start()
@@ -25,9 +21,7 @@ class RunCrashTest(unittest.TestCase):
             kills += 1
         writer.finish()
         h.start()
-        h.wait_expected(timeout=60)
-        h.stop()
-        h.assert_exact()
+        h.finish(timeout=60)
         self.assertGreater(writer.count, 50)
         self.assertEqual(kills, 15)
 
@@ -36,13 +30,10 @@ class RunCrashTest(unittest.TestCase):
         # kill -9 at random moments after it. (A log rotated twice while the
         # collector is down is out of reach by design: only the checkpointed
         # file and the file at the watched path are read.)
-        h = RunHarness(self, scan_interval_ms=100)
         sandboxes = ["sb-a", "sb-b"]
-        for sid in sandboxes:
-            h.add_sandbox(sid)
-        rng = random.Random(int.from_bytes(os.urandom(4), "big"))
-        writer = SteadyWriter(h, sandboxes)
-        writer.start()
+        h = RunHarness(self, scan_interval_ms=100, sandboxes=sandboxes)
+        rng = fresh_random()
+        writer = h.start_writer(sandboxes)
         rotations = 0
         for _ in range(10):
             written = len(h.expected)
@@ -58,9 +49,7 @@ class RunCrashTest(unittest.TestCase):
             h.kill9()
         writer.finish()
         h.start()
-        h.wait_expected(timeout=60)
-        h.stop()
-        h.assert_exact()
+        h.finish(timeout=60)
         self.assertGreater(rotations, 5)
 
     def test_crash_loop_during_a_large_backlog(self):
@@ -74,7 +63,7 @@ class RunCrashTest(unittest.TestCase):
             _, line = h.shim_line(sid)
             h.append_raw(sid, line * per_sandbox)
         total = per_sandbox * len(sandboxes)
-        rng = random.Random(int.from_bytes(os.urandom(4), "big"))
+        rng = fresh_random()
         kills_mid_backlog = 0
         for _ in range(40):
             if len(h.lines()) >= total:
@@ -98,10 +87,8 @@ class RunCrashTest(unittest.TestCase):
     def test_inotify_overflow_costs_latency_not_data(self):
         # Many events fast: thousands of appends across many sandboxes while
         # the collector is busy, more than a small event queue holds.
-        h = RunHarness(self, scan_interval_ms=300)
         sandboxes = ["sb-%03d" % i for i in range(60)]
-        for sid in sandboxes:
-            h.add_sandbox(sid)
+        h = RunHarness(self, scan_interval_ms=300, sandboxes=sandboxes)
         marker_lines = {}
         for sid in sandboxes:
             marker_lines[sid] = h.shim_line(sid)

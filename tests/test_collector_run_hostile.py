@@ -9,8 +9,7 @@ from run_harness import RunHarness
 
 class RunHostileFilesTest(unittest.TestCase):
     def test_long_line_then_good_lines(self):
-        h = RunHarness(self)
-        h.add_sandbox("sb-1")
+        h = RunHarness(self, sandboxes=["sb-1"])
         h.deny("sb-1")
         h.start()
         h.wait_expected()
@@ -22,14 +21,11 @@ class RunHostileFilesTest(unittest.TestCase):
         time.sleep(0.5)
         h.append_raw("sb-1", b"B" * 1000 + b"\n")
         h.deny("sb-1")
-        h.wait_expected()
-        h.stop()
-        h.assert_exact()
+        h.finish()
         self.assertEqual(h.stderr().count("line longer than the limit"), 2, h.stderr())
 
     def test_nul_runs_are_rejected_and_the_next_records_kept(self):
-        h = RunHarness(self)
-        h.add_sandbox("sb-1")
+        h = RunHarness(self, sandboxes=["sb-1"])
         h.start()
         h.deny("sb-1")
         h.append_raw("sb-1", b"\0" * 5000)  # a stale writer's hole
@@ -38,14 +34,11 @@ class RunHostileFilesTest(unittest.TestCase):
         h.append_raw("sb-1", line[:30] + b"\0\0\0" + line[30:])  # NULs inside a record
         h.append_raw("sb-1", b"\0" * 10 + b"\n")
         h.deny("sb-1")
-        h.wait_expected()
-        h.stop()
-        h.assert_exact()
+        h.finish()
         self.assertIn("NUL bytes", h.stderr())
 
     def test_terabyte_sparse_hole_is_skipped(self):
-        h = RunHarness(self)
-        h.add_sandbox("sb-1")
+        h = RunHarness(self, sandboxes=["sb-1"])
         h.deny("sb-1")
         h.start()
         h.wait_expected()
@@ -55,15 +48,11 @@ class RunHostileFilesTest(unittest.TestCase):
             f.seek(1 << 40)
             f.write(line)
         h.expected.append(("sb-1", marker))
-        h.wait_expected(timeout=20)
-        h.stop()
-        h.assert_exact()
+        h.finish()
         self.assertIn("NUL bytes", h.stderr())
 
     def test_symlink_swapped_in_for_a_log_is_never_followed(self):
-        h = RunHarness(self)
-        h.add_sandbox("sb-1")
-        h.add_sandbox("sb-2")
+        h = RunHarness(self, sandboxes=["sb-1", "sb-2"])
         # A host file holding a valid record: following the link would import it.
         host_marker, host_line = h.shim_line("sb-1")
         host_file = os.path.join(h.dir, "host-file.log")
@@ -89,9 +78,7 @@ class RunHostileFilesTest(unittest.TestCase):
         # The sandbox puts a real file back: read from its start.
         os.unlink(h.log_path("sb-1"))
         h.deny("sb-1")
-        h.wait_expected()
-        h.stop()
-        h.assert_exact()
+        h.finish()
 
     def test_fifo_device_and_directory_in_place_of_a_log(self):
         h = RunHarness(self)
@@ -103,8 +90,7 @@ class RunHostileFilesTest(unittest.TestCase):
         h.start()
         h.deny("sb-ok")
         time.sleep(1.0)
-        h.deny("sb-ok")
-        h.wait_expected()
+        h.deny_and_wait("sb-ok")
         h.stop()  # a FIFO never makes it hang
         h.assert_exact()
         err = h.stderr()
@@ -131,9 +117,7 @@ class RunLimitsTest(unittest.TestCase):
         h.wait_expected(timeout=60)
         for sid in sandboxes:  # a second round: each log reopened and resumed
             h.deny(sid)
-        h.wait_expected(timeout=60)
-        h.stop()
-        h.assert_exact()
+        h.finish(timeout=60)
         self.assertEqual(h.stderr().count("open file limit reached (RLIMIT_NOFILE 48"), 1,
                          h.stderr()[-3000:])
 
@@ -156,9 +140,7 @@ class RunLimitsTest(unittest.TestCase):
             h.deny(sid)
         h.add_sandbox("late")
         h.deny("late")
-        h.wait_expected()
-        h.stop()
-        h.assert_exact()
+        h.finish()
         err = h.stderr()
         self.assertEqual(err.count("watch limit reached"), 1, err)
         self.assertIn("max_user_watches", err)

@@ -4,50 +4,39 @@ import shutil
 import time
 import unittest
 
-from run_harness import RunHarness, SteadyWriter
+from run_harness import RunHarness
 
 
 class RunRotationTest(unittest.TestCase):
     def test_rotation_under_steady_writes(self):
-        h = RunHarness(self)
-        h.add_sandbox("sb-1")
-        h.add_sandbox("sb-2")
+        h = RunHarness(self, sandboxes=["sb-1", "sb-2"])
         h.start()
-        writer = SteadyWriter(h, ["sb-1", "sb-2"], rotate_every=25)
-        writer.start()
+        writer = h.start_writer(["sb-1", "sb-2"], rotate_every=25)
         time.sleep(2.0)
         writer.finish()
-        h.wait_expected(timeout=60)
-        h.stop()
-        h.assert_exact()
+        h.finish(timeout=60)
         self.assertGreater(writer.rotations, 3)
         self.assertIn("rotated: previous file", h.stderr())
 
     def test_rotation_while_stopped(self):
-        h = RunHarness(self)
-        h.add_sandbox("sb-1")
+        h = RunHarness(self, sandboxes=["sb-1"])
         h.start()
-        h.deny("sb-1")
-        h.wait_expected()
+        h.deny_and_wait("sb-1")
         h.stop()
         h.deny("sb-1")  # lands in the file that is about to be rotated
         h.deny("sb-1")
         os.rename(h.log_path("sb-1"), h.log_path("sb-1") + ".1")
         h.deny("sb-1")  # the new file
         h.start()
-        h.wait_expected()
-        h.stop()
-        h.assert_exact()
+        h.finish()
         self.assertIn("rotated while stopped", h.stderr())
 
     def test_writer_holding_the_rotated_file(self):
         # A writer opened the log before the rename and appends after the
         # collector has switched to the new file: still read (rotate wait).
-        h = RunHarness(self)
-        h.add_sandbox("sb-1")
+        h = RunHarness(self, sandboxes=["sb-1"])
         h.start()
-        h.deny("sb-1")
-        h.wait_expected()
+        h.deny_and_wait("sb-1")
         log = h.log_path("sb-1")
         held = os.open(log, os.O_WRONLY | os.O_APPEND)
         os.rename(log, log + ".1")
@@ -58,51 +47,37 @@ class RunRotationTest(unittest.TestCase):
         os.close(held)
         h.expected.append(("sb-1", marker))
         h.deny("sb-1")
-        h.wait_expected()
-        h.stop()
-        h.assert_exact()
+        h.finish()
 
     def test_rotated_while_stopped_without_a_successor(self):
-        h = RunHarness(self)
-        h.add_sandbox("sb-1")
+        h = RunHarness(self, sandboxes=["sb-1"])
         h.start()
-        h.deny("sb-1")
-        h.wait_expected()
+        h.deny_and_wait("sb-1")
         h.stop()
         h.deny("sb-1")
         os.rename(h.log_path("sb-1"), h.log_path("sb-1") + ".1")  # no new file yet
         h.start()
         h.wait_expected()
         h.deny("sb-1")  # now the new file appears
-        h.wait_expected()
-        h.stop()
-        h.assert_exact()
+        h.finish()
         self.assertIn("was rotated while stopped (now missing)", h.stderr())
 
     def test_copytruncate(self):
-        h = RunHarness(self)
-        h.add_sandbox("sb-1")
+        h = RunHarness(self, sandboxes=["sb-1"])
         h.start()
-        for _ in range(4):
-            h.deny("sb-1")
-        h.wait_expected()
+        h.deny_and_wait("sb-1", times=4)
         log = h.log_path("sb-1")
         shutil.copyfile(log, log + ".1")
         with open(log, "r+b") as f:
             f.truncate(0)
         h.deny("sb-1")
-        h.wait_expected()
-        h.stop()
-        h.assert_exact()
+        h.finish()
         self.assertIn("truncated", h.stderr())
 
     def test_delete_and_recreate(self):
-        h = RunHarness(self)
-        h.add_sandbox("sb-1")
+        h = RunHarness(self, sandboxes=["sb-1"])
         h.start()
-        h.deny("sb-1")
-        h.deny("sb-1")
-        h.wait_expected()
+        h.deny_and_wait("sb-1", times=2)
         os.unlink(h.log_path("sb-1"))
         time.sleep(0.5)
         h.deny("sb-1")  # the shim creates it again
@@ -112,17 +87,12 @@ class RunRotationTest(unittest.TestCase):
         time.sleep(0.5)
         h.add_sandbox("sb-1")
         h.deny("sb-1")
-        h.wait_expected()
-        h.stop()
-        h.assert_exact()
+        h.finish()
 
     def test_inode_reuse_while_stopped(self):
-        h = RunHarness(self)
-        h.add_sandbox("sb-1")
+        h = RunHarness(self, sandboxes=["sb-1"])
         h.start()
-        for _ in range(3):
-            h.deny("sb-1")
-        h.wait_expected()
+        h.deny_and_wait("sb-1", times=3)
         h.stop()
         log = h.log_path("sb-1")
         old_ino = os.stat(log).st_ino
@@ -142,18 +112,13 @@ class RunRotationTest(unittest.TestCase):
         for _ in range(5):
             h.deny("sb-1")
         h.start()
-        h.wait_expected()
-        h.stop()
-        h.assert_exact()
+        h.finish()
         self.assertIn("reading from offset 0", h.stderr())
 
     def test_shrink_and_regrow_between_looks(self):
-        h = RunHarness(self)
-        h.add_sandbox("sb-1")
+        h = RunHarness(self, sandboxes=["sb-1"])
         h.start()
-        for _ in range(3):
-            h.deny("sb-1")
-        h.wait_expected()
+        h.deny_and_wait("sb-1", times=3)
         h.stop()
         old_size = os.path.getsize(h.log_path("sb-1"))
         with open(h.log_path("sb-1"), "r+b") as f:
@@ -161,66 +126,46 @@ class RunRotationTest(unittest.TestCase):
         while os.path.getsize(h.log_path("sb-1")) <= old_size + 10:
             h.deny("sb-1")
         h.start()
-        h.wait_expected()
-        h.stop()
-        h.assert_exact()
+        h.finish()
         self.assertIn("rewritten", h.stderr())
 
     def test_replay_after_a_stale_checkpoint_writes_nothing_twice(self):
         # The state a crash leaves between "output synced" and "checkpoint
         # written": the output holds entries the checkpoint does not cover.
-        h = RunHarness(self)
-        h.add_sandbox("sb-1")
+        h = RunHarness(self, sandboxes=["sb-1"])
+        h.start()
+        h.deny_and_wait("sb-1")
+        h.stop()
+        stale = h.read_checkpoint("sb-1")
+        h.start()
+        h.deny_and_wait("sb-1", times=4)
+        h.stop()
+        h.write_checkpoint("sb-1", stale)
         h.start()
         h.deny("sb-1")
-        h.wait_expected()
-        h.stop()
-        ckpt = os.path.join(h.state, "sb-1.checkpoint")
-        with open(ckpt, "rb") as f:
-            stale = f.read()
-        h.start()
-        for _ in range(4):
-            h.deny("sb-1")
-        h.wait_expected()
-        h.stop()
-        with open(ckpt, "wb") as f:
-            f.write(stale)
-        h.start()
-        h.deny("sb-1")
-        h.wait_expected()
-        h.stop()
-        h.assert_exact()
+        h.finish()
         self.assertIn("4 already present (replayed)", h.stderr())
 
     def test_torn_output_line_after_a_crash(self):
         # kill -9 can cut a large write() short: the audit file ends in part
         # of a line that was never synced, so no checkpoint covers it.
-        h = RunHarness(self)
-        h.add_sandbox("sb-1")
+        h = RunHarness(self, sandboxes=["sb-1"])
         h.start()
-        h.deny("sb-1")
-        h.wait_expected()
+        h.deny_and_wait("sb-1")
         h.stop()
-        ckpt = os.path.join(h.state, "sb-1.checkpoint")
-        with open(ckpt, "rb") as f:
-            stale = f.read()
+        stale = h.read_checkpoint("sb-1")
         h.start()
-        h.deny("sb-1")
-        h.deny("sb-1")
-        h.wait_expected()
+        h.deny_and_wait("sb-1", times=2)
         h.kill9()
         with open(h.out, "rb") as f:
             data = f.read()
         last_start = data.rstrip(b"\n").rfind(b"\n") + 1
         with open(h.out, "wb") as f:  # the last entry half written
             f.write(data[:last_start] + data[last_start:last_start + 200])
-        with open(ckpt, "wb") as f:
-            f.write(stale)
+        h.write_checkpoint("sb-1", stale)
         h.start()
         h.deny("sb-1")
-        h.wait_expected()
-        h.stop()
-        h.assert_exact()
+        h.finish()
         self.assertIn("incomplete last line", h.stderr())
         self.assertIn("1 already present (replayed)", h.stderr())
 

@@ -100,13 +100,10 @@ class RunSyslogTest(unittest.TestCase):
         rs.start()
         h.add_sandbox("sb-1")
         h.start(syslog=rs.socket)
-        h.deny("sb-1")
-        h.wait_expected()
+        h.deny_and_wait("sb-1")
         rs.wait_for(["entry_id=" + h.entries()[0]["entry_id"]])
         rs.stop()
-        h.deny("sb-1")
-        h.deny("sb-1")
-        h.wait_expected()
+        h.deny_and_wait("sb-1", times=2)
         deadline = time.monotonic() + 10
         while "syslog" not in h.stderr() and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -115,8 +112,7 @@ class RunSyslogTest(unittest.TestCase):
         # Back again: the sender reconnects (at most once a second).
         rs.start()
         time.sleep(1.2)
-        h.deny("sb-1")
-        h.wait_expected()
+        h.deny_and_wait("sb-1")
         rs.wait_for(["entry_id=" + h.entries()[-1]["entry_id"]])
         h.stop()
         h.assert_exact()
