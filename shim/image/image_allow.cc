@@ -63,24 +63,13 @@ Found FindCommand(const Session& s, std::string_view name, image_root::PathBuf* 
 
 int Allow(int argc, char** argv) {
   image_options::Options options;
-  int status = image_session::Start(kSub, argc, argv, &options);
-  if (status >= 0) return status;
-
-  Text err;
   image_names::NameList names;
   image_options::Source source;
-  if (!image_options::LoadList(options.names_set, options.names, "--names", "ALLOWED_BIN_NAMES",
-                               image_options::Default::kRequired, &names, &source, &err)) {
-    err.Add("; nothing was changed");
-    image_session::Error(kSub, err);
-    return 2;
-  }
   Session s;
-  if (!image_session::Open(kSub, options, &s, &err)) {
-    err.Add("; nothing was changed");
-    image_session::Error(kSub, err);
-    return 1;
-  }
+  int status = image_session::Begin(kSub, argc, argv, "ALLOWED_BIN_NAMES", image_options::Default::kRequired,
+                                    &options, &names, &source, &s);
+  if (status >= 0) return status;
+  Text err;
   if (s.pinned_present) {
     for (std::string_view name : names) {
       image_root::Located entry;

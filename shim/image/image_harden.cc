@@ -83,24 +83,13 @@ Outcome StripOne(const Session& s, int i, std::string_view name) {
 
 int Harden(int argc, char** argv) {
   image_options::Options options;
-  int status = image_session::Start(kSub, argc, argv, &options);
-  if (status >= 0) return status;
-
-  Text err;
   image_names::NameList names;
   image_options::Source source;
-  if (!image_options::LoadList(options.names_set, options.names, "--names", "STRIP_EXEC_BIN_NAMES",
-                               image_options::Default::kStripSet, &names, &source, &err)) {
-    err.Add("; nothing was changed");
-    image_session::Error(kSub, err);
-    return 2;
-  }
   Session s;
-  if (!image_session::Open(kSub, options, &s, &err)) {
-    err.Add("; nothing was changed");
-    image_session::Error(kSub, err);
-    return 1;
-  }
+  int status = image_session::Begin(kSub, argc, argv, "STRIP_EXEC_BIN_NAMES", image_options::Default::kStripSet,
+                                    &options, &names, &source, &s);
+  if (status >= 0) return status;
+  Text err;
 
   int stripped = 0, already = 0, failed = 0, absent = 0;
   Text not_present;

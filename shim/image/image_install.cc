@@ -88,24 +88,13 @@ void WarnLeftOut(const image_names::NameList& names, image_options::Source sourc
 
 int Install(int argc, char** argv) {
   image_options::Options options;
-  int status = image_session::Start(kSub, argc, argv, &options);
-  if (status >= 0) return status;
-
-  Text err;
   image_names::NameList names;
   image_options::Source source;
-  if (!image_options::LoadList(options.names_set, options.names, "--names", "DENIED_LOGGED_BIN_NAMES",
-                               image_options::Default::kDeniedSet, &names, &source, &err)) {
-    err.Add("; nothing was changed");
-    image_session::Error(kSub, err);
-    return 2;
-  }
   Session s;
-  if (!image_session::Open(kSub, options, &s, &err)) {
-    err.Add("; nothing was changed");
-    image_session::Error(kSub, err);
-    return 1;
-  }
+  int status = image_session::Begin(kSub, argc, argv, "DENIED_LOGGED_BIN_NAMES", image_options::Default::kDeniedSet,
+                                    &options, &names, &source, &s);
+  if (status >= 0) return status;
+  Text err;
   if (!s.shim.present) {
     err.Add("the shim ", Quoted{options.shim}, " is not in the root (copy it there first); nothing was changed");
     image_session::Error(kSub, err);

@@ -126,4 +126,24 @@ int Start(image_options::Subcommand sub, int argc, char** argv, image_options::O
   return -1;
 }
 
+int Begin(image_options::Subcommand sub, int argc, char** argv, const char* env_name,
+          image_options::Default fallback, image_options::Options* options,
+          image_names::NameList* names, image_options::Source* source, Session* s) {
+  int status = Start(sub, argc, argv, options);
+  if (status >= 0) return status;
+  image_text::Text err;
+  if (!image_options::LoadList(options->names_set, options->names, "--names", env_name, fallback,
+                               names, source, &err)) {
+    err.Add("; nothing was changed");
+    Error(sub, err);
+    return 2;
+  }
+  if (!Open(sub, *options, s, &err)) {
+    err.Add("; nothing was changed");
+    Error(sub, err);
+    return 1;
+  }
+  return -1;
+}
+
 }  // namespace image_session

@@ -51,6 +51,14 @@ void Error(image_options::Subcommand sub, const image_text::Text& text);
 // subcommand should go on, else the exit status to return.
 int Start(image_options::Subcommand sub, int argc, char** argv, image_options::Options* options);
 
+// Start, then the --names list (option, else env_name, else fallback), then
+// Open: the common beginning of install, allow and harden. Any failure is
+// reported ("...; nothing was changed") and its exit status returned: 2 for
+// usage or a bad name, 1 when the root cannot be opened. -1 to go on.
+int Begin(image_options::Subcommand sub, int argc, char** argv, const char* env_name,
+          image_options::Default fallback, image_options::Options* options,
+          image_names::NameList* names, image_options::Source* source, Session* s);
+
 }  // namespace image_session
 
 #endif  // AGT_DENY_SHIM_IMAGE_IMAGE_SESSION_H_
