@@ -11,6 +11,11 @@
 // Events come from inotify (one watch per pattern base and per sandbox
 // directory); a periodic scan (fstat/fstatat per known file) catches whatever
 // the event queue lost, so an overflow costs latency, never data.
+//
+// One class, one concern per file: tail_engine.cc (set-up and the cycle),
+// tail_engine_discovery.cc (sandboxes found, inotify, the scan),
+// tail_engine_source.cc (reading one log: resume, truncation, rotation),
+// tail_engine_commit.cc (validate and append, sync, then checkpoints).
 #ifndef AGT_COLLECTOR_TAIL_TAIL_ENGINE_H_
 #define AGT_COLLECTOR_TAIL_TAIL_ENGINE_H_
 
