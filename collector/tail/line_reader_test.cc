@@ -43,6 +43,24 @@ std::string GoodFile() {
   return s;
 }
 
+// A Reader (buffer of buf_size, line limit max_line) and one file "f"
+// holding `content`, open with `flags`; closed even when a REQUIRE fails.
+struct ReaderOnFile {
+  std::vector<char> buf;
+  Reader reader;
+  tail_test_util::TempDir d;
+  int fd = -1;
+  ReaderOnFile(size_t buf_size, size_t max_line, const std::string& content,
+               int flags = O_RDONLY)
+      : buf(buf_size), reader(buf.data(), buf.size(), max_line) {
+    d.Write("f", content);
+    fd = open(d.Join("f").c_str(), flags | O_CLOEXEC);
+  }
+  ~ReaderOnFile() {
+    if (fd >= 0) close(fd);
+  }
+};
+
 }  // namespace
 
 TEST_CASE("line_reader: every prefix of a good file, then the rest, yields each line once") {
@@ -85,109 +103,84 @@ TEST_CASE("line_reader: a long line is rejected without blinding the file") {
   const std::string longline(5000, 'A');
   const std::string content = "first\n" + longline + "\nsecond\nthird\n";
   for (size_t buf_size : {64u, 100u, 4096u, 8192u}) {
-    std::vector<char> buf(buf_size);
-    Reader reader(buf.data(), buf.size(), 50);
-    tail_test_util::TempDir d;
-    d.Write("f", content);
-    int fd = open(d.Join("f").c_str(), O_RDONLY | O_CLOEXEC);
+    ReaderOnFile f(buf_size, 50, content);
     Position pos;
     Seen seen;
-    CHECK(ReadAll(&reader, fd, &pos, &seen) == ReadResult::kEndOfData);
+    CHECK(ReadAll(&f.reader, f.fd, &pos, &seen) == ReadResult::kEndOfData);
     CHECK(seen.lines == std::vector<std::string>{"first", "second", "third"});
     REQUIRE(seen.rejected.size() == 1);
     CHECK(seen.rejected[0] == "6:line longer than the limit");
     CHECK(pos.offset == content.size());
     CHECK(!pos.skipping_long_line);
-    close(fd);
   }
 }
 
 TEST_CASE("line_reader: a long line still being written keeps skipping across reads") {
-  std::vector<char> buf(64);
-  Reader reader(buf.data(), buf.size(), 32);
-  tail_test_util::TempDir d;
-  d.Write("f", "ok\n" + std::string(100, 'B'));
-  int fd = open(d.Join("f").c_str(), O_RDONLY | O_CLOEXEC);
+  ReaderOnFile f(64, 32, "ok\n" + std::string(100, 'B'));
   Position pos;
   Seen seen;
-  ReadAll(&reader, fd, &pos, &seen);
+  ReadAll(&f.reader, f.fd, &pos, &seen);
   CHECK(pos.skipping_long_line);
   CHECK(seen.rejected.size() == 1);
   // A resume from a saved position (as after a restart) keeps skipping: the
   // tail of the long line, even if it looks like a record, is never a line.
-  d.Write("f", std::string(50, 'B') + "{\"looks\":\"valid\"}\nafter\n", true);
+  f.d.Write("f", std::string(50, 'B') + "{\"looks\":\"valid\"}\nafter\n", true);
   Position resumed = pos;
   Seen seen2;
-  ReadAll(&reader, fd, &resumed, &seen2);
+  ReadAll(&f.reader, f.fd, &resumed, &seen2);
   CHECK(seen2.lines == std::vector<std::string>{"after"});
   CHECK(seen2.rejected.empty());
-  close(fd);
 }
 
 TEST_CASE("line_reader: NUL runs are rejected, the lines around them kept") {
-  std::vector<char> buf(64);
-  Reader reader(buf.data(), buf.size(), 40);
-  tail_test_util::TempDir d;
   using namespace std::string_literals;
   std::string content = "one\n"s + std::string(300, '\0') + "two\nbad\0line\n"s + std::string(3, '\0') + "\nthree\n"s;
-  d.Write("f", content);
-  int fd = open(d.Join("f").c_str(), O_RDONLY | O_CLOEXEC);
+  ReaderOnFile f(64, 40, content);
   Position pos;
   Seen seen;
-  ReadAll(&reader, fd, &pos, &seen);
+  ReadAll(&f.reader, f.fd, &pos, &seen);
   CHECK(seen.lines == std::vector<std::string>{"one", "two", "", "three"});
   // The 300-byte run spans several 64-byte chunks: each piece is rejected
   // with its offset; nothing of it is emitted.
   for (const std::string& r : seen.rejected) CHECK(r.find("NUL bytes") != std::string::npos);
   CHECK(seen.rejected.size() >= 3);
   CHECK(pos.offset == content.size());
-  close(fd);
 }
 
 TEST_CASE("line_reader: a sparse hole is skipped, not read as terabytes of NULs") {
-  std::vector<char> buf(4096);
-  Reader reader(buf.data(), buf.size(), 100);
-  tail_test_util::TempDir d;
-  d.Write("f", "before\n");
-  int fd = open(d.Join("f").c_str(), O_RDWR | O_CLOEXEC);
-  REQUIRE(fd >= 0);
+  ReaderOnFile f(4096, 100, "before\n", O_RDWR);
+  REQUIRE(f.fd >= 0);
   const off_t hole_end = static_cast<off_t>(1) << 40;  // 1 TiB, no blocks
-  REQUIRE(ftruncate(fd, hole_end) == 0);
-  REQUIRE(pwrite(fd, "after\n", 6, hole_end) == 6);
+  REQUIRE(ftruncate(f.fd, hole_end) == 0);
+  REQUIRE(pwrite(f.fd, "after\n", 6, hole_end) == 6);
   Position pos;
   Seen seen;
-  CHECK(ReadAll(&reader, fd, &pos, &seen) == ReadResult::kEndOfData);
+  CHECK(ReadAll(&f.reader, f.fd, &pos, &seen) == ReadResult::kEndOfData);
   CHECK(seen.lines == std::vector<std::string>{"before", "after"});
   REQUIRE(!seen.rejected.empty());
   CHECK(seen.rejected[0] == "7:NUL bytes");
   CHECK(seen.rejected.size() <= 3);
   CHECK(pos.offset == static_cast<uint64_t>(hole_end) + 6);
   // A hole up to the end of the file: consumed at once as well.
-  REQUIRE(ftruncate(fd, hole_end * 2) == 0);
+  REQUIRE(ftruncate(f.fd, hole_end * 2) == 0);
   Seen tail;
-  CHECK(ReadAll(&reader, fd, &pos, &tail) == ReadResult::kEndOfData);
+  CHECK(ReadAll(&f.reader, f.fd, &pos, &tail) == ReadResult::kEndOfData);
   CHECK(tail.lines.empty());
   CHECK(pos.offset == static_cast<uint64_t>(hole_end) * 2);
-  close(fd);
 }
 
 TEST_CASE("line_reader: the callback can stop; the position resumes exactly") {
-  std::vector<char> buf(4096);
-  Reader reader(buf.data(), buf.size(), 100);
-  tail_test_util::TempDir d;
-  d.Write("f", "a\nb\nc\nd\n");
-  int fd = open(d.Join("f").c_str(), O_RDONLY | O_CLOEXEC);
+  ReaderOnFile f(4096, 100, "a\nb\nc\nd\n");
   Position pos;
   std::vector<std::string> got;
   std::string err;
   for (int round = 0; round < 10; ++round) {
     int budget = 1;
-    ReadResult r = reader.Read(fd, &pos, [&](const Item& it) {
+    ReadResult r = f.reader.Read(f.fd, &pos, [&](const Item& it) {
       got.emplace_back(it.line);
       return --budget > 0;
     }, &err);
     if (r == ReadResult::kEndOfData) break;
   }
   CHECK(got == std::vector<std::string>{"a", "b", "c", "d"});
-  close(fd);
 }
