@@ -129,16 +129,22 @@ class RunRotationTest(unittest.TestCase):
         h.finish()
         self.assertIn("rewritten", h.stderr())
 
-    def test_replay_after_a_stale_checkpoint_writes_nothing_twice(self):
-        # The state a crash leaves between "output synced" and "checkpoint
-        # written": the output holds entries the checkpoint does not cover.
+    def checkpoint_then_more(self, newer):
+        """sb-1's checkpoint after 1 entry, then `newer` entries more in the
+        output; returns the harness (collector running) and that checkpoint."""
         h = RunHarness(self, sandboxes=["sb-1"])
         h.start()
         h.deny_and_wait("sb-1")
         h.stop()
         stale = h.read_checkpoint("sb-1")
         h.start()
-        h.deny_and_wait("sb-1", times=4)
+        h.deny_and_wait("sb-1", times=newer)
+        return h, stale
+
+    def test_replay_after_a_stale_checkpoint_writes_nothing_twice(self):
+        # The state a crash leaves between "output synced" and "checkpoint
+        # written": the output holds entries the checkpoint does not cover.
+        h, stale = self.checkpoint_then_more(4)
         h.stop()
         h.write_checkpoint("sb-1", stale)
         h.start()
@@ -149,13 +155,7 @@ class RunRotationTest(unittest.TestCase):
     def test_torn_output_line_after_a_crash(self):
         # kill -9 can cut a large write() short: the audit file ends in part
         # of a line that was never synced, so no checkpoint covers it.
-        h = RunHarness(self, sandboxes=["sb-1"])
-        h.start()
-        h.deny_and_wait("sb-1")
-        h.stop()
-        stale = h.read_checkpoint("sb-1")
-        h.start()
-        h.deny_and_wait("sb-1", times=2)
+        h, stale = self.checkpoint_then_more(2)
         h.kill9()
         with open(h.out, "rb") as f:
             data = f.read()
