@@ -129,6 +129,12 @@ class Engine {
     uint32_t c_hash_len = 0;
     std::string c_sha256;
     checkpoint_store::Checkpoint CommittedCheckpoint() const;
+    // Read exactly up to what the checkpoint says: nothing to checkpoint,
+    // and the file can be let go and resumed later.
+    bool AtCheckpoint() const {
+      return have_committed && c_dev == dev && c_ino == ino && committed.offset == pos.offset &&
+             committed.skipping_long_line == pos.skipping_long_line;
+    }
     // Something refused or failing at the path, reported once until it changes.
     std::string problem;
     uint64_t problem_ino = 0;

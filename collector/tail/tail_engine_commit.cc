@@ -92,11 +92,7 @@ bool Engine::Commit(std::string* err) {
   for (uint32_t index : touched_) {
     Source& s = sources_[index];
     if (s.fd < 0) continue;
-    if (s.have_committed && s.c_dev == s.dev && s.c_ino == s.ino &&
-        s.committed.offset == s.pos.offset &&
-        s.committed.skipping_long_line == s.pos.skipping_long_line) {
-      continue;
-    }
+    if (s.AtCheckpoint()) continue;
     checkpoint_store::Checkpoint c;
     c.dev = s.dev;
     c.ino = s.ino;

@@ -373,10 +373,8 @@ size_t Engine::ReleaseIdleFiles(const Source* except, size_t want) {
   size_t released = 0;
   for (size_t n = 0; n < sources_.size() && released < want; ++n) {
     Source& s = sources_[release_cursor_++ % sources_.size()];
-    if (&s == except || s.retired || s.fd < 0 || s.linger_fd >= 0 || s.dirty || s.rotated_away || s.release_after_commit ||
-        !s.have_committed || s.c_dev != s.dev || s.c_ino != s.ino ||
-        s.committed.offset != s.pos.offset ||
-        s.committed.skipping_long_line != s.pos.skipping_long_line) {
+    if (&s == except || s.retired || s.fd < 0 || s.linger_fd >= 0 || s.dirty || s.rotated_away ||
+        s.release_after_commit || !s.AtCheckpoint()) {
       continue;
     }
     if (std::find(touched_.begin(), touched_.end(),
