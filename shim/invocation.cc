@@ -1,5 +1,7 @@
 #include "invocation.h"
 
+#include "redact.h"
+
 namespace invocation {
 
 std::string_view Basename(std::string_view path) {
@@ -27,7 +29,13 @@ std::string_view DeniedName(std::string_view exec_path, const char* argv0) {
   if (argv0 == nullptr || argv0[0] == '\0') return kUnknown;
   std::string_view name = Basename(exec_path);
   if (exec_path.empty() || name == kSelfName) name = Basename(argv0);
-  return IsPlausibleName(name) ? name : kUnknown;
+  if (!IsPlausibleName(name)) return kUnknown;
+  // The name is printed unredacted (binary and the human line), so one the
+  // redaction rules find a secret in (a link named like an access key) is
+  // not shown: argv0 and path show it redacted instead.
+  redact::Spans spans;
+  redact::Standalone(name, &spans);
+  return spans.count == 0 ? name : kUnknown;
 }
 
 }  // namespace invocation

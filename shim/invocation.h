@@ -22,7 +22,8 @@ bool IsPlausibleName(std::string_view name);
 // agt-deny-shim AND argv[0] named agt-deny-shim. `argv0` may be null (argc 0).
 bool IsSelfMode(std::string_view exec_path, const char* argv0);
 
-// The record's `binary`. An empty argv[0] counts as an empty argv: since
+// The record's `binary`: "unknown" when the name is implausible or holds a
+// secret by the context-free redaction rules. An empty argv[0] counts as an empty argv: since
 // Linux 5.18 the kernel turns execve(path, {NULL}) into argv = {""}.
 std::string_view DeniedName(std::string_view exec_path, const char* argv0);
 

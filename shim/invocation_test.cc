@@ -45,6 +45,13 @@ TEST_CASE("empty argv and implausible names are unknown") {
   CHECK(invocation::DeniedName("", "/bin/ssh") == "ssh");
 }
 
+TEST_CASE("a name holding a secret shape is unknown, never shown") {
+  CHECK(invocation::DeniedName("/opt/agt/agt-deny-shim", "AKIAIOSFODNN7EXAMPLE") == "unknown");
+  CHECK(invocation::DeniedName("/tmp/sk-abcdefghijklmnopqrstuvwxyz", "curl") == "unknown");
+  CHECK(invocation::DeniedName("/tmp/xoxb-1234567890-abcdefghij", "curl") == "unknown");
+  CHECK(invocation::DeniedName("/usr/bin/AKIA", "curl") == "AKIA");  // too short to be a key
+}
+
 TEST_CASE("self mode needs both the exec path and argv[0]") {
   CHECK(invocation::IsSelfMode("/usr/local/bin/agt-deny-shim", "agt-deny-shim"));
   CHECK(invocation::IsSelfMode("./agt-deny-shim", "/x/agt-deny-shim"));
