@@ -179,3 +179,24 @@ TEST_CASE("ReadLastLine finds the last line across chunk boundaries") {
   CHECK(complete == 0);
   close(fd);
 }
+
+TEST_CASE("VerifyLine rejects what upstream's json.loads rejects: bytes after a NUL") {
+  chain_signer::ChainSigner signer;
+  std::string err;
+  REQUIRE(signer.Init("k3y-bytes-for-the-test", &err));
+  std::string line;
+  REQUIRE(signer.SignAppend(Entry(1), &line, &err));
+  line.pop_back();  // '\n'
+  audit_verifier::LineFacts facts;
+  std::string reason;
+  const std::string none;
+  CHECK(audit_verifier::VerifyLine(line, &none, signer.hasher(), &facts, &reason));
+  // json.loads allows whitespace around the object: so does VerifyLine.
+  CHECK(audit_verifier::VerifyLine(" " + line + " \t", &none, signer.hasher(), &facts, &reason));
+  // A signed line followed by a NUL and junk is "Extra data" to Python.
+  const std::string junk = line + std::string("\0junk", 5);
+  CHECK_FALSE(audit_verifier::VerifyLine(junk, &none, signer.hasher(), &facts, &reason));
+  CHECK(reason.find("NUL") != std::string::npos);
+  CHECK_FALSE(audit_verifier::VerifyLine(line + std::string(1, '\0'), &none, signer.hasher(),
+                                         &facts, &reason));
+}

@@ -69,6 +69,13 @@ bool IsLowerHex64(const std::string& s) {
 
 bool VerifyLine(std::string_view line, const std::string* expected_previous_hash,
                 chain_signer::Hasher* hasher, LineFacts* facts, std::string* reason) {
+  // RapidJSON's length-bounded parse takes a NUL byte for the end of the
+  // text, so "{...}\0junk" would pass; Python's json.loads (upstream's
+  // verifier) rejects it. A raw NUL is never valid JSON anywhere in a line.
+  if (line.find('\0') != std::string_view::npos) {
+    *reason = "not a JSON object (a NUL byte in the line)";
+    return false;
+  }
   rapidjson::Document doc;
   constexpr unsigned kFlags = rapidjson::kParseValidateEncodingFlag | rapidjson::kParseIterativeFlag;
   doc.Parse<kFlags>(line.data(), line.size());
