@@ -38,6 +38,14 @@ class ManPage(ShimTestCase):
         for status in ("126", "0", "1", "2"):
             self.assertIn(".It %s\n" % status, exits)
 
+    def test_exit_126_replacing_eacces_is_documented(self):
+        # Upstream review, blocker 2: callers that gate on PermissionError
+        # must learn that a shimmed command exits 126 instead.
+        exits = self.text.split(".Sh EXIT STATUS")[1].split(".Sh ")[0]
+        status_126 = exits.split(".It 126\n")[1].split(".It ")[0]
+        self.assertIn(".Er EACCES", status_126)
+        self.assertIn("PermissionError", status_126)
+
     def test_every_subcommand_is_documented(self):
         p = subprocess.run(["agt-deny-shim", "--help"], executable=SHIM, capture_output=True,
                            text=True, timeout=30)
