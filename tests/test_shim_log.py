@@ -46,6 +46,25 @@ class DeniedLog(ShimTestCase):
         self.assertEqual(self.read(log), first.record_line + b"\n" + second.record_line + b"\n")
         self.assertEqual(stat.S_IMODE(os.stat(log).st_mode), 0o600)
 
+    def test_opened_with_exactly_the_documented_flags(self):
+        # Issue point 4's flag list, as the kernel sees the call: O_NOFOLLOW
+        # (no symlink), O_NONBLOCK (no hang on a FIFO), O_NOCTTY (a terminal
+        # never becomes the controlling one), O_APPEND (one piece at the end).
+        log = self.sandbox.join("denied.log")
+        trace = self.sandbox.join("trace")
+        proc = subprocess.run(["strace", "-qq", "-e", "trace=openat", "-o", trace,
+                               self.sandbox.link("curl"), "x"],
+                              env={"AGT_DENIED_LOG": log}, capture_output=True, timeout=60)
+        self.assertEqual(proc.returncode, 126, proc.stderr)
+        with open(trace) as f:
+            opens = [l for l in f.read().splitlines() if log in l]
+        self.assertEqual(len(opens), 1, opens)
+        flags, mode = opens[0].split(", ")[2:4]
+        self.assertEqual(set(flags.split("|")),
+                         {"O_WRONLY", "O_APPEND", "O_CREAT", "O_NOFOLLOW", "O_CLOEXEC", "O_NOCTTY",
+                          "O_NONBLOCK"})
+        self.assertTrue(mode.startswith("0600)"), opens[0])
+
     def test_existing_file_keeps_its_content(self):
         log = self.sandbox.join("denied.log")
         with open(log, "wb") as f:
