@@ -125,6 +125,21 @@ class TheRecord(ShimTestCase):
         self.assertNotIn(b"\n", line)
         self.assertNotIn(b"\xe2\x80\xa8", line)
 
+    def test_overlongs_surrogates_and_out_of_range_never_pass_through(self):
+        # Each is invalid UTF-8 that lenient decoders accept: every byte of it
+        # becomes U+FFFD, in argv, argv0 and path alike.
+        bad = [b"\xed\xa0\x80", b"\xed\xbf\xbf", b"\xed\xa0\xbd\xed\xb8\x80",  # surrogates, a CESU pair
+               b"\xc0\x80", b"\xc1\xbf", b"\xe0\x80\xaf", b"\xf0\x80\x80\xaf",  # overlongs
+               b"\xf4\x90\x80\x80", b"\xf5\x80\x80\x80", b"\xf8\x88\x80\x80\x80"]  # > U+10FFFF
+        link = self.sandbox.link("curl", subdir=b"d\xed\xa0\x80".decode("utf-8", "surrogateescape"))
+        d = run([b"x\xed\xa0\x80"] + bad, executable=link)
+        rec = self.assertValidDenial(d, "curl")
+        self.assertEqual(rec["argv"], ["\ufffd" * len(b) for b in bad])
+        self.assertEqual(rec["argv0"], "x\ufffd\ufffd\ufffd")
+        self.assertTrue(rec["path"].endswith("/d\ufffd\ufffd\ufffd/curl"), rec["path"])
+        for b in bad:
+            self.assertNotIn(b, d.record_line)
+
 
 class OneStderrWrite(ShimTestCase):
     """Point 3: ONE write() to stderr holding both lines, <= 4096 bytes."""
