@@ -346,6 +346,14 @@ bool ParseConfig(std::string_view text, const std::string& file, Config* out,
                  std::vector<std::string>* /*warnings*/, std::string* err) {
   *out = Config();
   out->file = file;
+  // RapidJSON would take a NUL byte for the end of the text and ignore
+  // whatever follows it: strict parsing refuses it instead.
+  const size_t nul = text.find('\0');
+  if (nul != std::string_view::npos) {
+    *err = "agt-collector: error: " + file + ":" + LineColumn(text, nul) +
+           ": invalid JSON: a NUL byte";
+    return false;
+  }
   rapidjson::Document doc;
   constexpr unsigned kFlags = rapidjson::kParseValidateEncodingFlag | rapidjson::kParseIterativeFlag;
   doc.Parse<kFlags>(text.data(), text.size());

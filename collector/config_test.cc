@@ -74,6 +74,9 @@ TEST_CASE("config: types, semantics, JSON errors with line:column") {
   CHECK(Fails(R"({"output": "\udc00"})").find("UTF-8") != std::string::npos);
   CHECK(Fails("{\n  \"output\": ,\n}").find("c.json:2:13: invalid JSON") != std::string::npos);
   CHECK(Fails("[]").find("must be a JSON object") != std::string::npos);
+  // Bytes after a NUL are not ignored (a DOM parse would stop there).
+  CHECK(Fails(std::string("{}\0{\"bogus\": 1}", 15)).find("c.json:1:3: invalid JSON: a NUL byte") !=
+        std::string::npos);
 }
 
 TEST_CASE("sizes: explicit units") {
@@ -86,7 +89,8 @@ TEST_CASE("sizes: explicit units") {
   CHECK((config::ParseSize("3MB", &b, &err) && b == 3000000));
   CHECK((config::ParseSize("3MiB", &b, &err) && b == 3145728));
   CHECK((config::ParseSize("1GiB", &b, &err) && b == 1073741824));
-  for (const char* bad : {"", "MiB", "1M", "1k", "1 MiB", "1mib", "1.5MiB", "-1", "99999999999999999999999"}) {
+  for (const char* bad : {"", "MiB", "1M", "1k", "1 MiB", "1mib", "1.5MiB", "-1", "99999999999999999999999",
+                          "99999999999GiB", "18446744073709551616"}) {
     CAPTURE(bad);
     CHECK_FALSE(config::ParseSize(bad, &b, &err));
   }
