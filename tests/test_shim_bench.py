@@ -1,0 +1,43 @@
+"""scripts/bench-shim runs and prints what issue 2 asks of it: the median
+exec latency ratio against a static no-op built in the same run, the stripped
+size and the peak RSS. Only the report is checked: no figure is asserted."""
+import os
+import re
+import subprocess
+import unittest
+
+from shim_support import BUILD, TOP, require_static_shim
+
+
+class BenchShim(unittest.TestCase):
+
+    def test_prints_ratio_size_and_peak_rss(self):
+        require_static_shim(self)
+        env = dict(os.environ, AGT_BUILD_DIR=BUILD)
+        proc = subprocess.run([os.path.join(TOP, "scripts", "bench-shim"), "30"], env=env,
+                              capture_output=True, text=True, timeout=600)
+        self.assertEqual(proc.returncode, 0, proc.stderr[-2000:])
+        out = proc.stdout
+        self.assertRegex(out, r"(?m)^RATIO shim / no-op: \d+\.\d+x   \(goal <= 1\.5x: (met|NOT met)\)$")
+        size = re.search(r"(?m)^  agt-deny-shim \(incl\. the image tool\) +(\d+) bytes$", out)
+        self.assertIsNotNone(size, out)
+        self.assertEqual(int(size.group(1)), _stripped_size(self))
+        self.assertRegex(out, r"(?m)^peak RSS")
+        self.assertRegex(out, r"(?m)^  agt-deny-shim as curl, with log +\d+ KiB$")
+
+
+def _stripped_size(test):
+    """The shim's size after `strip`, computed here independently."""
+    import shutil
+    import tempfile
+    from shim_support import SHIM
+    with tempfile.TemporaryDirectory() as d:
+        copy = os.path.join(d, "shim")
+        shutil.copy(SHIM, copy)
+        p = subprocess.run(["strip", copy], capture_output=True, text=True)
+        test.assertEqual(p.returncode, 0, p.stderr)
+        return os.path.getsize(copy)
+
+
+if __name__ == "__main__":
+    unittest.main()
