@@ -244,6 +244,52 @@ class Import(unittest.TestCase):
         self.assertEqual(r.returncode, 66)
         self.assertIn("agt-collector: error: open ", r.stderr)
 
+    def test_verify_rejects_every_edit_upstream_rejects(self):
+        """Edits of a signed file, judged by agt-collector verify and by upstream's logic.
+
+        verify must never accept what upstream rejects. It is stricter in one
+        documented way: duplicate keys, which json.loads resolves to the last
+        value (so a reader taking the first one would be shown a forged value).
+        """
+        log = self.w.write("denied.log", "".join(record(pid=p) + "\n" for p in range(4)))
+        self.assertEqual(self.import_(log).returncode, 0)
+        with open(self.out, "rb") as f:
+            lines = f.read().split(b"\n")[:-1]
+        second = lines[1]
+        edits = {
+            # name: (the file's lines, upstream accepts?)
+            "NUL and junk after a line": (lines[:1] + [second + b"\0junk"] + lines[2:], False),
+            "a forged middle line": (lines[:1] + [second.replace(b'"pid": 1', b'"pid": 5')] +
+                                     lines[2:], False),
+            "two lines swapped": ([lines[1], lines[0]] + lines[2:], False),
+            "a line removed": (lines[:1] + lines[2:], False),
+            "the first line removed": (lines[1:], False),
+            "a truncated last line": (lines[:-1] + [lines[-1][:-7]], False),
+            "an extra key": (lines[:1] + [second[:-1] + b', "x": 1}'] + lines[2:], False),
+            "a blank line": (lines[:1] + [b""] + lines[1:], False),
+            "a duplicate key after the real one": (
+                lines[:1] + [second[:-1] + b', "outcome": "allowed"}'] + lines[2:], False),
+            "a duplicate key before the real one": (
+                lines[:1] + [second.replace(b"{", b'{"outcome": "allowed", ', 1)] + lines[2:], True),
+            "a duplicate key inside data": (
+                lines[:1] + [second.replace(b'"data": {', b'"data": {"argv": ["x"], ', 1)] +
+                lines[2:], True),
+        }
+        edited = self.w.join("edited.jsonl")
+        for name, (edited_lines, upstream_accepts) in edits.items():
+            with self.subTest(edit=name):
+                with open(edited, "wb") as f:
+                    f.write(b"".join(l + b"\n" for l in edited_lines))
+                self.assertEqual(upstream.verify_file(edited, self.w.key)[0], upstream_accepts)
+                r = run_collector("verify", "--key-file", self.w.key_file, edited)
+                self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+                self.assertRegex(r.stderr, r"^agt-collector: %s:[1-4]: " % re.escape(edited))
+        # Whitespace around a line is no edit of its content, for upstream or for verify.
+        with open(edited, "wb") as f:
+            f.write(b"".join(b" " + l + b" \t\n" for l in lines))
+        self.assertEqual(upstream.verify_file(edited, self.w.key), (True, 4, ""))
+        self.assertEqual(run_collector("verify", "--key-file", self.w.key_file, edited).returncode, 0)
+
     def test_symlinked_or_missing_log_is_refused(self):
         target = self.w.write("secret", record() + "\n")
         link = self.w.join("denied.log")
