@@ -397,7 +397,9 @@ bool ValidateRecord(std::string_view line, const Limits& limits, ValidRecord* ou
   if (handler.failed()) return false;
   if (result.IsError()) {
     const size_t at = result.Offset();
-    if (IsNanOrInfinityAt(line, at)) {
+    if (line.substr(0, 3) == "\xef\xbb\xbf") {  // an editor's UTF-8 signature
+      *reason = "a byte order mark (EF BB BF) before the JSON object";
+    } else if (IsNanOrInfinityAt(line, at)) {
       *reason = "NaN or Infinity is not JSON (byte " + std::to_string(at) + ")";
     } else if (line[0] != '{') {
       *reason = "not a JSON object";
@@ -409,6 +411,10 @@ bool ValidateRecord(std::string_view line, const Limits& limits, ValidRecord* ou
   }
   if (line[0] != '{') {  // leading whitespace: the shim writes none
     *reason = "bytes before the JSON object";
+    return false;
+  }
+  if (stream.Tell() + 1 == line.size() && line.back() == '\r') {
+    *reason = "a carriage return after the JSON object (CRLF line ending)";
     return false;
   }
   if (stream.Tell() != line.size()) {

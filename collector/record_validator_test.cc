@@ -67,7 +67,9 @@ TEST_CASE("rejected: encoding and JSON shape") {
   CHECK(Reject("42") == "not a JSON object");
   CHECK(Reject(" " + kUpstream) == "bytes before the JSON object");
   CHECK(Reject(kUpstream + " ").find("trailing bytes") == 0);
-  CHECK(Reject(kUpstream + "\r").find("trailing bytes") == 0);
+  CHECK(Reject(kUpstream + "\r") == "a carriage return after the JSON object (CRLF line ending)");
+  CHECK(Reject(kUpstream + "\r\r").find("trailing bytes") == 0);
+  CHECK(Reject("\xef\xbb\xbf" + kUpstream) == "a byte order mark (EF BB BF) before the JSON object");
   CHECK(Reject(kUpstream + kUpstream).find("trailing bytes") == 0);
   CHECK(Reject("{\"argv\":[],").find("invalid JSON") == 0);
   CHECK(Reject(Edit("2662", "NaN")).find("NaN or Infinity") == 0);
@@ -210,4 +212,53 @@ TEST_CASE("records whose canonical text outgrows the line the most stay within i
       Edit("[\"clone\",\"x\"]", "[\"" + accents + "\",\"" + escapes + "\"]"), Limits(), &rec,
       &reason));
   CHECK(rec.value(record_validator::kArgv).size() == 2 + 2 + 1500 * 6 + 2 + 2 + 500 * 18);
+}
+
+TEST_CASE("edge values: accepted ones get Python's canonical text, the rest a reason") {
+  // What the validator accepts, the canonical serialiser writes exactly as
+  // json.dumps(ensure_ascii=True) would after json.loads of the record.
+  const struct {
+    const char* arg;        // inside the quotes of argv[0], as JSON source
+    const char* canonical;  // argv's canonical text
+  } kAccepted[] = {
+      {"a\\u0000b", R"(["a\u0000b", "x"])"},             // NUL via escape: kept, escaped
+      {"\\/etc", R"(["/etc", "x"])"},                     // escaped solidus: plain "/"
+      {"\\u00e9\xc3\xa9", R"(["\u00e9\u00e9", "x"])"},   // escaped and raw, same text
+      {"\xf0\x9f\x98\x80", R"(["\ud83d\ude00", "x"])"},  // non-BMP: surrogate pair
+      {"\\ud83d\\ude00", R"(["\ud83d\ude00", "x"])"},     // an escaped pair is that char
+      {"\xef\xbf\xbe\xef\xbf\xbf", R"(["\ufffe\uffff", "x"])"},  // noncharacters are valid
+      {"\xf4\x8f\xbf\xbf", R"(["\udbff\udfff", "x"])"},  // U+10FFFF, the last code point
+      {"\x7f", R"(["\u007f", "x"])"},                     // DEL is not printable ASCII
+      {"\\u2028", R"(["\u2028", "x"])"},
+  };
+  for (const auto& c : kAccepted) {
+    CAPTURE(c.arg);
+    ValidRecord rec;
+    std::string reason;
+    REQUIRE(record_validator::ValidateRecord(Edit("\"clone\"", std::string("\"") + c.arg + "\""),
+                                             Limits(), &rec, &reason));
+    CHECK(rec.value(record_validator::kArgv) == c.canonical);
+  }
+  // Strings Python would decode but that are not strict UTF-8: refused.
+  for (const char* bad : {"\xc0\xaf", "\xe0\x80\xaf", "\xed\xa0\x80", "\xed\xbf\xbf",
+                          "\xf4\x90\x80\x80", "\xf8\x88\x80\x80\x80", "\\udc00", "\\udfff"}) {
+    CAPTURE(bad);
+    CHECK(Reject(Edit("\"clone\"", std::string("\"") + bad + "\"")).find("not valid UTF-8") !=
+          std::string::npos);
+  }
+  // Counts are non-negative integers spelled as integers: -0 (Python's 0),
+  // 1e3 (Python's 1000.0) and anything beyond uint64 are refused, uint64's
+  // maximum is kept digit for digit.
+  CHECK(Reject(Edit("\"pid\":7", "\"pid\":-0", kFull)) == "key \"pid\": must be >= 0");
+  CHECK(Reject(Edit("\"pid\":7", "\"pid\":1E3", kFull)).find("non-integer") != std::string::npos);
+  CHECK(Reject(Edit("\"pid\":7", "\"pid\":18446744073709551616", kFull)).find("out-of-range") !=
+        std::string::npos);
+  ValidRecord rec;
+  std::string reason;
+  REQUIRE(record_validator::ValidateRecord(Edit("\"pid\":7", "\"pid\":18446744073709551615", kFull),
+                                           Limits(), &rec, &reason));
+  CHECK(rec.value(record_validator::kPid) == "18446744073709551615");
+  // A key spelled with an escape is that key: a duplicate all the same.
+  CHECK(Reject(Edit("\"issue\":2662", "\"issue\":2662,\"\\u0069ssue\":2662")) ==
+        "duplicate key \"issue\"");
 }
