@@ -340,6 +340,28 @@ void ContextFreeRules(std::string_view text, Collector* spans) {
   PemPrivateKeyRule(text, spans);
 }
 
+// Rules 1 and 2 for short options, alone or bundled after flags as curl and
+// getopt allow (-u v, -uv, -su v, -sSLu:v, -sHName: v): the first u, U, E or
+// H in the leading run of letters takes the rest of the argument. Returns true
+// when nothing follows a u, U or E: the next argument is then "user:pass".
+bool ShortOptionCluster(std::string_view arg, Collector* spans) {
+  for (std::size_t i = 1; i < arg.size() && IsAlpha(arg[i]); ++i) {
+    char c = arg[i];
+    if (c != 'u' && c != 'U' && c != 'E' && c != 'H') continue;
+    bool value_follows = i + 1 < arg.size();
+    if (c == 'H') {
+      // "-H" alone: the next argument "Name: value" meets rule 1 unaided.
+      if (value_follows) HeaderRule(arg, i + 1, spans);
+    } else if (value_follows) {
+      UserRule(arg, i + 1, spans);
+    } else {
+      return true;
+    }
+    return false;
+  }
+  return false;
+}
+
 }  // namespace
 
 bool IsSecretName(std::string_view name, bool allow_exclusions) {
@@ -402,12 +424,8 @@ void Redactor::NextArgument(std::string_view arg, Spans* out) {
     } else {
       spans.Add(login_password_option_.size(), arg.size());
     }
-  } else if (arg == "-u"sv || arg == "-U"sv || arg == "-E"sv) {
-    pending_ = Pending::kUserPassword;
-  } else if (arg.size() > 2 && (StartsWith(arg, "-u"sv) || StartsWith(arg, "-U"sv) || StartsWith(arg, "-E"sv))) {
-    UserRule(arg, 2, &spans);
-  } else if (arg.size() > 2 && StartsWith(arg, "-H"sv)) {
-    HeaderRule(arg, 2, &spans);
+  } else if (arg.size() >= 2 && arg[0] == '-' && arg[1] != '-') {
+    if (ShortOptionCluster(arg, &spans)) pending_ = Pending::kUserPassword;
   }
   if (arg == "login"sv) after_login_ = true;
   ContextFreeRules(arg, &spans);

@@ -8,7 +8,8 @@
 //     word (X-Api-Key, X-Auth-Token, Private-Token, ...): the value.
 //  2. User credentials: -u/--user/-U/--proxy-user "user:pass" and curl's
 //     -E/--cert/--proxy-cert "file:pass" in the forms -u v, -uv, --user v,
-//     --user=v: everything after the first ':'.
+//     --user=v, also bundled after other short flags (-su v, -sSLu:v; -sHv
+//     for rule 1): everything after the first ':'.
 //  3. Secret options: a long option whose name holds a secret word (password,
 //     passwd, passphrase, pass, pwd, secret, token, apikey, key, credential,
 //     auth, bearer, cookie, or a word ending in password/passwd/token/secret/

@@ -71,6 +71,19 @@ TEST_CASE("rule 2: -u/--user user:pass") {
   CHECK(r.count == 6);
 }
 
+TEST_CASE("rules 1 and 2: short options bundled after flags") {
+  Redacted r = RedactArgs({"-su", "me:pw1", "-sSLu:pw2", "-sEc.pem:pw3", "-sU", "px:pw4",
+                           "-sHAuthorization: Bearer x", "-vL8080:h:80", "-s", "keep:this"});
+  CHECK(r.args[1] == "me:[REDACTED]");
+  CHECK(r.args[2] == "-sSLu:[REDACTED]");
+  CHECK(r.args[3] == "-sEc.pem:[REDACTED]");
+  CHECK(r.args[5] == "px:[REDACTED]");
+  CHECK(r.args[6] == "-sHAuthorization: [REDACTED]");
+  CHECK(r.args[7] == "-vL8080:h:80");  // no u, U, E or H among the flags
+  CHECK(r.args[9] == "keep:this");
+  CHECK(r.count == 5);
+}
+
 TEST_CASE("rule 2: curl's client certificate password") {
   Redacted r = RedactArgs({"-E", "client.pem:certpw", "--cert=c.pem:pw2", "-Ec.pem:pw3"});
   CHECK(r.args[1] == "client.pem:[REDACTED]");

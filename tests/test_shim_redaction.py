@@ -64,6 +64,15 @@ class Redaction(ShimTestCase):
         self.deny("docker", ["run", "-p", "8080:80", "img"], [],
                   ["run", "-p", "8080:80", "img"], 0)
 
+    def test_rule2_bundled_short_options(self):
+        d = run(["curl", "-su", "me:bundled1", "-sSLu:bundled2", "-sHAuthorization: Bearer bundled3x",
+                 "https://x"], executable=self.sandbox.link("curl"))
+        rec = self.assertValidDenial(d, "curl")
+        self.assertEqual(rec["argv"], ["-su", "me:[REDACTED]", "-sSLu:[REDACTED]",
+                                       "-sHAuthorization: [REDACTED]", "https://x"])
+        self.assertNotIn(b"bundled", d.stderr)
+        self.assertEqual(rec["redactions"], 3)
+
     def test_rule2_client_certificate_password(self):
         self.deny("curl", ["-E", "client.pem:certpw77", "https://x"], ["certpw77"],
                   ["-E", "client.pem:[REDACTED]", "https://x"], 1)
