@@ -164,6 +164,24 @@ class Import(unittest.TestCase):
         offsets = [e["data"]["source"]["offset"] for e in read_entries(self.out)]
         self.assertEqual(offsets, [0, len(data) - len(good) - 1])
 
+    def test_labels_never_come_from_the_record(self):
+        """A sandbox cannot name itself another sandbox, agent or environment."""
+        labels = ("sandbox_id", "agent_did", "environment", "compute_driver", "session_id",
+                  "outcome", "source")
+        log = self.w.write("denied.log", "".join(
+            record(**{name: "victim"}) + "\n" for name in labels) +
+            record(argv=["--sandbox-id", "victim", '"sandbox_id":"victim"']) + "\n")
+        r = self.import_(log)
+        self.assertEqual(r.returncode, 65, r.stderr)
+        for number, name in enumerate(labels, 1):
+            self.assertIn('%s:%d: unknown key "%s"' % (log, number, name), r.stderr)
+        self.assert_verifies(1)
+        (entry,) = read_entries(self.out)
+        self.assertEqual((entry["sandbox_id"], entry["agent_did"], entry["environment"],
+                          entry["compute_driver"], entry["session_id"], entry["outcome"]),
+                         ("sb-7", "did:agt:sandbox:sb-7", None, None, None, "denied"))
+        self.assertEqual(entry["data"]["source"]["file"], log)
+
     def test_progress_on_a_terminal_only(self):
         line = record(argv=["x" * 300]) + "\n"
         log = self.w.write("big.log", line * (17 * 2**20 // len(line) + 1))
