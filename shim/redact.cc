@@ -428,6 +428,12 @@ void Redactor::NextArgument(std::string_view arg, Spans* out) {
     if (ShortOptionCluster(arg, &spans)) pending_ = Pending::kUserPassword;
   }
   if (arg == "login"sv) after_login_ = true;
+  // Rule 9: the first non-option argument after "set" is a setting's name.
+  if (after_set_ && !StartsWith(arg, "-"sv)) {
+    after_set_ = false;
+    if (arg.find('=') == std::string_view::npos && IsSecretName(arg, true)) pending_ = Pending::kWholeValue;
+  }
+  if (arg == "set"sv) after_set_ = true;
   ContextFreeRules(arg, &spans);
   spans.Finish(out);
 }

@@ -33,6 +33,10 @@
 //  8. Login short options: after an argument "login", -p v / -pv of az,
 //     docker, helm and podman (their password option; elsewhere -p is a
 //     port): the value. See kLoginPasswordOptions.
+//  9. Settings: the first non-option argument after "set" whose name holds a
+//     secret word (as in rule 3) makes the next argument secret: aws
+//     configure set aws_secret_access_key V, npm config set _authToken V,
+//     git config set http.proxyPassword V.
 // Overlapping or touching secret parts merge into one; each merged part
 // counts as one redaction. When an argument holds more than kMaxSpans
 // secrets, everything from the first secret to its end is redacted.
@@ -79,6 +83,7 @@ class Redactor {
   Pending pending_ = Pending::kNone;
   std::string_view login_password_option_;  // rule 8 for this binary, or ""
   bool after_login_ = false;
+  bool after_set_ = false;  // rule 9: the next non-option argument is a name
 };
 
 // Rule 8's table: commands whose short option is a password after "login".

@@ -153,6 +153,21 @@ TEST_CASE("rule 8: -p after login is a password for az, docker, helm, podman onl
   CHECK(ssh.args[2] == "22");
 }
 
+TEST_CASE("rule 9: config set NAME VALUE with a secret NAME") {
+  Redacted aws = RedactArgs({"configure", "set", "aws_secret_access_key", "wJalrXUtnFEMI"}, "aws");
+  CHECK(aws.args[3] == "[REDACTED]");
+  CHECK(aws.count == 1);
+  Redacted npm = RedactArgs({"config", "set", "--location=user", "//r.example/:_authToken", "npmsecret"}, "npm");
+  CHECK(npm.args[4] == "[REDACTED]");
+  Redacted plain = RedactArgs({"configure", "set", "region", "eu-west-1"}, "aws");
+  CHECK(plain.args[3] == "eu-west-1");
+  Redacted id = RedactArgs({"configure", "set", "aws_access_key_id", "public-id"}, "aws");
+  CHECK(id.args[3] == "public-id");
+  Redacted not_after_set = RedactArgs({"get", "token", "x"}, "kubectl");
+  CHECK(not_after_set.args[2] == "x");
+  CHECK(not_after_set.count == 0);
+}
+
 TEST_CASE("rule 6: Bearer and Basic credentials in free text") {
   CHECK(One("auth Bearer abcdefgh123") == "auth Bearer [REDACTED]");
   CHECK(One("basic Zm9vOmJhcg==") == "basic [REDACTED]");

@@ -73,6 +73,14 @@ class Redaction(ShimTestCase):
         self.assertNotIn(b"bundled", d.stderr)
         self.assertEqual(rec["redactions"], 3)
 
+    def test_rule9_config_set_secret_name(self):
+        d = run(["aws", "configure", "set", "aws_secret_access_key", "wJalrXUtnFEMIsetsecret"],
+                executable=self.sandbox.link("aws"))
+        rec = self.assertValidDenial(d, "aws")
+        self.assertEqual(rec["argv"], ["configure", "set", "aws_secret_access_key", "[REDACTED]"])
+        self.assertNotIn(b"setsecret", d.stderr)
+        self.assertEqual(rec["redactions"], 1)
+
     def test_rule2_client_certificate_password(self):
         self.deny("curl", ["-E", "client.pem:certpw77", "https://x"], ["certpw77"],
                   ["-E", "client.pem:[REDACTED]", "https://x"], 1)
