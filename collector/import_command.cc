@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "audit_file.h"
 #include "config.h"
@@ -248,6 +249,11 @@ int Import(const cli_args::ParsedArgs& args) {
     PrintError(err);
     return exit_status::kNoInput;
   }
+  // A key others can read lets them forge entries that verify: said on every
+  // import, not only by check-config.
+  std::vector<std::string> key_warnings;
+  key_file::LintKeyFile(key_path, key, &key_warnings);
+  for (const std::string& w : key_warnings) fprintf(stderr, "agt-collector: warning: %s\n", w.c_str());
   auto writer = std::make_unique<audit_file::AuditFileWriter>();
   if (!writer->Open(out_path, key, &err)) {
     PrintError(err);

@@ -347,6 +347,18 @@ class Import(unittest.TestCase):
         self.assertIn("is empty", r.stderr)
         r = self.import_(log)
         self.assertNotIn(self.w.key.hex(), r.stderr + r.stdout)
+        self.assertNotIn("warning", r.stderr)  # 32 random bytes, mode 0600
+
+    def test_import_warns_about_a_key_others_can_read(self):
+        weak = self.w.write("weak.key", b"hunter2-hunter2", 0o644)
+        log = self.w.write("denied.log", record() + "\n")
+        r = run_collector("import", "--key-file", weak, "--out", self.out, "--sandbox-id", "a", log)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("agt-collector: warning: key file %s has mode 0644: readable or writable by "
+                      "group/others" % weak, r.stderr)
+        self.assertIn("agt-collector: warning: key file %s holds 15 bytes" % weak, r.stderr)
+        self.assertNotIn("hunter2", r.stderr + r.stdout)
+        self.assertEqual(upstream.verify_file(self.out, b"hunter2-hunter2"), (True, 1, ""))
 
     def test_help_and_version(self):
         r = run_collector("--help")
