@@ -230,6 +230,26 @@ class Verify(ImageTestCase):
         self.assertEqual(verify(r).returncode, 0)
 
 
+    def test_an_allowed_command_stripped_through_a_link_is_drift(self):
+        # harden follows a stripped name's link to the file it names: when
+        # that file is an allowed command's, the image ships it unusable.
+        r = debian_like(self)
+        r.link("usr/bin/python", "python3")
+        run_shim(["allow", "--root", r.path, "--names", ALLOWED], check=0)
+        run_shim(["harden", "--root", r.path, "--names", STRIPPED + " python"], check=0)
+        run_shim(["install", "--root", r.path, "--names", DENIED], check=0)
+        os.unlink(r.at(PINNED + "/cat"))
+        r.link(PINNED + "/cat", "/usr/bin/removed-cat")         # an allowed link left dangling
+        bad = verify(r, ["--stripped", STRIPPED + " python"])
+        self.assertEqual(bad.returncode, 1, bad.stdout + bad.stderr)
+        self.assertEqual(sorted(bad.stdout.splitlines()), sorted([
+            "agt-deny-shim: verify: drift: /usr/local/sandbox-bin/python3: allowed name does not run for "
+            "the sandbox user (/usr/bin/python3.11 mode 0644)",
+            "agt-deny-shim: verify: drift: /usr/local/sandbox-bin/cat: allowed name leads to nothing "
+            "(a dangling link)",
+        ]))
+
+
 class Chroot(ImageTestCase):
     """The built root, entered with chroot(2): a shimmed real path and a pinned
     name exec the static shim for real; a stripped shell does not run."""

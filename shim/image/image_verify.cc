@@ -1,7 +1,8 @@
 // agt-deny-shim verify: audits a built root, read-only. Every denied name
 // (not allowed) is the shim or absent at each real path and is the shim in
 // the pinned directory; the pinned directory holds only allowed names and
-// shim links and is writable by its owner only; every stripped name leads to
+// shim links and is writable by its owner only; each allowed name there leads
+// to a file others may execute; every stripped name leads to
 // no executable file; the shim is a regular file anyone may execute but only
 // its owner may change. Each drift is one line on stdout; exit 1 if any.
 #include <dirent.h>
@@ -124,13 +125,16 @@ class Audit {
       std::string_view name(d->d_name);
       if (name == "." || name == "..") continue;
       ++checked_;
-      if (allowed.Contains(name)) continue;
       image_root::Located entry;
       image_link::Kind kind;
       image_root::PathBuf path;
       if (!image_session::Join(s_.pinned.path.view(), name, &path)) {
         err.Add("path too long in ", s_.pinned.path.view());
         Failed(&err);
+        continue;
+      }
+      if (allowed.Contains(name)) {
+        CheckAllowedRuns(path.view());
         continue;
       }
       if (image_root::Walk(s_.root.get(), path.view(), image_root::WalkMode::kEntry, &entry, &err) !=
@@ -147,6 +151,30 @@ class Audit {
       Drift(t);
     }
     closedir(dir);
+  }
+
+  // An allowed name must lead to a file the sandbox user (not the owner) may
+  // execute: harden following a stripped name's link (python -> python3) can
+  // take the exec bits off an allowed command's file.
+  void CheckAllowedRuns(std::string_view path) {
+    Text err;
+    image_root::Located target;
+    image_root::WalkResult r =
+        image_root::Walk(s_.root.get(), path, image_root::WalkMode::kFollow, &target, &err);
+    if (r == image_root::WalkResult::kError) {
+      Failed(&err);
+      return;
+    }
+    Text t;
+    if (r == image_root::WalkResult::kMissing || !target.exists) {
+      t.Add(path, ": allowed name leads to nothing (a dangling link)");
+    } else if (!S_ISREG(target.st.st_mode) || (target.st.st_mode & S_IXOTH) == 0) {
+      t.Add(path, ": allowed name does not run for the sandbox user (", target.path.view(), " mode ",
+            image_text::Octal{target.st.st_mode}, ")");
+    } else {
+      return;
+    }
+    Drift(t);
   }
 
   void CheckStripped(std::string_view name) {
