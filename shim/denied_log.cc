@@ -28,8 +28,12 @@ void Warn(std::string_view what, std::string_view path, std::string_view reason,
           fixed_buffer::Buffer* warning) {
   warning->Shrink(0);
   bool cut = false;
+  // The environment is the sandbox's too: the path gets the rules argv0 and
+  // path get, on the whole path before it is cut.
+  redact::Spans spans;
+  redact::Standalone(path, &spans);
   bool ok = warning->Append(kWarningPrefix) && warning->Append(what) && warning->Append(" ") &&
-            record::AppendField(path, redact::kNoSpans, kMaxPathShown, warning, &cut) && warning->Append(": ") &&
+            record::AppendField(path, spans, kMaxPathShown, warning, &cut) && warning->Append(": ") &&
             warning->Append(reason) && warning->Append(detail) && warning->Append("\n");
   if (!ok) {
     warning->Shrink(0);

@@ -109,6 +109,16 @@ TEST_CASE("the warning is one line and shows a hostile path escaped") {
   CHECK(o.warning.find("...[truncated]") != std::string::npos);
 }
 
+TEST_CASE("a secret in the path is redacted in the warning, even past the cut") {
+  TempDir dir;
+  Outcome o = AppendTo(dir.path + "/missing/AKIAIOSFODNN7EXAMPLE/" + std::string(200, 'x') +
+                       "/ghp_abcdefghijklmnopqrstuvwxyz0123456789");
+  CHECK_FALSE(o.ok);
+  CHECK(o.warning.find("[REDACTED]") != std::string::npos);
+  CHECK(o.warning.find("AKIAIOSFODNN7EXAMPLE") == std::string::npos);
+  CHECK(o.warning.find("ghp_") == std::string::npos);
+}
+
 TEST_CASE("no descriptor is left open, written or refused") {
   TempDir dir;
   std::string log = dir.path + "/denied.log";

@@ -184,6 +184,12 @@ class DeniedLog(ShimTestCase):
         self.assertEqual(len(d.warnings), 1, d.stderr)
         self.assertIn("short write (16 of", d.warnings[0])
 
+    def test_a_secret_in_the_log_path_is_redacted_in_the_warning(self):
+        d = self.deny(self.sandbox.join("missing", "https://u:logpathsecret@h", "denied.log"))
+        self.assertEqual(len(d.warnings), 1, d.stderr)
+        self.assertIn("https://[REDACTED]@h", d.warnings[0])
+        self.assertNotIn(b"logpathsecret", d.stderr)
+
     def test_hostile_log_path_is_escaped_in_the_warning(self):
         d = self.deny(self.sandbox.join("no\ndir\x1b[31m", "denied.log"))
         self.assertEqual(len(d.warnings), 1, d.stderr)
