@@ -233,35 +233,26 @@ bool AuditFileWriter::RecentEntryIds(size_t max_entries, std::vector<std::string
     return false;
   }
   const uint64_t size = static_cast<uint64_t>(st.st_size);
-  if (size == 0 || max_entries == 0) return true;
-  // Grow a window from the end until it holds max_entries whole lines.
-  uint64_t window = std::min<uint64_t>(size, 1u << 20);
-  std::string text;
-  for (;;) {
-    text.resize(window);
-    if (!PreadAll(fd_, text.data(), window, size - window, err, path_)) return false;
-    const size_t lines = static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
-    if (window == size || lines > max_entries) break;
-    window = std::min<uint64_t>(size, window * 2);
-  }
-  size_t begin = 0;
-  if (window < size) begin = text.find('\n') + 1;  // drop the cut first line
-  std::vector<std::string> all;
+  // Line by line from the end, one line in memory at a time: the lines'
+  // length is up to the sandboxes (a few hundred KiB each within the default
+  // limits), so a window holding max_entries of them could take a GiB.
+  std::vector<std::string> newest_first;
+  std::string line;
   audit_verifier::LineFacts facts;
-  while (begin < text.size()) {
-    const size_t nl = text.find('\n', begin);
-    if (nl == std::string::npos) break;
-    const std::string_view line(text.data() + begin, nl - begin);
+  uint64_t stop = size;  // the lines before this offset are still to read
+  while (newest_first.size() < max_entries && stop > 0) {
+    uint64_t complete = 0;
+    if (!ReadLastLine(fd_, stop, &line, &complete, err)) return false;
+    if (complete == 0) break;  // no whole line left
     std::string reason;
     if (!audit_verifier::VerifyLine(line, nullptr, signer_.hasher(), &facts, &reason)) {
       *err = "agt-collector: error: " + path_ + ": reading entry ids: " + reason;
       return false;
     }
-    all.push_back(facts.entry_id);
-    begin = nl + 1;
+    newest_first.push_back(facts.entry_id);
+    stop = complete - 1 - line.size();
   }
-  const size_t skip = all.size() > max_entries ? all.size() - max_entries : 0;
-  ids->assign(all.begin() + static_cast<std::ptrdiff_t>(skip), all.end());
+  ids->assign(newest_first.rbegin(), newest_first.rend());
   return true;
 }
 

@@ -2,7 +2,12 @@
 
 #include <doctest/doctest.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
 
 #include "audit_verifier.h"
 #include "test_util.h"
@@ -199,4 +204,56 @@ TEST_CASE("VerifyLine rejects what upstream's json.loads rejects: bytes after a 
   CHECK(reason.find("NUL") != std::string::npos);
   CHECK_FALSE(audit_verifier::VerifyLine(line + std::string(1, '\0'), &none, signer.hasher(),
                                          &facts, &reason));
+}
+
+TEST_CASE("RecentEntryIds holds one line at a time, not a window of lines") {
+  // A sandbox decides how long entries are (hundreds of KiB within the
+  // default limits). 400 entries of 128 KiB: a 50 MiB tail, read by a
+  // child process whose address space may grow by 24 MiB only.
+  test_util::TempDir dir;
+  const std::string path = dir / "audit.jsonl";
+  std::string err;
+  audit_file::AuditFileWriter w;
+  REQUIRE(w.Open(path, "key", &err));
+  constexpr int kEntries = 400;
+  for (int i = 0; i < kEntries; ++i) {
+    audit_entry::AuditEntryFields f = Entry(i);
+    f.entry_id = "audit_" + std::string(13, '0') + std::to_string(100 + i);
+    f.data_canonical = "{\"s\": \"" + std::string(128 * 1024, 'x') + "\"}";
+    REQUIRE(w.Append(f, &err));
+  }
+  REQUIRE(w.Sync(&err));
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    unsigned long vm_kib = 0;
+    std::ifstream status("/proc/self/status");
+    for (std::string l; std::getline(status, l);) {
+      if (l.rfind("VmSize:", 0) == 0) vm_kib = std::stoul(l.substr(7));
+    }
+    const rlim_t limit = (static_cast<rlim_t>(vm_kib) << 10) + (24u << 20);
+    const struct rlimit rl = {limit, limit};
+    if (vm_kib == 0 || setrlimit(RLIMIT_AS, &rl) != 0) _exit(2);
+    std::vector<std::string> ids;
+    std::string child_err;
+    bool ok = false;
+    try {
+      ok = w.RecentEntryIds(kEntries, &ids, &child_err);
+    } catch (const std::bad_alloc&) {
+      _exit(3);
+    }
+    _exit(ok && ids.size() == kEntries && ids.front() == "audit_0000000000000100" &&
+                  ids.back() == "audit_0000000000000499"
+              ? 0
+              : 1);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  // And in this process, the window of the newest ones.
+  std::vector<std::string> ids;
+  REQUIRE(w.RecentEntryIds(3, &ids, &err));
+  CHECK(ids == std::vector<std::string>{"audit_0000000000000497", "audit_0000000000000498",
+                                        "audit_0000000000000499"});
 }
