@@ -325,6 +325,27 @@ class Docs(ImageTestCase):
             self.assertIn(".It Ev %s\n" % variable, self.environment)
 
 
+class Readme(ImageTestCase):
+    """Issue 3: the README shows how to build the image and pass the
+    build-args, and every build-arg it passes is one the Dockerfile takes."""
+
+    def test_shows_build_image_with_the_build_args(self):
+        top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        with open(os.path.join(top, "README.md")) as f:
+            readme = f.read().replace("\\\n", " ")
+        with open(os.path.join(top, "dockerfiles", "Dockerfile.sandbox")) as f:
+            args = set(re.findall(r"(?m)^ARG ([A-Z_]+)", f.read()))
+        calls = [l for l in readme.splitlines() if l.strip().startswith("scripts/build-image ")]
+        self.assertTrue(calls, "README shows no scripts/build-image call")
+        passed = set()
+        for call in calls:
+            passed.update(re.findall(r"--build-arg ([A-Z_]+)=", call))
+            if "--base " in call:
+                passed.add("BASE_IMAGE")
+        self.assertLessEqual({"ALLOWED_BIN_NAMES", "DENIED_LOGGED_BIN_NAMES", "BASE_IMAGE"}, passed)
+        self.assertLessEqual(passed, args)
+
+
 class Dockerfile(ImageTestCase):
     """What the Docker tests cannot see by running the image: no step needs a
     shell, and the base is pinned by digest unless overridden."""
