@@ -14,7 +14,7 @@
 namespace audit_file {
 namespace {
 
-constexpr uint64_t kMaxLastLineBytes = 64u << 20;
+constexpr uint64_t kMaxLastLineBytes = audit_verifier::kMaxEntryLineBytes;
 
 std::string SysError(const char* call, const std::string& path) {
   return std::string("agt-collector: error: ") + call + " " + path + ": " + strerror(errno);

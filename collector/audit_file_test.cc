@@ -257,3 +257,29 @@ TEST_CASE("RecentEntryIds holds one line at a time, not a window of lines") {
   CHECK(ids == std::vector<std::string>{"audit_0000000000000497", "audit_0000000000000498",
                                         "audit_0000000000000499"});
 }
+
+TEST_CASE("an entry as long as the largest record limit allows verifies and resumes") {
+  // A 16 MiB record of 2-byte characters escapes to 48 MiB: 9 MiB here
+  // (beyond the 8 MiB verify once read) keeps the test quick.
+  test_util::TempDir dir;
+  const std::string path = dir / "audit.jsonl";
+  std::string err;
+  {
+    audit_file::AuditFileWriter w;
+    REQUIRE(w.Open(path, "key", &err));
+    audit_entry::AuditEntryFields f = Entry(1);
+    f.data_canonical = "{\"s\": \"" + std::string(9u << 20, 'x') + "\"}";
+    REQUIRE(w.Append(f, &err));
+    REQUIRE(w.Append(Entry(2), &err));
+    REQUIRE(w.Sync(&err));
+  }
+  audit_verifier::VerifyReport report;
+  CHECK(Verify(path, "key", &report) == audit_verifier::VerifyResult::kValid);
+  CHECK(report.broken_reason == "");
+  CHECK(report.entries == 2);
+  audit_file::AuditFileWriter w;
+  REQUIRE(w.Open(path, "key", &err));
+  std::vector<std::string> ids;
+  REQUIRE(w.RecentEntryIds(5, &ids, &err));
+  CHECK(ids.size() == 2);
+}

@@ -162,9 +162,7 @@ VerifyResult VerifyAuditFile(const std::string& path, std::string_view key, Veri
     *err = "agt-collector: error: open " + path + ": " + strerror(errno);
     return VerifyResult::kCannotOpen;
   }
-  // Entries are bounded by the record line limit; 8 MiB leaves ample room
-  // for escaping while keeping a hostile file from costing more.
-  log_line_reader::LineReader reader(fd, 0, 8u << 20);
+  log_line_reader::LineReader reader(fd, 0, kMaxEntryLineBytes);
   log_line_reader::Line line;
   std::string previous;
   LineFacts facts;
@@ -187,7 +185,7 @@ VerifyResult VerifyAuditFile(const std::string& path, std::string_view key, Veri
     }
     std::string reason;
     if (r == log_line_reader::ReadResult::kTooLong) {
-      reason = "line longer than 8 MiB";
+      reason = "line longer than " + std::to_string(kMaxEntryLineBytes >> 20) + " MiB";
     } else if (VerifyLine(line.text, &previous, &hasher, &facts, &reason)) {
       previous.swap(facts.content_hash);
       ++report->entries;

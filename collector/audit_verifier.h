@@ -12,6 +12,12 @@
 
 namespace audit_verifier {
 
+// The longest entry line read back (verify, resuming a chain): a record
+// line may be up to 16 MiB (the largest configurable limit) and its
+// canonical text up to three times that (a 2-byte UTF-8 character becomes
+// a 6-byte \uXXXX escape), plus the entry's other fields.
+constexpr size_t kMaxEntryLineBytes = 64u << 20;
+
 enum class VerifyResult { kValid, kBroken, kCannotOpen, kError };
 
 struct VerifyReport {

@@ -10,12 +10,15 @@ namespace log_line_reader {
 
 namespace {
 constexpr size_t kReadChunk = 64 * 1024;
+constexpr size_t kInitialBuffer = 256 * 1024;
 }
 
 LineReader::LineReader(int fd, uint64_t start_offset, size_t max_line_bytes)
     : fd_(fd),
       max_line_bytes_(max_line_bytes),
-      buffer_(max_line_bytes + 1 + kReadChunk),
+      // Grown on demand up to max_line_bytes + 1 + kReadChunk: a generous
+      // limit costs memory only when a line that long comes along.
+      buffer_(std::min(max_line_bytes + 1 + kReadChunk, kInitialBuffer)),
       consumed_offset_(start_offset) {}
 
 uint64_t LineReader::pending_bytes() const {
@@ -73,9 +76,13 @@ ReadResult LineReader::Next(Line* line, std::string* err) {
       end_ -= begin_;
       begin_ = 0;
     }
+    const size_t full = max_line_bytes_ + 1 + kReadChunk;
+    if (buffer_.size() - end_ < kReadChunk && buffer_.size() < full) {
+      buffer_.resize(std::min(full, 2 * buffer_.size()));
+    }
     ssize_t n;
     do {
-      n = read(fd_, base + end_, buffer_.size() - end_);
+      n = read(fd_, buffer_.data() + end_, buffer_.size() - end_);
     } while (n < 0 && errno == EINTR);
     if (n < 0) {
       *err = std::string("read: ") + strerror(errno);

@@ -1,5 +1,5 @@
 // Reads '\n'-terminated lines sequentially from a file descriptor (import,
-// validate, verify) with a fixed buffer.
+// validate, verify) with a buffer that grows up to the line limit.
 // An over-long line is never buffered whole: it is discarded up to its
 // newline and reported with its offset and length, and reading goes on with
 // the next line (a long line must not blind the file).

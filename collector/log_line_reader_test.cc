@@ -76,6 +76,25 @@ TEST_CASE("an over-long line is skipped without harming the next one") {
   CHECK(pending == 0);
 }
 
+TEST_CASE("the buffer grows for long lines up to the limit, and no further") {
+  // Lines longer than the initial buffer but within a large limit are read
+  // whole; one past the limit is still skipped.
+  test_util::TempDir dir;
+  std::string a(3000000, 'a'), b(5000001, 'b');
+  a[1234567] = 'A';
+  test_util::WriteFile(dir / "log", "x\n" + a + "\n" + b + "\ny\n");
+  uint64_t pending = 0;
+  const auto items = ReadAll(dir / "log", 5000000, &pending);
+  REQUIRE(items.size() == 4);
+  CHECK(items[0].text == "x");
+  CHECK(items[1].result == ReadResult::kLine);
+  CHECK(items[1].text == a);
+  CHECK(items[2].result == ReadResult::kTooLong);
+  CHECK(items[2].length == 5000001);
+  CHECK(items[3].text == "y");
+  CHECK(items[3].offset == 2 + 3000001 + 5000002);
+}
+
 TEST_CASE("tailing: Next continues after kEof when the file grows") {
   test_util::TempDir dir;
   const std::string path = dir / "log";
