@@ -330,6 +330,39 @@ void PemPrivateKeyRule(std::string_view arg, Collector* spans) {
   }
 }
 
+// Rule 10: a quoted member name holding a secret word, then ':' and a quoted
+// or bare value ({"password":"x"}, {'token': 'x'}, "api_key": 42): the value.
+// Each quote starts at most one name scan, which ends at the next quote, so
+// the rule stays linear in the argument's length.
+void QuotedMemberRule(std::string_view arg, Collector* spans) {
+  for (std::size_t p = 0; p < arg.size(); ++p) {
+    char quote = arg[p];
+    if (quote != '"' && quote != '\'') continue;
+    std::size_t i = p + 1;
+    while (i < arg.size() && arg[i] != quote && arg[i] != '\\') ++i;
+    if (i >= arg.size() || arg[i] != quote) continue;
+    std::string_view name(arg.data() + p + 1, i - p - 1);
+    std::size_t j = i + 1;
+    while (j < arg.size() && IsSpace(arg[j])) ++j;
+    if (name.empty() || j >= arg.size() || arg[j] != ':' || !IsSecretName(name, true)) continue;
+    ++j;
+    while (j < arg.size() && IsSpace(arg[j])) ++j;
+    if (j >= arg.size() || arg[j] == '{' || arg[j] == '[') continue;  // members inside get their own turn
+    std::size_t begin = j;
+    std::size_t end = j;
+    if (arg[j] == '"' || arg[j] == '\'') {
+      char value_quote = arg[j];
+      begin = end = j + 1;
+      while (end < arg.size() && arg[end] != value_quote) end += arg[end] == '\\' ? 2 : 1;
+      if (end > arg.size()) end = arg.size();
+    } else {
+      while (end < arg.size() && arg[end] != ',' && arg[end] != '}' && arg[end] != ']' && !IsSpace(arg[end])) ++end;
+    }
+    spans->Add(begin, end);
+    p = end;  // on to after the value: its closing quote opens no name
+  }
+}
+
 void ContextFreeRules(std::string_view text, Collector* spans) {
   HeaderRule(text, 0, spans);
   UrlUserinfoRule(text, spans);
@@ -338,6 +371,7 @@ void ContextFreeRules(std::string_view text, Collector* spans) {
   TokenShapeRule(text, spans);
   JwtRule(text, spans);
   PemPrivateKeyRule(text, spans);
+  QuotedMemberRule(text, spans);
 }
 
 // Rules 1 and 2 for short options, alone or bundled after flags as curl and

@@ -37,6 +37,9 @@
 //     secret word (as in rule 3) makes the next argument secret: aws
 //     configure set aws_secret_access_key V, npm config set _authToken V,
 //     git config set http.proxyPassword V.
+// 10. Quoted members: a quoted name holding a secret word (as in rule 3)
+//     followed by ':' and a quoted or bare value, as in JSON request bodies
+//     and Python dicts ({"password":"x"}, {'token': 'x'}): the value.
 // Overlapping or touching secret parts merge into one; each merged part
 // counts as one redaction. When an argument holds more than kMaxSpans
 // secrets, everything from the first secret to its end is redacted.
@@ -95,7 +98,7 @@ inline constexpr LoginPasswordOption kLoginPasswordOptions[] = {
     {"az", "-p"}, {"docker", "-p"}, {"helm", "-p"}, {"podman", "-p"},
 };
 
-// Rules that need no context (1, 4-7), for argv[0] and the exec path.
+// Rules that need no context (1, 4-7, 10), for argv[0] and the exec path.
 void Standalone(std::string_view text, Spans* out);
 
 }  // namespace redact

@@ -168,6 +168,18 @@ TEST_CASE("rule 9: config set NAME VALUE with a secret NAME") {
   CHECK(not_after_set.count == 0);
 }
 
+TEST_CASE("rule 10: quoted members in JSON bodies and Python dicts") {
+  CHECK(One(R"({"username":"a","password":"hunter2"})") == R"({"username":"a","password":"[REDACTED]"})");
+  CHECK(One(R"({"api_key": "k1", "x": 1})") == R"({"api_key": "[REDACTED]", "x": 1})");
+  CHECK(One("{'token':'abc'}") == "{'token':'[REDACTED]'}");
+  CHECK(One(R"({"pin": 1, "secret": 12345})") == R"({"pin": 1, "secret": [REDACTED]})");
+  CHECK(One(R"({"password":"a\"b","n":"v"})") == R"({"password":"[REDACTED]","n":"v"})");
+  CHECK(One(R"({"auth":{"password":"p"}})") == R"({"auth":{"password":"[REDACTED]"}})");
+  CHECK(One(R"({"password_file":"/run/p","name":"token"})") == R"({"password_file":"/run/p","name":"token"})");
+  CHECK(One(R"("token":"unterminated)") == R"("token":"[REDACTED])");
+  CHECK(One(R"({"password":""})") == R"({"password":""})");
+}
+
 TEST_CASE("rule 6: Bearer and Basic credentials in free text") {
   CHECK(One("auth Bearer abcdefgh123") == "auth Bearer [REDACTED]");
   CHECK(One("basic Zm9vOmJhcg==") == "basic [REDACTED]");

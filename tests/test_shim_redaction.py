@@ -81,6 +81,15 @@ class Redaction(ShimTestCase):
         self.assertNotIn(b"setsecret", d.stderr)
         self.assertEqual(rec["redactions"], 1)
 
+    def test_rule10_quoted_members_in_request_bodies(self):
+        d = run(["curl", "-d", '{"user":"me","password":"bodysecret1"}', "--data-raw={'token': 'bodysecret2'}",
+                 "https://x"], executable=self.sandbox.link("curl"))
+        rec = self.assertValidDenial(d, "curl")
+        self.assertEqual(rec["argv"], ["-d", '{"user":"me","password":"[REDACTED]"}',
+                                       "--data-raw={'token': '[REDACTED]'}", "https://x"])
+        self.assertNotIn(b"bodysecret", d.stderr)
+        self.assertEqual(rec["redactions"], 2)
+
     def test_rule2_client_certificate_password(self):
         self.deny("curl", ["-E", "client.pem:certpw77", "https://x"], ["certpw77"],
                   ["-E", "client.pem:[REDACTED]", "https://x"], 1)
