@@ -8,7 +8,7 @@ import os
 import shutil
 import subprocess
 
-from image_support import (HUMAN_LINE, PINNED, SHIM_IN_IMAGE, ImageTestCase, SyntheticRoot,
+from image_support import (HUMAN_LINE, PINNED, SHIM, SHIM_IN_IMAGE, ImageTestCase, SyntheticRoot,
                            parse_record, run_shim, snapshot)
 
 ALLOWED = "python3 ls cat"
@@ -60,6 +60,26 @@ class InstallLinks(ImageTestCase):
         self.assertIn('/usr/local/bin/git -> %s (replaced symlink to "../../bin/ls")' % SHIM_IN_IMAGE, p.stdout)
         self.assertIn("4 names: 20 links made", p.stdout)
         self.assertEqual(verify(r).returncode, 0, verify(r).stdout)
+
+    def test_each_entry_is_replaced_by_one_rename_never_unlinked(self):
+        # Atomic: a new link is made beside the entry and renamed over it, so
+        # the real path is never missing, not even for a moment.
+        r = debian_like(self)
+        trace = os.path.join(r.path, "..", os.path.basename(r.path) + ".trace")
+        self.addCleanup(lambda: os.path.exists(trace) and os.unlink(trace))
+        p = subprocess.run(["strace", "-qq", "-o", trace, "-e",
+                            "trace=unlink,unlinkat,rename,renameat,renameat2,symlink,symlinkat",
+                            SHIM, "install", "--root", r.path, "--names", "curl wget"],
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(trace) as f:
+            calls = [l for l in f.read().splitlines() if l.strip()]
+        self.assertFalse([c for c in calls if "unlink" in c], calls)
+        renames = [c for c in calls if c.startswith("renameat(")]
+        self.assertEqual(len(renames), 10, calls)  # 2 names x 4 real dirs + the pinned dir
+        for c in renames:
+            self.assertRegex(c, r'^renameat\(\d+, "\.agt-deny-shim\.tmp\.(curl|wget)", \d+, "(curl|wget)"\) = 0$')
+        self.assertEqual(r.readlink("usr/bin/curl"), SHIM_IN_IMAGE)
 
     def test_rerun_is_idempotent(self):
         r = debian_like(self)
