@@ -138,6 +138,40 @@ class Import(unittest.TestCase):
             self.assertEqual(entry["data"]["argv"], json.loads(src)["argv"])
         self.assert_verifies(300)
 
+    def test_escaped_and_raw_spellings_give_the_same_data(self):
+        # Upstream's Python shim writes with ensure_ascii (\uXXXX escapes);
+        # others write raw UTF-8 or escape "/" as "\/". One record, three
+        # spellings: the same data, byte for byte, as json.dumps gives it.
+        rng = random.Random(5)
+        classes = [(0x20, 0x7e), (0x00, 0x1f), (0x7f, 0x9f), (0xa0, 0x7ff), (0x800, 0xd7ff),
+                   (0xe000, 0xffff), (0x10000, 0x10ffff), (0x2f, 0x2f)]
+        spellings = []
+        for _ in range(100):
+            argv = ["".join(chr(rng.randint(*rng.choice(classes))) for _ in range(rng.randint(0, 9)))
+                    for _ in range(rng.randint(1, 4))]
+            rec = json.loads(record(argv=argv, path="/usr/bin/curl"))
+            raw = json.dumps(rec, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+            ascii_ = json.dumps(rec, sort_keys=True, separators=(",", ":"))
+            spellings.append((raw, ascii_, ascii_.replace("/", "\\/")))
+        log = self.w.write("denied.log", "".join(s + "\n" for group in spellings for s in group))
+        r = self.import_(log)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        entries = read_entries(self.out)
+        self.assertEqual(len(entries), 300)
+        with open(self.out, encoding="ascii") as f:
+            out_lines = f.read().splitlines()
+        for n, (raw, _, _) in enumerate(spellings):
+            datas = []
+            for k in range(3):
+                entry = entries[3 * n + k]
+                self.assertEqual(out_lines[3 * n + k], json.dumps(entry, sort_keys=True))
+                del entry["data"]["source"]
+                datas.append(json.dumps(entry["data"], sort_keys=True))
+            self.assertEqual(datas[0], datas[1])
+            self.assertEqual(datas[0], datas[2])
+            self.assertEqual(json.loads(datas[0]), json.loads(raw))
+        self.assert_verifies(300)
+
     def test_rejected_lines_are_reported_and_the_rest_imported(self):
         bad = [
             b'{"argv":[],"binary":"git","event":"command_denied","issue":2662}',
