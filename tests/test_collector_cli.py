@@ -138,6 +138,50 @@ class Import(unittest.TestCase):
             self.assertEqual(entry["data"]["argv"], json.loads(src)["argv"])
         self.assert_verifies(300)
 
+    def test_mutated_records_accepted_only_as_json_loads_reads_them(self):
+        # Differential: random byte-level mutations of good records (hostile
+        # escapes, bad UTF-8, numbers Python reads differently). Every line
+        # accepted must be JSON to Python too, with exactly the data the
+        # entry holds; every other line is reported; the chain verifies.
+        rng = random.Random(2662)
+        bases = [record().encode(),
+                 record(argv=["\u00e9\u2028", "\\/x", "a\x00b"], host="h\U0001f600").encode(),
+                 json.dumps(json.loads(record()), sort_keys=True, separators=(",", ":")).encode()]
+        pieces = [b'"', b"\\", b"\\u0000", b"\\ud83d", b"\\ude00", b"\\/", b"0", b"-0", b"1e3",
+                  b".5", b"{", b"}", b"[", b"]", b",", b":", b" ", b"\xed\xa0\x80", b"\xc0\xaf",
+                  b"\xef\xbf\xbe", b"\xf4\x8f\xbf\xbf", b"\xf4\x90\x80\x80", b"\r", b"\t", b"null",
+                  b"true", b'"argv"', b'"pid"', b"18446744073709551616", b"18446744073709551615",
+                  b"\xef\xbb\xbf", b"\x00"]
+        lines = []
+        for _ in range(6000):
+            line = bytearray(rng.choice(bases))
+            for _ in range(rng.randint(1, 3)):
+                op, at = rng.random(), rng.randrange(len(line) + 1)
+                if op < 0.35:
+                    line[at:at] = rng.choice(pieces)
+                elif op < 0.55:
+                    del line[at:at + rng.randint(1, 3)]
+                elif op < 0.75 and at < len(line):
+                    line[at] = rng.randrange(256)
+                else:
+                    src = rng.randrange(len(line) + 1)
+                    line[at:at] = line[src:src + rng.randint(1, 8)]
+            lines.append(bytes(line).replace(b"\n", b" "))
+        log = self.w.write("denied.log", b"".join(l + b"\n" for l in lines))
+        r = self.import_(log)
+        self.assertEqual(r.returncode, 65, r.stderr[-500:])
+        rejected = {int(l.split(":")[1]) for l in r.stderr.splitlines() if l.startswith(log + ":")}
+        accepted = [n for n in range(1, len(lines) + 1) if n not in rejected]
+        entries = read_entries(self.out)
+        self.assertEqual(len(entries), len(accepted))
+        self.assertGreater(len(accepted), 100)  # the mutations leave enough valid lines
+        for number, entry in zip(accepted, entries):
+            source = json.loads(lines[number - 1].decode("utf-8"))  # raises if not JSON
+            del entry["data"]["source"]
+            self.assertEqual(json.dumps(entry["data"], sort_keys=True),
+                             json.dumps(source, sort_keys=True), number)
+        self.assert_verifies(len(accepted))
+
     def test_escaped_and_raw_spellings_give_the_same_data(self):
         # Upstream's Python shim writes with ensure_ascii (\uXXXX escapes);
         # others write raw UTF-8 or escape "/" as "\/". One record, three
