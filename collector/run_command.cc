@@ -197,8 +197,11 @@ int Main(int argc, char** argv) {
   std::string key;
   if (!key_file::ReadKeyFile(a.key_file, &key, &err)) {
     PrintError(err);
-    return exit_status::kConfig;
+    return exit_status::kNoInput;  // as import and verify (agt-collector(1))
   }
+  std::vector<std::string> key_warnings;
+  key_file::LintKeyFile(a.key_file, key, &key_warnings);
+  for (const std::string& w : key_warnings) fprintf(stderr, "agt-collector: warning: %s\n", w.c_str());
 
   // Signals become readable events; nothing runs in a handler.
   sigset_t mask;

@@ -427,6 +427,46 @@ class Import(unittest.TestCase):
         self.assertNotIn(self.w.key.hex(), r.stderr + r.stdout)
         self.assertNotIn("warning", r.stderr)  # 32 random bytes, mode 0600
 
+    def test_an_unusable_key_file_is_status_66_for_every_command(self):
+        # import, verify and run agree (agt-collector(1), EXIT STATUS).
+        log = self.w.write("denied.log", record() + "\n")
+        self.assertEqual(self.import_(log).returncode, 0)
+        empty = self.w.write("empty.key", b"", 0o600)
+        missing = self.w.join("missing.key")
+        pattern = self.w.join("sandboxes", "{sandbox_id}", "denied.log")
+        for key, says in ((empty, "is empty"), (missing, "open key file")):
+            for args in (["import", "--key-file", key, "--out", self.out, "--sandbox-id", "a", log],
+                         ["verify", "--key-file", key, self.out],
+                         ["run", "--key-file", key, "--out", self.out, "--state-dir",
+                          self.w.join("state"), "--watch", pattern, "--syslog-socket", "none"]):
+                with self.subTest(command=args[0], key=says):
+                    r = run_collector(*args, timeout=20)
+                    self.assertEqual(r.returncode, 66, r.stderr)
+                    self.assertIn("agt-collector: error: ", r.stderr)
+                    self.assertIn(says, r.stderr)
+
+    def test_run_warns_about_a_key_others_can_read(self):
+        weak = self.w.write("weak.key", b"hunter2-hunter2", 0o640)
+        pattern = self.w.join("sandboxes", "{sandbox_id}", "denied.log")
+        proc = subprocess.Popen([COLLECTOR, "run", "--key-file", weak, "--out", self.out,
+                                 "--state-dir", self.w.join("state"), "--watch", pattern,
+                                 "--syslog-socket", "none"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        said = ""
+        try:
+            for line in proc.stderr:  # up to the start-up line, or EOF if it exited
+                said += line
+                if line.startswith("agt-collector: run: "):
+                    break
+        finally:
+            proc.terminate()
+            said += proc.communicate(timeout=20)[1]
+        self.assertEqual(proc.returncode, 0, said)
+        self.assertIn("agt-collector: run: ", said)
+        self.assertIn("agt-collector: warning: key file %s has mode 0640" % weak, said)
+        self.assertIn("holds 15 bytes", said)
+        self.assertNotIn("hunter2", said)
+
     def test_import_warns_about_a_key_others_can_read(self):
         weak = self.w.write("weak.key", b"hunter2-hunter2", 0o644)
         log = self.w.write("denied.log", record() + "\n")
