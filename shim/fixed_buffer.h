@@ -11,6 +11,20 @@
 
 namespace fixed_buffer {
 
+// Enough for any std::uint64_t in decimal.
+inline constexpr std::size_t kMaxDecimalDigits = 20;
+
+// `value` in decimal, written at the end of `digits`; the view points into it.
+inline std::string_view Decimal(std::uint64_t value, char (&digits)[kMaxDecimalDigits]) {
+  std::size_t n = 0;
+  do {
+    digits[kMaxDecimalDigits - 1 - n] = static_cast<char>('0' + value % 10);
+    value /= 10;
+    ++n;
+  } while (value != 0);
+  return std::string_view(digits + kMaxDecimalDigits - n, n);
+}
+
 // With null storage a Buffer only counts: the size of a piece of output can
 // be learned without the stack space to hold it.
 class Buffer {
@@ -25,14 +39,8 @@ class Buffer {
   }
 
   bool AppendUnsigned(std::uint64_t value) {
-    char digits[20];
-    std::size_t n = 0;
-    do {
-      digits[sizeof digits - 1 - n] = static_cast<char>('0' + value % 10);
-      value /= 10;
-      ++n;
-    } while (value != 0);
-    return Append(std::string_view(digits + sizeof digits - n, n));
+    char digits[kMaxDecimalDigits];
+    return Append(Decimal(value, digits));
   }
 
   // Zero-padded to `width` digits (for timestamps).

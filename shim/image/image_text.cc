@@ -51,14 +51,8 @@ void Text::Put(Octal mode) {
 }
 
 void Text::PutUnsigned(std::uint64_t value) {
-  char digits[20];
-  std::size_t n = 0;
-  do {
-    digits[sizeof digits - 1 - n] = static_cast<char>('0' + value % 10);
-    value /= 10;
-    ++n;
-  } while (value != 0);
-  Put(std::string_view(digits + sizeof digits - n, n));
+  char digits[fixed_buffer::kMaxDecimalDigits];
+  Put(fixed_buffer::Decimal(value, digits));
 }
 
 namespace {
