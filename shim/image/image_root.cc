@@ -18,6 +18,17 @@ WalkResult TooLong(std::string_view path, image_text::Text* err) {
   return WalkResult::kError;
 }
 
+// The next component of `path` from *pos on, skipping runs of '/'; *pos
+// moves past it. Empty when none is left.
+std::string_view NextComponent(std::string_view path, std::size_t* pos) {
+  while (*pos < path.size() && path[*pos] == '/') ++*pos;
+  std::size_t end = path.find('/', *pos);
+  if (end == std::string_view::npos) end = path.size();
+  std::string_view name = image_text::Slice(path, *pos, end - *pos);
+  *pos = end;
+  return name;
+}
+
 // Re-opens the canonical directory `path` from the root, one component at a
 // time with O_NOFOLLOW (used after "..", so a parent is never taken from the
 // file system's own ".." of a directory that may have moved).
@@ -29,27 +40,20 @@ bool OpenCanonical(int root_fd, std::string_view path, Fd* out, image_text::Text
   }
   std::size_t pos = 0;
   char comp[NAME_MAX + 1];
-  while (pos < path.size()) {
-    if (path[pos] == '/') {
-      ++pos;
-      continue;
-    }
-    std::size_t end = path.find('/', pos);
-    if (end == std::string_view::npos) end = path.size();
-    std::size_t n = end - pos;
-    if (n > NAME_MAX) {
+  for (std::string_view name = NextComponent(path, &pos); !name.empty();
+       name = NextComponent(path, &pos)) {
+    if (name.size() > NAME_MAX) {
       err->Add("component too long in ", image_text::Quoted{path});
       return false;
     }
-    std::memcpy(comp, path.data() + pos, n);
-    comp[n] = '\0';
+    std::memcpy(comp, name.data(), name.size());
+    comp[name.size()] = '\0';
     Fd next(openat(cur.get(), comp, kDirFlags));
     if (!next.ok()) {
       err->Add("openat ", image_text::Quoted{path}, ": ", image_text::Errno{errno});
       return false;
     }
     cur = static_cast<Fd&&>(next);
-    pos = end;
   }
   *out = static_cast<Fd&&>(cur);
   return true;
@@ -100,15 +104,9 @@ void PathBuf::Pop() {
 bool PathBuf::Set(std::string_view path) {
   Clear();
   std::size_t pos = 0;
-  while (pos < path.size()) {
-    if (path[pos] == '/') {
-      ++pos;
-      continue;
-    }
-    std::size_t end = path.find('/', pos);
-    if (end == std::string_view::npos) end = path.size();
-    if (!Push(image_text::Slice(path, pos, end - pos))) return false;
-    pos = end;
+  for (std::string_view name = NextComponent(path, &pos); !name.empty();
+       name = NextComponent(path, &pos)) {
+    if (!Push(name)) return false;
   }
   return true;
 }
