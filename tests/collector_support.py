@@ -4,11 +4,8 @@ import os
 import subprocess
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-TOP = os.path.dirname(HERE)
-BUILD = os.environ.get("AGT_BUILD_DIR") or os.path.join(TOP, "build")
-COLLECTOR = os.path.join(BUILD, "collector", "agt-collector")
-SHIM = os.path.join(BUILD, "shim", "agt-deny-shim")
+from build_paths import BUILD, COLLECTOR, HERE, SHIM, TOP  # noqa: F401 (re-exported)
+
 VECTORS = os.path.join(HERE, "data", "collector-vectors")
 
 

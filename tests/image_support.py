@@ -8,10 +8,8 @@ import subprocess
 import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-TOP = os.path.dirname(HERE)
-BUILD = os.environ.get("AGT_BUILD_DIR") or os.path.join(TOP, "build")
-SHIM = os.path.join(BUILD, "shim", "agt-deny-shim")
+from build_paths import BUILD, HERE, SHIM, TOP  # noqa: F401 (re-exported)
+
 SHIM_IN_IMAGE = "/usr/local/lib/agt/agt-deny-shim"
 PINNED = "usr/local/sandbox-bin"
 REAL_DIRS = ["usr/local/sbin", "usr/local/bin", "usr/sbin", "usr/bin", "sbin", "bin"]

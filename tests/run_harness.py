@@ -20,11 +20,8 @@ import time
 
 import collector_upstream_verifier
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(HERE)
-BUILD = os.environ.get("AGT_BUILD_DIR", os.path.join(REPO, "build"))
-SHIM = os.path.join(BUILD, "shim", "agt-deny-shim")
-COLLECTOR = os.path.join(BUILD, "collector", "agt-collector")
+from build_paths import BUILD, COLLECTOR, HERE, SHIM  # noqa: F401 (re-exported)
+from build_paths import TOP as REPO
 DENIED_NAMES = ("curl", "wget", "git", "ssh")
 
 

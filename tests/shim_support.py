@@ -11,10 +11,8 @@ import subprocess
 import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-TOP = os.path.dirname(HERE)
-BUILD = os.environ.get("AGT_BUILD_DIR") or os.path.join(TOP, "build")
-SHIM = os.path.join(BUILD, "shim", "agt-deny-shim")
+from build_paths import BUILD, HERE, SHIM, TOP  # noqa: F401 (re-exported)
+
 EXEC_EMPTY_ARGV = os.path.join(BUILD, "shim", "exec_empty_argv")
 EXEC_SECCOMP_REFUSED = os.path.join(BUILD, "shim", "exec_seccomp_refused")
 
