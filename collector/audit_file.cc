@@ -160,15 +160,38 @@ bool AuditFileWriter::Open(const std::string& path, std::string_view key, std::s
   return true;
 }
 
-bool AuditFileWriter::Append(const audit_entry::AuditEntryFields& fields, std::string* err) {
+bool AuditFileWriter::MakeRoom(const audit_entry::AuditEntryFields& fields, std::string* err) {
   if (fd_ < 0) {
     *err = "agt-collector: error: audit file is not open";
     return false;
   }
   const size_t room = pending_used_ + signer_.MaxLineBytes(fields);
   if (pending_.size() < room) pending_.resize(std::max(room, kBatchBytes + (64u << 10)));
+  return true;
+}
+
+bool AuditFileWriter::Append(const audit_entry::AuditEntryFields& fields, std::string* err) {
+  if (!MakeRoom(fields, err)) return false;
   size_t written = 0;
   if (!signer_.SignInto(fields, &pending_[pending_used_], &written, err)) return false;
+  pending_used_ += written;
+  ++entries_appended_;
+  if (pending_used_ >= kBatchBytes) return Flush(err);
+  return true;
+}
+
+bool AuditFileWriter::AppendNew(audit_entry::AuditEntryFields* fields,
+                                std::unordered_set<std::string>* already_written, bool* appended,
+                                std::string* err) {
+  *appended = false;
+  if (!MakeRoom(*fields, err)) return false;
+  size_t written = 0;
+  switch (signer_.SignNewInto(fields, already_written, &pending_[pending_used_], &written, err)) {
+    case chain_signer::ChainSigner::Outcome::kFailed: return false;
+    case chain_signer::ChainSigner::Outcome::kAlreadyWritten: return true;
+    case chain_signer::ChainSigner::Outcome::kSigned: break;
+  }
+  *appended = true;
   pending_used_ += written;
   ++entries_appended_;
   if (pending_used_ >= kBatchBytes) return Flush(err);

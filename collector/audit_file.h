@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "audit_entry.h"
@@ -36,6 +37,12 @@ class AuditFileWriter {
   // Signs `fields` onto the chain and queues the line. Lines are written in
   // batches; nothing is durable until Sync() returns true.
   bool Append(const audit_entry::AuditEntryFields& fields, std::string* err);
+  // The collector's own entries: fields->entry_id is derived from the entry
+  // (chain_signer.h) and stored. An id found in *already_written (may be
+  // null) is erased from it and nothing is queued: *appended is false.
+  bool AppendNew(audit_entry::AuditEntryFields* fields,
+                 std::unordered_set<std::string>* already_written, bool* appended,
+                 std::string* err);
 
   // Writes the queued lines (one write loop; on failure the file is cut back
   // to its previous size so no partial line remains and the chain stays
@@ -63,6 +70,9 @@ class AuditFileWriter {
   static constexpr size_t kBatchBytes = 1 << 20;
 
  private:
+  // Append and AppendNew: room in the batch for one more line.
+  bool MakeRoom(const audit_entry::AuditEntryFields& fields, std::string* err);
+
   int fd_ = -1;
   std::string path_;
   std::string key_;  // kept for Reopen(); never printed

@@ -4,6 +4,8 @@
 #include <openssl/err.h>
 #include <openssl/params.h>
 
+#include <algorithm>
+
 #include "canonical_json.h"
 
 namespace chain_signer {
@@ -120,6 +122,7 @@ Hasher::Hasher() = default;
 Hasher::~Hasher() {
   EVP_MAC_CTX_free(mac_ctx_);
   EVP_MAC_free(mac_);
+  EVP_MD_CTX_free(peek_ctx_);
   EVP_MD_CTX_free(md_ctx_);
   EVP_MD_free(const_cast<EVP_MD*>(sha256_));
 }
@@ -132,9 +135,10 @@ bool Hasher::Init(std::string_view key, std::string* err) {
   if (md_ctx_ == nullptr) {
     sha256_ = EVP_MD_fetch(nullptr, "SHA256", nullptr);
     md_ctx_ = EVP_MD_CTX_new();
+    peek_ctx_ = EVP_MD_CTX_new();
     mac_ = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
     if (mac_ != nullptr) mac_ctx_ = EVP_MAC_CTX_new(mac_);
-    if (sha256_ == nullptr || md_ctx_ == nullptr || mac_ctx_ == nullptr) {
+    if (sha256_ == nullptr || md_ctx_ == nullptr || peek_ctx_ == nullptr || mac_ctx_ == nullptr) {
       *err = OpenSslError("SHA-256/HMAC setup");
       return false;
     }
@@ -153,13 +157,43 @@ bool Hasher::Init(std::string_view key, std::string* err) {
 
 bool Hasher::Sha256HexOf(const std::string_view* parts, size_t count, char* hex,
                          std::string* err) {
+  if (!Sha256Begin(err)) return false;
+  for (size_t i = 0; i < count; ++i) {
+    if (!Sha256Update(parts[i], err)) return false;
+  }
+  return Sha256FinishHex(hex, err);
+}
+
+bool Hasher::Sha256Begin(std::string* err) {
+  if (md_ctx_ == nullptr || EVP_DigestInit_ex(md_ctx_, sha256_, nullptr) != 1) {
+    *err = OpenSslError("SHA-256");
+    return false;
+  }
+  return true;
+}
+
+bool Hasher::Sha256Update(std::string_view part, std::string* err) {
+  if (EVP_DigestUpdate(md_ctx_, part.data(), part.size()) != 1) {
+    *err = OpenSslError("SHA-256");
+    return false;
+  }
+  return true;
+}
+
+bool Hasher::Sha256PeekDigest(unsigned char digest[32], std::string* err) {
+  unsigned int len = 0;
+  if (EVP_MD_CTX_copy_ex(peek_ctx_, md_ctx_) != 1 ||
+      EVP_DigestFinal_ex(peek_ctx_, digest, &len) != 1 || len != 32) {
+    *err = OpenSslError("SHA-256");
+    return false;
+  }
+  return true;
+}
+
+bool Hasher::Sha256FinishHex(char* hex, std::string* err) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
-  bool ok = md_ctx_ != nullptr && EVP_DigestInit_ex(md_ctx_, sha256_, nullptr) == 1;
-  for (size_t i = 0; ok && i < count; ++i) {
-    ok = EVP_DigestUpdate(md_ctx_, parts[i].data(), parts[i].size()) == 1;
-  }
-  if (!ok || EVP_DigestFinal_ex(md_ctx_, digest, &len) != 1 || len * 2 != kHashHexLength) {
+  if (EVP_DigestFinal_ex(md_ctx_, digest, &len) != 1 || len * 2 != kHashHexLength) {
     *err = OpenSslError("SHA-256");
     return false;
   }
@@ -198,7 +232,7 @@ size_t ChainSigner::MaxLineBytes(const audit_entry::AuditEntryFields& f) const {
   // the three hashes.
   return 512 + f.data_canonical.size() + MaxStringBytes(previous_hash_.size()) +
          2 * (kHashHexLength + 2) + MaxStringBytes(f.action.size()) +
-         MaxStringBytes(f.entry_id.size()) + MaxStringBytes(f.event_type.size()) +
+         MaxStringBytes(std::max(f.entry_id.size(), kEntryIdLength)) + MaxStringBytes(f.event_type.size()) +
          MaxStringBytes(f.matched_rule.size()) + MaxStringBytes(f.outcome.size()) +
          MaxStringBytes(f.policy_decision.size()) + MaxStringBytes(f.resource.size()) +
          MaxStringBytes(f.timestamp.size()) + MaxNullableBytes(f.agent_did) +
@@ -219,54 +253,90 @@ bool ChainSigner::SignAppend(const audit_entry::AuditEntryFields& f, std::string
 
 bool ChainSigner::SignInto(const audit_entry::AuditEntryFields& f, char* line, size_t* written,
                            std::string* err) {
+  return Sign(f, nullptr, nullptr, line, written, err) == Outcome::kSigned;
+}
+
+ChainSigner::Outcome ChainSigner::SignNewInto(audit_entry::AuditEntryFields* fields,
+                                              std::unordered_set<std::string>* already_written,
+                                              char* line, size_t* written, std::string* err) {
+  return Sign(*fields, &fields->entry_id, already_written, line, written, err);
+}
+
+ChainSigner::Outcome ChainSigner::Sign(const audit_entry::AuditEntryFields& f,
+                                       std::string* derived_id,
+                                       std::unordered_set<std::string>* already_written,
+                                       char* line, size_t* written, std::string* err) {
   *written = 0;
   // Key order is the byte-sorted order of the field names (those of
   // upstream's SignedAuditEntry); the payload is the line without the five
-  // members marked "not hashed".
-  std::string_view parts[5];
+  // members marked "not hashed". It is hashed part by part as the line is
+  // written, so the state after "data" is at hand for the entry id.
   LineWriter w(line);
   w.String("{\"action\": ", f.action);
   w.Nullable(", \"agent_did\": ", f.agent_did);
-  parts[0] = std::string_view(line, static_cast<size_t>(w.pos() - line));
+  const std::string_view head(line, static_cast<size_t>(w.pos() - line));
   w.Nullable(", \"compute_driver\": ", f.compute_driver);  // not hashed
   char* const content_hash = w.HashSlot(", \"content_hash\": ");  // not hashed
   const char* from = w.pos();
   w.Raw(", \"data\": ");
   w.Raw(f.data_canonical);
-  w.String(", \"entry_id\": ", f.entry_id);
-  parts[1] = std::string_view(from, static_cast<size_t>(w.pos() - from));
-  w.Nullable(", \"environment\": ", f.environment);  // not hashed
+  const std::string_view data(from, static_cast<size_t>(w.pos() - from));
+  if (!w.ok()) {
+    *err = "agt-collector: error: an entry holds a string that is not UTF-8";
+    return Outcome::kFailed;
+  }
+  if (!hasher_.Sha256Begin(err) || !hasher_.Sha256Update(head, err) ||
+      !hasher_.Sha256Update(data, err)) {
+    return Outcome::kFailed;
+  }
+  if (derived_id != nullptr) {
+    unsigned char digest[32];
+    if (!hasher_.Sha256PeekDigest(digest, err)) return Outcome::kFailed;
+    char id[kEntryIdLength] = {'a', 'u', 'd', 'i', 't', '_'};
+    ToHexTo(digest, (kEntryIdLength - 6) / 2, id + 6);
+    derived_id->assign(id, sizeof id);
+    if (already_written != nullptr && already_written->erase(*derived_id) > 0) {
+      return Outcome::kAlreadyWritten;
+    }
+  }
   from = w.pos();
+  w.String(", \"entry_id\": ", f.entry_id);
+  const std::string_view entry_id(from, static_cast<size_t>(w.pos() - from));
+  w.Nullable(", \"environment\": ", f.environment);  // not hashed
+  const char* const environment_end = w.pos();
   w.String(", \"event_type\": ", f.event_type);
   w.String(", \"matched_rule\": ", f.matched_rule);
   w.String(", \"outcome\": ", f.outcome);
   w.String(", \"policy_decision\": ", f.policy_decision);
   w.String(", \"previous_hash\": ", previous_hash_);
   w.String(", \"resource\": ", f.resource);
-  parts[2] = std::string_view(from, static_cast<size_t>(w.pos() - from));
+  const std::string_view to_resource(environment_end,
+                                     static_cast<size_t>(w.pos() - environment_end));
   w.Nullable(", \"sandbox_id\": ", f.sandbox_id);  // not hashed
-  from = w.pos();
+  const char* const sandbox_end = w.pos();
   w.Nullable(", \"session_id\": ", f.session_id);
-  parts[3] = std::string_view(from, static_cast<size_t>(w.pos() - from));
+  const std::string_view session(sandbox_end, static_cast<size_t>(w.pos() - sandbox_end));
   char* const signature = w.HashSlot(", \"signature\": ");  // not hashed
-  from = w.pos();
+  const char* const signature_end = w.pos();
   w.Nullable(", \"target_did\": ", f.target_did);
   w.String(", \"timestamp\": ", f.timestamp);
   w.Nullable(", \"trace_id\": ", f.trace_id);
   w.Raw("}");
-  parts[4] = std::string_view(from, static_cast<size_t>(w.pos() - from));
+  const std::string_view tail(signature_end, static_cast<size_t>(w.pos() - signature_end));
   w.Raw("\n");
   if (!w.ok()) {
     *err = "agt-collector: error: entry " + f.entry_id + " holds a string that is not UTF-8";
-    return false;
+    return Outcome::kFailed;
   }
-  if (!hasher_.Sha256HexOf(parts, 5, content_hash, err) ||
+  if (!hasher_.Sha256Update(entry_id, err) || !hasher_.Sha256Update(to_resource, err) ||
+      !hasher_.Sha256Update(session, err) || !hasher_.Sha256Update(tail, err) ||
+      !hasher_.Sha256FinishHex(content_hash, err) ||
       !hasher_.HmacHexOf(std::string_view(content_hash, kHashHexLength), signature, err)) {
-    return false;
+    return Outcome::kFailed;
   }
   *written = static_cast<size_t>(w.pos() - line);
   previous_hash_.assign(content_hash, kHashHexLength);
-  return true;
+  return Outcome::kSigned;
 }
 
 }  // namespace chain_signer

@@ -6,6 +6,14 @@
 // of the line it consists of (the line minus compute_driver, content_hash,
 // environment, sandbox_id and signature), so nothing is escaped or copied
 // twice; content_hash and signature are filled into their slots after.
+//
+// The collector's own entry ids (agt-audit-jsonl(5), ENTRY IDS) come from the
+// same hash: "audit_" + the first 16 hex digits of the SHA-256 of the
+// payload's text up to the end of the "data" value,
+//   {"action": "exec", "agent_did": ..., "data": {...}
+// which holds the record's validated fields and where it was read (file,
+// device, inode, offset). content_hash continues from that state, so an id
+// costs one finalisation instead of a second pass over the record.
 #ifndef AGT_COLLECTOR_CHAIN_SIGNER_H_
 #define AGT_COLLECTOR_CHAIN_SIGNER_H_
 
@@ -13,12 +21,15 @@
 
 #include <string>
 #include <string_view>
+#include <unordered_set>
 
 #include "audit_entry.h"
 
 namespace chain_signer {
 
 constexpr size_t kHashHexLength = 64;
+// "audit_" + 16 hex digits, as upstream's ids and ours are.
+constexpr size_t kEntryIdLength = 22;
 
 // Serialises the 14 payload fields (entry_id ... session_id, previous_hash),
 // keys sorted, exactly as upstream hashes them. False when a field is not
@@ -45,8 +56,17 @@ class Hasher {
   bool Sha256HexOf(const std::string_view* parts, size_t count, char* hex, std::string* err);
   bool HmacHexOf(std::string_view data, char* hex, std::string* err);
 
+  // The same SHA-256 as a stream: Begin, Update as often as needed, then
+  // FinishHex; PeekDigest gives the digest of what was fed so far without
+  // ending the stream (entry ids).
+  bool Sha256Begin(std::string* err);
+  bool Sha256Update(std::string_view part, std::string* err);
+  bool Sha256PeekDigest(unsigned char digest[32], std::string* err);
+  bool Sha256FinishHex(char* hex, std::string* err);
+
  private:
   EVP_MD_CTX* md_ctx_ = nullptr;
+  EVP_MD_CTX* peek_ctx_ = nullptr;  // PeekDigest's copy of md_ctx_
   const EVP_MD* sha256_ = nullptr;
   EVP_MAC* mac_ = nullptr;
   EVP_MAC_CTX* mac_ctx_ = nullptr;
@@ -71,7 +91,24 @@ class ChainSigner {
   bool SignInto(const audit_entry::AuditEntryFields& fields, char* out, size_t* written,
                 std::string* err);
 
+  // The collector's own entries: fields->entry_id is derived (see the top of
+  // this file) and stored, then the entry is signed as SignInto does. When
+  // the id is in *already_written (may be null), a line written before a
+  // crash, it is erased from the set and nothing is written: kAlreadyWritten,
+  // the chain stays where it was.
+  enum class Outcome { kSigned, kAlreadyWritten, kFailed };
+  Outcome SignNewInto(audit_entry::AuditEntryFields* fields,
+                      std::unordered_set<std::string>* already_written, char* out,
+                      size_t* written, std::string* err);
+
  private:
+  // SignInto and SignNewInto: with derived_id null, fields.entry_id is used
+  // as given; else the id is derived into *derived_id (which may be
+  // fields.entry_id itself: it is written before the line uses it).
+  Outcome Sign(const audit_entry::AuditEntryFields& fields, std::string* derived_id,
+               std::unordered_set<std::string>* already_written, char* out, size_t* written,
+               std::string* err);
+
   Hasher hasher_;
   std::string previous_hash_;
 };

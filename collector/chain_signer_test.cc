@@ -146,3 +146,112 @@ TEST_CASE("a line of strings escaped at their worst fits MaxLineBytes and reads 
   CHECK(out == before);
   CHECK(signer.previous_hash() == d["content_hash"].GetString());
 }
+
+namespace {
+
+// A collector entry as entry_mapper fills it: entry_id left to the signer.
+audit_entry::AuditEntryFields NewEntry(uint64_t offset) {
+  audit_entry::AuditEntryFields f;
+  f.timestamp = "2026-06-14T10:00:00+00:00";
+  f.event_type = "command_denied";
+  f.agent_did = "did:agt:sandbox:sb-1";
+  f.action = "exec";
+  f.resource = "curl";
+  f.outcome = "denied";
+  f.policy_decision = "deny";
+  f.matched_rule = "command_denylist";
+  f.sandbox_id = "sb-1";
+  f.data_canonical = R"({"argv": ["-sSL"], "binary": "curl", "event": "command_denied", )"
+                     R"("issue": 2662, "source": {"device": 2049, "file": "/l/sb-1/denied.log", )"
+                     R"("inode": 1234, "offset": )" + std::to_string(offset) +
+                     R"(}, "timestamp": "2026-06-14T10:00:00Z"})";
+  return f;
+}
+
+// SignNewInto into a string; "" when the id was already written.
+std::string SignNew(chain_signer::ChainSigner* signer, audit_entry::AuditEntryFields* f,
+                    std::unordered_set<std::string>* already_written = nullptr) {
+  std::string out(signer->MaxLineBytes(*f), '\0'), err;
+  size_t written = 0;
+  const auto outcome = signer->SignNewInto(f, already_written, &out[0], &written, &err);
+  REQUIRE(outcome != chain_signer::ChainSigner::Outcome::kFailed);
+  out.resize(written);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("derived entry ids: the SHA-256 of the payload up to the end of data, pinned") {
+  chain_signer::ChainSigner signer;
+  std::string err;
+  REQUIRE(signer.Init("k", &err));
+  audit_entry::AuditEntryFields f = NewEntry(422);
+  const std::string line = SignNew(&signer, &f);
+  // The documented text, written out by hand (agt-audit-jsonl(5), ENTRY IDS).
+  const std::string prefix =
+      R"({"action": "exec", "agent_did": "did:agt:sandbox:sb-1", "data": )" + f.data_canonical;
+  chain_signer::Hasher h;
+  std::string hex;
+  REQUIRE(h.Init("unused", &err));
+  REQUIRE(h.Sha256Hex(prefix, &hex, &err));
+  CHECK(f.entry_id == "audit_" + hex.substr(0, 16));
+  CHECK(f.entry_id == test_util::DocumentedEntryId(f, "", &h));
+  // Pinned: changing the derivation breaks exactly-once across an upgrade.
+  CHECK(f.entry_id == "audit_fce8cd252b9d3f0e");
+  CHECK(line.find("\"entry_id\": \"" + f.entry_id + "\"") != std::string::npos);
+  rapidjson::Document d;
+  d.Parse(line.data(), line.size() - 1);
+  REQUIRE(d.IsObject());
+  CHECK(std::string(d["entry_id"].GetString()) == f.entry_id);
+}
+
+TEST_CASE("derived entry ids: the same line read again gets the same id, another line not") {
+  chain_signer::ChainSigner signer;
+  std::string err;
+  REQUIRE(signer.Init("k", &err));
+  audit_entry::AuditEntryFields a = NewEntry(10), again = NewEntry(10);
+  SignNew(&signer, &a);
+  // A replay after a crash lands at another chain position: same id.
+  SignNew(&signer, &again);
+  CHECK(again.entry_id == a.entry_id);
+  const auto id_of = [&](audit_entry::AuditEntryFields f) {
+    SignNew(&signer, &f);
+    return f.entry_id;
+  };
+  CHECK(id_of(NewEntry(11)) != a.entry_id);  // another offset
+  audit_entry::AuditEntryFields other_file = NewEntry(10);
+  other_file.data_canonical.replace(other_file.data_canonical.find("2049"), 4, "2050");
+  CHECK(id_of(other_file) != a.entry_id);  // another device
+  audit_entry::AuditEntryFields other_record = NewEntry(10);
+  other_record.data_canonical.replace(other_record.data_canonical.find("-sSL"), 4, "-sSk");
+  CHECK(id_of(other_record) != a.entry_id);  // another record at the same place
+  audit_entry::AuditEntryFields other_agent = NewEntry(10);
+  other_agent.agent_did = "did:agt:sandbox:sb-2";
+  CHECK(id_of(other_agent) != a.entry_id);
+  // Members after "data" do not enter the id.
+  audit_entry::AuditEntryFields later_members = NewEntry(10);
+  later_members.timestamp = "2026-06-14T10:00:01+00:00";
+  later_members.sandbox_id = "x";
+  CHECK(id_of(later_members) == a.entry_id);
+}
+
+TEST_CASE("an entry whose id was already written is skipped and the chain stays put") {
+  chain_signer::ChainSigner signer;
+  std::string err;
+  REQUIRE(signer.Init("k", &err));
+  audit_entry::AuditEntryFields first = NewEntry(0);
+  SignNew(&signer, &first);
+  const std::string chain_before = signer.previous_hash();
+  std::unordered_set<std::string> already_written = {first.entry_id, "audit_0000000000000000"};
+  audit_entry::AuditEntryFields replay = NewEntry(0);
+  CHECK(SignNew(&signer, &replay, &already_written).empty());
+  CHECK(replay.entry_id == first.entry_id);
+  CHECK(signer.previous_hash() == chain_before);
+  CHECK(already_written.count(first.entry_id) == 0);  // each id skips one entry only
+  CHECK(already_written.size() == 1);
+  audit_entry::AuditEntryFields next = NewEntry(200);
+  const std::string line = SignNew(&signer, &next, &already_written);
+  CHECK_FALSE(line.empty());
+  CHECK(signer.previous_hash() != chain_before);
+  CHECK(line.find("\"previous_hash\": \"" + chain_before + "\"") != std::string::npos);
+}

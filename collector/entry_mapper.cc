@@ -1,6 +1,5 @@
 #include "entry_mapper.h"
 
-#include <openssl/evp.h>
 #include <string.h>
 
 #include "canonical_json.h"
@@ -15,63 +14,6 @@ std::string DefaultAgentDid(std::string_view sandbox_id) {
 }
 
 namespace {
-
-// SHA-256 for entry ids, fetched once per thread: an implicit fetch per
-// record costs as much as the hash.
-class IdHasher {
- public:
-  IdHasher() : md_(EVP_MD_fetch(nullptr, "SHA256", nullptr)), ctx_(EVP_MD_CTX_new()) {}
-  ~IdHasher() {
-    EVP_MD_CTX_free(ctx_);
-    EVP_MD_free(md_);
-  }
-  IdHasher(const IdHasher&) = delete;
-  IdHasher& operator=(const IdHasher&) = delete;
-
-  // Appends "audit_" + 16 hex digits for the documented id input.
-  void AppendId(std::string_view sandbox_id, const SourceRef& source, std::string_view line,
-                std::string* out) {
-    using canonical_json::kMaxUintBytes;
-    input_.resize(64 + sandbox_id.size() + 3 * kMaxUintBytes);
-    char* p = &input_[0];
-    p = canonical_json::WriteRaw("agt-entry-id/v1\n", p);
-    p = canonical_json::WriteRaw(sandbox_id, p);
-    *p++ = '\n';
-    p = canonical_json::WriteUint(source.device, p);
-    *p++ = ':';
-    p = canonical_json::WriteUint(source.inode, p);
-    *p++ = '\n';
-    p = canonical_json::WriteUint(source.offset, p);
-    *p++ = '\n';
-    unsigned char digest[EVP_MAX_MD_SIZE] = {};
-    unsigned int len = 0;
-    // SHA-256 fails only without memory or the default provider; the id
-    // stays well-formed (zeros) and the entry is still written.
-    if (md_ == nullptr || ctx_ == nullptr || EVP_DigestInit_ex(ctx_, md_, nullptr) != 1 ||
-        EVP_DigestUpdate(ctx_, input_.data(), static_cast<size_t>(p - input_.data())) != 1 ||
-        EVP_DigestUpdate(ctx_, line.data(), line.size()) != 1 ||
-        EVP_DigestFinal_ex(ctx_, digest, &len) != 1) {
-      memset(digest, 0, sizeof digest);
-    }
-    static constexpr char kHex[] = "0123456789abcdef";
-    char id[6 + 16] = {'a', 'u', 'd', 'i', 't', '_'};
-    for (int i = 0; i < 8; ++i) {
-      id[6 + 2 * i] = kHex[digest[i] >> 4];
-      id[6 + 2 * i + 1] = kHex[digest[i] & 0xf];
-    }
-    out->append(id, sizeof id);
-  }
-
- private:
-  EVP_MD* md_;
-  EVP_MD_CTX* ctx_;
-  std::string input_;
-};
-
-IdHasher& ThreadIdHasher() {
-  thread_local IdHasher hasher;
-  return hasher;
-}
 
 void AppendEntryTimestamp(const ValidRecord& record, std::string* out) {
   // "YYYY-MM-DDTHH:MM:SS" from the validated shim timestamp (same second as
@@ -160,22 +102,15 @@ void SetNullable(const audit_entry::NullableString& value, audit_entry::Nullable
 
 }  // namespace
 
-std::string EntryId(std::string_view sandbox_id, const SourceRef& source, std::string_view line) {
-  std::string id;
-  ThreadIdHasher().AppendId(sandbox_id, source, line, &id);
-  return id;
-}
-
 std::string EntryTimestamp(const ValidRecord& record) {
   std::string out;
   AppendEntryTimestamp(record, &out);
   return out;
 }
 
-void MapRecord(const ValidRecord& record, std::string_view line, const SourceLabels& labels,
-               const SourceRef& source, audit_entry::AuditEntryFields* out) {
-  out->entry_id.clear();
-  ThreadIdHasher().AppendId(labels.sandbox_id, source, line, &out->entry_id);
+void MapRecord(const ValidRecord& record, const SourceLabels& labels, const SourceRef& source,
+               audit_entry::AuditEntryFields* out) {
+  out->entry_id.clear();  // derived when the entry is signed (AppendNew)
   out->timestamp.clear();
   AppendEntryTimestamp(record, &out->timestamp);
   SetString("command_denied", &out->event_type);

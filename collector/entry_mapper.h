@@ -33,22 +33,16 @@ struct SourceRef {
 // The default agent DID for a sandbox: "did:agt:sandbox:" + sandbox_id.
 std::string DefaultAgentDid(std::string_view sandbox_id);
 
-// "audit_" + the first 8 bytes (16 lowercase hex digits) of
-//   SHA-256("agt-entry-id/v1\n" sandbox_id "\n" device ":" inode "\n" offset "\n" line)
-// with the numbers in decimal and `line` without its '\n'. Deterministic, so
-// re-reading the same line of the same file after a crash gives the same id.
-std::string EntryId(std::string_view sandbox_id, const SourceRef& source, std::string_view line);
-
 // Python's datetime.isoformat() of the attempt time as an aware UTC datetime:
 // "2026-06-14T10:00:00+00:00", or "...00.123456+00:00" when the microseconds
 // (timestamp_ns truncated to microseconds, if present) are non-zero.
 std::string EntryTimestamp(const record_validator::ValidRecord& record);
 
-// Fills *out (reusing its buffers). `line` is the record line exactly as read
-// (without '\n'); it feeds only the entry_id.
-void MapRecord(const record_validator::ValidRecord& record, std::string_view line,
-               const SourceLabels& labels, const SourceRef& source,
-               audit_entry::AuditEntryFields* out);
+// Fills *out (reusing its buffers) except entry_id, which is left empty:
+// it is derived from the entry's leading members when the entry is signed
+// (audit_file::AuditFileWriter::AppendNew, chain_signer.h).
+void MapRecord(const record_validator::ValidRecord& record, const SourceLabels& labels,
+               const SourceRef& source, audit_entry::AuditEntryFields* out);
 
 }  // namespace entry_mapper
 

@@ -154,8 +154,9 @@ bool ProcessLog(const std::string& log, const record_validator::Limits& limits,
     }
     if (writer == nullptr) continue;  // validate only
     source.offset = line.offset;
-    entry_mapper::MapRecord(record, line.text, *labels, source, &fields);
-    if (!writer->Append(fields, &err)) {
+    entry_mapper::MapRecord(record, *labels, source, &fields);
+    bool appended = false;  // always, without a set of ids already written
+    if (!writer->AppendNew(&fields, nullptr, &appended, &err)) {
       PrintError(err);
       totals->Raise(exit_status::kIoErr);
       ok = false;

@@ -8,18 +8,20 @@
 //                                 strict; false + one-line reason per rejected
 //                                 line. Reuse one ValidRecord (no allocation
 //                                 in steady state).
-//   entry_mapper::MapRecord(record, line, labels, source, &fields)
+//   entry_mapper::MapRecord(record, labels, source, &fields)
 //                                 labels from the operator (config/pattern),
-//                                 source = {file, st_dev, st_ino, line offset}.
-//                                 entry_id is deterministic in (sandbox_id,
-//                                 dev, ino, offset, line bytes): a replay of the
-//                                 same line yields the same id.
+//                                 source = {file, st_dev, st_ino, line offset};
+//                                 entry_id is left empty: AppendNew() derives
+//                                 it from the entry up to its data (record
+//                                 fields + source), so a replay of the same
+//                                 line yields the same id (chain_signer.h).
 //   audit_file::AuditFileWriter  Open(path, key, &err) resumes the chain from
 //                                 the file's last line (a corrupt or foreign-key
 //                                 last line fails Open; a torn unterminated tail
 //                                 from a crash is cut off and reported through
-//                                 recovery_notice(), print it); Append() queues a
-//                                 signed line; Flush() writes; Sync() writes and
+//                                 recovery_notice(), print it); AppendNew() (or
+//                                 Append(), for an entry_id given as is) queues
+//                                 a signed line; Flush() writes; Sync() writes and
 //                                 fdatasyncs: entries appended before a Sync()
 //                                 that returned true are durable, so a
 //                                 checkpoint may be written after it and not

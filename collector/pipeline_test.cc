@@ -34,15 +34,22 @@ struct Chain {
     REQUIRE(signer.Init("pipeline test key", &err));
     REQUIRE(verifier.Init("pipeline test key", &err));
   }
-  // Signs and independently verifies one entry.
-  void Add(const audit_entry::AuditEntryFields& f) {
+  // Signs as the collector does (entry id derived) and independently
+  // verifies one entry, its id included.
+  void Add(audit_entry::AuditEntryFields* f) {
     std::string out, err, reason;
-    REQUIRE(signer.SignAppend(f, &out, &err));
+    out.resize(signer.MaxLineBytes(*f));
+    size_t written = 0;
+    REQUIRE(signer.SignNewInto(f, nullptr, &out[0], &written, &err) ==
+            chain_signer::ChainSigner::Outcome::kSigned);
+    out.resize(written);
     REQUIRE(out.back() == '\n');
     out.pop_back();
     audit_verifier::LineFacts facts;
     CAPTURE(out);
     REQUIRE(audit_verifier::VerifyLine(out, &previous, &verifier, &facts, &reason));
+    CHECK(f->entry_id == test_util::DocumentedEntryId(*f, previous, &verifier));
+    CHECK(out.find("\"entry_id\": \"" + f->entry_id + "\"") != std::string::npos);
     previous = facts.content_hash;
     ++entries;
   }
@@ -80,8 +87,8 @@ TEST_CASE("every prefix of a good log: whole lines become entries, the rest stay
       if (r == log_line_reader::ReadResult::kEof) break;
       CAPTURE(len);
       REQUIRE(record_validator::ValidateRecord(line.text, limits, &rec, &reason));
-      entry_mapper::MapRecord(rec, line.text, Labels(), {path, 1, 2, line.offset}, &fields);
-      chain.Add(fields);
+      entry_mapper::MapRecord(rec, Labels(), {path, 1, 2, line.offset}, &fields);
+      chain.Add(&fields);
     }
     close(fd);
     const std::string prefix = log.substr(0, len);
@@ -128,9 +135,9 @@ TEST_CASE("random mutations never crash and never yield an entry that fails veri
       continue;
     }
     ++accepted;
-    entry_mapper::MapRecord(rec, line, Labels(), {"/l", 1, 2, static_cast<uint64_t>(round)}, &fields);
+    entry_mapper::MapRecord(rec, Labels(), {"/l", 1, 2, static_cast<uint64_t>(round)}, &fields);
     CHECK(record_validator::IsPlausibleCommandName(fields.resource));
-    chain.Add(fields);
+    chain.Add(&fields);
   }
   CHECK(accepted > 100);  // the mutations keep some records valid
   CHECK(rejected > 10000);

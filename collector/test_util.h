@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "chain_signer.h"
+
 namespace test_util {
 
 // The golden vectors (tests/data/collector-vectors; meson compiles the path in).
@@ -37,6 +39,22 @@ inline std::vector<std::string> Lines(const std::string& text) {
     begin = nl + 1;
   }
   return lines;
+}
+
+// The entry id agt-audit-jsonl(5) documents, computed the long way: the
+// payload written on its own (not the signer's in-line path), cut where the
+// "entry_id" member starts, SHA-256, the first 16 hex digits. The id is not
+// part of the cut text, so any placeholder id gives the same answer.
+inline std::string DocumentedEntryId(const audit_entry::AuditEntryFields& fields,
+                                     const std::string& previous_hash,
+                                     chain_signer::Hasher* hasher) {
+  std::string payload, hex, err;
+  if (!chain_signer::AppendPayload(fields, previous_hash, &payload)) return "<not UTF-8>";
+  const size_t cut = payload.find(", \"entry_id\": ");
+  if (cut == std::string::npos || !hasher->Sha256Hex(payload.substr(0, cut), &hex, &err)) {
+    return "<no entry_id member>";
+  }
+  return "audit_" + hex.substr(0, 16);
 }
 
 // A fresh temporary directory, removed by the destructor.

@@ -65,7 +65,8 @@ class ManPages(unittest.TestCase):
             self.assertRegex(fields, r"\.It Sy (.*[ ,])?%s( ,|\n)" % field)
 
     def test_entry_id_derivation_is_the_documented_one(self):
-        self.assertIn('SHA-256("agt-entry-id/v1\\en" SANDBOX_ID', self.man5)
+        ids = section(self.man5, "ENTRY IDS")
+        self.assertIn('{"action": "exec", "agent_did": AGENT_DID, "data": DATA', ids)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ The shim runs through real symlinks under denied names, with hostile argv
 its log is imported and the chain verified by agt-collector and by the
 independent upstream re-implementation.
 """
+import hashlib
 import json
 import os
 import subprocess
@@ -97,6 +98,33 @@ class ShimRecords(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual([e["resource"] for e in read_entries(self.out)], ["curl", "wget", "git"])
         self.assertEqual(upstream.verify_file(self.out, self.w.key), (True, 3, ""))
+
+    def test_entry_ids_are_the_documented_hash_and_survive_a_replay(self):
+        for argv in HOSTILE_ARGVS[:4]:
+            self.deny("curl", argv)
+        r = run_collector("import", "--key-file", self.w.key_file, "--out", self.out,
+                          "--sandbox-id", "sb-9", self.log)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        entries = read_entries(self.out)
+        self.assertEqual(len(entries), 4)
+        # agt-audit-jsonl(5), ENTRY IDS: the payload's canonical text up to
+        # the end of "data", SHA-256, the first 16 hex digits.
+        for entry in entries:
+            payload = json.dumps({k: entry[k] for k in upstream.PAYLOAD_FIELDS}, sort_keys=True)
+            prefix = payload[:payload.index(', "entry_id": ')]
+            self.assertTrue(prefix.endswith("}"), prefix[-40:])
+            self.assertEqual(entry["entry_id"],
+                             "audit_" + hashlib.sha256(prefix.encode()).hexdigest()[:16])
+        # The same log imported again, onto the end of the chain: each line
+        # lands at another chain position, with the same id.
+        r = run_collector("import", "--key-file", self.w.key_file, "--out", self.out,
+                          "--sandbox-id", "sb-9", self.log)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        again = read_entries(self.out)[4:]
+        self.assertEqual([e["entry_id"] for e in again], [e["entry_id"] for e in entries])
+        self.assertNotEqual([e["previous_hash"] for e in again],
+                            [e["previous_hash"] for e in entries])
+        self.assertEqual(upstream.verify_file(self.out, self.w.key), (True, 8, ""))
 
 
 if __name__ == "__main__":

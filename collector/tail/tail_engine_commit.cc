@@ -42,13 +42,14 @@ void Engine::HandleLine(Source* s, const line_reader::Item& item) {
   ref.device = s->dev;
   ref.inode = s->ino;
   ref.offset = item.offset;
-  entry_mapper::MapRecord(record_, item.line, labels, ref, &fields_);
-  if (recent_ids_.erase(fields_.entry_id) > 0) {
-    ++stats_.entries_already_present;  // written before a crash; exactly once
+  entry_mapper::MapRecord(record_, labels, ref, &fields_);
+  bool appended = false;
+  if (!out_->AppendNew(&fields_, recent_ids_.empty() ? nullptr : &recent_ids_, &appended, &err)) {
+    fatal_ = err;
     return;
   }
-  if (!out_->Append(fields_, &err)) {
-    fatal_ = err;
+  if (!appended) {
+    ++stats_.entries_already_present;  // written before a crash; exactly once
     return;
   }
   ++stats_.entries_written;
