@@ -131,30 +131,52 @@ void MapRecord(const ValidRecord& record, const SourceLabels& labels, const Sour
   SetNullable(labels.environment, &out->environment);
   SetNullable(labels.compute_driver, &out->compute_driver);
 
-  // data: the record's members (already canonical, in sorted slots) with
-  // "source" merged in at its sorted place, between "redactions" and
-  // "timestamp". Written into room sized for the longest possible text.
+  // data: the record's members (already canonical) with "source" merged in
+  // at its sorted place, before "timestamp" (every key after "source" sorts
+  // at or after it). Written into room sized for the longest possible text.
   const std::string_view source_prefix = ThreadSourcePrefix().Get(source);
   std::string& data = out->data_canonical;
   data.resize(record.canonical_bytes + source_prefix.size() + canonical_json::kMaxUintBytes +
               record_validator::kRecordKeyCount * 24 + 32);
   char* p = &data[0];
   *p++ = '{';
-  static const MemberPrefixes prefixes;
-  bool first = true;
-  for (int k = 0; k < record_validator::kRecordKeyCount; ++k) {
-    if (k == record_validator::kTimestamp) {
+  const auto write_source = [&](char* at) {
+    at = canonical_json::WriteRaw(source_prefix, at);
+    at = canonical_json::WriteUint(source.offset, at);
+    *at++ = '}';
+    return at;
+  };
+  const std::string_view members(record.canonical.data(), record.canonical_bytes);
+  if (record.members_sorted) {
+    // The common case: the members are the sorted body already; "source"
+    // goes where the first key after it starts.
+    size_t split = members.size();
+    for (int k = record_validator::kTimestamp; k < record_validator::kRecordKeyCount; ++k) {
+      if (record.present(k)) {
+        split = record.member_begin[k];
+        break;
+      }
+    }
+    p = canonical_json::WriteRaw(members.substr(0, split), p);
+    if (split > 0) p = canonical_json::WriteRaw(", ", p);
+    p = write_source(p);
+    if (split == 0 && !members.empty()) p = canonical_json::WriteRaw(", ", p);
+    p = canonical_json::WriteRaw(members.substr(split), p);
+  } else {
+    static const MemberPrefixes prefixes;
+    bool first = true;
+    for (int k = 0; k < record_validator::kRecordKeyCount; ++k) {
+      if (k == record_validator::kTimestamp) {
+        if (!first) p = canonical_json::WriteRaw(", ", p);
+        first = false;
+        p = write_source(p);
+      }
+      if (!record.present(k)) continue;
       if (!first) p = canonical_json::WriteRaw(", ", p);
       first = false;
-      p = canonical_json::WriteRaw(source_prefix, p);
-      p = canonical_json::WriteUint(source.offset, p);
-      *p++ = '}';
+      p = canonical_json::WriteRaw(prefixes.text[k], p);
+      p = canonical_json::WriteRaw(record.value(k), p);
     }
-    if (!record.present(k)) continue;
-    if (!first) p = canonical_json::WriteRaw(", ", p);
-    first = false;
-    p = canonical_json::WriteRaw(prefixes.text[k], p);
-    p = canonical_json::WriteRaw(record.value(k), p);
   }
   *p++ = '}';
   data.resize(static_cast<size_t>(p - data.data()));

@@ -69,3 +69,50 @@ TEST_CASE("entry timestamps follow Python's isoformat()") {
   CHECK(entry_mapper::EntryTimestamp(Validate(base + ",\"timestamp_ns\":1798761599999999999}")) ==
         "2026-12-31T23:59:59.999999+00:00");
 }
+
+TEST_CASE("data is the same text whatever order the record's keys came in") {
+  entry_mapper::SourceLabels labels;
+  labels.sandbox_id = "sb-1";
+  const entry_mapper::SourceRef source{"/l", 1, 2, 3};
+  const auto data_of = [&](const std::string& line) {
+    audit_entry::AuditEntryFields f;
+    entry_mapper::MapRecord(Validate(line), labels, source, &f);
+    return f.data_canonical;
+  };
+  const std::string sorted = data_of(kFull);
+  // Reversed key order: the member-by-member path.
+  rapidjson::Document d;
+  d.Parse(kFull.c_str());
+  std::string reversed = "{";
+  for (auto m = d.MemberEnd(); m != d.MemberBegin();) {
+    --m;
+    const std::string key = m->name.GetString();
+    const size_t at = kFull.find("\"" + key + "\":");
+    REQUIRE(at != std::string::npos);
+    // The member's text as it stands in kFull, up to the next top-level ','.
+    size_t end = at, depth = 0;
+    for (bool in_string = false; end < kFull.size(); ++end) {
+      const char c = kFull[end];
+      if (c == '"' && kFull[end - 1] != '\\') in_string = !in_string;
+      if (in_string) continue;
+      if (c == '[') ++depth;
+      if (c == ']') --depth;
+      if ((c == ',' && depth == 0) || (c == '}' && end == kFull.size() - 1)) break;
+    }
+    if (reversed.size() > 1) reversed += ",";
+    reversed += kFull.substr(at, end - at);
+  }
+  reversed += "}";
+  CHECK(reversed != kFull);
+  CHECK(data_of(reversed) == sorted);
+  // Only keys after "source", only keys before it, and the minimal record.
+  const std::string minimal =
+      R"({"argv":[],"binary":"git","event":"command_denied","issue":2662,"timestamp":"2026-06-14T10:00:00Z"})";
+  CHECK(data_of(minimal) ==
+        R"({"argv": [], "binary": "git", "event": "command_denied", "issue": 2662, )"
+        R"("source": {"device": 1, "file": "/l", "inode": 2, "offset": 3}, )"
+        R"("timestamp": "2026-06-14T10:00:00Z"})");
+  const std::string shuffled =
+      R"({"timestamp":"2026-06-14T10:00:00Z","issue":2662,"argv":[],"event":"command_denied","binary":"git"})";
+  CHECK(data_of(shuffled) == data_of(minimal));
+}

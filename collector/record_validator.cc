@@ -122,6 +122,7 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
 
   bool failed() const { return failed_; }
   size_t used() const { return used_; }
+  bool sorted() const { return sorted_; }
 
   bool Null() { return Scalar("null"); }
   bool Bool(bool b) {
@@ -177,6 +178,18 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
     if (key_ < 0) return Fail("unknown key " + Printable(name));
     if (rec_->present(key_)) return Fail("duplicate key " + Printable(name));
     rec_->present_mask |= 1u << key_;
+    // The member's canonical start, `, "key": `; its value follows.
+    if (!HasRoom(name.size() + 6)) return false;
+    rec_->member_begin[key_] = static_cast<uint32_t>(used_);
+    char* p = base_ + used_;
+    if (members_ > 0) p = canonical_json::WriteRaw(", ", p);
+    *p++ = '"';
+    p = canonical_json::WriteRaw(name, p);
+    p = canonical_json::WriteRaw("\": ", p);
+    used_ = static_cast<size_t>(p - base_);
+    if (key_ < last_key_) sorted_ = false;
+    last_key_ = key_;
+    ++members_;
     return true;
   }
   bool EndObject(rapidjson::SizeType) {
@@ -274,6 +287,9 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
   int key_ = -1;
   size_t argv_count_ = 0;
   size_t argv_bytes_ = 0;
+  int members_ = 0;
+  int last_key_ = -1;
+  bool sorted_ = true;
   bool failed_ = false;
 };
 
@@ -363,7 +379,8 @@ bool ValidateRecord(std::string_view line, const Limits& limits, ValidRecord* ou
   out->timestamp_ns = 0;
 
   // Canonical text is at most 6 bytes per line byte (see MaxStringBytes);
-  // ", " between argv elements replaces a "," plus at least two quotes.
+  // ", " between argv elements replaces a "," plus at least two quotes; each
+  // member adds at most two spaces (", " and ": "), 2 * kRecordKeyCount.
   // Slots are 32-bit offsets: the configured line limit (16 MiB at most)
   // keeps far below that; a caller's larger limit is capped here.
   const size_t room = 6 * line.size() + 64;
@@ -423,6 +440,7 @@ bool ValidateRecord(std::string_view line, const Limits& limits, ValidRecord* ou
   }
 
   out->canonical_bytes = handler.used();
+  out->members_sorted = handler.sorted();
   for (int k = 0; k < kRecordKeyCount; ++k) {
     if (kKeys[k].required && !out->present(k)) {
       *reason = "missing key \"" + std::string(kKeys[k].name) + "\"";

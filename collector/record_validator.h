@@ -48,11 +48,17 @@ struct ValidRecord {
   bool has_timestamp_ns = false;
   uint64_t timestamp_ns = 0;  // consistent with `timestamp` (same second)
 
-  // All values' canonical text, one after the other: one buffer sized once
-  // per line instead of one string per member.
+  // All members' canonical text in arrival order, `"key": value` joined by
+  // ", ": one buffer sized once per line instead of one string per member.
   std::string canonical;
   std::array<uint32_t, kRecordKeyCount> value_begin{};
   std::array<uint32_t, kRecordKeyCount> value_length{};
+  // Where each member starts (at its ", " unless it came first).
+  std::array<uint32_t, kRecordKeyCount> member_begin{};
+  // The members arrived in sorted key order, as the shim and upstream write
+  // them: canonical[0, canonical_bytes) is then the body of the sorted
+  // object as is, and the mapper copies it in two pieces, not key by key.
+  bool members_sorted = false;
   size_t canonical_bytes = 0;  // used part of `canonical`
   std::string scratch;         // the validator's working copy of the line
 };
