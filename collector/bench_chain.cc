@@ -62,7 +62,8 @@ int main(int argc, char** argv) {
   while (std::getline(in, line)) {
     // Inside a JSON string a quote is escaped, so this text occurs only as
     // the member separator.
-    const size_t cut = Payload(line, &payload) ? payload.find(", \"entry_id\": ") : std::string::npos;
+    const size_t cut =
+        Payload(line, &payload) ? payload.find(", \"entry_id\": ") : std::string::npos;
     if (cut == std::string::npos) {
       fprintf(stderr, "collector-bench-chain: error: %s: line %zu is not an audit entry\n", argv[1],
               payloads.size() + 1);

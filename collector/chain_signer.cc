@@ -232,7 +232,8 @@ size_t ChainSigner::MaxLineBytes(const audit_entry::AuditEntryFields& f) const {
   // the three hashes.
   return 512 + f.data_canonical.size() + MaxStringBytes(previous_hash_.size()) +
          2 * (kHashHexLength + 2) + MaxStringBytes(f.action.size()) +
-         MaxStringBytes(std::max(f.entry_id.size(), kEntryIdLength)) + MaxStringBytes(f.event_type.size()) +
+         MaxStringBytes(std::max(f.entry_id.size(), kEntryIdLength)) +
+         MaxStringBytes(f.event_type.size()) +
          MaxStringBytes(f.matched_rule.size()) + MaxStringBytes(f.outcome.size()) +
          MaxStringBytes(f.policy_decision.size()) + MaxStringBytes(f.resource.size()) +
          MaxStringBytes(f.timestamp.size()) + MaxNullableBytes(f.agent_did) +
