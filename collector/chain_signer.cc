@@ -155,15 +155,6 @@ bool Hasher::Init(std::string_view key, std::string* err) {
   return true;
 }
 
-bool Hasher::Sha256HexOf(const std::string_view* parts, size_t count, char* hex,
-                         std::string* err) {
-  if (!Sha256Begin(err)) return false;
-  for (size_t i = 0; i < count; ++i) {
-    if (!Sha256Update(parts[i], err)) return false;
-  }
-  return Sha256FinishHex(hex, err);
-}
-
 bool Hasher::Sha256Begin(std::string* err) {
   if (md_ctx_ == nullptr || EVP_DigestInit_ex(md_ctx_, sha256_, nullptr) != 1) {
     *err = OpenSslError("SHA-256");
@@ -218,7 +209,7 @@ bool Hasher::HmacHexOf(std::string_view data, char* hex, std::string* err) {
 
 bool Hasher::Sha256Hex(std::string_view data, std::string* hex, std::string* err) {
   hex->resize(kHashHexLength);
-  return Sha256HexOf(&data, 1, &(*hex)[0], err);
+  return Sha256Begin(err) && Sha256Update(data, err) && Sha256FinishHex(&(*hex)[0], err);
 }
 
 bool Hasher::HmacHex(std::string_view data, std::string* hex, std::string* err) {

@@ -51,9 +51,7 @@ class Hasher {
   // 64 lowercase hex digits each.
   bool Sha256Hex(std::string_view data, std::string* hex, std::string* err);
   bool HmacHex(std::string_view data, std::string* hex, std::string* err);
-  // The same, written to hex[0..63]; the SHA-256 is over the concatenation
-  // of `parts` (the payload, hashed where it lies inside the line).
-  bool Sha256HexOf(const std::string_view* parts, size_t count, char* hex, std::string* err);
+  // HMAC written to hex[0..63].
   bool HmacHexOf(std::string_view data, char* hex, std::string* err);
 
   // The same SHA-256 as a stream: Begin, Update as often as needed, then

@@ -76,16 +76,6 @@ SourcePrefix& ThreadSourcePrefix() {
   return prefix;
 }
 
-// `"key": ` of each record key, in RecordKey order.
-struct MemberPrefixes {
-  MemberPrefixes() {
-    for (int k = 0; k < record_validator::kRecordKeyCount; ++k) {
-      text[k] = std::string("\"") + record_validator::RecordKeyName(k) + "\": ";
-    }
-  }
-  std::string text[record_validator::kRecordKeyCount];
-};
-
 // Assigns only when different: the labels are the same for every line of a
 // source, and comparing is cheaper than copying.
 void SetString(std::string_view value, std::string* out) {
@@ -153,7 +143,8 @@ void MapRecord(const ValidRecord& record, const SourceLabels& labels, const Sour
     size_t split = members.size();
     for (int k = record_validator::kTimestamp; k < record_validator::kRecordKeyCount; ++k) {
       if (record.present(k)) {
-        split = record.member_begin[k];
+        const size_t key_at = record.member_begin[k];
+        split = key_at == 0 ? 0 : key_at - 2;  // at its ", "
         break;
       }
     }
@@ -163,7 +154,6 @@ void MapRecord(const ValidRecord& record, const SourceLabels& labels, const Sour
     if (split == 0 && !members.empty()) p = canonical_json::WriteRaw(", ", p);
     p = canonical_json::WriteRaw(members.substr(split), p);
   } else {
-    static const MemberPrefixes prefixes;
     bool first = true;
     for (int k = 0; k < record_validator::kRecordKeyCount; ++k) {
       if (k == record_validator::kTimestamp) {
@@ -174,8 +164,9 @@ void MapRecord(const ValidRecord& record, const SourceLabels& labels, const Sour
       if (!record.present(k)) continue;
       if (!first) p = canonical_json::WriteRaw(", ", p);
       first = false;
-      p = canonical_json::WriteRaw(prefixes.text[k], p);
-      p = canonical_json::WriteRaw(record.value(k), p);
+      const size_t key_at = record.member_begin[k];
+      p = canonical_json::WriteRaw(
+          members.substr(key_at, record.value_begin[k] + record.value_length[k] - key_at), p);
     }
   }
   *p++ = '}';

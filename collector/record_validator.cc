@@ -180,9 +180,9 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
     rec_->present_mask |= 1u << key_;
     // The member's canonical start, `, "key": `; its value follows.
     if (!HasRoom(name.size() + 6)) return false;
-    rec_->member_begin[key_] = static_cast<uint32_t>(used_);
     char* p = base_ + used_;
     if (members_ > 0) p = canonical_json::WriteRaw(", ", p);
+    rec_->member_begin[key_] = static_cast<uint32_t>(p - base_);
     *p++ = '"';
     p = canonical_json::WriteRaw(name, p);
     p = canonical_json::WriteRaw("\": ", p);

@@ -53,7 +53,8 @@ struct ValidRecord {
   std::string canonical;
   std::array<uint32_t, kRecordKeyCount> value_begin{};
   std::array<uint32_t, kRecordKeyCount> value_length{};
-  // Where each member starts (at its ", " unless it came first).
+  // Where each member's `"key"` starts: canonical[member_begin[k], end of
+  // value(k)) is the member; a ", " precedes it unless it came first.
   std::array<uint32_t, kRecordKeyCount> member_begin{};
   // The members arrived in sorted key order, as the shim and upstream write
   // them: canonical[0, canonical_bytes) is then the body of the sorted
