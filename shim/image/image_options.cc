@@ -192,19 +192,19 @@ void WriteUsage(Subcommand sub, int fd) {
 
 bool LoadList(bool option_set, std::string_view option_value, std::string_view option_name,
               const char* env_name, Default fallback, image_names::NameList* out, Source* source,
-              image_text::Text* err) {
+              image_text::Text* err, image_names::Aliases aliases) {
   if (option_set) {
     if (image_names::IsBlank(option_value)) {
       err->Add(option_name, " is empty");
       return false;
     }
     *source = Source::kOption;
-    return image_names::ParseNames(option_value, option_name, out, err);
+    return image_names::ParseNames(option_value, option_name, out, err, aliases);
   }
   const char* env = getenv(env_name);
   if (env != nullptr && !image_names::IsBlank(env)) {
     *source = Source::kEnvironment;
-    return image_names::ParseNames(env, env_name, out, err);
+    return image_names::ParseNames(env, env_name, out, err, aliases);
   }
   *source = Source::kDefault;
   switch (fallback) {

@@ -128,12 +128,13 @@ int Start(image_options::Subcommand sub, int argc, char** argv, image_options::O
 
 int Begin(image_options::Subcommand sub, int argc, char** argv, const char* env_name,
           image_options::Default fallback, image_options::Options* options,
-          image_names::NameList* names, image_options::Source* source, Session* s) {
+          image_names::NameList* names, image_options::Source* source, Session* s,
+          image_names::Aliases aliases) {
   int status = Start(sub, argc, argv, options);
   if (status >= 0) return status;
   image_text::Text err;
   if (!image_options::LoadList(options->names_set, options->names, "--names", env_name, fallback,
-                               names, source, &err)) {
+                               names, source, &err, aliases)) {
     err.Add("; nothing was changed");
     Error(sub, err);
     return 2;

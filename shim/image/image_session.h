@@ -57,7 +57,8 @@ int Start(image_options::Subcommand sub, int argc, char** argv, image_options::O
 // usage or a bad name, 1 when the root cannot be opened. -1 to go on.
 int Begin(image_options::Subcommand sub, int argc, char** argv, const char* env_name,
           image_options::Default fallback, image_options::Options* options,
-          image_names::NameList* names, image_options::Source* source, Session* s);
+          image_names::NameList* names, image_options::Source* source, Session* s,
+          image_names::Aliases aliases = image_names::Aliases::kRefused);
 
 }  // namespace image_session
 

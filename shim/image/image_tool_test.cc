@@ -196,6 +196,31 @@ TEST_CASE("allow: links the first executable found, warns about the rest") {
   CHECK(t.Snapshot() == before);
 }
 
+TEST_CASE("allow: an alias is linked to its target's real path; verify holds it to that file") {
+  TempRoot t;
+  Populate(t);
+  Result r = Run(image_tool::Allow, {"--root", t.path(), "--names", "python=python3 python3 ls"});
+  CHECK(r.status == 0);
+  CHECK(t.ReadLink("usr/local/sandbox-bin/python") == "/usr/bin/python3");
+  CHECK(t.ReadLink("usr/local/sandbox-bin/python3") == "/usr/bin/python3");
+  CHECK(Has(r.out, "/usr/local/sandbox-bin/python -> /usr/bin/python3 (new) alias of python3"));
+  std::vector<std::string> args = {"--root", t.path(), "--denied", "curl", "--allowed", "python=python3 python3 ls",
+                                   "--stripped", "zsh"};
+  REQUIRE(Install(t, "curl").status == 0);
+  Result ok = Run(image_tool::Verify, args);
+  CHECK_MESSAGE(ok.status == 0, ok.out);
+  // The alias pointing elsewhere is drift; an alias list is a usage error elsewhere.
+  unlink(t.At("usr/local/sandbox-bin/python").c_str());
+  t.Link("usr/local/sandbox-bin/python", "/usr/bin/ls");
+  Result bad = Run(image_tool::Verify, args);
+  CHECK(bad.status == 1);
+  CHECK(Has(bad.out, "drift: /usr/local/sandbox-bin/python: alias of python3 leads to /usr/bin/ls, not to what "
+                     "/usr/local/sandbox-bin/python3 runs\n"));
+  Result usage = Run(image_tool::Install, {"--root", t.path(), "--names", "python=python3"});
+  CHECK(usage.status == 2);
+  CHECK(Has(usage.err, "bad name \"python=python3\" in --names"));
+}
+
 TEST_CASE("allow: needs a list; never allows the shim") {
   TempRoot t;
   Populate(t);

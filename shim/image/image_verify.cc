@@ -134,7 +134,7 @@ class Audit {
         continue;
       }
       if (allowed.Contains(name)) {
-        CheckAllowedRuns(path.view());
+        CheckAllowedRuns(path.view(), allowed.AliasOf(name));
         continue;
       }
       if (image_root::Walk(s_.root.get(), path.view(), image_root::WalkMode::kEntry, &entry, &err) !=
@@ -156,7 +156,8 @@ class Audit {
   // An allowed name must lead to a file the sandbox user (not the owner) may
   // execute: harden following a stripped name's link (python -> python3) can
   // take the exec bits off an allowed command's file.
-  void CheckAllowedRuns(std::string_view path) {
+  // An alias (python=python3) must lead to the very file its target does.
+  void CheckAllowedRuns(std::string_view path, std::string_view alias_of) {
     Text err;
     image_root::Located target;
     image_root::WalkResult r =
@@ -171,6 +172,21 @@ class Audit {
     } else if (!S_ISREG(target.st.st_mode) || (target.st.st_mode & S_IXOTH) == 0) {
       t.Add(path, ": allowed name does not run for the sandbox user (", target.path.view(), " mode ",
             image_text::Octal{target.st.st_mode}, ")");
+    } else if (!alias_of.empty()) {
+      image_root::PathBuf of_path;
+      image_root::Located of;
+      if (!image_session::Join(s_.pinned.path.view(), alias_of, &of_path)) return;
+      r = image_root::Walk(s_.root.get(), of_path.view(), image_root::WalkMode::kFollow, &of, &err);
+      if (r == image_root::WalkResult::kError) {
+        Failed(&err);
+        return;
+      }
+      if (r == image_root::WalkResult::kOk && of.exists && of.st.st_dev == target.st.st_dev &&
+          of.st.st_ino == target.st.st_ino) {
+        return;
+      }
+      t.Add(path, ": alias of ", alias_of, " leads to ", target.path.view(), ", not to what ", of_path.view(),
+            " runs");
     } else {
       return;
     }
@@ -224,7 +240,8 @@ int Verify(int argc, char** argv) {
   if (!image_options::LoadList(options.denied_set, options.denied, "--denied", "DENIED_LOGGED_BIN_NAMES",
                                image_options::Default::kDeniedSet, &denied, &source, &err) ||
       !image_options::LoadList(options.allowed_set, options.allowed, "--allowed", "ALLOWED_BIN_NAMES",
-                               image_options::Default::kEmpty, &allowed, &source, &err) ||
+                               image_options::Default::kEmpty, &allowed, &source, &err,
+                               image_names::Aliases::kAccepted) ||
       !image_options::LoadList(options.stripped_set, options.stripped, "--stripped", "STRIP_EXEC_BIN_NAMES",
                                image_options::Default::kStripSet, &stripped, &source, &err)) {
     image_session::Error(kSub, err);
