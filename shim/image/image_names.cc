@@ -69,6 +69,22 @@ bool ValidateName(std::string_view name, image_text::Text* why) {
   return true;
 }
 
+bool IsVariantOf(std::string_view file_name, std::string_view name) {
+  if (name.empty() || file_name.size() < name.size()) return false;
+  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    if (lower(file_name[i]) != lower(name[i])) return false;
+  }
+  std::string_view rest = image_text::Slice(file_name, name.size());
+  if (rest.empty()) return true;
+  if (rest[0] == '.' || rest[0] == '-' || rest[0] == '_') rest = image_text::Slice(rest, 1);
+  if (rest.empty() || rest[0] < '0' || rest[0] > '9') return false;
+  for (char c : rest) {
+    if (!(c >= '0' && c <= '9') && c != '.') return false;
+  }
+  return true;
+}
+
 bool IsBlank(std::string_view text) {
   for (char c : text) {
     if (!IsSpace(c)) return false;

@@ -59,6 +59,12 @@ bool ValidateName(std::string_view name, image_text::Text* why);
 bool ParseNames(std::string_view text, std::string_view source, NameList* out,
                 image_text::Text* err, Aliases aliases = Aliases::kRefused);
 
+// True when a file named `file_name` is `name` under another spelling: the
+// same name in another case (Curl), or the name with a version after it
+// (pip3.11, perl5.36.0, gawk-5.2.1, lua5.4; an optional '.', '-' or '_'
+// then digits and dots). How a second copy of a denied tool hides.
+bool IsVariantOf(std::string_view file_name, std::string_view name);
+
 // True when `text` holds nothing but ASCII whitespace.
 bool IsBlank(std::string_view text);
 

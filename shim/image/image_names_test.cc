@@ -130,3 +130,22 @@ TEST_CASE("image_names: aliases are refused where not accepted, and checked wher
     CHECK_MESSAGE(std::string(err.view()).find(c.why) != std::string::npos, std::string(err.view()));
   }
 }
+
+TEST_CASE("image_names: a version or case variant of a name is recognised, other names are not") {
+  struct Case {
+    const char* file;
+    const char* name;
+    bool variant;
+  };
+  const Case cases[] = {
+      {"curl", "curl", true},      {"Curl", "curl", true},        {"CURL", "curl", true},
+      {"pip3.11", "pip", true},    {"pip3.11", "pip3", true},     {"perl5.36.0", "perl", true},
+      {"gawk-5.2.1", "gawk", true}, {"lua5.4", "lua", true},      {"node_18", "node", true},
+      {"curl-config", "curl", false}, {"sha256sum", "sh", false}, {"ssh-keygen", "ssh", false},
+      {"bash.", "bash", false},    {"luac5.4", "lua", false},     {"cur", "curl", false},
+      {"python3.11", "python", true}, {"gitk", "git", false},     {"git-upload-pack", "git", false},
+  };
+  for (const Case& c : cases) {
+    CHECK_MESSAGE(image_names::IsVariantOf(c.file, c.name) == c.variant, c.file, " vs ", c.name);
+  }
+}
