@@ -52,7 +52,7 @@ Outcome PlanOne(const Session& s, int i, std::string_view name, image_strip::Pla
     image_session::Report(kSub, t);
     return Outcome::kSkipped;
   }
-  if ((target.st.st_mode & image_strip::kStripBits) == 0 || plan->Contains(target.st.st_dev, target.st.st_ino)) {
+  if ((target.st.st_mode & image_strip::kStripBits) == 0 || plan->Contains(target.path.view())) {
     return Outcome::kAlready;
   }
   std::string_view via = target.path.view() != entry.path.view() ? entry.path.view() : std::string_view();
@@ -77,7 +77,7 @@ void PlanVariant(void* context, const image_scan::Entry& e) {
   const struct stat& st = *e.st;
   if (!S_ISREG(st.st_mode) || (st.st_mode & image_strip::kStripBits) == 0 || !v->err.empty()) return;
   if (v->s->shim.present && st.st_dev == v->s->shim.dev && st.st_ino == v->s->shim.ino) return;
-  if (v->plan->Contains(st.st_dev, st.st_ino)) return;
+  if (v->plan->Contains(e.path)) return;
   for (std::string_view name : *v->names) {
     if (!image_names::IsVariantOf(e.name, name)) continue;
     if (v->plan->Add(e.path, st, {}, &v->err)) ++v->found;
@@ -150,9 +150,9 @@ int Harden(int argc, char** argv) {
     }
   }
   Text t;
-  t.Add(names.size(), " names: ", plan.size() - static_cast<std::size_t>(failed), " files stripped (",
-        plan.size() - by_name, " found elsewhere in the root by name), ", already, " already not executable, ",
-        absent, " not present, ", failed, " failed");
+  t.Add(names.size(), " names: ", plan.changed(), " files stripped (", plan.size() - by_name,
+        " other names found in the root), ", already, " already not executable, ", absent, " not present, ",
+        failed, " failed");
   image_session::Report(kSub, t);
   return failed == 0 ? 0 : 1;
 }

@@ -241,12 +241,11 @@ int Install(int argc, char** argv) {
     }
     LinkOne(s, -1, names[n], options.shim, &c);
   }
-  int strip_failed = plan.Apply(s);
-  c.failed += strip_failed;
+  c.failed += plan.Apply(s);
   Text t;
   t.Add(names.size(), " names (", denied_count, " denied, ", stripped.size(), " stripped): ", c.linked,
         " links made, ", c.unchanged, " already the shim, ", c.allowed, " left alone (allowed), ",
-        plan.size() - static_cast<std::size_t>(strip_failed), " other copies stripped, ", c.failed, " failed");
+        plan.changed(), " other copies stripped, ", c.failed, " failed");
   image_session::Report(kSub, t);
   return c.failed == 0 ? 0 : 1;
 }

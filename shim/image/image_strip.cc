@@ -12,9 +12,9 @@ namespace image_strip {
 
 using image_text::Text;
 
-bool Plan::Contains(dev_t dev, ino_t ino) const {
+bool Plan::Contains(std::string_view path) const {
   for (std::size_t i = 0; i < count_; ++i) {
-    if (files_[i].dev == dev && files_[i].ino == ino) return true;
+    if (View(files_[i].path_at, files_[i].path_len) == path) return true;
   }
   return false;
 }
@@ -28,7 +28,7 @@ bool Plan::Store(std::string_view s, std::size_t* at) {
 }
 
 bool Plan::Add(std::string_view path, const struct stat& st, std::string_view via, image_text::Text* err) {
-  if (Contains(st.st_dev, st.st_ino)) return true;
+  if (Contains(path)) return true;
   File f{st.st_dev, st.st_ino, st.st_nlink, 0, 0, path.size(), 0, via.size()};
   if (count_ == kMaxFiles || !Store(path, &f.path_at) || !Store(via, &f.via_at)) {
     err->Add("more than ", kMaxFiles, " files (or their paths) to strip; nothing was changed");
@@ -119,12 +119,14 @@ int Plan::Apply(const image_session::Session& s) {
       continue;
     }
     mode_t mode = st.st_mode & 07777;
+    if ((mode & kStripBits) == 0) continue;  // another name of a file already stripped
     if (fchmod(fd.get(), mode & ~kStripBits) != 0) {
       err.Add("fchmod ", path, ": ", image_text::Errno{errno});
       image_session::Error(s.sub, err);
       ++failed;
       continue;
     }
+    ++changed_;
     Text t;
     t.Add("stripped ", path, " (mode ", image_text::Octal{mode}, " -> ", image_text::Octal{mode & ~kStripBits}, ")");
     if (f.via_len != 0) t.Add(" via ", View(f.via_at, f.via_len));

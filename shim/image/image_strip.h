@@ -27,11 +27,15 @@ class Plan {
   static constexpr std::size_t kPoolSize = 128 * 1024;
 
   // Adds the regular file at `path` (canonical, inside the root; st its
-  // lstat), reached `via` another path ("" when none). A file already in the
-  // plan (same inode) is not added twice. False when the plan is full.
+  // lstat), reached `via` another path ("" when none), unless that path is
+  // already in the plan. Every name of a hard-linked file is its own entry:
+  // on overlayfs changing one name copies it up and the others keep the old
+  // inode and its mode. False when the plan is full.
   bool Add(std::string_view path, const struct stat& st, std::string_view via, image_text::Text* err);
   std::size_t size() const { return count_; }
-  bool Contains(dev_t dev, ino_t ino) const;
+  // Files Apply changed (another name of a file already changed is not counted).
+  std::size_t changed() const { return changed_; }
+  bool Contains(std::string_view path) const;
 
   // Reports every refusal as an error of `sub`; returns how many (a scan
   // failure counts as one).
@@ -55,6 +59,7 @@ class Plan {
 
   File files_[kMaxFiles];
   std::size_t count_ = 0;
+  std::size_t changed_ = 0;
   char pool_[kPoolSize];
   std::size_t pool_used_ = 0;
 };
