@@ -215,6 +215,35 @@ class Harden(ImageTestCase):
         self.assertEqual(r.readlink("usr/bin/precious"), SHIM_IN_IMAGE)
 
 
+    def test_a_file_on_another_mount_or_linked_from_outside_is_refused(self):
+        # A mount inside the root (a bind mount from the host, say) or a hard
+        # link whose other name is outside the root: harden must not change it.
+        if os.geteuid() != 0:
+            self.fail("mount needs root (uid %d)" % os.geteuid())
+        r = debian_like(self)
+        mnt = r.at("opt/mnt")
+        os.makedirs(mnt)
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mnt], check=True)
+        self.addCleanup(subprocess.run, ["umount", mnt])
+        r.file("opt/mnt/bash", 0o755)
+        r.link("usr/bin/bash", "/opt/mnt/bash")
+        host = SyntheticRoot(self)
+        host.file("usr/bin/perl", 0o755)
+        os.unlink(r.at("usr/bin/perl"))
+        os.link(host.at("usr/bin/perl"), r.at("usr/bin/perl"))
+        before = snapshot(r.path)
+        p = run_shim(["harden", "--root", r.path, "--names", "bash perl dash"], check=1)
+        self.assertIn("agt-deny-shim: error: harden: refusing to change /opt/mnt/bash: it is on another device "
+                      "than the root", p.stderr)
+        self.assertIn("agt-deny-shim: error: harden: refusing to change /usr/bin/perl: it has 2 hard links and "
+                      "only 1 are in the root", p.stderr)
+        self.assertIn("agt-deny-shim: error: harden: 2 failed; nothing was changed", p.stderr)
+        self.assertEqual(snapshot(r.path), before)
+        self.assertEqual(host.mode("usr/bin/perl"), 0o755)
+        self.assertEqual(r.mode("opt/mnt/bash"), 0o755)
+        self.assertEqual(r.mode("usr/bin/dash"), 0o755)
+
+
 class Verify(ImageTestCase):
 
     def test_each_drift_is_one_line(self):
