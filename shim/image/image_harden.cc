@@ -118,26 +118,13 @@ int Harden(int argc, char** argv) {
   }
   std::size_t by_name = plan.size();
   Variants variants{&s, &names, &plan, {}};
-  image_scan::Stats stats;
-  Text unreadable, err;
-  if (!image_scan::Scan(s.root.get(), PlanVariant, &variants, &stats, &unreadable, &err) ||
-      !variants.err.empty()) {
-    if (err.empty()) err.Add(variants.err);
-    image_session::Error(kSub, err);
-    ++failed;
-  }
+  Text err;
   image_session::AllowedFiles allowed;
-  if (failed == 0 && !image_session::CollectAllowedFiles(s, &allowed, &err)) {
+  if (!image_session::CollectAllowedFiles(s, &allowed, &err)) {
     image_session::Error(kSub, err);
     ++failed;
   }
-  if (failed == 0) failed = plan.Check(s, allowed);
-  if (failed != 0) {
-    Text t;
-    t.Add(failed, " failed; nothing was changed");
-    image_session::Error(kSub, t);
-    return 1;
-  }
+  if (!plan.Decide(s, PlanVariant, &variants, &variants.err, allowed, failed)) return 1;
   failed = plan.Apply(s);
 
   if (!not_present.empty()) {

@@ -198,20 +198,7 @@ int Install(int argc, char** argv) {
   }
   image_strip::Plan plan;
   Copies copies{&s, &names, keep, &plan, {}};
-  image_scan::Stats stats;
-  Text unreadable;
-  if (!image_scan::Scan(s.root.get(), PlanCopy, &copies, &stats, &unreadable, &err) || !copies.err.empty()) {
-    if (err.empty()) err.Add(copies.err);
-    image_session::Error(kSub, err);
-    ++refused;
-  }
-  if (refused == 0) refused = plan.Check(s, allowed);
-  if (refused != 0) {
-    Text t;
-    t.Add(refused, " failed; nothing was changed");
-    image_session::Error(kSub, t);
-    return 1;
-  }
+  if (!plan.Decide(s, PlanCopy, &copies, &copies.err, allowed, refused)) return 1;
   WarnLeftOut(names, denied_count, source);
   for (std::size_t i = 0; i < s.dirs.dirs.size(); ++i) {
     const image_root::RealDir& d = s.dirs.dirs[i];

@@ -89,6 +89,23 @@ int Plan::Check(const image_session::Session& s, const image_session::AllowedFil
   return refused;
 }
 
+bool Plan::Decide(const image_session::Session& s, image_scan::Callback visit, void* context,
+                  const image_text::Text* visit_err, const image_session::AllowedFiles& allowed, int failed) {
+  image_scan::Stats stats;
+  Text unreadable, err;
+  if (!image_scan::Scan(s.root.get(), visit, context, &stats, &unreadable, &err) || !visit_err->empty()) {
+    if (err.empty()) err.Add(*visit_err);
+    image_session::Error(s.sub, err);
+    ++failed;
+  }
+  if (failed == 0) failed = Check(s, allowed);
+  if (failed == 0) return true;
+  Text t;
+  t.Add(failed, " failed; nothing was changed");
+  image_session::Error(s.sub, t);
+  return false;
+}
+
 int Plan::Apply(const image_session::Session& s) {
   int failed = 0;
   for (std::size_t i = 0; i < count_; ++i) {

@@ -41,6 +41,13 @@ class Plan {
   // failure counts as one).
   int Check(const image_session::Session& s, const image_session::AllowedFiles& allowed);
 
+  // The last step before anything changes: scans the root with `visit`
+  // (which adds other copies to the plan and leaves a failure in
+  // *visit_err), then Check. `failed` counts the caller's own failures so
+  // far. True to go on; else reports "N failed; nothing was changed".
+  bool Decide(const image_session::Session& s, image_scan::Callback visit, void* context,
+              const image_text::Text* visit_err, const image_session::AllowedFiles& allowed, int failed);
+
   // Strips every file, re-opened by path with O_NOFOLLOW and checked to be
   // the same inode; reports each. Returns the number of failures.
   int Apply(const image_session::Session& s);
