@@ -68,8 +68,7 @@ struct Variants {
   const Session* s;
   const image_names::NameList* names;
   image_strip::Plan* plan;
-  Text err;
-  int found = 0;
+  Text err;  // the first failure to plan (a full plan)
 };
 
 void PlanVariant(void* context, const image_scan::Entry& e) {
@@ -80,7 +79,7 @@ void PlanVariant(void* context, const image_scan::Entry& e) {
   if (v->plan->Contains(e.path)) return;
   for (std::string_view name : *v->names) {
     if (!image_names::IsVariantOf(e.name, name)) continue;
-    if (v->plan->Add(e.path, st, {}, &v->err)) ++v->found;
+    v->plan->Add(e.path, st, {}, &v->err);
     return;
   }
 }
