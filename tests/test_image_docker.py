@@ -178,12 +178,17 @@ class DockerImage(unittest.TestCase):
     def test_allowed_tools_run(self):
         code, out, err = self.sandbox("python3", "-c", "print('py ok')")
         self.assertEqual((code, out), (0, "py ok\n"), err)
+        # python is an alias of python3 (ALLOWED_BIN_NAMES "python=python3"), as upstream's image has it.
+        code, out, err = self.sandbox("python", "-c", "import sys; print(sys.executable)")
+        self.assertEqual((code, out), (0, "/usr/local/sandbox-bin/python\n"), err)
         code, out, err = self.sandbox("echo", "echo ok")
         self.assertEqual((code, out), (0, "echo ok\n"), err)
         code, out, err = self.sandbox("ls", "/usr/local/sandbox-bin")
         self.assertEqual(code, 0, err)
         self.assertIn("python3", out.split())
+        self.assertIn("python", out.split())
         self.assertIn("curl", out.split())
+        self.assertIn("sh", out.split())
         code, out, err = self.sandbox("cat", "/etc/debian_version")
         self.assertEqual(code, 0, err)
         code, out, err = self.sandbox("sleep", "0")
