@@ -36,7 +36,7 @@ def debian_like(test):
 def build(test, r, denied=DENIED):
     run_shim(["allow", "--root", r.path, "--names", ALLOWED], check=0)
     run_shim(["harden", "--root", r.path, "--names", STRIPPED], check=0)
-    return run_shim(["install", "--root", r.path, "--names", denied], check=0)
+    return run_shim(["install", "--root", r.path, "--names", denied, "--stripped", STRIPPED], check=0)
 
 
 def verify(r, extra=()):
@@ -58,7 +58,8 @@ class InstallLinks(ImageTestCase):
         self.assertIn("/usr/bin/curl -> %s (replaced regular file, mode 0755)" % SHIM_IN_IMAGE, p.stdout)
         self.assertIn('/usr/bin/wget -> %s (replaced symlink to "/opt/removed/wget")' % SHIM_IN_IMAGE, p.stdout)
         self.assertIn('/usr/local/bin/git -> %s (replaced symlink to "../../bin/ls")' % SHIM_IN_IMAGE, p.stdout)
-        self.assertIn("4 names: 20 links made", p.stdout)
+        # 11 names x 5 directories
+        self.assertIn("11 names (4 denied, 7 stripped): 55 links made, 0 already the shim", p.stdout)
         self.assertEqual(verify(r).returncode, 0, verify(r).stdout)
 
     def test_each_entry_is_replaced_by_one_rename_never_unlinked(self):
@@ -69,16 +70,16 @@ class InstallLinks(ImageTestCase):
         self.addCleanup(lambda: os.path.exists(trace) and os.unlink(trace))
         p = subprocess.run(["strace", "-qq", "-o", trace, "-e",
                             "trace=unlink,unlinkat,rename,renameat,renameat2,symlink,symlinkat",
-                            SHIM, "install", "--root", r.path, "--names", "curl wget"],
+                            SHIM, "install", "--root", r.path, "--names", "curl wget", "--stripped", "zsh"],
                            capture_output=True, text=True, timeout=120)
         self.assertEqual(p.returncode, 0, p.stderr)
         with open(trace) as f:
             calls = [l for l in f.read().splitlines() if l.strip()]
         self.assertFalse([c for c in calls if "unlink" in c], calls)
         renames = [c for c in calls if c.startswith("renameat(")]
-        self.assertEqual(len(renames), 10, calls)  # 2 names x 4 real dirs + the pinned dir
+        self.assertEqual(len(renames), 15, calls)  # 3 names x (4 real dirs + the pinned dir)
         for c in renames:
-            self.assertRegex(c, r'^renameat\(\d+, "\.agt-deny-shim\.tmp\.(curl|wget)", \d+, "(curl|wget)"\) = 0$')
+            self.assertRegex(c, r'^renameat\(\d+, "\.agt-deny-shim\.tmp\.(curl|wget|zsh)", \d+, "(curl|wget|zsh)"\) = 0$')
         self.assertEqual(r.readlink("usr/bin/curl"), SHIM_IN_IMAGE)
 
     def test_rerun_is_idempotent(self):
@@ -87,7 +88,7 @@ class InstallLinks(ImageTestCase):
         before = snapshot(r.path)
         p = build(self, r)
         self.assertEqual(snapshot(r.path), before)
-        self.assertIn("4 names: 0 links made, 20 already the shim", p.stdout)
+        self.assertIn("11 names (4 denied, 7 stripped): 0 links made, 55 already the shim", p.stdout)
 
     def test_warns_when_the_list_leaves_out_default_names(self):
         r = debian_like(self)
@@ -189,7 +190,7 @@ class Harden(ImageTestCase):
     def test_strips_the_files_links_name_and_keeps_the_shim(self):
         r = debian_like(self)
         os.chmod(r.at("usr/bin/bash"), 0o4755)
-        run_shim(["install", "--root", r.path, "--names", "curl"], check=0)
+        run_shim(["install", "--root", r.path, "--names", "curl", "--stripped", "zsh"], check=0)
         p = run_shim(["harden", "--root", r.path, "--names", STRIPPED + " curl"], check=0)
         for f in ("dash", "bash", "mawk", "perl", "busybox", "base64"):
             self.assertEqual(r.mode("usr/bin/" + f) & 0o7111, 0, f)
@@ -214,6 +215,35 @@ class Harden(ImageTestCase):
         self.assertEqual(r.readlink("usr/bin/precious"), SHIM_IN_IMAGE)
 
 
+    def test_a_file_on_another_mount_or_linked_from_outside_is_refused(self):
+        # A mount inside the root (a bind mount from the host, say) or a hard
+        # link whose other name is outside the root: harden must not change it.
+        if os.geteuid() != 0:
+            self.fail("mount needs root (uid %d)" % os.geteuid())
+        r = debian_like(self)
+        mnt = r.at("opt/mnt")
+        os.makedirs(mnt)
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mnt], check=True)
+        self.addCleanup(subprocess.run, ["umount", mnt])
+        r.file("opt/mnt/bash", 0o755)
+        r.link("usr/bin/bash", "/opt/mnt/bash")
+        host = SyntheticRoot(self)
+        host.file("usr/bin/perl", 0o755)
+        os.unlink(r.at("usr/bin/perl"))
+        os.link(host.at("usr/bin/perl"), r.at("usr/bin/perl"))
+        before = snapshot(r.path)
+        p = run_shim(["harden", "--root", r.path, "--names", "bash perl dash"], check=1)
+        self.assertIn("agt-deny-shim: error: harden: refusing to change /opt/mnt/bash: it is on another device "
+                      "than the root", p.stderr)
+        self.assertIn("agt-deny-shim: error: harden: refusing to change /usr/bin/perl: it has 2 hard links and "
+                      "only 1 are in the root", p.stderr)
+        self.assertIn("agt-deny-shim: error: harden: 2 failed; nothing was changed", p.stderr)
+        self.assertEqual(snapshot(r.path), before)
+        self.assertEqual(host.mode("usr/bin/perl"), 0o755)
+        self.assertEqual(r.mode("opt/mnt/bash"), 0o755)
+        self.assertEqual(r.mode("usr/bin/dash"), 0o755)
+
+
 class Verify(ImageTestCase):
 
     def test_each_drift_is_one_line(self):
@@ -229,45 +259,50 @@ class Verify(ImageTestCase):
         shutil.copytree(r.path, t.path, symlinks=True)
         os.unlink(t.at("usr/bin/curl"))
         t.file("usr/bin/curl")                                   # a real curl back
-        t.link(PINNED + "/bash", "/usr/bin/bash")               # an extra pinned entry
-        os.chmod(t.at("usr/bin/perl"), 0o755)                    # an interpreter runs again
+        t.link(PINNED + "/id", "/usr/bin/ls")                   # an extra pinned entry
+        os.unlink(t.at("usr/bin/perl"))
+        t.file("usr/bin/perl", content=b"a real perl\n")         # an interpreter back
         os.unlink(t.at(PINNED + "/git"))                         # by-name git would fail unlogged
         t.link("usr/sbin/wget", "/usr/bin/ls")                  # a denied name routed elsewhere
         bad = verify(t)
         self.assertEqual(bad.returncode, 1)
-        lines = bad.stdout.splitlines()
+        lines = [l for l in bad.stdout.splitlines() if ": verify: drift: " in l]
         self.assertEqual(sorted(lines), sorted([
             "agt-deny-shim: verify: drift: /usr/bin/curl: denied name is not the shim (regular file, mode 0755)",
             "agt-deny-shim: verify: drift: /usr/sbin/wget: denied name is not the shim (symlink to \"/usr/bin/ls\")",
             "agt-deny-shim: verify: drift: /usr/local/sandbox-bin/git: denied name not linked to the shim in "
             "the pinned directory (a by-name call would fail unlogged)",
-            "agt-deny-shim: verify: drift: /usr/local/sandbox-bin/bash: neither an allowed name nor a shim "
-            "link (symlink to \"/usr/bin/bash\")",
-            "agt-deny-shim: verify: drift: /usr/bin/perl: stripped name is executable (/usr/bin/perl mode 0755)",
-        ]), bad.stdout)
+            "agt-deny-shim: verify: drift: /usr/local/sandbox-bin/id: neither an allowed name nor a shim "
+            "link (symlink to \"/usr/bin/ls\")",
+            "agt-deny-shim: verify: drift: /usr/bin/perl: denied name is not the shim (regular file, mode 0755)",
+        ]), [l for l in bad.stdout.splitlines() if ": verify: drift: " in l])
         self.assertIn("agt-deny-shim: error: verify: 5 drifts found", bad.stderr)
         self.assertEqual(snapshot(r.path), before)
         self.assertEqual(verify(r).returncode, 0)
 
 
-    def test_an_allowed_command_stripped_through_a_link_is_drift(self):
+    def test_an_allowed_command_behind_a_stripped_name_is_refused_and_a_dangling_one_is_drift(self):
         # harden follows a stripped name's link to the file it names: when
-        # that file is an allowed command's, the image ships it unusable.
+        # that file is an allowed command's, it refuses and changes nothing.
         r = debian_like(self)
         r.link("usr/bin/python", "python3")
         run_shim(["allow", "--root", r.path, "--names", ALLOWED], check=0)
-        run_shim(["harden", "--root", r.path, "--names", STRIPPED + " python"], check=0)
-        run_shim(["install", "--root", r.path, "--names", DENIED], check=0)
+        before = snapshot(r.path)
+        p = run_shim(["harden", "--root", r.path, "--names", STRIPPED + " python"], check=1)
+        self.assertIn("agt-deny-shim: error: harden: refusing to change /usr/bin/python3.11: it is what the "
+                      "allowed command python3 runs (/usr/local/sandbox-bin/python3)", p.stderr)
+        self.assertIn("nothing was changed", p.stderr)
+        self.assertEqual(snapshot(r.path), before)
+        run_shim(["harden", "--root", r.path, "--names", STRIPPED], check=0)
+        run_shim(["install", "--root", r.path, "--names", DENIED, "--stripped", STRIPPED], check=0)
         os.unlink(r.at(PINNED + "/cat"))
         r.link(PINNED + "/cat", "/usr/bin/removed-cat")         # an allowed link left dangling
-        bad = verify(r, ["--stripped", STRIPPED + " python"])
+        bad = verify(r)
         self.assertEqual(bad.returncode, 1, bad.stdout + bad.stderr)
-        self.assertEqual(sorted(bad.stdout.splitlines()), sorted([
-            "agt-deny-shim: verify: drift: /usr/local/sandbox-bin/python3: allowed name does not run for "
-            "the sandbox user (/usr/bin/python3.11 mode 0644)",
+        self.assertEqual([l for l in bad.stdout.splitlines() if ": verify: drift: " in l], [
             "agt-deny-shim: verify: drift: /usr/local/sandbox-bin/cat: allowed name leads to nothing "
             "(a dangling link)",
-        ]))
+        ])
 
 
 class Chroot(ImageTestCase):
@@ -303,16 +338,29 @@ class Chroot(ImageTestCase):
             logged = [json.loads(line) for line in f.read().splitlines()]
         self.assertEqual([(x["path"], x["binary"]) for x in logged], cases)
 
-    def test_a_stripped_shell_does_not_run(self):
+    def test_a_shell_is_the_shim_and_its_real_file_does_not_run(self):
+        # os.system("curl x | sh") execs /bin/sh -c "...": a denial of sh,
+        # recorded with its arguments, not an unlogged 127.
         if os.geteuid() != 0:
             self.fail("chroot needs root (uid %d)" % os.geteuid())
         r = debian_like(self)
         r.copy("usr/bin/dash", "/usr/bin/dash")   # a real shell: it would run if executable
         os.chmod(r.at("usr/bin/dash"), 0o755)
+        os.makedirs(r.at("usr/lib/dash-copy"))
+        os.link(r.at("usr/bin/dash"), r.at("usr/lib/dash-copy/dash"))  # a second name, kept by install
         build(self, r)
-        for path in ("/bin/sh", "/usr/bin/dash"):
-            with self.assertRaises(PermissionError, msg=path):
-                self.run_in_root(r, [path, "-c", "exit 0"], {"PATH": "/usr/local/sandbox-bin"})
+        os.chmod(r.at("var/log/agt"), 0o777)
+        env = {"PATH": "/usr/local/sandbox-bin", "AGT_DENIED_LOG": "/var/log/agt/denied.log"}
+        for path, name in (("/bin/sh", "sh"), ("/usr/bin/dash", "dash"), ("sh", "sh")):
+            p = self.run_in_root(r, [path, "-c", "curl x | sh"], env)
+            self.assertEqual(p.returncode, 126, (path, p.stderr))
+            rec = parse_record(p.stderr.decode().splitlines()[0])
+            self.assertEqual((rec["binary"], rec["argv"]), (name, ["-c", "curl x | sh"]))
+        with open(r.at("var/log/agt/denied.log")) as f:
+            self.assertEqual([json.loads(l)["binary"] for l in f.read().splitlines()], ["sh", "dash", "sh"])
+        # harden took the exec bits off the real file, so its other name does not run either.
+        with self.assertRaises(PermissionError):
+            self.run_in_root(r, ["/usr/lib/dash-copy/dash", "-c", "exit 0"], env)
 
 
 class Docs(ImageTestCase):

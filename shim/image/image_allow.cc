@@ -1,6 +1,7 @@
 // agt-deny-shim allow: fills the pinned PATH directory with symlinks to the
 // allowed commands' real paths (the first executable found in PATH order
-// among the real-path directories). A name found nowhere is warned about.
+// among the real-path directories). A name found nowhere is warned about. An
+// alias (python=python3) is linked to the real path its target was found at.
 #include <sys/stat.h>
 
 #include "image_tool.h"
@@ -67,7 +68,7 @@ int Allow(int argc, char** argv) {
   image_options::Source source;
   Session s;
   int status = image_session::Begin(kSub, argc, argv, "ALLOWED_BIN_NAMES", image_options::Default::kRequired,
-                                    &options, &names, &source, &s);
+                                    &options, &names, &source, &s, image_names::Aliases::kAccepted);
   if (status >= 0) return status;
   Text err;
   if (s.pinned_present) {
@@ -92,15 +93,18 @@ int Allow(int argc, char** argv) {
 
   int linked = 0, unchanged = 0, missing = 0, failed = 0;
   Text not_found;
-  for (std::string_view name : names) {
+  for (std::size_t n = 0; n < names.size(); ++n) {
+    std::string_view name = names[n];
+    std::string_view alias_of = names.AliasOf(n);
     image_root::PathBuf real;
-    Found found = FindCommand(s, name, &real);
+    Found found = FindCommand(s, alias_of.empty() ? name : alias_of, &real);
     if (found == Found::kFailed) {
       ++failed;
       continue;
     }
     if (found != Found::kYes) {
       if (found == Found::kNo) not_found.Add(missing == 0 ? "" : " ", name);
+      if (found == Found::kNo && !alias_of.empty()) not_found.Add(" (alias of ", alias_of, ")");
       ++missing;
       continue;
     }
@@ -132,6 +136,7 @@ int Allow(int argc, char** argv) {
     ++linked;
     Text t;
     t.Add(entry.path.view(), " -> ", real.view(), entry.exists ? " (replaced " : " (new", entry.exists ? was.view() : "", ")");
+    if (!alias_of.empty()) t.Add(" alias of ", alias_of);
     image_session::Report(kSub, t);
   }
   if (!not_found.empty()) {

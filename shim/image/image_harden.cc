@@ -1,15 +1,17 @@
 // agt-deny-shim harden: strips the exec bits (and setuid/setgid) off shells,
 // interpreters and encoders found at the real paths or in the pinned
-// directory, following a symlink to the file it names inside the root. The
-// file is opened with O_NOFOLLOW and changed with fchmod, so a link swapped in
-// after the walk cannot redirect the change. The shim itself is never touched.
-#include <errno.h>
-#include <fcntl.h>
+// directory, following a symlink to the file it names inside the root, and
+// off every other executable file in the root named like one of them (a
+// version or case variant: perl5.36.0, lua5.4, Bash). Everything is decided
+// first (image_strip::Plan): a file an allowed command runs, or one that may
+// be reached from outside the root, fails the run before anything changes.
+// The shim itself is never touched.
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include "image_tool.h"
+#include "image_scan.h"
 #include "image_session.h"
+#include "image_strip.h"
+#include "image_tool.h"
 
 namespace image_tool {
 namespace {
@@ -19,11 +21,10 @@ using image_session::Session;
 using image_text::Text;
 
 constexpr Subcommand kSub = Subcommand::kHarden;
-constexpr mode_t kStrip = S_IXUSR | S_IXGRP | S_IXOTH | S_ISUID | S_ISGID;
 
-enum class Outcome { kAbsent, kStripped, kAlready, kSkipped, kFailed };
+enum class Outcome { kAbsent, kPlanned, kAlready, kSkipped, kFailed };
 
-Outcome StripOne(const Session& s, int i, std::string_view name) {
+Outcome PlanOne(const Session& s, int i, std::string_view name, image_strip::Plan* plan) {
   Text err;
   image_root::Located entry;
   if (!image_session::Lookup(s, i, name, &entry, &err)) {
@@ -51,32 +52,36 @@ Outcome StripOne(const Session& s, int i, std::string_view name) {
     image_session::Report(kSub, t);
     return Outcome::kSkipped;
   }
-  if ((target.st.st_mode & kStrip) == 0) return Outcome::kAlready;
+  if ((target.st.st_mode & image_strip::kStripBits) == 0 || plan->Contains(target.path.view())) {
+    return Outcome::kAlready;
+  }
+  std::string_view via = target.path.view() != entry.path.view() ? entry.path.view() : std::string_view();
+  if (!plan->Add(target.path.view(), target.st, via, &err)) {
+    image_session::Error(kSub, err);
+    return Outcome::kFailed;
+  }
+  return Outcome::kPlanned;
+}
 
-  image_root::Fd fd(openat(target.dir.get(), target.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
-  struct stat st;
-  if (!fd.ok() || fstat(fd.get(), &st) != 0) {
-    err.Add("openat ", target.path.view(), ": ", image_text::Errno{errno});
-    image_session::Error(kSub, err);
-    return Outcome::kFailed;
+// The scan of the whole root for other copies (name variants) of the names.
+struct Variants {
+  const Session* s;
+  const image_names::NameList* names;
+  image_strip::Plan* plan;
+  Text err;  // the first failure to plan (a full plan)
+};
+
+void PlanVariant(void* context, const image_scan::Entry& e) {
+  Variants* v = static_cast<Variants*>(context);
+  const struct stat& st = *e.st;
+  if (!S_ISREG(st.st_mode) || (st.st_mode & image_strip::kStripBits) == 0 || !v->err.empty()) return;
+  if (v->s->shim.present && st.st_dev == v->s->shim.dev && st.st_ino == v->s->shim.ino) return;
+  if (v->plan->Contains(e.path)) return;
+  for (std::string_view name : *v->names) {
+    if (!image_names::IsVariantOf(e.name, name)) continue;
+    v->plan->Add(e.path, st, {}, &v->err);
+    return;
   }
-  if (st.st_dev != target.st.st_dev || st.st_ino != target.st.st_ino || !S_ISREG(st.st_mode)) {
-    err.Add(target.path.view(), " changed while hardening; not touched");
-    image_session::Error(kSub, err);
-    return Outcome::kFailed;
-  }
-  mode_t mode = st.st_mode & 07777;
-  if (fchmod(fd.get(), mode & ~kStrip) != 0) {
-    err.Add("fchmod ", target.path.view(), ": ", image_text::Errno{errno});
-    image_session::Error(kSub, err);
-    return Outcome::kFailed;
-  }
-  Text t;
-  t.Add("stripped ", target.path.view(), " (mode ", image_text::Octal{mode}, " -> ",
-        image_text::Octal{mode & ~kStrip}, ")");
-  if (target.path.view() != entry.path.view()) t.Add(" via ", entry.path.view());
-  image_session::Report(kSub, t);
-  return Outcome::kStripped;
 }
 
 }  // namespace
@@ -89,17 +94,17 @@ int Harden(int argc, char** argv) {
   int status = image_session::Begin(kSub, argc, argv, "STRIP_EXEC_BIN_NAMES", image_options::Default::kStripSet,
                                     &options, &names, &source, &s);
   if (status >= 0) return status;
-  Text err;
 
-  int stripped = 0, already = 0, failed = 0, absent = 0;
+  image_strip::Plan plan;
+  int already = 0, failed = 0, absent = 0;
   Text not_present;
   for (std::string_view name : names) {
     bool present = false;
     for (int i = -1; i < static_cast<int>(s.dirs.dirs.size()); ++i) {
       if (i < 0 ? !s.pinned_present : !s.dirs.Unique(static_cast<std::size_t>(i))) continue;
-      switch (StripOne(s, i, name)) {
+      switch (PlanOne(s, i, name, &plan)) {
         case Outcome::kAbsent: break;
-        case Outcome::kStripped: present = true; ++stripped; break;
+        case Outcome::kPlanned: present = true; break;
         case Outcome::kAlready: present = true; ++already; break;
         case Outcome::kSkipped: present = true; break;
         case Outcome::kFailed: present = true; ++failed; break;
@@ -110,6 +115,17 @@ int Harden(int argc, char** argv) {
       ++absent;
     }
   }
+  std::size_t by_name = plan.size();
+  Variants variants{&s, &names, &plan, {}};
+  Text err;
+  image_session::AllowedFiles allowed;
+  if (!image_session::CollectAllowedFiles(s, &allowed, &err)) {
+    image_session::Error(kSub, err);
+    ++failed;
+  }
+  if (!plan.Decide(s, PlanVariant, &variants, &variants.err, allowed, failed)) return 1;
+  failed = plan.Apply(s);
+
   if (!not_present.empty()) {
     Text t;
     t.Add("not present: ", not_present);
@@ -120,8 +136,9 @@ int Harden(int argc, char** argv) {
     }
   }
   Text t;
-  t.Add(names.size(), " names: ", stripped, " files stripped, ", already, " already not executable, ", absent,
-        " not present, ", failed, " failed");
+  t.Add(names.size(), " names: ", plan.changed(), " files stripped (", plan.size() - by_name,
+        " other names found in the root), ", already, " already not executable, ", absent, " not present, ",
+        failed, " failed");
   image_session::Report(kSub, t);
   return failed == 0 ? 0 : 1;
 }

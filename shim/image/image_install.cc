@@ -1,13 +1,20 @@
-// agt-deny-shim install: links the shim over every denied name at each real
-// path (existing entries replaced atomically, absent ones created, so the
-// image does not reveal which tools it once held) and in the pinned
-// directory. The allow list wins: a name already in the pinned directory as
-// something other than the shim is left alone everywhere.
+// agt-deny-shim install: links the shim over every denied name, and every
+// name harden disables (shells, interpreters: so `os.system(...)` is logged
+// as a denial of sh), at each real path (existing entries replaced
+// atomically, absent ones created, so the image does not reveal which tools
+// it once held) and in the pinned directory; then takes the exec bits off
+// every other executable copy of those names in the root
+// (/usr/lib/git-core/git, /opt/bin/curl, pip3.11). The allow list wins: a
+// name already in the pinned directory as something other than the shim is
+// left alone everywhere. A link over a file an allowed command runs (busybox
+// behind allowed applets) is refused before anything changes.
 #include <sys/stat.h>
 
 #include "denied_names.h"
-#include "image_tool.h"
+#include "image_scan.h"
 #include "image_session.h"
+#include "image_strip.h"
+#include "image_tool.h"
 
 namespace image_tool {
 namespace {
@@ -66,12 +73,15 @@ void LinkOne(const Session& s, int i, std::string_view name, std::string_view sh
   image_session::Report(kSub, t);
 }
 
-void WarnLeftOut(const image_names::NameList& names, image_options::Source source) {
+// Only the first `denied` names are the denied list (the stripped names follow).
+void WarnLeftOut(const image_names::NameList& names, std::size_t denied, image_options::Source source) {
   if (source == image_options::Source::kDefault) return;
   Text t;
   int missing = 0;
   for (const denied_names::Row& row : denied_names::kRows) {
-    if (!names.Contains(row.name)) {
+    bool listed = false;
+    for (std::size_t i = 0; i < denied && !listed; ++i) listed = names[i] == row.name;
+    if (!listed) {
       t.Add(missing == 0 ? "" : " ", row.name);
       ++missing;
     }
@@ -82,6 +92,31 @@ void WarnLeftOut(const image_names::NameList& names, image_options::Source sourc
         " leaves out ", missing, " of the ", denied_names::kRows.size(),
         " default denied names, which will run normally: ", t);
   image_session::Warn(kSub, w);
+}
+
+// The scan for other copies: executable files named like a linked name
+// outside the entries that are linked over.
+struct Copies {
+  const Session* s;
+  const image_names::NameList* names;
+  const bool* keep;
+  image_strip::Plan* plan;
+  Text err;
+};
+
+void PlanCopy(void* context, const image_scan::Entry& e) {
+  Copies* c = static_cast<Copies*>(context);
+  const struct stat& st = *e.st;
+  if (!S_ISREG(st.st_mode) || (st.st_mode & image_strip::kStripBits) == 0 || !c->err.empty()) return;
+  if (c->s->shim.present && st.st_dev == c->s->shim.dev && st.st_ino == c->s->shim.ino) return;
+  bool command_dir = image_session::InCommandDir(*c->s, e.path);
+  for (std::size_t n = 0; n < c->names->size(); ++n) {
+    std::string_view name = (*c->names)[n];
+    if (c->keep[n] || !image_names::IsVariantOf(e.name, name)) continue;
+    if (command_dir && name == e.name) return;  // linked over
+    c->plan->Add(e.path, st, {}, &c->err);
+    return;
+  }
 }
 
 }  // namespace
@@ -95,6 +130,23 @@ int Install(int argc, char** argv) {
                                     &options, &names, &source, &s);
   if (status >= 0) return status;
   Text err;
+  // Every name harden disables is linked too, so an attempt is logged.
+  image_names::NameList stripped;
+  image_options::Source stripped_source;
+  if (!image_options::LoadList(options.stripped_set, options.stripped, "--stripped", "STRIP_EXEC_BIN_NAMES",
+                               image_options::Default::kStripSet, &stripped, &stripped_source, &err)) {
+    err.Add("; nothing was changed");
+    image_session::Error(kSub, err);
+    return 2;
+  }
+  const std::size_t denied_count = names.size();
+  for (std::string_view name : stripped) {
+    if (!names.Add(name)) {
+      err.Add("more than ", image_names::kMaxNames, " denied and stripped names; nothing was changed");
+      image_session::Error(kSub, err);
+      return 2;
+    }
+  }
   if (!s.shim.present) {
     err.Add("the shim ", Quoted{options.shim}, " is not in the root (copy it there first); nothing was changed");
     image_session::Error(kSub, err);
@@ -102,7 +154,15 @@ int Install(int argc, char** argv) {
   }
 
   // Decide everything before changing anything: which names the allow list
-  // keeps, and that no directory stands where a link must go.
+  // keeps, that no directory stands where a link must go, that no link goes
+  // over a file an allowed command runs, and which other copies to strip.
+  image_session::AllowedFiles allowed;
+  if (!image_session::CollectAllowedFiles(s, &allowed, &err)) {
+    err.Add("; nothing was changed");
+    image_session::Error(kSub, err);
+    return 1;
+  }
+  int refused = 0;
   bool keep[image_names::kMaxNames] = {};
   for (std::size_t n = 0; n < names.size(); ++n) {
     if (!IsAllowedThere(s, names[n], &keep[n], &err)) {
@@ -124,9 +184,22 @@ int Install(int argc, char** argv) {
         image_session::Error(kSub, err);
         return 1;
       }
+      const char* user = entry.exists && S_ISREG(entry.st.st_mode)
+                             ? allowed.Find(entry.st.st_dev, entry.st.st_ino) : nullptr;
+      if (user != nullptr) {
+        Text t;
+        t.Add("refusing to link the shim over ", entry.path.view(), ": it is what the allowed command ", user,
+              " runs (", image_root::kPinnedDir, "/", user, "); take ", names[n], " out of the lists or ",
+              user, " out of the allow list");
+        image_session::Error(kSub, t);
+        ++refused;
+      }
     }
   }
-  WarnLeftOut(names, source);
+  image_strip::Plan plan;
+  Copies copies{&s, &names, keep, &plan, {}};
+  if (!plan.Decide(s, PlanCopy, &copies, &copies.err, allowed, refused)) return 1;
+  WarnLeftOut(names, denied_count, source);
   for (std::size_t i = 0; i < s.dirs.dirs.size(); ++i) {
     const image_root::RealDir& d = s.dirs.dirs[i];
     if (d.present && d.same_as >= 0) {
@@ -155,9 +228,11 @@ int Install(int argc, char** argv) {
     }
     LinkOne(s, -1, names[n], options.shim, &c);
   }
+  c.failed += plan.Apply(s);
   Text t;
-  t.Add(names.size(), " names: ", c.linked, " links made, ", c.unchanged, " already the shim, ", c.allowed,
-        " left alone (allowed), ", c.failed, " failed");
+  t.Add(names.size(), " names (", denied_count, " denied, ", stripped.size(), " stripped): ", c.linked,
+        " links made, ", c.unchanged, " already the shim, ", c.allowed, " left alone (allowed), ",
+        plan.changed(), " other copies stripped, ", c.failed, " failed");
   image_session::Report(kSub, t);
   return c.failed == 0 ? 0 : 1;
 }

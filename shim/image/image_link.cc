@@ -33,6 +33,7 @@ bool FindShim(int root_fd, std::string_view path_in_image, Shim* out, image_text
   out->dev = loc.st.st_dev;
   out->ino = loc.st.st_ino;
   out->mode = loc.st.st_mode;
+  out->uid = loc.st.st_uid;
   return true;
 }
 

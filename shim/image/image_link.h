@@ -23,6 +23,7 @@ struct Shim {
   dev_t dev = 0;
   ino_t ino = 0;
   mode_t mode = 0;
+  uid_t uid = 0;
 };
 
 // Resolves the shim path (which must be absolute) inside the root.

@@ -94,3 +94,58 @@ TEST_CASE("image_names: more than 256 distinct names is refused, not cut") {
   CHECK(ParseNames(dup, "--names", &ok, &err2));
   CHECK(ok.size() == 1);
 }
+
+TEST_CASE("image_names: an allow list may hold NAME=TARGET aliases of its own names") {
+  NameList list;
+  image_text::Text err;
+  REQUIRE(ParseNames("python=python3 python3 ls", "ALLOWED_BIN_NAMES", &list, &err,
+                     image_names::Aliases::kAccepted));
+  CHECK(list.size() == 3);
+  CHECK(list[0] == "python");
+  CHECK(list.AliasOf(std::size_t{0}) == "python3");
+  CHECK(list.AliasOf("python") == "python3");
+  CHECK(list.AliasOf("python3").empty());
+  CHECK(list.Contains("python"));
+}
+
+TEST_CASE("image_names: aliases are refused where not accepted, and checked where they are") {
+  struct Case {
+    const char* text;
+    image_names::Aliases aliases;
+    const char* why;
+  };
+  const Case cases[] = {
+      {"python=python3 python3", image_names::Aliases::kRefused, "bad name \"python=python3\" in L"},
+      {"python=python3", image_names::Aliases::kAccepted, "python3 is not in the list"},
+      {"py=python python=python3 python3", image_names::Aliases::kAccepted, "python is itself an alias"},
+      {"python=python python3", image_names::Aliases::kAccepted, "cannot be an alias of itself"},
+      {"python=py/thon python3", image_names::Aliases::kAccepted, "bad name \"py/thon\""},
+      {"=python3 python3", image_names::Aliases::kAccepted, "empty name"},
+      {"python python=python3 python3", image_names::Aliases::kAccepted, "given twice in L, once as an alias"},
+  };
+  for (const Case& c : cases) {
+    NameList list;
+    image_text::Text err;
+    CHECK_MESSAGE(!ParseNames(c.text, "L", &list, &err, c.aliases), c.text);
+    CHECK_MESSAGE(std::string(err.view()).find(c.why) != std::string::npos, std::string(err.view()));
+  }
+}
+
+TEST_CASE("image_names: a version or case variant of a name is recognised, other names are not") {
+  struct Case {
+    const char* file;
+    const char* name;
+    bool variant;
+  };
+  const Case cases[] = {
+      {"curl", "curl", true},      {"Curl", "curl", true},        {"CURL", "curl", true},
+      {"pip3.11", "pip", true},    {"pip3.11", "pip3", true},     {"perl5.36.0", "perl", true},
+      {"gawk-5.2.1", "gawk", true}, {"lua5.4", "lua", true},      {"node_18", "node", true},
+      {"curl-config", "curl", false}, {"sha256sum", "sh", false}, {"ssh-keygen", "ssh", false},
+      {"bash.", "bash", false},    {"luac5.4", "lua", false},     {"cur", "curl", false},
+      {"python3.11", "python", true}, {"gitk", "git", false},     {"git-upload-pack", "git", false},
+  };
+  for (const Case& c : cases) {
+    CHECK_MESSAGE(image_names::IsVariantOf(c.file, c.name) == c.variant, c.file, " vs ", c.name);
+  }
+}

@@ -39,8 +39,9 @@ constexpr std::array<OptionRow, 7> kOptions = {{
      "names that must be the shim (default: $DENIED_LOGGED_BIN_NAMES, else the default denied set)"},
     {"--allowed", Opt::kAllowed, "LIST", Bit(Subcommand::kVerify),
      "names allowed in the pinned directory (default: $ALLOWED_BIN_NAMES, else none)"},
-    {"--stripped", Opt::kStripped, "LIST", Bit(Subcommand::kVerify),
-     "names that must not be executable (default: $STRIP_EXEC_BIN_NAMES, else the default strip set)"},
+    {"--stripped", Opt::kStripped, "LIST", Bit(Subcommand::kInstall) | Bit(Subcommand::kVerify),
+     "names harden disables; install links them to the shim too, so a call is logged; verify checks "
+     "both (default: $STRIP_EXEC_BIN_NAMES, else the default strip set)"},
     {"--help", Opt::kHelp, "", kAll, "this help"},
 }};
 
@@ -53,7 +54,8 @@ struct SubcommandRow {
 
 constexpr std::array<SubcommandRow, 4> kSubcommands = {{
     {Subcommand::kInstall, "install",
-     "link the shim over denied names at every real path and in the pinned directory",
+     "link the shim over denied and stripped names at every real path and in the pinned directory; "
+     "strip the exec bits off other copies of them anywhere in the root",
      "$DENIED_LOGGED_BIN_NAMES, else the default denied set (agt-deny-shim list)"},
     {Subcommand::kAllow, "allow",
      "link allowed commands into the pinned directory /usr/local/sandbox-bin",
@@ -62,8 +64,9 @@ constexpr std::array<SubcommandRow, 4> kSubcommands = {{
      "strip the exec bits off shells, interpreters and encoders (following symlinks)",
      "$STRIP_EXEC_BIN_NAMES, else the default strip set"},
     {Subcommand::kVerify, "verify",
-     "audit a root: denied names are the shim, the pinned directory holds only allowed names "
-     "and shim links, stripped names are not executable",
+     "audit a root: denied and stripped names are the shim, the pinned directory holds only allowed "
+     "names and shim links, no other executable copy of them is anywhere in the root, ownership and "
+     "directory modes",
      ""},
 }};
 
@@ -192,19 +195,19 @@ void WriteUsage(Subcommand sub, int fd) {
 
 bool LoadList(bool option_set, std::string_view option_value, std::string_view option_name,
               const char* env_name, Default fallback, image_names::NameList* out, Source* source,
-              image_text::Text* err) {
+              image_text::Text* err, image_names::Aliases aliases) {
   if (option_set) {
     if (image_names::IsBlank(option_value)) {
       err->Add(option_name, " is empty");
       return false;
     }
     *source = Source::kOption;
-    return image_names::ParseNames(option_value, option_name, out, err);
+    return image_names::ParseNames(option_value, option_name, out, err, aliases);
   }
   const char* env = getenv(env_name);
   if (env != nullptr && !image_names::IsBlank(env)) {
     *source = Source::kEnvironment;
-    return image_names::ParseNames(env, env_name, out, err);
+    return image_names::ParseNames(env, env_name, out, err, aliases);
   }
   *source = Source::kDefault;
   switch (fallback) {

@@ -46,10 +46,11 @@ enum class Default {
 
 // Loads one list: the option's value when given (must not be blank), else
 // the environment variable when set and not blank (an unset build-arg
-// reaches RUN as an empty string), else the default. Names are validated.
+// reaches RUN as an empty string), else the default. Names are validated;
+// NAME=TARGET aliases only where `aliases` accepts them (allow lists).
 bool LoadList(bool option_set, std::string_view option_value, std::string_view option_name,
               const char* env_name, Default fallback, image_names::NameList* out, Source* source,
-              image_text::Text* err);
+              image_text::Text* err, image_names::Aliases aliases = image_names::Aliases::kRefused);
 
 }  // namespace image_options
 

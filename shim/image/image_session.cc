@@ -3,6 +3,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstring>
+
+#include "image_scan.h"
+
 namespace image_session {
 namespace {
 
@@ -77,6 +81,69 @@ bool Lookup(const Session& s, int i, std::string_view name, image_root::Located*
   return r == image_root::WalkResult::kOk;
 }
 
+const char* AllowedFiles::Find(dev_t dev, ino_t ino) const {
+  for (std::size_t i = 0; i < count; ++i) {
+    if (files[i].dev == dev && files[i].ino == ino) return files[i].name;
+  }
+  return nullptr;
+}
+
+namespace {
+
+struct Collector {
+  const Session* s;
+  AllowedFiles* out;
+  image_text::Text* err;
+  bool full = false;
+};
+
+void CollectOne(void* context, const image_scan::Entry& e) {
+  Collector* c = static_cast<Collector*>(context);
+  std::string_view name(e.name);
+  if (c->full || name.size() > image_names::kMaxNameLength) return;
+  image_root::PathBuf path;
+  image_root::Located target;
+  image_text::Text why;
+  if (!Join(c->s->pinned.path.view(), name, &path) ||
+      image_root::Walk(c->s->root.get(), path.view(), image_root::WalkMode::kFollow, &target, &why) !=
+          image_root::WalkResult::kOk ||
+      !target.exists || !S_ISREG(target.st.st_mode)) {
+    return;  // runs nothing: nothing to protect
+  }
+  if (c->s->shim.present && target.st.st_dev == c->s->shim.dev && target.st.st_ino == c->s->shim.ino) return;
+  if (c->out->count == AllowedFiles::kMax) {
+    c->err->Add("more than ", AllowedFiles::kMax, " allowed commands in ", c->s->pinned.path.view());
+    c->full = true;
+    return;
+  }
+  AllowedFiles::File& f = c->out->files[c->out->count++];
+  f.dev = target.st.st_dev;
+  f.ino = target.st.st_ino;
+  std::memcpy(f.name, name.data(), name.size());
+  f.name[name.size()] = '\0';
+}
+
+}  // namespace
+
+bool CollectAllowedFiles(const Session& s, AllowedFiles* out, image_text::Text* err) {
+  out->count = 0;
+  if (!s.pinned_present) return true;
+  Collector c{&s, out, err};
+  return image_scan::ForEachName(s.pinned.dir.get(), s.pinned.path.view(), CollectOne, &c, err) && !c.full;
+}
+
+bool InCommandDir(const Session& s, std::string_view path) {
+  std::size_t slash = path.rfind('/');
+  if (slash == std::string_view::npos) return false;
+  std::string_view parent = slash == 0 ? std::string_view("/") : image_text::Slice(path, 0, slash);
+  if (s.pinned_present && parent == s.pinned.path.view()) return true;
+  if (!s.pinned_present && parent == image_root::kPinnedDir) return true;
+  for (std::size_t i = 0; i < s.dirs.dirs.size(); ++i) {
+    if (s.dirs.Unique(i) && parent == s.dirs.dirs[i].dir.path.view()) return true;
+  }
+  return false;
+}
+
 void Describe(const image_root::Located& entry, image_text::Text* out) {
   if (!entry.exists) {
     out->Add("absent");
@@ -128,12 +195,13 @@ int Start(image_options::Subcommand sub, int argc, char** argv, image_options::O
 
 int Begin(image_options::Subcommand sub, int argc, char** argv, const char* env_name,
           image_options::Default fallback, image_options::Options* options,
-          image_names::NameList* names, image_options::Source* source, Session* s) {
+          image_names::NameList* names, image_options::Source* source, Session* s,
+          image_names::Aliases aliases) {
   int status = Start(sub, argc, argv, options);
   if (status >= 0) return status;
   image_text::Text err;
   if (!image_options::LoadList(options->names_set, options->names, "--names", env_name, fallback,
-                               names, source, &err)) {
+                               names, source, &err, aliases)) {
     err.Add("; nothing was changed");
     Error(sub, err);
     return 2;

@@ -39,6 +39,29 @@ bool Join(std::string_view dir, std::string_view name, image_root::PathBuf* out)
 bool Lookup(const Session& s, int i, std::string_view name, image_root::Located* out,
             image_text::Text* err);
 
+// The files the allowed commands run: each pinned entry that is not the shim,
+// followed inside the root to a regular file. Linking the shim over one or
+// stripping it would break an allowed command (busybox applets are links to
+// one such file).
+struct AllowedFiles {
+  static constexpr std::size_t kMax = image_names::kMaxNames;
+  struct File {
+    dev_t dev;
+    ino_t ino;
+    char name[image_names::kMaxNameLength + 1];  // the pinned name
+  };
+  File files[kMax];
+  std::size_t count = 0;
+  // The pinned name running dev/ino, or nullptr.
+  const char* Find(dev_t dev, ino_t ino) const;
+};
+
+bool CollectAllowedFiles(const Session& s, AllowedFiles* out, image_text::Text* err);
+
+// True when `path` (canonical) is an entry of a real-path directory or of
+// the pinned directory: where install links and verify checks by name.
+bool InCommandDir(const Session& s, std::string_view path);
+
 // "regular file", "symlink to \"x\"", "directory", ... for messages.
 void Describe(const image_root::Located& entry, image_text::Text* out);
 
@@ -57,7 +80,8 @@ int Start(image_options::Subcommand sub, int argc, char** argv, image_options::O
 // usage or a bad name, 1 when the root cannot be opened. -1 to go on.
 int Begin(image_options::Subcommand sub, int argc, char** argv, const char* env_name,
           image_options::Default fallback, image_options::Options* options,
-          image_names::NameList* names, image_options::Source* source, Session* s);
+          image_names::NameList* names, image_options::Source* source, Session* s,
+          image_names::Aliases aliases = image_names::Aliases::kRefused);
 
 }  // namespace image_session
 
