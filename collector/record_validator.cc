@@ -420,6 +420,11 @@ bool ValidateRecord(std::string_view line, const Limits& limits, ValidRecord* ou
       *reason = "NaN or Infinity is not JSON (byte " + std::to_string(at) + ")";
     } else if (line[0] != '{') {
       *reason = "not a JSON object";
+    } else if (at >= line.size()) {
+      // The line ends inside the object: what a short append (a full disk,
+      // RLIMIT_FSIZE) leaves; the shim starts its next record on a new line.
+      *reason = "a cut record (the line ends inside the JSON object after " + std::to_string(line.size()) +
+                " bytes, as a short append leaves it): " + rapidjson::GetParseError_En(result.Code());
     } else {
       *reason = std::string("invalid JSON at byte ") + std::to_string(at) + ": " +
                 rapidjson::GetParseError_En(result.Code());

@@ -50,9 +50,17 @@ void WarnErrno(std::string_view what, std::string_view path, int error, fixed_bu
 
 }  // namespace
 
+const char* ChoosePath(const char* env_value, const char* built_in_default) {
+  if (env_value != nullptr && env_value[0] != '\0') return env_value;
+  if (built_in_default != nullptr && built_in_default[0] != '\0') return built_in_default;
+  return nullptr;
+}
+
 bool Append(const char* path, std::string_view line, fixed_buffer::Buffer* warning) {
   // The raw syscall keeps the flags exactly as the seccomp filter allows them.
   long fd = syscall(SYS_openat, AT_FDCWD, path, kOpenFlags, kOpenMode);
+  bool readable = fd >= 0;
+  if (fd < 0 && errno == EACCES) fd = syscall(SYS_openat, AT_FDCWD, path, kOpenFlagsWriteOnly, kOpenMode);
   if (fd < 0) {
     WarnErrno("openat", path, errno, warning);
     return false;
@@ -67,6 +75,17 @@ bool Append(const char* path, std::string_view line, fixed_buffer::Buffer* warni
     Warn("open", path, FileTypeName(st.st_mode), ", not a regular file", warning);
     close(static_cast<int>(fd));
     return false;
+  }
+  // A log that does not end in '\n' holds a fragment (a short append when
+  // the disk or RLIMIT_FSIZE ran out, or someone else's bytes): a newline
+  // first ends it, so the collector rejects the fragment alone and this
+  // record is whole. A writer appending between this read and the write may
+  // be missed; its own line ends in '\n' unless it too was cut.
+  char last = '\n';
+  if (readable && st.st_size > 0 && syscall(SYS_pread64, fd, &last, 1, st.st_size - 1) != 1) last = '\n';
+  if (last != '\n') {
+    const_cast<char*>(line.data())[-1] = '\n';
+    line = std::string_view(line.data() - 1, line.size() + 1);
   }
   // One write() of the whole line: O_APPEND makes it land at the end as one
   // piece, so concurrent denials sharing the log never interleave.

@@ -152,9 +152,13 @@ bool Build(const Facts& facts, fixed_buffer::Buffer* out) {
   bool has_argv = facts.argc > 0 && facts.argv != nullptr;
   std::uint64_t redactions = 0;
 
-  redact::Spans argv0_spans;
+  // Static rather than on the stack, like redact's collected spans: the
+  // record must be built within an 8 KiB RLIMIT_STACK. Build never nests.
+  static redact::Spans argv0_spans;
+  static redact::Spans path_spans;
+  static redact::Spans spans;
+  argv0_spans.count = 0;
   if (has_argv && facts.argv[0] != nullptr) redact::Standalone(facts.argv[0], &argv0_spans);
-  redact::Spans path_spans;
   redact::Standalone(facts.exec_path, &path_spans);
   redactions += argv0_spans.count + path_spans.count;
 
@@ -183,7 +187,6 @@ bool Build(const Facts& facts, fixed_buffer::Buffer* out) {
   bool dropping = false;
   for (int i = 1; has_argv && i < facts.argc; ++i) {
     std::string_view arg = facts.argv[i] != nullptr ? std::string_view(facts.argv[i]) : std::string_view();
-    redact::Spans spans;
     redactor.NextArgument(arg, &spans);  // even for dropped arguments: context and count
     redactions += spans.count;
     if (dropping) continue;

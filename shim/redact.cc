@@ -112,6 +112,14 @@ bool InWords(std::string_view word) {
 
 }  // namespace
 
+namespace {
+// The spans being collected live in static storage, not on the stack: a
+// denial must reach its record under an RLIMIT_STACK as small as a static
+// no-op survives (8 KiB). Collectors never nest (only NextArgument and
+// Standalone make one, and neither calls the other).
+Span g_collected[2 * kMaxSpans];
+}  // namespace
+
 // Collects spans in any order; Finish() sorts and merges them.
 class Collector {
  public:
@@ -159,7 +167,7 @@ class Collector {
   }
 
  private:
-  Span raw_[2 * kMaxSpans];  // only [0, count_) is ever read
+  Span* raw_ = g_collected;  // only [0, count_) is ever read
   std::size_t count_ = 0;
   std::size_t text_size_;
   bool overflow_ = false;
