@@ -34,11 +34,13 @@ constexpr KeyRow kKeys[kRecordKeyCount] = {
     {"pid", KeyType::kCount, false, "process id"},
     {"ppid", KeyType::kCount, false, "parent process id"},
     {"redactions", KeyType::kCount, false, "how many secret values were replaced"},
+    {"script", KeyType::kString, false, "the script whose #! line named the command (via \"script\")"},
     {"timestamp", KeyType::kString, true, "UTC, YYYY-MM-DDTHH:MM:SSZ"},
     {"timestamp_ns", KeyType::kCount, false, "the same instant in nanoseconds since the epoch"},
     {"truncated", KeyType::kBool, false, "an argument was cut or dropped"},
     {"uid", KeyType::kCount, false, "real user id"},
     {"version", KeyType::kString, false, "shim version"},
+    {"via", KeyType::kString, false, "how the shim was reached: path, argv0, fd, script or none"},
 };
 
 const char* TypeName(KeyType type) {

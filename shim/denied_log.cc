@@ -79,10 +79,15 @@ bool Append(const char* path, std::string_view line, fixed_buffer::Buffer* warni
   // A log that does not end in '\n' holds a fragment (a short append when
   // the disk or RLIMIT_FSIZE ran out, or someone else's bytes): a newline
   // first ends it, so the collector rejects the fragment alone and this
-  // record is whole. A writer appending between this read and the write may
-  // be missed; its own line ends in '\n' unless it too was cut.
+  // record is whole. Another denial's append in progress also shows a size
+  // that ends mid-line; a second fstat that sees the size move tells it
+  // apart (the kernel lets our write in only after that one's whole line).
+  // Should both looks fall inside one such append, the cost is one needless
+  // newline: an empty line, which the collector reports as such.
   char last = '\n';
   if (readable && st.st_size > 0 && syscall(SYS_pread64, fd, &last, 1, st.st_size - 1) != 1) last = '\n';
+  struct stat again;
+  if (last != '\n' && syscall(SYS_fstat, fd, &again) == 0 && again.st_size != st.st_size) last = '\n';
   if (last != '\n') {
     const_cast<char*>(line.data())[-1] = '\n';
     line = std::string_view(line.data() - 1, line.size() + 1);

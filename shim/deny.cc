@@ -65,7 +65,11 @@ int Run(int argc, char** argv, std::string_view exec_path) {
   facts.argc = argc;
   facts.argv = argv;
   facts.exec_path = exec_path;
-  facts.binary = invocation::DeniedName(exec_path, argc > 0 ? argv[0] : nullptr);
+  invocation::Attribution who = invocation::Attribute(exec_path, argc, argv);
+  facts.binary = who.binary;
+  facts.via = invocation::ViaName(who.via);
+  facts.script = who.script;
+  facts.tool = who.tool;
   facts.version = version::kVersion;
 
   // The two buffers are static, not on the stack: with RLIMIT_STACK as low

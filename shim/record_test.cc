@@ -24,6 +24,7 @@ Built BuildWith(std::vector<std::string> argv, std::string_view exec_path = "/us
   facts.argv = ptrs.data();
   facts.exec_path = exec_path;
   facts.binary = "curl";
+  facts.via = "path";
   facts.confined = true;
   facts.pid = 7;
   facts.ppid = 1;
@@ -51,7 +52,7 @@ TEST_CASE("the SPEC example, byte for byte") {
         "{\"argc\":3,\"argv\":[\"-sSL\",\"https://example.com/x\"],\"argv0\":\"curl\",\"binary\":\"curl\","
         "\"confined\":true,\"event\":\"command_denied\",\"gid\":65534,\"host\":\"sb-1\",\"issue\":2662,"
         "\"path\":\"/usr/bin/curl\",\"pid\":7,\"ppid\":1,\"redactions\":0,\"timestamp\":\"2026-06-14T10:00:00Z\","
-        "\"timestamp_ns\":1781431200123456789,\"truncated\":false,\"uid\":65534,\"version\":\"0.1.0\"}");
+        "\"timestamp_ns\":1781431200123456789,\"truncated\":false,\"uid\":65534,\"version\":\"0.1.0\",\"via\":\"path\"}");
 }
 
 TEST_CASE("keys are sorted") {

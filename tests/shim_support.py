@@ -27,8 +27,12 @@ RECORD_KEYS = {
     "argc": int, "argv": list, "argv0": str, "binary": str, "confined": bool,
     "event": str, "gid": int, "host": str, "issue": int, "path": str, "pid": int,
     "ppid": int, "redactions": int, "timestamp": str, "timestamp_ns": int,
-    "truncated": bool, "uid": int, "version": str,
+    "truncated": bool, "uid": int, "version": str, "via": str,
 }
+# Keys present only in some records: argv0 (absent when argc is 0) and script
+# (only when via is "script").
+OPTIONAL_KEYS = {"argv0", "script"}
+RECORD_KEYS_ALL = dict(RECORD_KEYS, script=str)
 
 
 def require_static_shim(test):
@@ -171,9 +175,10 @@ class ShimTestCase(unittest.TestCase):
 
     def assertValidRecord(self, rec, line):
         keys = set(rec)
-        required = set(RECORD_KEYS) - ({"argv0"} if rec.get("argc") == 0 else set())
-        self.assertEqual(keys - {"argv0"}, required - {"argv0"})
-        for key, typ in RECORD_KEYS.items():
+        self.assertEqual(keys - OPTIONAL_KEYS, set(RECORD_KEYS) - OPTIONAL_KEYS)
+        self.assertEqual("script" in rec, rec["via"] == "script")
+        self.assertIn(rec["via"], ("path", "argv0", "fd", "script", "none"))
+        for key, typ in RECORD_KEYS_ALL.items():
             if key in rec:
                 self.assertIsInstance(rec[key], typ, key)
                 if typ is int:
