@@ -178,29 +178,35 @@ namespace {
 
 // Rule 1 on the text from `offset`: "Name: value", the value ending at a
 // newline (curl takes several headers from one argument line by line).
-void HeaderRule(std::string_view arg, std::size_t offset, Collector* spans) {
+// Returns where the value ends, or `offset` when there is none.
+std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* spans) {
   std::size_t i = offset;
   while (i < arg.size() && (arg[i] == ' ' || arg[i] == '\t')) ++i;
   std::size_t name_begin = i;
   while (i < arg.size() && (IsAlnum(arg[i]) || arg[i] == '-' || arg[i] == '_')) ++i;
   std::string_view name(arg.data() + name_begin, i - name_begin);
   while (i < arg.size() && (arg[i] == ' ' || arg[i] == '\t')) ++i;
-  if (name.empty() || i >= arg.size() || arg[i] != ':') return;
-  if (!InWords<redact_rules::kCredentialHeaders>(name) && !IsSecretName(name, false)) return;
+  if (name.empty() || i >= arg.size() || arg[i] != ':') return offset;
+  if (!InWords<redact_rules::kCredentialHeaders>(name) && !IsSecretName(name, false)) return offset;
   ++i;
   while (i < arg.size() && (arg[i] == ' ' || arg[i] == '\t')) ++i;
   std::size_t end = i;
   while (end < arg.size() && arg[end] != '\n' && arg[end] != '\r') ++end;
   spans->Add(i, end);
+  return end;
 }
 
 // Rule 1 wherever a header may start: the argument's start, after '=' and
-// after a newline. Each call stops at the first byte that is not part of a
-// name, so the calls scan disjoint runs.
+// after a newline. A failed try stops at the first byte that is not part of
+// a name; a value found is passed over whole (it is secret anyway), so no
+// byte is scanned twice.
 void HeadersAnywhere(std::string_view arg, Collector* spans) {
-  HeaderRule(arg, 0, spans);
-  for (std::size_t i = 0; i < arg.size(); ++i) {
-    if (arg[i] == '=' || arg[i] == '\n') HeaderRule(arg, i + 1, spans);
+  std::size_t i = HeaderRule(arg, 0, spans);
+  for (; i < arg.size(); ++i) {
+    if (arg[i] == '=' || arg[i] == '\n') {
+      std::size_t end = HeaderRule(arg, i + 1, spans);
+      if (end > i + 1) i = end - 1;
+    }
   }
 }
 
