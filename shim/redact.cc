@@ -255,6 +255,9 @@ std::size_t TokenShapeAt(std::string_view arg, std::size_t p) {
   return best;
 }
 
+// A user name this long without a password is taken for a token.
+constexpr std::size_t kOpaqueUserMin = 20;
+
 // Rule 2's values: `user:pass` (and its kin) from `offset` to the end.
 void ToolValue(Value value, std::string_view arg, std::size_t offset, Collector* spans) {
   char separator = 0;
@@ -264,6 +267,12 @@ void ToolValue(Value value, std::string_view arg, std::size_t offset, Collector*
       return;
     case Value::kHeader:
       HeaderRule(arg, offset, spans);
+      return;
+    case Value::kPassSource:
+      if (StartsWith(Tail(arg, offset), "pass:"sv)) spans->Add(offset + 5, arg.size());
+      return;
+    case Value::kCookies:
+      if (Tail(arg, offset).find('=') != std::string_view::npos) spans->Add(offset, arg.size());
       return;
     case Value::kAfterColon: separator = ':'; break;
     case Value::kAfterComma: separator = ','; break;
@@ -278,6 +287,19 @@ void ToolValue(Value value, std::string_view arg, std::size_t offset, Collector*
       return;
     }
   }
+}
+
+// Rule 4's userinfo [begin, at): the password after the first ':', the user
+// kept; without a ':' the user is hidden when it is a token (ghp_...@) or
+// long enough to be one.
+void UserinfoRule(std::string_view arg, std::size_t begin, std::size_t at, Collector* spans) {
+  for (std::size_t i = begin; i < at; ++i) {
+    if (arg[i] == ':') {
+      spans->Add(i + 1, at);
+      return;
+    }
+  }
+  if (TokenShapeAt(arg, begin) >= at || at - begin >= kOpaqueUserMin) spans->Add(begin, at);
 }
 
 // Rule 4, schemes: userinfo and capability paths of scheme://authority/path.
@@ -295,7 +317,7 @@ void UrlRule(std::string_view arg, Collector* spans) {
       if (c == '/' || c == '?' || c == '#' || IsSpace(c) || c == '"' || c == '\'') break;
       if (c == '@') at = j;  // the last '@': passwords may hold a raw '@'
     }
-    if (at != std::string_view::npos) spans->Add(begin, at);
+    if (at != std::string_view::npos) UserinfoRule(arg, begin, at, spans);
     std::string_view host(arg.data() + (at == std::string_view::npos ? begin : at + 1),
                           j - (at == std::string_view::npos ? begin : at + 1));
     // The path, up to its query, fragment, white space, a quote or the next
@@ -357,8 +379,34 @@ void SchemelessUserinfoRule(std::string_view arg, Collector* spans) {
   }
 }
 
-// Rule 5. `start_value_to_end`: an assignment at the very start takes the
-// rest of the argument (an environment value may hold '&' or ',').
+// True when `at` starts NAME= (a name of letters, digits, '_', '-', '.').
+// Returns the name's end in *name_end either way.
+bool AssignmentAt(std::string_view arg, std::size_t at, std::size_t* name_end) {
+  std::size_t i = at;
+  if (i < arg.size() && (IsAlpha(arg[i]) || arg[i] == '_')) {
+    while (i < arg.size() && IsNameChar(arg[i])) ++i;
+  }
+  *name_end = i;
+  return i > at && i < arg.size() && arg[i] == '=';
+}
+
+// The value of an assignment at the start of an argument runs to its end (an
+// environment value may hold '&', ',' or spaces), unless white space, ',' or
+// '&' is followed by another NAME= (db_password=x db_user=app, as ansible's
+// --extra-vars and gcloud's --set-env-vars take them). Each name run is
+// scanned once.
+std::size_t EndOfLeadingValue(std::string_view arg, std::size_t begin) {
+  for (std::size_t i = begin; i < arg.size(); ++i) {
+    char c = arg[i];
+    if (!IsSpace(c) && c != ',' && c != '&') continue;
+    std::size_t name_end = i + 1;
+    if (AssignmentAt(arg, i + 1, &name_end)) return i;
+    if (name_end > i + 1) i = name_end - 1;
+  }
+  return arg.size();
+}
+
+// Rule 5.
 void AssignmentRule(std::string_view arg, Collector* spans) {
   // -Dname=value, -Pname=value: a one-letter option glued to an assignment.
   std::size_t first = 0;
@@ -368,7 +416,7 @@ void AssignmentRule(std::string_view arg, Collector* spans) {
     if (!at_start) {
       char before = arg[p - 1];
       if (before != '?' && before != '&' && before != ';' && before != '=' && before != ',' && before != ':' &&
-          !IsSpace(before)) {
+          before != '{' && before != '(' && before != '[' && !IsSpace(before)) {
         continue;
       }
     }
@@ -386,7 +434,7 @@ void AssignmentRule(std::string_view arg, Collector* spans) {
     std::size_t begin = i + 1;
     std::size_t end = begin;
     if (at_start) {
-      end = arg.size();
+      end = EndOfLeadingValue(arg, begin);
     } else {
       while (end < arg.size() && arg[end] != '&' && arg[end] != '#' && arg[end] != ',' && !IsSpace(arg[end]) &&
              arg[end] != '\'' && arg[end] != '"' && arg[end] != ';') {
@@ -597,7 +645,7 @@ bool IsSecretName(std::string_view name, bool allow_exclusions) {
   return secret;
 }
 
-Redactor::Redactor(std::string_view binary) {
+Redactor::Redactor(std::string_view binary) : tool_(binary) {
   for (const redact_rules::ToolOption& row : redact_rules::kToolOptions) {
     if (row_count_ < kMaxToolRows && ToolMatches(row.tools, binary)) rows_[row_count_++] = &row;
   }
@@ -653,6 +701,10 @@ bool Redactor::ToolOption(std::string_view arg, Collector* spans) {
 
 void Redactor::NextArgument(std::string_view arg, Spans* out) {
   Collector spans(arg.size());
+  if (positional_left_ > 0 && --positional_left_ == 0) pending_ = Pending{true, Value::kWhole, false};
+  for (const redact_rules::PositionalSecret& row : redact_rules::kPositionalSecrets) {
+    if (ToolMatches(row.tools, tool_) && StartsWith(arg, row.trigger)) positional_left_ = row.offset;
+  }
   Pending pending = pending_;
   pending_ = Pending{};
   // Rule 9's value is not an option: gh secret set NAME --body V leaves the
@@ -675,7 +727,10 @@ void Redactor::NextArgument(std::string_view arg, Spans* out) {
     bool long_enough = name_begin == 2 ? !name.empty() : name.size() >= 3;
     bool plain = true;
     for (char c : name) plain = plain && IsNameChar(c);
-    if (long_enough && plain && IsSecretName(name, true)) {
+    // An option ending in id names a secret, it does not hold one
+    // (aws --secret-id NAME), unlike Vault's secret_id=VALUE.
+    bool names_one = EndsWithIgnoreCase(name, "-id"sv) || EndsWithIgnoreCase(name, "_id"sv);
+    if (long_enough && plain && !names_one && IsSecretName(name, true)) {
       if (eq != std::string_view::npos) {
         spans.Add(eq + 1, arg.size());
       } else {

@@ -94,6 +94,8 @@ class Redactor {
   std::size_t row_count_ = 0;
   unsigned seen_after_ = 0;  // bit i: rows_[i]->after has been seen
   bool after_set_ = false;   // rule 9: the next non-option argument is a name
+  std::string_view tool_;
+  unsigned positional_left_ = 0;  // kPositionalSecrets: arguments until the secret one
 };
 
 // Rules that need no context (1, 4-7, 10), for argv[0] and the exec path.

@@ -49,7 +49,7 @@ inline constexpr std::string_view kCredentialHeaders[] = {
 };
 // A bare argument naming a secret makes the next one secret
 // (nmcli ... password V, some CLIs' key-value pairs).
-inline constexpr std::string_view kSecretKeywords[] = {"password", "passwd", "passphrase", "psk"};
+inline constexpr std::string_view kSecretKeywords[] = {"password", "passphrase", "psk"};
 // Authorization schemes followed by a credential in free text.
 inline constexpr std::string_view kAuthSchemes[] = {"bearer", "basic"};
 
@@ -69,6 +69,8 @@ enum class Value : unsigned char {
   kAfterComma,    // user,pass (lftp)
   kAfterPercent,  // user%pass (smbclient)
   kHeader,        // "Name: value", secret when Name is (see kCredentialHeaders)
+  kPassSource,    // OpenSSL's pass:SECRET (env:, file:, fd: and stdin name no secret)
+  kCookies,       // name=value cookies (a value without '=' is a cookie file)
 };
 // The forms in which an option takes its value.
 enum Form : unsigned char {
@@ -99,7 +101,8 @@ inline constexpr ToolOption kToolOptions[] = {
     {"curl", "--cert", Value::kAfterColon, kBoth, ""},
     {"curl", "--proxy-cert", Value::kAfterColon, kBoth, ""},
     {"curl", "-H", Value::kHeader, kCurlish, ""},
-    {"curl", "-b", Value::kWhole, kCurlish, ""},
+    {"curl", "-b", Value::kCookies, kCurlish, ""},
+    {"curl", "--cookie", Value::kCookies, kBoth, ""},
     {"etcdctl", "--user", Value::kAfterColon, kBoth, ""},
     {"http https", "-a", Value::kAfterColon, kBoth, ""},
     {"http https", "--auth", Value::kAfterColon, kBoth, ""},
@@ -121,9 +124,9 @@ inline constexpr ToolOption kToolOptions[] = {
     {"snmpwalk snmpget snmpset snmpbulkwalk", "-X", Value::kWhole, kBoth, ""},
     {"zip unzip", "-P", Value::kWhole, kSeparate, ""},
     {"7z 7za rar unrar", "-p", Value::kWhole, kAttached, ""},
-    {"openssl", "-pass", Value::kWhole, kSeparate, ""},
-    {"openssl", "-passin", Value::kWhole, kSeparate, ""},
-    {"openssl", "-passout", Value::kWhole, kSeparate, ""},
+    {"openssl", "-pass", Value::kPassSource, kSeparate, ""},
+    {"openssl", "-passin", Value::kPassSource, kSeparate, ""},
+    {"openssl", "-passout", Value::kPassSource, kSeparate, ""},
     {"openssl", "-k", Value::kWhole, kSeparate, ""},
     {"keytool jarsigner", "-storepass", Value::kWhole, kSeparate, ""},
     {"keytool jarsigner", "-keypass", Value::kWhole, kSeparate, ""},
@@ -138,8 +141,23 @@ inline constexpr ToolOption kToolOptions[] = {
     {"xfreerdp", "/p:", Value::kWhole, kAttached, ""},
     {"rdesktop", "-p", Value::kWhole, kBoth, ""},
     {"az docker podman helm nerdctl buildah skopeo oras", "-p", Value::kWhole, kBoth, "login"},
+    {"az", "--value", Value::kWhole, kBoth, "secret"},
+    {"aws", "--value", Value::kWhole, kBoth, "put-parameter"},
     {"gh", "-b", Value::kWhole, kBoth, "secret"},
     {"gh", "--body", Value::kWhole, kBoth, "secret"},
+};
+
+// ---- Positional secrets: after an argument starting with `trigger`, the
+// argument `offset` places further on is secret (composer config
+// http-basic.HOST USER PASSWORD).
+struct PositionalSecret {
+  std::string_view tools;
+  std::string_view trigger;
+  unsigned char offset;
+};
+inline constexpr PositionalSecret kPositionalSecrets[] = {
+    {"composer", "http-basic.", 2},
+    {"composer", "bitbucket-oauth.", 2},
 };
 
 // ---- Token shapes, found anywhere at the start of a word.

@@ -81,6 +81,8 @@ std::string_view ValueText(redact_rules::Value value) {
     case redact_rules::Value::kAfterComma: return "after the first ,";
     case redact_rules::Value::kAfterPercent: return "after the first %";
     case redact_rules::Value::kHeader: return "a credential header's value";
+    case redact_rules::Value::kPassSource: return "after pass: (env:, file:, fd: name no secret)";
+    case redact_rules::Value::kCookies: return "the value when it holds = (else a cookie file)";
   }
   return "";
 }
@@ -142,6 +144,14 @@ std::string Render() {
                        FormsText(row.forms) + "; " + std::string(ValueText(row.value));
     if (!row.after.empty()) text += "; once " + Roff(row.after) + " was seen";
     out << ".It Li " << Literal(row.option) << "\n" << Wrap(text + ".");
+  }
+  out << ".El\n";
+  out << ".Ss Positional secrets\n"
+      << ".Bl -tag -width Ds\n";
+  for (const redact_rules::PositionalSecret& row : redact_rules::kPositionalSecrets) {
+    out << ".It " << Roff(row.tools) << "\n"
+        << Wrap("after an argument starting with " + Roff(row.trigger) + " the argument " +
+                std::to_string(row.offset) + " places on.");
   }
   out << ".El\n";
   out << ".Ss Token prefixes\n"

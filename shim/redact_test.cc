@@ -117,11 +117,13 @@ TEST_CASE("rule 3: non-secret option words keep their value") {
 }
 
 TEST_CASE("rule 4: URL userinfo") {
-  CHECK(One("https://user:pw@example.com/x") == "https://[REDACTED]@example.com/x");
-  CHECK(One("git+ssh://tok@host/repo") == "git+ssh://[REDACTED]@host/repo");
-  CHECK(One("https://u:p@ss@host/") == "https://[REDACTED]@host/");
+  CHECK(One("https://user:pw@example.com/x") == "https://user:[REDACTED]@example.com/x");
+  CHECK(One("git+ssh://tok@host/repo") == "git+ssh://tok@host/repo");  // a user, no password
+  CHECK(One("https://ghp_0123456789abcdefghijABCDEFGHIJ0123@github.com/o/r") == "https://[REDACTED]@github.com/o/r");
+  CHECK(One("https://0123456789abcdefghijk@h/") == "https://[REDACTED]@h/");  // long: an opaque token
+  CHECK(One("https://u:p@ss@host/") == "https://u:[REDACTED]@host/");
   CHECK(One("https://example.com/a@b") == "https://example.com/a@b");
-  CHECK(One("see http://a:b@h and ftp://c:d@i") == "see http://[REDACTED]@h and ftp://[REDACTED]@i");
+  CHECK(One("see http://a:b@h and ftp://c:d@i") == "see http://a:[REDACTED]@h and ftp://c:[REDACTED]@i");
   CHECK(One("git@github.com:org/repo") == "git@github.com:org/repo");
 }
 
@@ -258,7 +260,8 @@ TEST_CASE("tool options: -p passwords per tool, attached and separate") {
   CHECK(prompt.args[1] == "dbname");
   CHECK(RedactArgs({"-p", "hunter2", "ssh", "h"}, "sshpass").args[1] == "[REDACTED]");
   CHECK(RedactArgs({"-a", "redispw", "ping"}, "redis-cli").args[1] == "[REDACTED]");
-  CHECK(RedactArgs({"-passin", "pass:pw1", "-in", "k.pem"}, "openssl").args[1] == "[REDACTED]");
+  CHECK(RedactArgs({"-passin", "pass:pw1", "-in", "k.pem"}, "openssl").args[1] == "pass:[REDACTED]");
+  CHECK(RedactArgs({"-pass", "env:PW", "-in", "k.pem"}, "openssl").args[1] == "env:PW");
   CHECK(RedactArgs({"a", "-pzip7", "x.7z"}, "7z").args[1] == "-p[REDACTED]");
   CHECK(RedactArgs({"/u:me", "/p:rdppw", "/v:h"}, "xfreerdp").args[1] == "/p:[REDACTED]");
   CHECK(RedactArgs({"-u", "me,ftppw", "h"}, "lftp").args[1] == "me,[REDACTED]");
@@ -342,4 +345,18 @@ TEST_CASE("worst cases at 128 KiB are redacted correctly") {
     Redacted r = RedactArgs({s});
     CHECK(r.args[0].size() <= s.size() + redact::kMarker.size() * redact::kMaxSpans);
   }
+}
+
+TEST_CASE("leading assignments end where another NAME= starts; positional secrets") {
+  CHECK(One("db_password=x1 db_user=app") == "db_password=[REDACTED] db_user=app");
+  CHECK(One("API_KEY=k1,MODE=prod") == "API_KEY=[REDACTED],MODE=prod");
+  CHECK(One("GITHUB_TOKEN=x y") == "GITHUB_TOKEN=[REDACTED]");
+  CHECK(One("Variables={DB_PASSWORD=p1,STAGE=prod}") == "Variables={DB_PASSWORD=[REDACTED],STAGE=prod}");
+  Redacted composer = RedactArgs({"config", "http-basic.repo.example.com", "user", "cpw1"}, "composer");
+  CHECK(composer.args[2] == "user");
+  CHECK(composer.args[3] == "[REDACTED]");
+  CHECK(RedactArgs({"secretsmanager", "get-secret-value", "--secret-id", "prod/db"}, "aws").args[3] == "prod/db");
+  CHECK(RedactArgs({"-c", "cookies.txt", "-b", "cookies.txt"}).args[3] == "cookies.txt");
+  CHECK(RedactArgs({"-b", "sid=abc"}).args[1] == "[REDACTED]");
+  CHECK(RedactArgs({"passwd", "-6", "-salt", "x"}, "openssl").args[1] == "-6");
 }

@@ -118,7 +118,7 @@ class DockerImage(unittest.TestCase):
             self.assertEqual(code, 126, (cmd, err))
             self.assertEqual(out, "")
             rec = self.assertDenied(name, err)
-            self.assertEqual(rec["argv"], ["-sSL", "https://[REDACTED]@example.com/x"])
+            self.assertEqual(rec["argv"], ["-sSL", "https://user:[REDACTED]@example.com/x"])
             self.assertNotIn("secret", err)
         logged = self.logged(logs)
         self.assertEqual([r["binary"] for r in logged], [name for _, name in calls])

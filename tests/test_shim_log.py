@@ -190,7 +190,7 @@ class DeniedLog(ShimTestCase):
     def test_a_secret_in_the_log_path_is_redacted_in_the_warning(self):
         d = self.deny(self.sandbox.join("missing", "https://u:logpathsecret@h", "denied.log"))
         self.assertEqual(len(d.warnings), 1, d.stderr)
-        self.assertIn("https://[REDACTED]@h", d.warnings[0])
+        self.assertIn("https://u:[REDACTED]@h", d.warnings[0])
         self.assertNotIn(b"logpathsecret", d.stderr)
 
     def test_hostile_log_path_is_escaped_in_the_warning(self):
