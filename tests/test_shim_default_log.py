@@ -72,3 +72,10 @@ class DefaultLog(ShimTestCase):
         self.assertEqual(logged, b"")
         self.assertIn(('could not write AGT_DENIED_LOG: openat "%s": No such file or directory'
                        % default_log_path()).encode(), err)
+
+    def test_the_man_page_names_the_built_in_default(self):
+        from build_paths import TOP
+        with open(os.path.join(TOP, "man", "agt-deny-shim.1")) as f:
+            page = f.read()
+        section = page[page.index(".Sh DESTINATIONS"):page.index(".Sh ENVIRONMENT")]
+        self.assertIn(".Pa %s" % default_log_path(), section)
