@@ -78,4 +78,4 @@ class DefaultLog(ShimTestCase):
         with open(os.path.join(TOP, "man", "agt-deny-shim.1")) as f:
             page = f.read()
         section = page[page.index(".Sh DESTINATIONS"):page.index(".Sh ENVIRONMENT")]
-        self.assertIn(".Pa %s" % default_log_path(), section)
+        self.assertIn("Ta Pa %s Ta" % default_log_path(), section)
