@@ -35,6 +35,24 @@ OPTIONAL_KEYS = {"argv0", "script"}
 RECORD_KEYS_ALL = dict(RECORD_KEYS, script=str)
 
 
+_HELPERS = {}
+
+
+def built_helper(name, source, compile_command):
+    """A small program built from `source` once per test run, for tests that
+    need an exec no scripting language offers. `compile_command(src, out,
+    work)` gives the compiler's argv; returns the built program's path."""
+    if name not in _HELPERS:
+        work = tempfile.mkdtemp(prefix="agt-helper-%s-" % name)
+        src = os.path.join(work, source[0])
+        with open(src, "w") as f:
+            f.write(source[1])
+        out = os.path.join(work, name)
+        subprocess.run(compile_command(src, out, work), check=True, timeout=120)
+        _HELPERS[name] = out
+    return _HELPERS[name]
+
+
 def require_static_shim(test):
     """Fails (never skips) when the static shim is missing or not static."""
     import struct

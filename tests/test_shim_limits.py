@@ -8,26 +8,15 @@ the kernel kills the exec itself, nothing at all was written.
 import os
 import signal
 import subprocess
-import tempfile
 
 from build_paths import COLLECTOR, TOP
-from shim_support import ShimTestCase, run, strict_json
-
-_NOOP = {}
-
+from shim_support import ShimTestCase, built_helper, run, strict_json
 
 def static_noop():
-    """A static musl no-op (exit 126) built like the shim, once per run."""
-    if "path" not in _NOOP:
-        work = tempfile.mkdtemp(prefix="agt-noop-")
-        src = os.path.join(work, "noop.cc")
-        with open(src, "w") as f:
-            f.write("int main() { return 126; }\n")
-        out = os.path.join(work, "noop")
-        subprocess.run([os.path.join(TOP, "shim", "musl-cxx"), os.path.join(work, "scratch"),
-                        os.path.join(work, "noop.d"), out, "--", src], check=True, timeout=120)
-        _NOOP["path"] = out
-    return _NOOP["path"]
+    """A static musl no-op (exit 126) built like the shim."""
+    return built_helper("noop", ("noop.cc", "int main() { return 126; }\n"), lambda src, out, work: [
+        os.path.join(TOP, "shim", "musl-cxx"), os.path.join(work, "scratch"), os.path.join(work, "noop.d"),
+        out, "--", src])
 
 
 class ResourceLimits(ShimTestCase):
