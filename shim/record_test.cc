@@ -101,7 +101,7 @@ TEST_CASE("secrets are redacted and counted, argv0 and path too") {
                       "/tmp/ghp_0123456789abcdefghijABCDEFGHIJ012345/curl");
   CHECK(std::string(b.doc["argv"][1].GetString()) == "Authorization: [REDACTED]");
   CHECK(std::string(b.doc["argv"][3].GetString()) == "[REDACTED]");
-  CHECK(std::string(b.doc["argv0"].GetString()) == "https://[REDACTED]@h/x");
+  CHECK(std::string(b.doc["argv0"].GetString()) == "https://u:[REDACTED]@h/x");
   CHECK(b.doc["redactions"].GetInt() == 4);
   CHECK(b.line.find("zzzzzzzz") == std::string::npos);
   CHECK(b.line.find("\"pw\"") == std::string::npos);
