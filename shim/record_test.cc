@@ -15,7 +15,8 @@ struct Built {
 
 std::vector<std::string> g_storage;
 
-Built BuildWith(std::vector<std::string> argv, std::string_view exec_path = "/usr/bin/curl") {
+Built BuildWith(std::vector<std::string> argv, std::string_view exec_path = "/usr/bin/curl",
+                std::string_view script = "") {
   std::vector<const char*> ptrs;
   for (const std::string& a : argv) ptrs.push_back(a.c_str());
   ptrs.push_back(nullptr);
@@ -24,7 +25,8 @@ Built BuildWith(std::vector<std::string> argv, std::string_view exec_path = "/us
   facts.argv = ptrs.data();
   facts.exec_path = exec_path;
   facts.binary = "curl";
-  facts.via = "path";
+  facts.via = script.empty() ? "path" : "script";
+  facts.script = script;
   facts.confined = true;
   facts.pid = 7;
   facts.ppid = 1;
@@ -192,4 +194,17 @@ TEST_CASE("every record fits whatever the arguments") {
   Built b = BuildWith(argv, std::string(5000, '/'));
   CHECK(b.line.size() <= record::kMaxRecordSize);
   CHECK(b.doc["truncated"].GetBool());
+}
+
+TEST_CASE("a script exec names the script, redacted like the path, in sorted place") {
+  Built b = BuildWith({"/usr/bin/curl", "/tmp/https://u:scriptsecret@h/ls", "-la"},
+                      "/tmp/https://u:scriptsecret@h/ls", "/tmp/https://u:scriptsecret@h/ls");
+  CHECK(std::string(b.doc["via"].GetString()) == "script");
+  CHECK(std::string(b.doc["script"].GetString()) == "/tmp/https://u:[REDACTED]@h/ls");
+  CHECK(b.line.find("scriptsecret") == std::string::npos);
+  // argv[1] and path; the script is the path, counted once
+  CHECK(b.line.find("\"redactions\":2,\"script\":") != std::string::npos);
+  CHECK(b.line.find("\"version\":\"0.1.0\",\"via\":\"script\"}") != std::string::npos);
+  Built plain = BuildWith({"curl", "x"});
+  CHECK_FALSE(plain.doc.HasMember("script"));
 }
