@@ -34,11 +34,13 @@ constexpr KeyRow kKeys[kRecordKeyCount] = {
     {"pid", KeyType::kCount, false, "process id"},
     {"ppid", KeyType::kCount, false, "parent process id"},
     {"redactions", KeyType::kCount, false, "how many secret values were replaced"},
+    {"script", KeyType::kString, false, "the script whose #! line named the command (via \"script\")"},
     {"timestamp", KeyType::kString, true, "UTC, YYYY-MM-DDTHH:MM:SSZ"},
     {"timestamp_ns", KeyType::kCount, false, "the same instant in nanoseconds since the epoch"},
     {"truncated", KeyType::kBool, false, "an argument was cut or dropped"},
     {"uid", KeyType::kCount, false, "real user id"},
     {"version", KeyType::kString, false, "shim version"},
+    {"via", KeyType::kString, false, "how the shim was reached: path, argv0, fd, script or none"},
 };
 
 const char* TypeName(KeyType type) {
@@ -420,6 +422,11 @@ bool ValidateRecord(std::string_view line, const Limits& limits, ValidRecord* ou
       *reason = "NaN or Infinity is not JSON (byte " + std::to_string(at) + ")";
     } else if (line[0] != '{') {
       *reason = "not a JSON object";
+    } else if (at >= line.size()) {
+      // The line ends inside the object: what a short append (a full disk,
+      // RLIMIT_FSIZE) leaves; the shim starts its next record on a new line.
+      *reason = "a cut record (the line ends inside the JSON object after " + std::to_string(line.size()) +
+                " bytes, as a short append leaves it): " + rapidjson::GetParseError_En(result.Code());
     } else {
       *reason = std::string("invalid JSON at byte ") + std::to_string(at) + ": " +
                 rapidjson::GetParseError_En(result.Code());

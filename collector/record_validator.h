@@ -16,7 +16,7 @@ namespace record_validator {
 // kEvent, kIssue and kTimestamp; the others are optional enrichment.
 enum RecordKey : int {
   kArgc, kArgv, kArgv0, kBinary, kConfined, kEvent, kGid, kHost, kIssue, kPath,
-  kPid, kPpid, kRedactions, kTimestamp, kTimestampNs, kTruncated, kUid, kVersion,
+  kPid, kPpid, kRedactions, kScript, kTimestamp, kTimestampNs, kTruncated, kUid, kVersion, kVia,
   kRecordKeyCount
 };
 // The key name, e.g. "timestamp_ns".

@@ -71,7 +71,9 @@ TEST_CASE("rejected: encoding and JSON shape") {
   CHECK(Reject(kUpstream + "\r\r").find("trailing bytes") == 0);
   CHECK(Reject("\xef\xbb\xbf" + kUpstream) == "a byte order mark (EF BB BF) before the JSON object");
   CHECK(Reject(kUpstream + kUpstream).find("trailing bytes") == 0);
-  CHECK(Reject("{\"argv\":[],").find("invalid JSON") == 0);
+  CHECK(Reject("{\"argv\":[],").find("a cut record (the line ends inside the JSON object after 11 bytes") == 0);
+  CHECK(Reject(kUpstream.substr(0, 20)).find("a cut record") == 0);
+  CHECK(Reject("{\"argv\":[]]}").find("invalid JSON at byte") == 0);
   CHECK(Reject(Edit("2662", "NaN")).find("NaN or Infinity") == 0);
   CHECK(Reject(Edit("2662", "Infinity")).find("NaN or Infinity") == 0);
   CHECK(Reject(Edit("2662", "-Infinity")).find("NaN or Infinity") == 0);

@@ -50,9 +50,17 @@ void WarnErrno(std::string_view what, std::string_view path, int error, fixed_bu
 
 }  // namespace
 
+const char* ChoosePath(const char* env_value, const char* built_in_default) {
+  if (env_value != nullptr && env_value[0] != '\0') return env_value;
+  if (built_in_default != nullptr && built_in_default[0] != '\0') return built_in_default;
+  return nullptr;
+}
+
 bool Append(const char* path, std::string_view line, fixed_buffer::Buffer* warning) {
   // The raw syscall keeps the flags exactly as the seccomp filter allows them.
   long fd = syscall(SYS_openat, AT_FDCWD, path, kOpenFlags, kOpenMode);
+  bool readable = fd >= 0;
+  if (fd < 0 && errno == EACCES) fd = syscall(SYS_openat, AT_FDCWD, path, kOpenFlagsWriteOnly, kOpenMode);
   if (fd < 0) {
     WarnErrno("openat", path, errno, warning);
     return false;
@@ -67,6 +75,22 @@ bool Append(const char* path, std::string_view line, fixed_buffer::Buffer* warni
     Warn("open", path, FileTypeName(st.st_mode), ", not a regular file", warning);
     close(static_cast<int>(fd));
     return false;
+  }
+  // A log that does not end in '\n' holds a fragment (a short append when
+  // the disk or RLIMIT_FSIZE ran out, or someone else's bytes): a newline
+  // first ends it, so the collector rejects the fragment alone and this
+  // record is whole. Another denial's append in progress also shows a size
+  // that ends mid-line; a second fstat that sees the size move tells it
+  // apart (the kernel lets our write in only after that one's whole line).
+  // Should both looks fall inside one such append, the cost is one needless
+  // newline: an empty line, which the collector reports as such.
+  char last = '\n';
+  if (readable && st.st_size > 0 && syscall(SYS_pread64, fd, &last, 1, st.st_size - 1) != 1) last = '\n';
+  struct stat again;
+  if (last != '\n' && syscall(SYS_fstat, fd, &again) == 0 && again.st_size != st.st_size) last = '\n';
+  if (last != '\n') {
+    const_cast<char*>(line.data())[-1] = '\n';
+    line = std::string_view(line.data() - 1, line.size() + 1);
   }
   // One write() of the whole line: O_APPEND makes it land at the end as one
   // piece, so concurrent denials sharing the log never interleave.

@@ -10,6 +10,7 @@
 
 #include "confine.h"
 #include "denied_log.h"
+#include "destinations.h"
 #include "fixed_buffer.h"
 #include "invocation.h"
 #include "record.h"
@@ -64,17 +65,26 @@ int Run(int argc, char** argv, std::string_view exec_path) {
   facts.argc = argc;
   facts.argv = argv;
   facts.exec_path = exec_path;
-  facts.binary = invocation::DeniedName(exec_path, argc > 0 ? argv[0] : nullptr);
+  invocation::Attribution who = invocation::Attribute(exec_path, argc, argv);
+  facts.binary = who.binary;
+  facts.via = invocation::ViaName(who.via);
+  facts.script = who.script;
+  facts.tool = who.tool;
   facts.version = version::kVersion;
 
-  char out_storage[kMaxStderrWrite];
-  fixed_buffer::Buffer out(out_storage, sizeof out_storage);
+  // The two buffers are static, not on the stack: with RLIMIT_STACK as low
+  // as 8 KiB (what a static no-op needs) the denial must still reach its
+  // record, and these are more than half of its deepest stack.
+  // The first byte is room for the newline denied_log::Append may put
+  // before the record.
+  static char out_storage[1 + kMaxStderrWrite];
+  fixed_buffer::Buffer out(out_storage + 1, kMaxStderrWrite);
   if (record::Build(facts, &out)) out.Append("\n");
   std::string_view record_line = out.view();
 
-  char warning_storage[denied_log::kMaxWarningSize];
+  static char warning_storage[denied_log::kMaxWarningSize];
   fixed_buffer::Buffer warning(warning_storage, sizeof warning_storage);
-  const char* log_path = getenv("AGT_DENIED_LOG");
+  const char* log_path = denied_log::ChoosePath(getenv("AGT_DENIED_LOG"), destinations::kDefaultDeniedLog);
   if (log_path != nullptr && !record_line.empty()) denied_log::Append(log_path, record_line, &warning);
 
   out.Append(kHumanPrefix);

@@ -74,12 +74,17 @@ bool AppendTail(const Facts& facts, const redact::Spans& argv0_spans, const reda
   ok = ok && out->Append(",\"pid\":"sv) && out->AppendUnsigned(facts.pid);
   ok = ok && out->Append(",\"ppid\":"sv) && out->AppendUnsigned(facts.ppid);
   ok = ok && out->Append(",\"redactions\":"sv) && out->AppendUnsigned(redactions);
+  // The script is the exec path (AT_EXECFN), so it is redacted as path is.
+  if (!facts.script.empty()) {
+    ok = ok && out->Append(",\"script\":"sv) && AppendField(facts.script, path_spans, kMaxFieldSize, out, cut);
+  }
   ok = ok && out->Append(",\"timestamp\":\""sv) && AppendTimestamp(facts.time_sec, out) && out->Append("\""sv);
   std::uint64_t seconds = facts.time_sec > 0 ? static_cast<std::uint64_t>(facts.time_sec) : 0;
   ok = ok && out->Append(",\"timestamp_ns\":"sv) && out->AppendUnsigned(seconds * 1000000000u + facts.time_nsec);
   ok = ok && out->Append(",\"truncated\":"sv) && AppendBool(truncated, out);
   ok = ok && out->Append(",\"uid\":"sv) && out->AppendUnsigned(facts.uid);
   ok = ok && out->Append(",\"version\":"sv) && AppendField(facts.version, redact::kNoSpans, kMaxFieldSize, out, cut);
+  ok = ok && out->Append(",\"via\":"sv) && AppendField(facts.via, redact::kNoSpans, kMaxFieldSize, out, cut);
   return ok && out->Append("}"sv);
 }
 
@@ -152,9 +157,13 @@ bool Build(const Facts& facts, fixed_buffer::Buffer* out) {
   bool has_argv = facts.argc > 0 && facts.argv != nullptr;
   std::uint64_t redactions = 0;
 
-  redact::Spans argv0_spans;
+  // Static rather than on the stack, like redact's collected spans: the
+  // record must be built within an 8 KiB RLIMIT_STACK. Build never nests.
+  static redact::Spans argv0_spans;
+  static redact::Spans path_spans;
+  static redact::Spans spans;
+  argv0_spans.count = 0;
   if (has_argv && facts.argv[0] != nullptr) redact::Standalone(facts.argv[0], &argv0_spans);
-  redact::Spans path_spans;
   redact::Standalone(facts.exec_path, &path_spans);
   redactions += argv0_spans.count + path_spans.count;
 
@@ -179,11 +188,10 @@ bool Build(const Facts& facts, fixed_buffer::Buffer* out) {
 
   // Arguments are written in place, within what the head and tail leave.
   fixed_buffer::Buffer args(out->end(), kMaxRecordSize - head_size - tail.size());
-  redact::Redactor redactor(facts.binary);
+  redact::Redactor redactor(facts.tool.empty() ? facts.binary : facts.tool);
   bool dropping = false;
   for (int i = 1; has_argv && i < facts.argc; ++i) {
     std::string_view arg = facts.argv[i] != nullptr ? std::string_view(facts.argv[i]) : std::string_view();
-    redact::Spans spans;
     redactor.NextArgument(arg, &spans);  // even for dropped arguments: context and count
     redactions += spans.count;
     if (dropping) continue;

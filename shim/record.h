@@ -31,7 +31,10 @@ struct Facts {
   int argc = 0;                        // as the kernel passed it (includes argv[0])
   const char* const* argv = nullptr;   // argv[0..argc)
   std::string_view exec_path;          // AT_EXECFN
-  std::string_view binary;             // invocation::DeniedName()
+  std::string_view binary;             // invocation::Attribute()
+  std::string_view via;                // invocation::ViaName()
+  std::string_view tool;               // whose options redaction applies (invocation::Attribution)
+  std::string_view script;             // the script's path when via is "script", else ""
   bool confined = false;
   std::uint64_t pid = 0;
   std::uint64_t ppid = 0;

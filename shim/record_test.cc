@@ -15,7 +15,8 @@ struct Built {
 
 std::vector<std::string> g_storage;
 
-Built BuildWith(std::vector<std::string> argv, std::string_view exec_path = "/usr/bin/curl") {
+Built BuildWith(std::vector<std::string> argv, std::string_view exec_path = "/usr/bin/curl",
+                std::string_view script = "") {
   std::vector<const char*> ptrs;
   for (const std::string& a : argv) ptrs.push_back(a.c_str());
   ptrs.push_back(nullptr);
@@ -24,6 +25,8 @@ Built BuildWith(std::vector<std::string> argv, std::string_view exec_path = "/us
   facts.argv = ptrs.data();
   facts.exec_path = exec_path;
   facts.binary = "curl";
+  facts.via = script.empty() ? "path" : "script";
+  facts.script = script;
   facts.confined = true;
   facts.pid = 7;
   facts.ppid = 1;
@@ -51,7 +54,7 @@ TEST_CASE("the SPEC example, byte for byte") {
         "{\"argc\":3,\"argv\":[\"-sSL\",\"https://example.com/x\"],\"argv0\":\"curl\",\"binary\":\"curl\","
         "\"confined\":true,\"event\":\"command_denied\",\"gid\":65534,\"host\":\"sb-1\",\"issue\":2662,"
         "\"path\":\"/usr/bin/curl\",\"pid\":7,\"ppid\":1,\"redactions\":0,\"timestamp\":\"2026-06-14T10:00:00Z\","
-        "\"timestamp_ns\":1781431200123456789,\"truncated\":false,\"uid\":65534,\"version\":\"0.1.0\"}");
+        "\"timestamp_ns\":1781431200123456789,\"truncated\":false,\"uid\":65534,\"version\":\"0.1.0\",\"via\":\"path\"}");
 }
 
 TEST_CASE("keys are sorted") {
@@ -100,7 +103,7 @@ TEST_CASE("secrets are redacted and counted, argv0 and path too") {
                       "/tmp/ghp_0123456789abcdefghijABCDEFGHIJ012345/curl");
   CHECK(std::string(b.doc["argv"][1].GetString()) == "Authorization: [REDACTED]");
   CHECK(std::string(b.doc["argv"][3].GetString()) == "[REDACTED]");
-  CHECK(std::string(b.doc["argv0"].GetString()) == "https://[REDACTED]@h/x");
+  CHECK(std::string(b.doc["argv0"].GetString()) == "https://u:[REDACTED]@h/x");
   CHECK(b.doc["redactions"].GetInt() == 4);
   CHECK(b.line.find("zzzzzzzz") == std::string::npos);
   CHECK(b.line.find("\"pw\"") == std::string::npos);
@@ -191,4 +194,17 @@ TEST_CASE("every record fits whatever the arguments") {
   Built b = BuildWith(argv, std::string(5000, '/'));
   CHECK(b.line.size() <= record::kMaxRecordSize);
   CHECK(b.doc["truncated"].GetBool());
+}
+
+TEST_CASE("a script exec names the script, redacted like the path, in sorted place") {
+  Built b = BuildWith({"/usr/bin/curl", "/tmp/https://u:scriptsecret@h/ls", "-la"},
+                      "/tmp/https://u:scriptsecret@h/ls", "/tmp/https://u:scriptsecret@h/ls");
+  CHECK(std::string(b.doc["via"].GetString()) == "script");
+  CHECK(std::string(b.doc["script"].GetString()) == "/tmp/https://u:[REDACTED]@h/ls");
+  CHECK(b.line.find("scriptsecret") == std::string::npos);
+  // argv[1] and path; the script is the path, counted once
+  CHECK(b.line.find("\"redactions\":2,\"script\":") != std::string::npos);
+  CHECK(b.line.find("\"version\":\"0.1.0\",\"via\":\"script\"}") != std::string::npos);
+  Built plain = BuildWith({"curl", "x"});
+  CHECK_FALSE(plain.doc.HasMember("script"));
 }

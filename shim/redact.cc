@@ -7,6 +7,7 @@ namespace redact {
 // string_view literals: their length is known when compiled (a plain "..."
 // compared with a string_view costs a strlen() call at -Os).
 using namespace std::string_view_literals;
+using redact_rules::Value;
 
 namespace {
 
@@ -14,13 +15,14 @@ constexpr char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c
 
 // Character classes by table: one load per test, small enough to be inlined
 // even at -Os, since the rules test every byte of every argument many times.
-enum : unsigned char { kAlphaBit = 1, kDigitBit = 2, kUnderscoreBit = 4, kSpaceBit = 8 };
+enum : unsigned char { kAlphaBit = 1, kDigitBit = 2, kUnderscoreBit = 4, kSpaceBit = 8, kUpperBit = 16 };
 
 constexpr std::array<unsigned char, 256> MakeClasses() {
   std::array<unsigned char, 256> classes{};
   for (int c = 0; c < 256; ++c) {
     unsigned char bits = 0;
     if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) bits |= kAlphaBit;
+    if (c >= 'A' && c <= 'Z') bits |= kUpperBit;
     if (c >= '0' && c <= '9') bits |= kDigitBit;
     if (c == '_') bits |= kUnderscoreBit;
     if (c == ' ' || c == '\t' || c == '\n' || c == '\r') bits |= kSpaceBit;
@@ -32,16 +34,18 @@ constexpr std::array<unsigned char, 256> kClasses = MakeClasses();
 
 constexpr bool HasClass(char c, unsigned bits) { return (kClasses[static_cast<unsigned char>(c)] & bits) != 0; }
 constexpr bool IsAlpha(char c) { return HasClass(c, kAlphaBit); }
+constexpr bool IsUpper(char c) { return HasClass(c, kUpperBit); }
+constexpr bool IsLowerAlpha(char c) { return IsAlpha(c) && !IsUpper(c); }
 constexpr bool IsDigit(char c) { return HasClass(c, kDigitBit); }
 constexpr bool IsAlnum(char c) { return HasClass(c, kAlphaBit | kDigitBit); }
 constexpr bool IsWordChar(char c) { return HasClass(c, kAlphaBit | kDigitBit | kUnderscoreBit); }
 constexpr bool IsSpace(char c) { return HasClass(c, kSpaceBit); }
-constexpr bool IsUpperAlnum(char c) { return (c >= 'A' && c <= 'Z') || IsDigit(c); }
+constexpr bool IsUpperAlnum(char c) { return IsUpper(c) || IsDigit(c); }
 constexpr bool IsBase64Url(char c) { return IsAlnum(c) || c == '-' || c == '_'; }
-constexpr bool IsAlnumDash(char c) { return IsAlnum(c) || c == '-'; }
 constexpr bool IsTokenChar(char c) {
   return IsAlnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '+' || c == '/' || c == '=';
 }
+constexpr bool IsNameChar(char c) { return IsWordChar(c) || c == '-' || c == '.'; }
 
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -56,8 +60,12 @@ bool EndsWithIgnoreCase(std::string_view text, std::string_view suffix) {
          EqualsIgnoreCase(std::string_view(text.data() + text.size() - suffix.size(), suffix.size()), suffix);
 }
 
-// A byte loop rather than string_view::compare: the rules call this at every
-// position of every argument, and most calls fail on the first byte.
+bool StartsWithIgnoreCase(std::string_view text, std::string_view prefix) {
+  return text.size() >= prefix.size() && EqualsIgnoreCase(std::string_view(text.data(), prefix.size()), prefix);
+}
+
+// A byte loop rather than string_view::compare: most calls fail on the
+// first byte.
 bool StartsWith(std::string_view text, std::string_view prefix) {
   if (text.size() < prefix.size()) return false;
   for (std::size_t i = 0; i < prefix.size(); ++i) {
@@ -70,27 +78,47 @@ std::string_view Tail(std::string_view text, std::size_t from) {
   return std::string_view(text.data() + from, text.size() - from);
 }
 
-constexpr std::array<std::string_view, 16> kSecretWords = {
-    "password", "passwd", "passphrase", "pass", "pwd", "secret", "secrets", "token",
-    "tokens", "apikey", "key", "credential", "credentials", "auth", "bearer", "cookie",
-};
-// A word ending like this is secret too: "dbpassword", "accesstoken".
-constexpr std::array<std::string_view, 5> kSecretSuffixes = {"password", "passwd", "token", "secret", "apikey"};
-// Option words saying the value is not the secret itself (a flag, a file).
-constexpr std::array<std::string_view, 13> kNonSecretWords = {
-    "no", "stdin", "file", "path", "prompt", "type", "env", "cmd", "command", "helper", "length", "id", "dir",
-};
-constexpr std::array<std::string_view, 4> kCredentialHeaders = {
-    "authorization", "proxy-authorization", "cookie", "set-cookie",
+// Which lengths (bit i: length i, up to 63) and first letters the words of
+// a list have: most names are rejected by these two loads, which keeps rules
+// that test a name at every separator (an attacker's "a=a=a=...") cheap.
+struct WordFilter {
+  unsigned long long lengths = 0;
+  std::array<bool, 256> first{};
 };
 
 template <std::size_t N>
-bool InWords(std::string_view word, const std::array<std::string_view, N>& words) {
+constexpr WordFilter MakeWordFilter(const std::string_view (&words)[N]) {
+  WordFilter filter;
   for (std::string_view w : words) {
+    if (w.size() < 64) filter.lengths |= 1ull << w.size();
+    filter.first[static_cast<unsigned char>(Lower(w[0]))] = true;
+    filter.first[static_cast<unsigned char>(w[0] >= 'a' && w[0] <= 'z' ? w[0] - 'a' + 'A' : w[0])] = true;
+  }
+  return filter;
+}
+
+template <const auto& kWords>
+bool InWords(std::string_view word) {
+  static constexpr WordFilter kFilter = MakeWordFilter(kWords);
+  if (word.empty() || word.size() >= 64 || (kFilter.lengths >> word.size() & 1) == 0 ||
+      !kFilter.first[static_cast<unsigned char>(word[0])]) {
+    return false;
+  }
+  for (std::string_view w : kWords) {
     if (EqualsIgnoreCase(word, w)) return true;
   }
   return false;
 }
+
+}  // namespace
+
+namespace {
+// The spans being collected live in static storage, not on the stack: a
+// denial must reach its record under an RLIMIT_STACK as small as a static
+// no-op survives (8 KiB). Collectors never nest (only NextArgument and
+// Standalone make one, and neither calls the other).
+Span g_collected[2 * kMaxSpans];
+}  // namespace
 
 // Collects spans in any order; Finish() sorts and merges them.
 class Collector {
@@ -98,14 +126,14 @@ class Collector {
   explicit Collector(std::size_t text_size) : text_size_(text_size) {}
 
   void Add(std::size_t begin, std::size_t end) {
+    if (end > text_size_) end = text_size_;
     if (end <= begin) return;
+    if (begin < overflow_begin_) overflow_begin_ = begin;
     if (overflow_ || count_ == 2 * kMaxSpans) {
       overflow_ = true;
-      if (begin < overflow_begin_) overflow_begin_ = begin;
       return;
     }
     raw_[count_++] = Span{begin, end};
-    if (begin < overflow_begin_) overflow_begin_ = begin;
   }
 
   void Finish(Spans* out) {
@@ -139,40 +167,143 @@ class Collector {
   }
 
  private:
-  Span raw_[2 * kMaxSpans];  // only [0, count_) is ever read
+  Span* raw_ = g_collected;  // only [0, count_) is ever read
   std::size_t count_ = 0;
   std::size_t text_size_;
   bool overflow_ = false;
   std::size_t overflow_begin_ = static_cast<std::size_t>(-1);
 };
 
-// Rule 1, on text starting at `offset` within the argument.
-void HeaderRule(std::string_view arg, std::size_t offset, Collector* spans) {
+namespace {
+
+// Rule 1 on the text from `offset`: "Name: value", the value ending at a
+// newline (curl takes several headers from one argument line by line).
+// Returns where the value ends, or `offset` when there is none.
+std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* spans) {
   std::size_t i = offset;
-  while (i < arg.size() && IsSpace(arg[i])) ++i;
+  while (i < arg.size() && (arg[i] == ' ' || arg[i] == '\t')) ++i;
   std::size_t name_begin = i;
   while (i < arg.size() && (IsAlnum(arg[i]) || arg[i] == '-' || arg[i] == '_')) ++i;
   std::string_view name(arg.data() + name_begin, i - name_begin);
   while (i < arg.size() && (arg[i] == ' ' || arg[i] == '\t')) ++i;
-  if (name.empty() || i >= arg.size() || arg[i] != ':') return;
-  if (!InWords(name, kCredentialHeaders) && !IsSecretName(name, false)) return;
+  if (name.empty() || i >= arg.size() || arg[i] != ':') return offset;
+  if (!InWords<redact_rules::kCredentialHeaders>(name) && !IsSecretName(name, false)) return offset;
   ++i;
-  while (i < arg.size() && IsSpace(arg[i])) ++i;
-  spans->Add(i, arg.size());
+  while (i < arg.size() && (arg[i] == ' ' || arg[i] == '\t')) ++i;
+  std::size_t end = i;
+  while (end < arg.size() && arg[end] != '\n' && arg[end] != '\r') ++end;
+  spans->Add(i, end);
+  return end;
 }
 
-// Rule 2: everything after the first ':' of the text at `offset`.
-void UserRule(std::string_view arg, std::size_t offset, Collector* spans) {
+// Rule 1 wherever a header may start: the argument's start, after '=' and
+// after a newline. A failed try stops at the first byte that is not part of
+// a name; a value found is passed over whole (it is secret anyway), so no
+// byte is scanned twice.
+void HeadersAnywhere(std::string_view arg, Collector* spans) {
+  std::size_t i = HeaderRule(arg, 0, spans);
+  for (; i < arg.size(); ++i) {
+    if (arg[i] == '=' || arg[i] == '\n') {
+      std::size_t end = HeaderRule(arg, i + 1, spans);
+      if (end > i + 1) i = end - 1;
+    }
+  }
+}
+
+bool IsBodyChar(redact_rules::Body body, char c) {
+  switch (body) {
+    case redact_rules::Body::kAlnum: return IsAlnum(c);
+    case redact_rules::Body::kAlnumUnderscore: return IsWordChar(c);
+    case redact_rules::Body::kUpperAlnum: return IsUpperAlnum(c);
+    case redact_rules::Body::kBase64Url: return IsBase64Url(c);
+    case redact_rules::Body::kBase64UrlDot: return IsBase64Url(c) || c == '.';
+    case redact_rules::Body::kAlnumDash: return IsAlnum(c) || c == '-';
+  }
+  return false;
+}
+
+// For each first byte, which token shapes start with it (bit i: row i), so
+// a position is passed over with one load and only the shapes that can match
+// are tried.
+constexpr std::size_t kTokenShapeCount = sizeof redact_rules::kTokenShapes / sizeof redact_rules::kTokenShapes[0];
+static_assert(kTokenShapeCount <= 64, "one bit per token shape");
+
+constexpr std::array<unsigned long long, 256> MakeTokenShapeIndex() {
+  std::array<unsigned long long, 256> index{};
+  for (std::size_t i = 0; i < kTokenShapeCount; ++i) {
+    index[static_cast<unsigned char>(redact_rules::kTokenShapes[i].prefix[0])] |= 1ull << i;
+  }
+  return index;
+}
+constexpr std::array<unsigned long long, 256> kTokenShapeIndex = MakeTokenShapeIndex();
+
+// The end of the longest token shape starting at `p`, or `p` when none does.
+// A shape whose body is too short stops scanning at its minimum length, so a
+// failed call costs a bounded number of steps.
+std::size_t TokenShapeAt(std::string_view arg, std::size_t p) {
+  std::size_t best = p;
+  if (p >= arg.size()) return best;
+  for (unsigned long long shapes = kTokenShapeIndex[static_cast<unsigned char>(arg[p])]; shapes != 0;
+       shapes &= shapes - 1) {
+    const redact_rules::TokenShape& shape = redact_rules::kTokenShapes[__builtin_ctzll(shapes)];
+    if (!StartsWith(Tail(arg, p), shape.prefix)) continue;
+    std::size_t body = p + shape.prefix.size();
+    std::size_t end = body;
+    while (end < arg.size() && IsBodyChar(shape.body, arg[end])) ++end;
+    if (end - body >= shape.min_body && end > best) best = end;
+  }
+  return best;
+}
+
+// A user name this long without a password is taken for a token.
+constexpr std::size_t kOpaqueUserMin = 20;
+
+// Rule 2's values: `user:pass` (and its kin) from `offset` to the end.
+void ToolValue(Value value, std::string_view arg, std::size_t offset, Collector* spans) {
+  char separator = 0;
+  switch (value) {
+    case Value::kWhole:
+      spans->Add(offset, arg.size());
+      return;
+    case Value::kHeader:
+      HeaderRule(arg, offset, spans);
+      return;
+    case Value::kPassSource:
+      if (StartsWith(Tail(arg, offset), "pass:"sv)) spans->Add(offset + 5, arg.size());
+      return;
+    case Value::kCookies:
+      if (Tail(arg, offset).find('=') != std::string_view::npos) spans->Add(offset, arg.size());
+      return;
+    case Value::kAfterColon: separator = ':'; break;
+    case Value::kAfterComma: separator = ','; break;
+    case Value::kAfterPercent: separator = '%'; break;
+  }
+  // A user that is itself a key (curl -u sk_test_...: as Stripe takes it).
+  std::size_t token_end = TokenShapeAt(arg, offset);
+  if (token_end > offset) spans->Add(offset, token_end);
   for (std::size_t i = offset; i < arg.size(); ++i) {
-    if (arg[i] == ':') {
+    if (arg[i] == separator) {
       spans->Add(i + 1, arg.size());
       return;
     }
   }
 }
 
-// Rule 4.
-void UrlUserinfoRule(std::string_view arg, Collector* spans) {
+// Rule 4's userinfo [begin, at): the password after the first ':', the user
+// kept; without a ':' the user is hidden when it is a token (ghp_...@) or
+// long enough to be one.
+void UserinfoRule(std::string_view arg, std::size_t begin, std::size_t at, Collector* spans) {
+  for (std::size_t i = begin; i < at; ++i) {
+    if (arg[i] == ':') {
+      spans->Add(i + 1, at);
+      return;
+    }
+  }
+  if (TokenShapeAt(arg, begin) >= at || at - begin >= kOpaqueUserMin) spans->Add(begin, at);
+}
+
+// Rule 4, schemes: userinfo and capability paths of scheme://authority/path.
+void UrlRule(std::string_view arg, Collector* spans) {
   for (std::size_t i = 0; i + 3 <= arg.size(); ++i) {
     if (arg[i] != ':' || !StartsWith(Tail(arg, i), "://"sv)) continue;
     std::size_t s = i;
@@ -183,36 +314,130 @@ void UrlUserinfoRule(std::string_view arg, Collector* spans) {
     std::size_t j = begin;
     for (; j < arg.size(); ++j) {
       char c = arg[j];
-      if (c == '/' || c == '?' || c == '#' || IsSpace(c)) break;
+      if (c == '/' || c == '?' || c == '#' || IsSpace(c) || c == '"' || c == '\'') break;
       if (c == '@') at = j;  // the last '@': passwords may hold a raw '@'
     }
-    if (at != std::string_view::npos) spans->Add(begin, at);
+    if (at != std::string_view::npos) UserinfoRule(arg, begin, at, spans);
+    std::string_view host(arg.data() + (at == std::string_view::npos ? begin : at + 1),
+                          j - (at == std::string_view::npos ? begin : at + 1));
+    // The path, up to its query, fragment, white space, a quote or the next
+    // ':' (where a nested URL may start, whose own turn this leaves alone).
+    std::size_t path_end = j;
+    while (path_end < arg.size()) {
+      char c = arg[path_end];
+      if (c == '?' || c == '#' || c == ':' || IsSpace(c) || c == '"' || c == '\'') break;
+      ++path_end;
+    }
+    bool hooks_host = StartsWithIgnoreCase(host, redact_rules::kCapabilityHostPrefix);
+    std::size_t segment = j;  // at a '/'
+    std::size_t index = 0;
+    while (segment < path_end && arg[segment] == '/') {
+      std::size_t next = segment + 1;
+      while (next < path_end && arg[next] != '/') ++next;
+      std::string_view name(arg.data() + segment + 1, next - segment - 1);
+      if (next < path_end && ((hooks_host && index == 0) || InWords<redact_rules::kCapabilitySegments>(name))) {
+        spans->Add(next + 1, path_end);
+        break;
+      }
+      segment = next;
+      ++index;
+    }
     i = j > i ? j - 1 : i;
   }
 }
 
+bool IsUserChar(char c) {
+  return c != ':' && c != '@' && c != '/' && c != '=' && c != '?' && c != '#' && c != '"' && c != '\'' &&
+         !IsSpace(c);
+}
+
+// Rule 4 without a scheme: user:pass@host at the start of the argument or
+// after '=' or white space (curl -x u:p@proxy:3128, --proxy=u:p@h). Each try
+// that fails stops where any later start in the same word would fail too.
+void SchemelessUserinfoRule(std::string_view arg, Collector* spans) {
+  std::size_t p = 0;
+  while (p < arg.size()) {
+    std::size_t i = p;
+    while (i < arg.size() && IsUserChar(arg[i])) ++i;
+    std::size_t next = i + 1;
+    if (i < arg.size() && arg[i] == ':' && i + 1 < arg.size() && arg[i + 1] != '/') {
+      std::size_t at = std::string_view::npos;
+      std::size_t j = i + 1;
+      for (; j < arg.size() && arg[j] != '/' && !IsSpace(arg[j]) && arg[j] != '"' && arg[j] != '\''; ++j) {
+        if (arg[j] == '@') at = j;
+      }
+      bool host = at != std::string_view::npos && at > i + 1 && at + 1 < arg.size() && IsAlnum(arg[at + 1]);
+      for (std::string_view digest : redact_rules::kDigestPrefixes) {
+        if (host && StartsWithIgnoreCase(Tail(arg, at + 1), digest)) host = false;
+      }
+      if (host) spans->Add(i + 1, at);
+      next = j;
+    }
+    // On to the next start: after '=' or white space.
+    p = next;
+    while (p < arg.size() && arg[p - 1] != '=' && !IsSpace(arg[p - 1])) ++p;
+  }
+}
+
+// True when `at` starts NAME= (a name of letters, digits, '_', '-', '.').
+// Returns the name's end in *name_end either way.
+bool AssignmentAt(std::string_view arg, std::size_t at, std::size_t* name_end) {
+  std::size_t i = at;
+  if (i < arg.size() && (IsAlpha(arg[i]) || arg[i] == '_')) {
+    while (i < arg.size() && IsNameChar(arg[i])) ++i;
+  }
+  *name_end = i;
+  return i > at && i < arg.size() && arg[i] == '=';
+}
+
+// The value of an assignment at the start of an argument runs to its end (an
+// environment value may hold '&', ',' or spaces), unless white space, ',' or
+// '&' is followed by another NAME= (db_password=x db_user=app, as ansible's
+// --extra-vars and gcloud's --set-env-vars take them). Each name run is
+// scanned once.
+std::size_t EndOfLeadingValue(std::string_view arg, std::size_t begin) {
+  for (std::size_t i = begin; i < arg.size(); ++i) {
+    char c = arg[i];
+    if (!IsSpace(c) && c != ',' && c != '&') continue;
+    std::size_t name_end = i + 1;
+    if (AssignmentAt(arg, i + 1, &name_end)) return i;
+    if (name_end > i + 1) i = name_end - 1;
+  }
+  return arg.size();
+}
+
 // Rule 5.
 void AssignmentRule(std::string_view arg, Collector* spans) {
+  // -Dname=value, -Pname=value: a one-letter option glued to an assignment.
+  std::size_t first = 0;
+  if (arg.size() > 2 && arg[0] == '-' && IsAlpha(arg[1]) && (IsAlpha(arg[2]) || arg[2] == '_')) first = 2;
   for (std::size_t p = 0; p < arg.size(); ++p) {
-    bool at_start = p == 0;
+    bool at_start = p == 0 || p == first;
     if (!at_start) {
       char before = arg[p - 1];
-      if (before != '?' && before != '&' && before != ';' && before != '=' && before != ',' && !IsSpace(before)) {
+      if (before != '?' && before != '&' && before != ';' && before != '=' && before != ',' && before != ':' &&
+          before != '{' && before != '(' && before != '[' && !IsSpace(before)) {
         continue;
       }
     }
     if (!(IsAlpha(arg[p]) || arg[p] == '_')) continue;
     std::size_t i = p;
-    while (i < arg.size() && (IsWordChar(arg[i]) || arg[i] == '-' || arg[i] == '.')) ++i;
-    if (i >= arg.size() || arg[i] != '=') continue;
-    if (!IsSecretName(std::string_view(arg.data() + p, i - p), true)) continue;
+    while (i < arg.size() && IsNameChar(arg[i])) ++i;
+    if (i >= arg.size() || arg[i] != '=') {
+      p = i > p ? i - 1 : p;  // no start inside a name
+      continue;
+    }
+    if (!IsSecretName(std::string_view(arg.data() + p, i - p), true)) {
+      p = i - 1;
+      continue;
+    }
     std::size_t begin = i + 1;
     std::size_t end = begin;
     if (at_start) {
-      end = arg.size();
+      end = EndOfLeadingValue(arg, begin);
     } else {
       while (end < arg.size() && arg[end] != '&' && arg[end] != '#' && arg[end] != ',' && !IsSpace(arg[end]) &&
-             arg[end] != '\'' && arg[end] != '"') {
+             arg[end] != '\'' && arg[end] != '"' && arg[end] != ';') {
         ++end;
       }
     }
@@ -223,63 +448,32 @@ void AssignmentRule(std::string_view arg, Collector* spans) {
 
 // Rule 6.
 void AuthSchemeRule(std::string_view arg, Collector* spans) {
-  for (std::string_view scheme : {std::string_view("bearer"), std::string_view("basic")}) {
-    for (std::size_t p = 0; p + scheme.size() < arg.size(); ++p) {
-      if (p > 0 && IsWordChar(arg[p - 1])) continue;
-      if (!EqualsIgnoreCase(std::string_view(arg.data() + p, scheme.size()), scheme)) continue;
-      std::size_t i = p + scheme.size();
-      if (!IsSpace(arg[i])) continue;
-      while (i < arg.size() && IsSpace(arg[i])) ++i;
-      std::size_t end = i;
-      while (end < arg.size() && IsTokenChar(arg[end])) ++end;
-      if (end - i >= 8) spans->Add(i, end);
-    }
+  for (std::size_t p = 0; p < arg.size(); ++p) {
+    if (p > 0 && IsWordChar(arg[p - 1])) continue;
+    if (!IsAlpha(arg[p])) continue;
+    std::size_t word_end = p;
+    while (word_end < arg.size() && IsAlpha(arg[word_end])) ++word_end;
+    std::string_view word(arg.data() + p, word_end - p);
+    p = word_end - 1;
+    if (!InWords<redact_rules::kAuthSchemes>(word)) continue;
+    std::size_t i = word_end;
+    if (i >= arg.size() || !IsSpace(arg[i])) continue;
+    while (i < arg.size() && IsSpace(arg[i])) ++i;
+    std::size_t end = i;
+    while (end < arg.size() && IsTokenChar(arg[end])) ++end;
+    if (end - i >= 8) spans->Add(i, end);
   }
 }
 
-struct TokenShape {
-  std::string_view prefix;
-  bool (*is_body_char)(char);
-  std::size_t min_body;  // characters after the prefix
-};
-
-constexpr bool IsAlnumUnderscore(char c) { return IsAlnum(c) || c == '_'; }
-constexpr bool IsAlnumChar(char c) { return IsAlnum(c); }
-constexpr bool IsUpperAlnumChar(char c) { return IsUpperAlnum(c); }
-constexpr bool IsBase64UrlChar(char c) { return IsBase64Url(c); }
-constexpr bool IsAlnumDashChar(char c) { return IsAlnumDash(c); }
-
-// Rule 7 (all but JWTs and PEM blocks).
-constexpr std::array<TokenShape, 26> kTokenShapes = {{
-    {"AKIA", IsUpperAlnumChar, 16}, {"ASIA", IsUpperAlnumChar, 16}, {"AGPA", IsUpperAlnumChar, 16},
-    {"AIDA", IsUpperAlnumChar, 16}, {"AROA", IsUpperAlnumChar, 16}, {"AIPA", IsUpperAlnumChar, 16},
-    {"ANPA", IsUpperAlnumChar, 16}, {"ANVA", IsUpperAlnumChar, 16}, {"ghp_", IsAlnumChar, 30},
-    {"gho_", IsAlnumChar, 30},      {"ghu_", IsAlnumChar, 30},      {"ghs_", IsAlnumChar, 30},
-    {"ghr_", IsAlnumChar, 30},      {"github_pat_", IsAlnumUnderscore, 22},
-    {"glpat-", IsBase64UrlChar, 20}, {"xoxa-", IsAlnumDashChar, 10}, {"xoxb-", IsAlnumDashChar, 10},
-    {"xoxp-", IsAlnumDashChar, 10}, {"xoxr-", IsAlnumDashChar, 10}, {"xoxs-", IsAlnumDashChar, 10},
-    {"AIza", IsBase64UrlChar, 30},  {"sk-", IsBase64UrlChar, 20},   {"sk_live_", IsAlnumChar, 16},
-    {"rk_live_", IsAlnumChar, 16},  {"npm_", IsAlnumChar, 30},      {"hf_", IsAlnumChar, 30},
-}};
-
-// The first bytes of the prefixes above, so most positions are passed over
-// with one lookup.
-constexpr std::array<bool, 256> MakeTokenShapeStarts() {
-  std::array<bool, 256> starts{};
-  for (const TokenShape& shape : kTokenShapes) starts[static_cast<unsigned char>(shape.prefix[0])] = true;
-  return starts;
-}
-constexpr std::array<bool, 256> kTokenShapeStarts = MakeTokenShapeStarts();
-
+// Rule 7: token shapes at word starts. After a token the scan goes on past
+// its end; after a failed try the next start is at least one word later.
 void TokenShapeRule(std::string_view arg, Collector* spans) {
   for (std::size_t p = 0; p < arg.size(); ++p) {
     if (p > 0 && IsWordChar(arg[p - 1])) continue;
-    if (!kTokenShapeStarts[static_cast<unsigned char>(arg[p])]) continue;
-    for (const TokenShape& shape : kTokenShapes) {
-      if (arg[p] != shape.prefix[0] || !StartsWith(Tail(arg, p), shape.prefix)) continue;
-      std::size_t end = p + shape.prefix.size();
-      while (end < arg.size() && shape.is_body_char(arg[end])) ++end;
-      if (end - p - shape.prefix.size() >= shape.min_body) spans->Add(p, end);
+    std::size_t end = TokenShapeAt(arg, p);
+    if (end > p) {
+      spans->Add(p, end);
+      p = end - 1;
     }
   }
 }
@@ -290,22 +484,32 @@ std::size_t Base64UrlRun(std::string_view arg, std::size_t from) {
   return i - from;
 }
 
+// Rule 7, JSON Web Tokens. A start inside a run that failed would end at the
+// same '.' and fail the same way, so the scan resumes after the run.
 void JwtRule(std::string_view arg, Collector* spans) {
   for (std::size_t p = 0; p + 3 <= arg.size(); ++p) {
     if (p > 0 && IsWordChar(arg[p - 1])) continue;
     if (arg[p] != 'e' || !StartsWith(Tail(arg, p), "eyJ"sv)) continue;
     std::size_t header = Base64UrlRun(arg, p);
     std::size_t i = p + header;
-    if (header < 10 || i >= arg.size() || arg[i] != '.') continue;
+    if (header < 10 || i >= arg.size() || arg[i] != '.') {
+      p = i - 1;
+      continue;
+    }
     std::size_t payload = Base64UrlRun(arg, i + 1);
     i += 1 + payload;
-    if (payload < 10 || i >= arg.size() || arg[i] != '.') continue;
+    if (payload < 10 || i >= arg.size() || arg[i] != '.') {
+      p = i - 1;
+      continue;
+    }
     i += 1 + Base64UrlRun(arg, i + 1);
     spans->Add(p, i);
     p = i - 1;
   }
 }
 
+// Rule 7, PEM private key blocks: from BEGIN to the matching END line, or to
+// the end of the argument.
 void PemPrivateKeyRule(std::string_view arg, Collector* spans) {
   constexpr std::string_view kBegin = "-----BEGIN ";
   constexpr std::string_view kDashes = "-----";
@@ -332,8 +536,8 @@ void PemPrivateKeyRule(std::string_view arg, Collector* spans) {
 
 // Rule 10: a quoted member name holding a secret word, then ':' and a quoted
 // or bare value ({"password":"x"}, {'token': 'x'}, "api_key": 42): the value.
-// Each quote starts at most one name scan, which ends at the next quote, so
-// the rule stays linear in the argument's length.
+// Each quote starts at most one name scan, which ends at the next quote of
+// its kind, so every byte is scanned at most twice.
 void QuotedMemberRule(std::string_view arg, Collector* spans) {
   for (std::size_t p = 0; p < arg.size(); ++p) {
     char quote = arg[p];
@@ -364,8 +568,9 @@ void QuotedMemberRule(std::string_view arg, Collector* spans) {
 }
 
 void ContextFreeRules(std::string_view text, Collector* spans) {
-  HeaderRule(text, 0, spans);
-  UrlUserinfoRule(text, spans);
+  HeadersAnywhere(text, spans);
+  UrlRule(text, spans);
+  SchemelessUserinfoRule(text, spans);
   AssignmentRule(text, spans);
   AuthSchemeRule(text, spans);
   TokenShapeRule(text, spans);
@@ -374,98 +579,176 @@ void ContextFreeRules(std::string_view text, Collector* spans) {
   QuotedMemberRule(text, spans);
 }
 
-// Rules 1 and 2 for short options, alone or bundled after flags as curl and
-// getopt allow (-u v, -uv, -su v, -sSLu:v, -sHName: v): the first u, U, E or
-// H in the leading run of letters takes the rest of the argument. Returns true
-// when nothing follows a u, U or E: the next argument is then "user:pass".
-bool ShortOptionCluster(std::string_view arg, Collector* spans) {
-  for (std::size_t i = 1; i < arg.size() && IsAlpha(arg[i]); ++i) {
-    char c = arg[i];
-    if (c != 'u' && c != 'U' && c != 'E' && c != 'H') continue;
-    bool value_follows = i + 1 < arg.size();
-    if (c == 'H') {
-      // "-H" alone: the next argument "Name: value" meets rule 1 unaided.
-      if (value_follows) HeaderRule(arg, i + 1, spans);
-    } else if (value_follows) {
-      UserRule(arg, i + 1, spans);
-    } else {
-      return true;
-    }
-    return false;
+bool ToolMatches(std::string_view tools, std::string_view binary) {
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= tools.size(); ++i) {
+    if (i < tools.size() && tools[i] != ' ') continue;
+    std::string_view tool(tools.data() + start, i - start);
+    if (tool == "*"sv || tool == binary) return true;
+    start = i + 1;
   }
   return false;
 }
 
+bool IsOneLetterOption(std::string_view option) { return option.size() == 2 && option[0] == '-' && option[1] != '-'; }
+
+// The last bytes of the secret suffixes, either case: most words end
+// otherwise and skip the suffix loop.
+constexpr std::array<bool, 256> MakeSuffixLastBytes() {
+  std::array<bool, 256> last{};
+  for (std::string_view suffix : redact_rules::kSecretSuffixes) {
+    char c = suffix.back();
+    last[static_cast<unsigned char>(c)] = true;
+    last[static_cast<unsigned char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c)] = true;
+  }
+  return last;
+}
+constexpr std::array<bool, 256> kSuffixLastBytes = MakeSuffixLastBytes();
+
 }  // namespace
 
 bool IsSecretName(std::string_view name, bool allow_exclusions) {
+  // PWD and OLDPWD are the shell's directories, not passwords.
+  if (EqualsIgnoreCase(name, "pwd"sv) || EqualsIgnoreCase(name, "oldpwd"sv)) return false;
   bool secret = false;
+  std::string_view previous;
+  std::string_view word;
+  bool first = true;
   std::size_t start = 0;
   for (std::size_t i = 0; i <= name.size(); ++i) {
-    if (i < name.size() && name[i] != '-' && name[i] != '_' && name[i] != '.') continue;
-    std::string_view word(name.data() + start, i - start);
-    start = i + 1;
+    bool separator = i == name.size() || name[i] == '-' || name[i] == '_' || name[i] == '.' || name[i] == ':' ||
+                     name[i] == '/' || name[i] == ' ';
+    bool camel = !separator && i > start && IsUpper(name[i]) && IsLowerAlpha(name[i - 1]);
+    if (!separator && !camel) continue;
+    word = std::string_view(name.data() + start, i - start);
+    start = separator ? i + 1 : i;
     if (word.empty()) continue;
-    if (allow_exclusions && InWords(word, kNonSecretWords)) return false;
-    if (InWords(word, kSecretWords)) secret = true;
-    for (std::string_view suffix : kSecretSuffixes) {
-      if (EndsWithIgnoreCase(word, suffix)) secret = true;
+    if (allow_exclusions && first && InWords<redact_rules::kNonSecretFirstWords>(word)) return false;
+    first = false;
+    if (InWords<redact_rules::kSecretWords>(word)) secret = true;
+    if (kSuffixLastBytes[static_cast<unsigned char>(word.back())]) {
+      for (std::string_view suffix : redact_rules::kSecretSuffixes) {
+        if (EndsWithIgnoreCase(word, suffix)) secret = true;
+      }
     }
+    if (EqualsIgnoreCase(word, "key"sv) && InWords<redact_rules::kKeyQualifiers>(previous)) secret = true;
+    previous = word;
+  }
+  // `previous` is now the last word, and the one before it decides "id".
+  if (allow_exclusions && secret && InWords<redact_rules::kNonSecretLastWords>(previous)) {
+    if (!EqualsIgnoreCase(previous, "id"sv)) return false;
+    // secret_id / SecretId: the id is the secret. Find the word before "id".
+    std::size_t end = name.size() - previous.size();
+    while (end > 0 && (name[end - 1] == '-' || name[end - 1] == '_' || name[end - 1] == '.')) --end;
+    if (!EndsWithIgnoreCase(std::string_view(name.data(), end), "secret"sv)) return false;
   }
   return secret;
 }
 
-Redactor::Redactor(std::string_view binary) {
-  for (const LoginPasswordOption& row : kLoginPasswordOptions) {
-    if (row.binary == binary) login_password_option_ = row.option;
+Redactor::Redactor(std::string_view binary) : tool_(binary) {
+  for (const redact_rules::ToolOption& row : redact_rules::kToolOptions) {
+    if (row_count_ < kMaxToolRows && ToolMatches(row.tools, binary)) rows_[row_count_++] = &row;
   }
+}
+
+bool Redactor::Applies(std::size_t row) const { return rows_[row]->after.empty() || (seen_after_ >> row & 1) != 0; }
+
+// Rule 2. Returns true when `arg` is one of this tool's secret options.
+bool Redactor::ToolOption(std::string_view arg, Collector* spans) {
+  using redact_rules::Form;
+  if (arg.size() < 2 || (arg[0] != '-' && arg[0] != '/')) return false;
+  // Exact options and their attached forms: --user v, --user=v, -passin v,
+  // -pV, /p:V.
+  for (std::size_t r = 0; r < row_count_; ++r) {
+    const redact_rules::ToolOption& row = *rows_[r];
+    if (!Applies(r) || !StartsWith(arg, row.option)) continue;
+    std::size_t rest = row.option.size();
+    if (arg.size() == rest) {
+      if ((row.forms & Form::kSeparate) == 0) continue;
+      pending_ = Pending{true, row.value, false};
+      return true;
+    }
+    if ((row.forms & Form::kAttached) == 0) continue;
+    if (IsOneLetterOption(row.option) || row.option.back() == ':') {
+      ToolValue(row.value, arg, rest, spans);
+      return true;
+    }
+    if (arg[rest] == '=') {
+      ToolValue(row.value, arg, rest + 1, spans);
+      return true;
+    }
+  }
+  // Bundled after other one-letter flags (-su v, -sSLu:v): the first letter
+  // with a bundling row in the leading run of letters takes the rest.
+  if (arg[0] != '-' || arg[1] == '-') return false;
+  for (std::size_t i = 1; i < arg.size() && IsAlpha(arg[i]); ++i) {
+    for (std::size_t r = 0; r < row_count_; ++r) {
+      const redact_rules::ToolOption& row = *rows_[r];
+      if (!Applies(r) || (row.forms & Form::kBundled) == 0 || !IsOneLetterOption(row.option) ||
+          row.option[1] != arg[i]) {
+        continue;
+      }
+      if (i + 1 < arg.size()) {
+        ToolValue(row.value, arg, i + 1, spans);
+      } else if (row.value != Value::kHeader) {  // a lone -H: the next argument meets rule 1 unaided
+        pending_ = Pending{true, row.value, false};
+      }
+      return true;
+    }
+  }
+  return false;
 }
 
 void Redactor::NextArgument(std::string_view arg, Spans* out) {
   Collector spans(arg.size());
+  if (positional_left_ > 0 && --positional_left_ == 0) pending_ = Pending{true, Value::kWhole, false};
+  for (const redact_rules::PositionalSecret& row : redact_rules::kPositionalSecrets) {
+    if (ToolMatches(row.tools, tool_) && StartsWith(arg, row.trigger)) positional_left_ = row.offset;
+  }
   Pending pending = pending_;
-  pending_ = Pending::kNone;
-  if (pending == Pending::kWholeValue) {
+  pending_ = Pending{};
+  // Rule 9's value is not an option: gh secret set NAME --body V leaves the
+  // value to the option (a tool row).
+  if (pending.active && pending.setting && StartsWith(arg, "-"sv)) pending = Pending{};
+  if (pending.active && pending.value == Value::kWhole) {
     spans.Add(0, arg.size());
     spans.Finish(out);
     return;
   }
-  if (pending == Pending::kUserPassword) UserRule(arg, 0, &spans);
+  if (pending.active) ToolValue(pending.value, arg, 0, &spans);
 
-  if (StartsWith(arg, "--"sv) && arg.size() > 2) {
+  bool is_option = arg.size() >= 2 && arg[0] == '-';
+  if (!ToolOption(arg, &spans) && is_option) {
+    // Rule 3: --name=value / --name value, and -name=value / -name value.
+    std::size_t name_begin = arg[1] == '-' ? 2 : 1;
     std::size_t eq = arg.find('=');
     std::size_t name_end = eq == std::string_view::npos ? arg.size() : eq;
-    std::string_view name(arg.data() + 2, name_end - 2);
-    bool has_value = eq != std::string_view::npos;
-    if (name == "user"sv || name == "proxy-user"sv || name == "cert"sv || name == "proxy-cert"sv) {
-      if (has_value) {
-        UserRule(arg, eq + 1, &spans);
-      } else {
-        pending_ = Pending::kUserPassword;
-      }
-    } else if (name == "header"sv || name == "proxy-header"sv) {
-      if (has_value) HeaderRule(arg, eq + 1, &spans);
-    } else if (IsSecretName(name, true)) {
-      if (has_value) {
+    std::string_view name(arg.data() + name_begin, name_end - name_begin);
+    bool long_enough = name_begin == 2 ? !name.empty() : name.size() >= 3;
+    bool plain = true;
+    for (char c : name) plain = plain && IsNameChar(c);
+    // An option ending in id names a secret, it does not hold one
+    // (aws --secret-id NAME), unlike Vault's secret_id=VALUE.
+    bool names_one = EndsWithIgnoreCase(name, "-id"sv) || EndsWithIgnoreCase(name, "_id"sv);
+    if (long_enough && plain && !names_one && IsSecretName(name, true)) {
+      if (eq != std::string_view::npos) {
         spans.Add(eq + 1, arg.size());
       } else {
-        pending_ = Pending::kWholeValue;
+        pending_ = Pending{true, Value::kWhole, false};
       }
     }
-  } else if (after_login_ && !login_password_option_.empty() && StartsWith(arg, login_password_option_)) {
-    if (arg.size() == login_password_option_.size()) {
-      pending_ = Pending::kWholeValue;
-    } else {
-      spans.Add(login_password_option_.size(), arg.size());
-    }
-  } else if (arg.size() >= 2 && arg[0] == '-' && arg[1] != '-') {
-    if (ShortOptionCluster(arg, &spans)) pending_ = Pending::kUserPassword;
   }
-  if (arg == "login"sv) after_login_ = true;
+  for (std::size_t r = 0; r < row_count_; ++r) {
+    if (!rows_[r]->after.empty() && arg == rows_[r]->after) seen_after_ |= 1u << r;
+  }
+  // Rule 8: "password V".
+  if (!pending_.active && InWords<redact_rules::kSecretKeywords>(arg)) pending_ = Pending{true, Value::kWhole, false};
   // Rule 9: the first non-option argument after "set" is a setting's name.
-  if (after_set_ && !StartsWith(arg, "-"sv)) {
+  if (after_set_ && !is_option) {
     after_set_ = false;
-    if (arg.find('=') == std::string_view::npos && IsSecretName(arg, true)) pending_ = Pending::kWholeValue;
+    if (arg.find('=') == std::string_view::npos && IsSecretName(arg, true)) {
+      pending_ = Pending{true, Value::kWhole, true};
+    }
   }
   if (arg == "set"sv) after_set_ = true;
   ContextFreeRules(arg, &spans);

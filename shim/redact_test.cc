@@ -117,11 +117,13 @@ TEST_CASE("rule 3: non-secret option words keep their value") {
 }
 
 TEST_CASE("rule 4: URL userinfo") {
-  CHECK(One("https://user:pw@example.com/x") == "https://[REDACTED]@example.com/x");
-  CHECK(One("git+ssh://tok@host/repo") == "git+ssh://[REDACTED]@host/repo");
-  CHECK(One("https://u:p@ss@host/") == "https://[REDACTED]@host/");
+  CHECK(One("https://user:pw@example.com/x") == "https://user:[REDACTED]@example.com/x");
+  CHECK(One("git+ssh://tok@host/repo") == "git+ssh://tok@host/repo");  // a user, no password
+  CHECK(One("https://ghp_0123456789abcdefghijABCDEFGHIJ0123@github.com/o/r") == "https://[REDACTED]@github.com/o/r");
+  CHECK(One("https://0123456789abcdefghijk@h/") == "https://[REDACTED]@h/");  // long: an opaque token
+  CHECK(One("https://u:p@ss@host/") == "https://u:[REDACTED]@host/");
   CHECK(One("https://example.com/a@b") == "https://example.com/a@b");
-  CHECK(One("see http://a:b@h and ftp://c:d@i") == "see http://[REDACTED]@h and ftp://[REDACTED]@i");
+  CHECK(One("see http://a:b@h and ftp://c:d@i") == "see http://a:[REDACTED]@h and ftp://c:[REDACTED]@i");
   CHECK(One("git@github.com:org/repo") == "git@github.com:org/repo");
 }
 
@@ -188,7 +190,7 @@ TEST_CASE("rule 6: Bearer and Basic credentials in free text") {
 
 TEST_CASE("rule 7: well-known token shapes") {
   CHECK(One("AKIAIOSFODNN7EXAMPLE") == "[REDACTED]");
-  CHECK(One("key=ASIAIOSFODNN7EXAMPLE,") == "key=[REDACTED]");  // rule 5 and 7 merge
+  CHECK(One("key=ASIAIOSFODNN7EXAMPLE,") == "key=[REDACTED],");  // rule 5 and 7 merge
   CHECK(One("ghp_0123456789abcdefghijABCDEFGHIJ012345") == "[REDACTED]");
   CHECK(One("github_pat_11ABCDEFG0123456789_abcdefghijklmnop") == "[REDACTED]");
   CHECK(One("glpat-abcdefghij0123456789") == "[REDACTED]");
@@ -232,4 +234,129 @@ TEST_CASE("secret names") {
   CHECK(redact::IsSecretName("password-file", false));
   CHECK_FALSE(redact::IsSecretName("keyboard", true));
   CHECK_FALSE(redact::IsSecretName("", true));
+}
+
+// The misses an attacker's corpus found, one case each.
+TEST_CASE("secret names by word parts: camelCase and connection strings") {
+  CHECK(One("DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=abc+def==;EndpointSuffix=core") ==
+        "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=[REDACTED];EndpointSuffix=core");
+  CHECK(One("--secretKey=sk1") == "--secretKey=[REDACTED]");
+  CHECK(One("secret_id=3f2a") == "secret_id=[REDACTED]");
+  CHECK(One("role_id=abc") == "role_id=abc");
+  CHECK(One("client_id=abc") == "client_id=abc");
+  CHECK(redact::IsSecretName("SharedAccessKey", true));
+  CHECK(redact::IsSecretName("apiKey", true));
+  CHECK(redact::IsSecretName("DB_USER_PASSWORD", true));
+  CHECK_FALSE(redact::IsSecretName("key", true));
+  CHECK_FALSE(redact::IsSecretName("public-key", true));
+  CHECK_FALSE(redact::IsSecretName("SSH_AUTH_SOCK", true));
+  CHECK_FALSE(redact::IsSecretName("PWD", true));
+  CHECK_FALSE(redact::IsSecretName("no-auth", true));
+}
+
+TEST_CASE("tool options: -p passwords per tool, attached and separate") {
+  CHECK(RedactArgs({"-uroot", "-pS3cret", "db"}, "mysql").args[1] == "-p[REDACTED]");
+  Redacted prompt = RedactArgs({"-p", "dbname"}, "mysql");  // mysql's -p alone prompts
+  CHECK(prompt.args[1] == "dbname");
+  CHECK(RedactArgs({"-p", "hunter2", "ssh", "h"}, "sshpass").args[1] == "[REDACTED]");
+  CHECK(RedactArgs({"-a", "redispw", "ping"}, "redis-cli").args[1] == "[REDACTED]");
+  CHECK(RedactArgs({"-passin", "pass:pw1", "-in", "k.pem"}, "openssl").args[1] == "pass:[REDACTED]");
+  CHECK(RedactArgs({"-pass", "env:PW", "-in", "k.pem"}, "openssl").args[1] == "env:PW");
+  CHECK(RedactArgs({"a", "-pzip7", "x.7z"}, "7z").args[1] == "-p[REDACTED]");
+  CHECK(RedactArgs({"/u:me", "/p:rdppw", "/v:h"}, "xfreerdp").args[1] == "/p:[REDACTED]");
+  CHECK(RedactArgs({"-u", "me,ftppw", "h"}, "lftp").args[1] == "me,[REDACTED]");
+  CHECK(RedactArgs({"//s/share", "-U", "me%smbpw"}, "smbclient").args[2] == "me%[REDACTED]");
+  CHECK(RedactArgs({"-run", "-p", "8080"}, "ssh").args[2] == "8080");
+}
+
+TEST_CASE("tool options: curl's -u is curl's, and a key as the user is hidden") {
+  Redacted git = RedactArgs({"push", "-u", "https://example.com/o/r.git", "main"}, "git");
+  CHECK(git.args[2] == "https://example.com/o/r.git");
+  CHECK(git.count == 0);
+  Redacted docker = RedactArgs({"run", "--user", "1000:1000", "img"}, "docker");
+  CHECK(docker.args[2] == "1000:1000");
+  CHECK(RedactArgs({"-u", "sk_test_4eC39HqLyjWDarjtT1zdp7dc:"}).args[1] == "[REDACTED]:");
+}
+
+TEST_CASE("userinfo without a scheme, headers after '=', gh secret bodies") {
+  CHECK(RedactArgs({"-x", "u:proxypw@proxy:3128", "https://h"}).args[1] == "u:[REDACTED]@proxy:3128");
+  CHECK(One("--proxy=u:pp@h:1") == "--proxy=u:[REDACTED]@h:1");
+  CHECK(One("img:1.0@sha256:abcdef") == "img:1.0@sha256:abcdef");
+  CHECK(One("git@github.com:o/r.git") == "git@github.com:o/r.git");
+  CHECK(One("http.extraHeader=Authorization: token ghx123") == "http.extraHeader=Authorization: [REDACTED]");
+  Redacted gh = RedactArgs({"secret", "set", "MY_TOKEN", "--repo", "o/r", "--body", "v4lue"}, "gh");
+  CHECK(gh.args[6] == "[REDACTED]");
+  CHECK(gh.args[4] == "o/r");
+  CHECK(RedactArgs({"dev", "wifi", "connect", "net", "password", "wifipw"}, "nmcli").args[5] == "[REDACTED]");
+  CHECK(One("-Djavax.net.ssl.keyStorePassword=jks") == "-Djavax.net.ssl.keyStorePassword=[REDACTED]");
+  CHECK(One("--//registry.npmjs.org/:_authToken=npmt") == "--//registry.npmjs.org/:_authToken=[REDACTED]");
+  CHECK(RedactArgs({"-token=vt1"}, "vault").args[0] == "-token=[REDACTED]");
+}
+
+TEST_CASE("URL signatures and capability URLs") {
+  CHECK(One("https://a.blob.core.windows.net/c/b?sv=2021&sig=abc%2Bdef&se=x") ==
+        "https://a.blob.core.windows.net/c/b?sv=2021&sig=[REDACTED]&se=x");
+  CHECK(One("https://b.s3.amazonaws.com/k?X-Amz-Signature=deadbeef&X-Amz-Date=1") ==
+        "https://b.s3.amazonaws.com/k?X-Amz-Signature=[REDACTED]&X-Amz-Date=1");
+  CHECK(One("https://hooks.slack.com/services/T000/B000/XXXX") == "https://hooks.slack.com/services/[REDACTED]");
+  CHECK(One("https://discord.com/api/webhooks/123/tok-en?wait=true") ==
+        "https://discord.com/api/webhooks/[REDACTED]?wait=true");
+  CHECK(One("https://api.github.com/repos/o/r/hooks/1") == "https://api.github.com/repos/o/r/hooks/1");
+}
+
+TEST_CASE("token prefixes") {
+  for (const char* token : {"whsec_abcdefghijklmnop1234", "SG.abcdefghijklmnopqrstuv.abcdefghijklmnopqrstuvwxyz0123",
+                            "hvs.CAESIabcdefghijklmnopqrstuvwxyz", "dop_v1_0123456789abcdef0123456789abcdef01234567",
+                            "ya29.a0AfH6SMBabcdefghijklmnop", "cio0123456789abcdefABCDEF0123456789ab",
+                            "sk_test_4eC39HqLyjWDarjtT1zdp7dc"}) {
+    CHECK(One(token) == "[REDACTED]");
+  }
+  CHECK(One("SG.short") == "SG.short");
+  CHECK(One("cio") == "cio");
+}
+
+TEST_CASE("non-secret values keep their values") {
+  CHECK(RedactArgs({"s3api", "get-object", "--bucket", "b", "--key", "path/to/obj.txt", "out"}, "aws").args[5] ==
+        "path/to/obj.txt");
+  CHECK(RedactArgs({"--key", "client.key", "--cert", "c.pem", "https://h"}).args[1] == "client.key");
+  CHECK(RedactArgs({"commit", "-m", "rotate the password check"}, "git").args[2] == "rotate the password check");
+  CHECK(One("SSH_AUTH_SOCK=/tmp/ssh-x/agent.1") == "SSH_AUTH_SOCK=/tmp/ssh-x/agent.1");
+}
+
+// Every rule's worst shape at the largest argument the kernel passes
+// (MAX_ARG_STRLEN, 128 KiB): the result must still be right. That each takes
+// linear time is checked on the static binary by
+// tests/test_shim_redaction_time.py, which measures CPU time.
+TEST_CASE("worst cases at 128 KiB are redacted correctly") {
+  const std::size_t n = 128 * 1024 - 1;
+  auto repeat = [n](std::string_view unit) {
+    std::string s;
+    while (s.size() + unit.size() <= n) s += unit;
+    return s;
+  };
+  std::string sk = repeat("sk-");
+  CHECK(One(sk) == "[REDACTED]");
+  redact::Spans spans;
+  for (std::string_view unit : {"eyJ-", "a:=", "\"'", "a=", "Bearer ", "://", "-----BEGIN ", "x@a:",
+                                "hooks.a/", "sG.", "AKIA", "=A:", "\"password\":", "a.b.c_"}) {
+    std::string s = repeat(unit);
+    redact::Standalone(s, &spans);
+    CHECK(spans.count <= redact::kMaxSpans);
+    Redacted r = RedactArgs({s});
+    CHECK(r.args[0].size() <= s.size() + redact::kMarker.size() * redact::kMaxSpans);
+  }
+}
+
+TEST_CASE("leading assignments end where another NAME= starts; positional secrets") {
+  CHECK(One("db_password=x1 db_user=app") == "db_password=[REDACTED] db_user=app");
+  CHECK(One("API_KEY=k1,MODE=prod") == "API_KEY=[REDACTED],MODE=prod");
+  CHECK(One("GITHUB_TOKEN=x y") == "GITHUB_TOKEN=[REDACTED]");
+  CHECK(One("Variables={DB_PASSWORD=p1,STAGE=prod}") == "Variables={DB_PASSWORD=[REDACTED],STAGE=prod}");
+  Redacted composer = RedactArgs({"config", "http-basic.repo.example.com", "user", "cpw1"}, "composer");
+  CHECK(composer.args[2] == "user");
+  CHECK(composer.args[3] == "[REDACTED]");
+  CHECK(RedactArgs({"secretsmanager", "get-secret-value", "--secret-id", "prod/db"}, "aws").args[3] == "prod/db");
+  CHECK(RedactArgs({"-c", "cookies.txt", "-b", "cookies.txt"}).args[3] == "cookies.txt");
+  CHECK(RedactArgs({"-b", "sid=abc"}).args[1] == "[REDACTED]");
+  CHECK(RedactArgs({"passwd", "-6", "-salt", "x"}, "openssl").args[1] == "-6");
 }

@@ -32,6 +32,12 @@ bool AddRules(scmp_filter_ctx ctx, std::string* err) {
     if (name == "openat") {
       rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1,
                             SCMP_A2(SCMP_CMP_EQ, static_cast<scmp_datum_t>(denied_log::kOpenFlags)));
+      if (rc == 0) {
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1,
+                              SCMP_A2(SCMP_CMP_EQ, static_cast<scmp_datum_t>(denied_log::kOpenFlagsWriteOnly)));
+      }
+    } else if (name == "pread64") {
+      rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1, SCMP_A2(SCMP_CMP_EQ, 1));
     } else {
       rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0);
     }

@@ -24,9 +24,10 @@ struct AllowedSyscall {
 // Identity and time (getpid, uname, clock_gettime, ...) are gathered before
 // the filter is loaded - they read neither argv nor the environment - so the
 // list stays short: a short filter is both tighter and faster to load.
-inline constexpr std::array<AllowedSyscall, 5> kAllowed = {{
+inline constexpr std::array<AllowedSyscall, 6> kAllowed = {{
     {"write", "the record to stderr and the log"},
-    {"openat", "the log file (only with denied_log::kOpenFlags, checked by the filter)"},
+    {"openat", "the log file (only with denied_log::kOpenFlags or kOpenFlagsWriteOnly, checked by the filter)"},
+    {"pread64", "the log's last byte: does an earlier short append need a newline (one byte only, checked)"},
     {"fstat", "is the log a regular file"},
     {"close", "the log file"},
     {"exit_group", "exit 126"},

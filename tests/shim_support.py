@@ -27,8 +27,30 @@ RECORD_KEYS = {
     "argc": int, "argv": list, "argv0": str, "binary": str, "confined": bool,
     "event": str, "gid": int, "host": str, "issue": int, "path": str, "pid": int,
     "ppid": int, "redactions": int, "timestamp": str, "timestamp_ns": int,
-    "truncated": bool, "uid": int, "version": str,
+    "truncated": bool, "uid": int, "version": str, "via": str,
 }
+# Keys present only in some records: argv0 (absent when argc is 0) and script
+# (only when via is "script").
+OPTIONAL_KEYS = {"argv0", "script"}
+RECORD_KEYS_ALL = dict(RECORD_KEYS, script=str)
+
+
+_HELPERS = {}
+
+
+def built_helper(name, source, compile_command):
+    """A small program built from `source` once per test run, for tests that
+    need an exec no scripting language offers. `compile_command(src, out,
+    work)` gives the compiler's argv; returns the built program's path."""
+    if name not in _HELPERS:
+        work = tempfile.mkdtemp(prefix="agt-helper-%s-" % name)
+        src = os.path.join(work, source[0])
+        with open(src, "w") as f:
+            f.write(source[1])
+        out = os.path.join(work, name)
+        subprocess.run(compile_command(src, out, work), check=True, timeout=120)
+        _HELPERS[name] = out
+    return _HELPERS[name]
 
 
 def require_static_shim(test):
@@ -171,9 +193,10 @@ class ShimTestCase(unittest.TestCase):
 
     def assertValidRecord(self, rec, line):
         keys = set(rec)
-        required = set(RECORD_KEYS) - ({"argv0"} if rec.get("argc") == 0 else set())
-        self.assertEqual(keys - {"argv0"}, required - {"argv0"})
-        for key, typ in RECORD_KEYS.items():
+        self.assertEqual(keys - OPTIONAL_KEYS, set(RECORD_KEYS) - OPTIONAL_KEYS)
+        self.assertEqual("script" in rec, rec["via"] == "script")
+        self.assertIn(rec["via"], ("path", "argv0", "fd", "script", "none"))
+        for key, typ in RECORD_KEYS_ALL.items():
             if key in rec:
                 self.assertIsInstance(rec[key], typ, key)
                 if typ is int:

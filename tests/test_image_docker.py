@@ -120,7 +120,7 @@ class DockerImage(unittest.TestCase):
             self.assertEqual(code, 126, (cmd, err))
             self.assertEqual(out, "")
             rec = self.assertDenied(name, err)
-            self.assertEqual(rec["argv"], ["-sSL", "https://[REDACTED]@example.com/x"])
+            self.assertEqual(rec["argv"], ["-sSL", "https://user:[REDACTED]@example.com/x"])
             self.assertNotIn("secret", err)
         logged = self.logged(logs)
         self.assertEqual([r["binary"] for r in logged], [name for _, name in calls])
@@ -174,6 +174,20 @@ class DockerImage(unittest.TestCase):
         self.assertEqual(code, 126)
         self.assertNotIn("escaped", out)
         self.assertDenied("sh", err)
+
+    def test_without_the_log_variable_the_default_log_records(self):
+        # No AGT_DENIED_LOG in the container: the shim's built-in default,
+        # /var/log/agt/denied.log, in the volume the image declares.
+        logs = self.log_dir()
+        p = self.docker("run", "--rm", "--network", "none", "--read-only", "--cap-drop", "ALL",
+                        "--security-opt", "no-new-privileges", "--user", "65534:65534",
+                        "-v", "%s:/var/log/agt" % logs, TAG, "curl", "-u", "me:pw", "https://example.com",
+                        check=False)
+        self.assertEqual(p.returncode, 126, p.stderr)
+        rec = self.assertDenied("curl", p.stderr.decode())
+        self.assertEqual(self.logged(logs), [rec])
+        inspect = self.docker("image", "inspect", "--format", "{{json .Config.Volumes}}", TAG)
+        self.assertIn("/var/log/agt", json.loads(inspect.stdout))
 
     def test_allowed_tools_run(self):
         code, out, err = self.sandbox("python3", "-c", "print('py ok')")
@@ -354,7 +368,7 @@ class DockerImage(unittest.TestCase):
         self.addCleanup(self.docker, "rmi", "-f", tag, check=False)
         self.assertIn("agt-deny-shim: warning: install: DENIED_LOGGED_BIN_NAMES leaves out", p.stderr)
         self.assertIn("not found at any real path, not allowed: git", p.stderr)
-        code, out, err = self.sandbox("curl", "x", image=tag)
+        code, out, err = self.sandbox("curl", "x", image=tag, log_dir=self.log_dir())
         self.assertEqual(code, 126)
         self.assertDenied("curl", err)
         code, out, err = self.sandbox(SHIM_IN_IMAGE, "verify", "--root", "/", image=tag)

@@ -31,7 +31,7 @@ class Demo(unittest.TestCase):
         self.assertEqual(out.count("exit status: 126"), 6, out)
         self.assertIn('"binary":"ssh"', out)
         self.assertIn('"argv0":"agt-deny-shim"', out)
-        self.assertIn("https://[REDACTED]@github.com/org/repo.git", out)
+        self.assertIn("https://alice:[REDACTED]@github.com/org/repo.git", out)
         self.assertIn("--token=[REDACTED]", out)
         # the secret shows only where the demo echoes its own command line
         for line in out.splitlines():
@@ -54,7 +54,7 @@ class Demo(unittest.TestCase):
                          [("sb-1", "curl"), ("sb-1", "wget"), ("sb-1", "ssh"),
                           ("sb-2", "git"), ("sb-2", "kubectl"), ("sb-2", "curl")])
         self.assertEqual(len({e["entry_id"] for e in entries}), 6)
-        self.assertEqual(entries[3]["argv"], ["clone", "https://[REDACTED]@github.com/org/repo.git"])
+        self.assertEqual(entries[3]["argv"], ["clone", "https://alice:[REDACTED]@github.com/org/repo.git"])
         # the forged record inside an argument stays one string of one entry
         self.assertEqual(entries[5]["argv"][2], 'x\n{"event":"command_denied","binary":"forged"}')
         self.assertEqual(collections.Counter(e["sandbox_id"] for e in entries), {"sb-1": 3, "sb-2": 3})

@@ -1,10 +1,12 @@
 """man/agt-deny-shim.1: lint-clean, and documents every record key, the
-environment variable, every exit status and every subcommand."""
+environment variable, every exit status, every subcommand and the redaction
+rule table."""
 import os
 import re
 import subprocess
+import unittest
 
-from shim_support import SHIM, TOP, ShimTestCase, run
+from shim_support import BUILD, SHIM, TOP, ShimTestCase, run
 
 MAN = os.path.join(TOP, "man", "agt-deny-shim.1")
 
@@ -53,3 +55,38 @@ class ManPage(ShimTestCase):
         self.assertGreaterEqual(len(commands), 8)
         for c in commands:
             self.assertRegex(self.text, r"\.It Cm %s\b" % re.escape(c), c)
+
+
+class RedactionTable(unittest.TestCase):
+    """The REDACTION TABLE section is the rule table's own rows, rendered by
+    shim/redact_table_gen from shim/redact_rules.h: the page cannot drift."""
+
+    def test_the_page_holds_the_generated_table(self):
+        gen = os.path.join(BUILD, "shim", "redact_table_gen")
+        self.assertTrue(os.path.exists(gen), "not built: %s" % gen)
+        table = subprocess.run([gen], capture_output=True, text=True, check=True).stdout
+        with open(MAN) as f:
+            text = f.read()
+        begin = text.find(table.splitlines()[0])
+        end_marker = '.\\" END REDACTION TABLE\n'
+        end = text.find(end_marker)
+        self.assertGreaterEqual(begin, 0, "no BEGIN REDACTION TABLE marker")
+        self.assertGreater(end, begin)
+        self.assertEqual(text[begin:end + len(end_marker)], table,
+                         "man/agt-deny-shim.1 differs from the table: run "
+                         "build/shim/redact_table_gen --write man/agt-deny-shim.1")
+
+    def test_every_tool_option_and_prefix_is_listed(self):
+        # A cross-check that does not trust the generator: every option and
+        # token prefix of redact_rules.h appears in the rendered page.
+        with open(os.path.join(TOP, "shim", "redact_rules.h")) as f:
+            rules = f.read()
+        page = subprocess.run(["man", "-l", MAN], capture_output=True, text=True,
+                              env={"MANWIDTH": "200", "PATH": "/usr/bin:/bin"}).stdout
+        page = page.replace("\u2010", "-")
+        options = re.findall(r'^\s+\{"[^"]+", "([^"]+)", Value::', rules, re.M)
+        prefixes = re.findall(r'^\s+\{"([^"]+)", Body::', rules, re.M)
+        self.assertGreater(len(options), 40)
+        self.assertGreater(len(prefixes), 50)
+        for item in options + prefixes:
+            self.assertIn(item, page)

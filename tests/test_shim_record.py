@@ -155,7 +155,9 @@ class OneStderrWrite(ShimTestCase):
 
     def test_exactly_one_write_to_stderr(self):
         link = self.sandbox.link("ssh")
-        proc, writes = self.strace_writes([link] + ["x" * 600] * 20)
+        # A log that cannot be opened: its warning joins the same write.
+        missing = self.sandbox.join("missing", "denied.log")
+        proc, writes = self.strace_writes([link] + ["x" * 600] * 20, env={"AGT_DENIED_LOG": missing})
         self.assertEqual(proc.returncode, 126)
         to_stderr = [w for w in writes if "write(2," in w]
         self.assertEqual(len(to_stderr), 1, writes)
@@ -163,7 +165,7 @@ class OneStderrWrite(ShimTestCase):
         # the one write returned the full length of what stderr received
         self.assertTrue(to_stderr[0].rstrip().endswith("= %d" % len(proc.stderr)), to_stderr[0])
         self.assertLessEqual(len(proc.stderr), 4096)
-        self.assertEqual(proc.stderr.count(b"\n"), 2)
+        self.assertEqual(proc.stderr.count(b"\n"), 3)
 
     def test_log_and_stderr_are_one_write_each(self):
         link = self.sandbox.link("ssh")

@@ -1,0 +1,245 @@
+// The redaction rule table: every word, option, header, URL shape and token
+// prefix the redactor (redact.cc) acts on is a row here, and nowhere else.
+// shim/redact_table_gen renders these rows into the man page's REDACTION
+// TABLE section (tests/test_shim_manpage.py checks the page matches), so the
+// documentation cannot drift from the code.
+#ifndef AGT_DENY_SHIM_REDACT_RULES_H_
+#define AGT_DENY_SHIM_REDACT_RULES_H_
+
+#include <string_view>
+
+namespace redact_rules {
+
+// ---- Names: options, variables, headers, query parameters, JSON members.
+// A name is split into words at '-', '_', '.', ':', '/' and where a lower-case
+// letter is followed by an upper-case one (AccountKey -> Account Key), and
+// compared case-insensitively.
+
+// A word that makes a name secret.
+inline constexpr std::string_view kSecretWords[] = {
+    "password", "passwd", "passphrase", "pass", "secret", "secrets", "token", "tokens", "apikey",
+    "credential", "credentials", "auth", "bearer", "cookie", "signature", "sig", "otp", "psk",
+};
+// A word ending like this is secret too (dbpassword, accesstoken, PGPASSWORD);
+// "pwd" only inside a longer name: PWD alone is the working directory.
+inline constexpr std::string_view kSecretSuffixes[] = {
+    "password", "passwd", "token", "secret", "apikey", "accesskey", "secretkey", "accountkey", "pwd",
+};
+// "key" is secret only after one of these words (api key, access key,
+// AccountKey): alone it is a file (curl --key), an object (aws s3api --key) or
+// a key id.
+inline constexpr std::string_view kKeyQualifiers[] = {
+    "api", "access", "secret", "account", "shared", "master", "subscription", "functions",
+    "storage", "license", "admin", "service", "encryption", "signing", "app", "consumer", "ingest",
+};
+// The last word of a name that says the value is not the secret itself (a
+// flag, a file, a name, an id, an address): password-file, token_ttl,
+// client_id, SSH_AUTH_SOCK. "id" right after "secret" (Vault's secret_id)
+// does not count.
+inline constexpr std::string_view kNonSecretLastWords[] = {
+    "stdin", "file", "path", "prompt", "type", "env", "cmd", "command", "helper", "length", "id",
+    "dir", "fd", "name", "url", "uri", "method", "mode", "user", "username", "sock", "socket",
+    "jar", "ttl", "header", "store", "policy", "min", "max", "version", "format", "endpoint",
+};
+// The first word of a name that marks a flag: --no-password.
+inline constexpr std::string_view kNonSecretFirstWords[] = {"no"};
+// Header names that carry credentials although they hold no secret word.
+inline constexpr std::string_view kCredentialHeaders[] = {
+    "authorization", "proxy-authorization", "cookie", "set-cookie",
+};
+// A bare argument naming a secret makes the next one secret
+// (nmcli ... password V, some CLIs' key-value pairs).
+inline constexpr std::string_view kSecretKeywords[] = {"password", "passphrase", "psk"};
+// Authorization schemes followed by a credential in free text.
+inline constexpr std::string_view kAuthSchemes[] = {"bearer", "basic"};
+
+// ---- Capability URLs: the URL itself is the credential.
+// After a path segment named like this, the rest of the path is secret.
+inline constexpr std::string_view kCapabilitySegments[] = {"webhooks", "webhook", "webhookb2"};
+// On a host starting like this, the path after its first segment is secret
+// (hooks.slack.com/services/..., hooks.zapier.com/hooks/...).
+inline constexpr std::string_view kCapabilityHostPrefix = "hooks.";
+// Image digests look like userinfo without a scheme (img:tag@sha256:...).
+inline constexpr std::string_view kDigestPrefixes[] = {"sha256:", "sha512:"};
+
+// ---- Options of particular tools.
+enum class Value : unsigned char {
+  kWhole,         // the whole value
+  kAfterColon,    // user:pass, file:pass: after the first ':' (and a token-shaped user)
+  kAfterComma,    // user,pass (lftp)
+  kAfterPercent,  // user%pass (smbclient)
+  kHeader,        // "Name: value", secret when Name is (see kCredentialHeaders)
+  kPassSource,    // OpenSSL's pass:SECRET (env:, file:, fd: and stdin name no secret)
+  kCookies,       // name=value cookies (a value without '=' is a cookie file)
+};
+// The forms in which an option takes its value.
+enum Form : unsigned char {
+  kAttached = 1,  // -pV, --opt=V, /p:V
+  kSeparate = 2,  // -p V, --opt V
+  kBundled = 4,   // after other one-letter flags: -sSLu V, -sSLuV
+};
+
+struct ToolOption {
+  std::string_view tools;   // space-separated names; "*" is every tool
+  std::string_view option;  // as typed: "-p", "--user", "-passin", "/p:"
+  Value value;
+  unsigned char forms;
+  std::string_view after;   // only once an argument equal to this was seen ("" always)
+};
+
+inline constexpr unsigned char kBoth = kAttached | kSeparate;
+inline constexpr unsigned char kCurlish = kAttached | kSeparate | kBundled;
+
+inline constexpr ToolOption kToolOptions[] = {
+    {"*", "--header", Value::kHeader, kBoth, ""},
+    {"*", "--proxy-header", Value::kHeader, kBoth, ""},
+    {"curl", "-u", Value::kAfterColon, kCurlish, ""},
+    {"curl", "--user", Value::kAfterColon, kBoth, ""},
+    {"curl", "-U", Value::kAfterColon, kCurlish, ""},
+    {"curl", "--proxy-user", Value::kAfterColon, kBoth, ""},
+    {"curl", "-E", Value::kAfterColon, kCurlish, ""},
+    {"curl", "--cert", Value::kAfterColon, kBoth, ""},
+    {"curl", "--proxy-cert", Value::kAfterColon, kBoth, ""},
+    {"curl", "-H", Value::kHeader, kCurlish, ""},
+    {"curl", "-b", Value::kCookies, kCurlish, ""},
+    {"curl", "--cookie", Value::kCookies, kBoth, ""},
+    {"etcdctl", "--user", Value::kAfterColon, kBoth, ""},
+    {"http https", "-a", Value::kAfterColon, kBoth, ""},
+    {"http https", "--auth", Value::kAfterColon, kBoth, ""},
+    {"ab", "-A", Value::kAfterColon, kBoth, ""},
+    {"ab", "-P", Value::kAfterColon, kBoth, ""},
+    {"lftp", "-u", Value::kAfterComma, kBoth, ""},
+    {"smbclient rpcclient smbget", "-U", Value::kAfterPercent, kBoth, ""},
+    {"smbclient rpcclient", "--user", Value::kAfterPercent, kBoth, ""},
+    {"mysql mariadb mysqldump mysqladmin mysqlimport mysqlshow mysqlcheck", "-p", Value::kWhole, kAttached, ""},
+    {"sshpass", "-p", Value::kWhole, kBoth, ""},
+    {"redis-cli", "-a", Value::kWhole, kBoth, ""},
+    {"mongo mongosh mongodump mongorestore mongoexport mongoimport", "-p", Value::kWhole, kBoth, ""},
+    {"sqlcmd bcp", "-P", Value::kWhole, kBoth, ""},
+    {"mosquitto_pub mosquitto_sub", "-P", Value::kWhole, kBoth, ""},
+    {"ipmitool", "-P", Value::kWhole, kBoth, ""},
+    {"ldapsearch ldapmodify ldapadd ldapdelete ldapwhoami ldappasswd", "-w", Value::kWhole, kBoth, ""},
+    {"snmpwalk snmpget snmpset snmpbulkwalk", "-c", Value::kWhole, kBoth, ""},
+    {"snmpwalk snmpget snmpset snmpbulkwalk", "-A", Value::kWhole, kBoth, ""},
+    {"snmpwalk snmpget snmpset snmpbulkwalk", "-X", Value::kWhole, kBoth, ""},
+    {"zip unzip", "-P", Value::kWhole, kSeparate, ""},
+    {"7z 7za rar unrar", "-p", Value::kWhole, kAttached, ""},
+    {"openssl", "-pass", Value::kPassSource, kSeparate, ""},
+    {"openssl", "-passin", Value::kPassSource, kSeparate, ""},
+    {"openssl", "-passout", Value::kPassSource, kSeparate, ""},
+    {"openssl", "-k", Value::kWhole, kSeparate, ""},
+    {"keytool jarsigner", "-storepass", Value::kWhole, kSeparate, ""},
+    {"keytool jarsigner", "-keypass", Value::kWhole, kSeparate, ""},
+    {"keytool", "-srcstorepass", Value::kWhole, kSeparate, ""},
+    {"keytool", "-deststorepass", Value::kWhole, kSeparate, ""},
+    {"ssh-keygen", "-N", Value::kWhole, kBoth, ""},
+    {"ssh-keygen", "-P", Value::kWhole, kBoth, ""},
+    {"useradd usermod", "-p", Value::kWhole, kBoth, ""},
+    {"twine", "-p", Value::kWhole, kBoth, ""},
+    {"doctl", "-t", Value::kWhole, kBoth, ""},
+    {"rabbitmqadmin", "-p", Value::kWhole, kBoth, ""},
+    {"xfreerdp", "/p:", Value::kWhole, kAttached, ""},
+    {"rdesktop", "-p", Value::kWhole, kBoth, ""},
+    {"az docker podman helm nerdctl buildah skopeo oras", "-p", Value::kWhole, kBoth, "login"},
+    {"az", "--value", Value::kWhole, kBoth, "secret"},
+    {"aws", "--value", Value::kWhole, kBoth, "put-parameter"},
+    {"gh", "-b", Value::kWhole, kBoth, "secret"},
+    {"gh", "--body", Value::kWhole, kBoth, "secret"},
+};
+
+// ---- Positional secrets: after an argument starting with `trigger`, the
+// argument `offset` places further on is secret (composer config
+// http-basic.HOST USER PASSWORD).
+struct PositionalSecret {
+  std::string_view tools;
+  std::string_view trigger;
+  unsigned char offset;
+};
+inline constexpr PositionalSecret kPositionalSecrets[] = {
+    {"composer", "http-basic.", 2},
+    {"composer", "bitbucket-oauth.", 2},
+};
+
+// ---- Token shapes, found anywhere at the start of a word.
+enum class Body : unsigned char {
+  kAlnum,          // A-Z a-z 0-9
+  kAlnumUnderscore,
+  kUpperAlnum,     // A-Z 0-9
+  kBase64Url,      // A-Z a-z 0-9 - _
+  kBase64UrlDot,   // A-Z a-z 0-9 - _ .
+  kAlnumDash,      // A-Z a-z 0-9 -
+};
+
+struct TokenShape {
+  std::string_view prefix;
+  Body body;
+  unsigned char min_body;  // characters after the prefix
+  std::string_view issuer;
+};
+
+inline constexpr TokenShape kTokenShapes[] = {
+    {"AKIA", Body::kUpperAlnum, 16, "AWS access key id"},
+    {"ASIA", Body::kUpperAlnum, 16, "AWS temporary access key id"},
+    {"AGPA", Body::kUpperAlnum, 16, "AWS group id"},
+    {"AIDA", Body::kUpperAlnum, 16, "AWS user id"},
+    {"AROA", Body::kUpperAlnum, 16, "AWS role id"},
+    {"AIPA", Body::kUpperAlnum, 16, "AWS instance profile id"},
+    {"ANPA", Body::kUpperAlnum, 16, "AWS managed policy id"},
+    {"ANVA", Body::kUpperAlnum, 16, "AWS policy version id"},
+    {"ABIA", Body::kUpperAlnum, 16, "AWS STS bearer token id"},
+    {"ACCA", Body::kUpperAlnum, 16, "AWS context-specific credential id"},
+    {"ghp_", Body::kAlnum, 30, "GitHub personal access token"},
+    {"gho_", Body::kAlnum, 30, "GitHub OAuth token"},
+    {"ghu_", Body::kAlnum, 30, "GitHub user-to-server token"},
+    {"ghs_", Body::kAlnum, 30, "GitHub server-to-server token"},
+    {"ghr_", Body::kAlnum, 30, "GitHub refresh token"},
+    {"github_pat_", Body::kAlnumUnderscore, 22, "GitHub fine-grained token"},
+    {"glpat-", Body::kBase64Url, 20, "GitLab personal access token"},
+    {"gldt-", Body::kBase64Url, 20, "GitLab deploy token"},
+    {"glrt-", Body::kBase64Url, 20, "GitLab runner token"},
+    {"glptt-", Body::kBase64Url, 20, "GitLab pipeline trigger token"},
+    {"xoxa-", Body::kAlnumDash, 10, "Slack app token"},
+    {"xoxb-", Body::kAlnumDash, 10, "Slack bot token"},
+    {"xoxp-", Body::kAlnumDash, 10, "Slack user token"},
+    {"xoxr-", Body::kAlnumDash, 10, "Slack refresh token"},
+    {"xoxs-", Body::kAlnumDash, 10, "Slack session token"},
+    {"xoxe-", Body::kAlnumDash, 10, "Slack config token"},
+    {"xapp-", Body::kAlnumDash, 10, "Slack app-level token"},
+    {"AIza", Body::kBase64Url, 30, "Google API key"},
+    {"ya29.", Body::kBase64UrlDot, 20, "Google OAuth access token"},
+    {"sk-", Body::kBase64Url, 20, "OpenAI, Anthropic and similar secret keys"},
+    {"sk_live_", Body::kAlnum, 16, "Stripe live secret key"},
+    {"sk_test_", Body::kAlnum, 16, "Stripe test secret key"},
+    {"rk_live_", Body::kAlnum, 16, "Stripe live restricted key"},
+    {"rk_test_", Body::kAlnum, 16, "Stripe test restricted key"},
+    {"whsec_", Body::kAlnum, 16, "Stripe webhook signing secret"},
+    {"npm_", Body::kAlnum, 30, "npm access token"},
+    {"pypi-", Body::kBase64Url, 50, "PyPI API token"},
+    {"hf_", Body::kAlnum, 30, "Hugging Face token"},
+    {"SG.", Body::kBase64UrlDot, 40, "SendGrid API key"},
+    {"hvs.", Body::kBase64Url, 20, "Vault service token"},
+    {"hvb.", Body::kBase64Url, 20, "Vault batch token"},
+    {"hvr.", Body::kBase64Url, 20, "Vault recovery token"},
+    {"dop_v1_", Body::kAlnum, 32, "DigitalOcean personal access token"},
+    {"doo_v1_", Body::kAlnum, 32, "DigitalOcean OAuth token"},
+    {"dor_v1_", Body::kAlnum, 32, "DigitalOcean refresh token"},
+    {"cio", Body::kAlnum, 32, "crates.io (cargo) API token"},
+    {"shpat_", Body::kAlnum, 32, "Shopify access token"},
+    {"shpss_", Body::kAlnum, 32, "Shopify shared secret"},
+    {"glsa_", Body::kAlnumUnderscore, 32, "Grafana service account token"},
+    {"glc_", Body::kBase64Url, 32, "Grafana Cloud token"},
+    {"lin_api_", Body::kAlnum, 32, "Linear API key"},
+    {"ATATT", Body::kBase64Url, 32, "Atlassian API token"},
+    {"dp.pt.", Body::kAlnum, 32, "Doppler token"},
+    {"sq0atp-", Body::kBase64Url, 22, "Square access token"},
+    {"sq0csp-", Body::kBase64Url, 22, "Square OAuth secret"},
+    {"key-", Body::kAlnum, 32, "Mailgun API key"},
+    {"PMAK-", Body::kBase64Url, 40, "Postman API key"},
+    {"dapi", Body::kAlnum, 32, "Databricks token"},
+    {"pul-", Body::kAlnum, 40, "Pulumi access token"},
+    {"AGE-SECRET-KEY-1", Body::kUpperAlnum, 50, "age secret key"},
+};
+
+}  // namespace redact_rules
+
+#endif  // AGT_DENY_SHIM_REDACT_RULES_H_

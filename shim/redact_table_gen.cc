@@ -1,0 +1,196 @@
+// Renders the redaction rule table (redact_rules.h) as the man page's
+// REDACTION TABLE section (mdoc), so the documentation is the code's own
+// rows. tests/test_shim_manpage.py checks man/agt-deny-shim.1 holds exactly
+// this text between its markers; `redact_table_gen --write PAGE` puts it there.
+#include <stdio.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
+
+#include "redact_rules.h"
+
+namespace {
+
+constexpr std::string_view kBegin =
+    ".\\\" BEGIN REDACTION TABLE: generated from shim/redact_rules.h by shim/redact_table_gen; do not edit\n";
+constexpr std::string_view kEnd = ".\\\" END REDACTION TABLE\n";
+
+// Text safe inside an mdoc line: '-' as \- (a literal hyphen-minus) and '\'
+// doubled.
+std::string Roff(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '-') {
+      out += "\\-";
+    } else if (c == '\\') {
+      out += "\\e";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// Text lines of at most 72 bytes, broken at spaces; a line that would start
+// with a control character ('.' or '\'') is escaped.
+std::string Wrap(const std::string& text) {
+  std::string out;
+  std::string line;
+  std::istringstream words(text);
+  std::string word;
+  auto flush = [&]() {
+    if (line.empty()) return;
+    if (line[0] == '.' || line[0] == '\'') out += "\\&";
+    out += line + "\n";
+    line.clear();
+  };
+  while (words >> word) {
+    if (!line.empty() && line.size() + 1 + word.size() > 72) flush();
+    if (!line.empty()) line += ' ';
+    line += word;
+  }
+  flush();
+  return out;
+}
+
+// A macro argument ending in punctuation mdoc would move out of it ("SG."):
+// a zero-width \& keeps it in.
+std::string Literal(std::string_view text) {
+  std::string out = Roff(text);
+  char last = text.empty() ? ' ' : text.back();
+  if (last == '.' || last == ':' || last == ',' || last == ';') out += "\\&";
+  return out;
+}
+
+template <std::size_t N>
+std::string WordList(const std::string_view (&words)[N]) {
+  std::string out;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (i > 0) out += ", ";
+    out += Roff(words[i]);
+  }
+  return out;
+}
+
+std::string_view ValueText(redact_rules::Value value) {
+  switch (value) {
+    case redact_rules::Value::kWhole: return "the whole value";
+    case redact_rules::Value::kAfterColon: return "after the first : (and a key as the user)";
+    case redact_rules::Value::kAfterComma: return "after the first ,";
+    case redact_rules::Value::kAfterPercent: return "after the first %";
+    case redact_rules::Value::kHeader: return "a credential header's value";
+    case redact_rules::Value::kPassSource: return "after pass: (env:, file:, fd: name no secret)";
+    case redact_rules::Value::kCookies: return "the value when it holds = (else a cookie file)";
+  }
+  return "";
+}
+
+std::string FormsText(unsigned char forms) {
+  std::string out;
+  auto add = [&out](std::string_view word) {
+    if (!out.empty()) out += ", ";
+    out += word;
+  };
+  if (forms & redact_rules::kAttached) add("attached");
+  if (forms & redact_rules::kSeparate) add("separate");
+  if (forms & redact_rules::kBundled) add("bundled");
+  return out;
+}
+
+std::string_view BodyText(redact_rules::Body body) {
+  switch (body) {
+    case redact_rules::Body::kAlnum: return "A\\-Z a\\-z 0\\-9";
+    case redact_rules::Body::kAlnumUnderscore: return "A\\-Z a\\-z 0\\-9 _";
+    case redact_rules::Body::kUpperAlnum: return "A\\-Z 0\\-9";
+    case redact_rules::Body::kBase64Url: return "A\\-Z a\\-z 0\\-9 \\- _";
+    case redact_rules::Body::kBase64UrlDot: return "A\\-Z a\\-z 0\\-9 \\- _ .";
+    case redact_rules::Body::kAlnumDash: return "A\\-Z a\\-z 0\\-9 \\-";
+  }
+  return "";
+}
+
+std::string Render() {
+  std::ostringstream out;
+  out << kBegin;
+  out << ".Ss Names\n"
+      << "A name (an option, variable, header, query parameter or quoted\n"
+      << "member) is split into words at\n"
+      << ".Ql \\- ,\n.Ql _ ,\n.Ql \\&. ,\n.Ql \\&: ,\n.Ql /\n"
+      << "and where a lower-case letter meets an upper-case one, and compared\n"
+      << "case-insensitively.\n"
+      << ".Bl -tag -width Ds\n"
+      << ".It secret words\n" << Wrap(WordList(redact_rules::kSecretWords))
+      << ".It secret word endings\n"
+      << Wrap(WordList(redact_rules::kSecretSuffixes) + " (pwd and oldpwd alone are directories)")
+      << ".It key, only after\n" << Wrap(WordList(redact_rules::kKeyQualifiers))
+      << ".It not secret as the last word\n"
+      << Wrap(WordList(redact_rules::kNonSecretLastWords) + " (id right after secret is)")
+      << ".It not secret as the first word\n" << Wrap(WordList(redact_rules::kNonSecretFirstWords))
+      << ".It credential headers\n" << Wrap(WordList(redact_rules::kCredentialHeaders))
+      << ".It keywords before a secret argument\n" << Wrap(WordList(redact_rules::kSecretKeywords))
+      << ".It authorization schemes\n" << Wrap(WordList(redact_rules::kAuthSchemes))
+      << ".It capability path segments\n" << Wrap(WordList(redact_rules::kCapabilitySegments))
+      << ".It capability hosts starting with\n" << Wrap(Roff(redact_rules::kCapabilityHostPrefix))
+      << ".It not userinfo after @\n" << Wrap(WordList(redact_rules::kDigestPrefixes))
+      << ".El\n";
+  out << ".Ss Tool options\n"
+      << "Attached is\n.Fl p Ns Ar V ,\n.Fl \\-opt= Ns Ar V\nor\n.Ql /p:V ;\nseparate is\n"
+      << ".Fl p Ar V ;\nbundled is after other one-letter flags,\n.Fl sSLu Ar V .\n"
+      << ".Bl -tag -width Ds\n";
+  for (const redact_rules::ToolOption& row : redact_rules::kToolOptions) {
+    std::string text = (row.tools == "*" ? std::string("every tool") : Roff(row.tools)) + ": " +
+                       FormsText(row.forms) + "; " + std::string(ValueText(row.value));
+    if (!row.after.empty()) text += "; once " + Roff(row.after) + " was seen";
+    out << ".It Li " << Literal(row.option) << "\n" << Wrap(text + ".");
+  }
+  out << ".El\n";
+  out << ".Ss Positional secrets\n"
+      << ".Bl -tag -width Ds\n";
+  for (const redact_rules::PositionalSecret& row : redact_rules::kPositionalSecrets) {
+    out << ".It " << Roff(row.tools) << "\n"
+        << Wrap("after an argument starting with " + Roff(row.trigger) + " the argument " +
+                std::to_string(row.offset) + " places on.");
+  }
+  out << ".El\n";
+  out << ".Ss Token prefixes\n"
+      << "At the start of a word, the prefix and at least the given number of\n"
+      << "body characters:\n"
+      << ".Bl -column \"prefix\" \"body\" \"min\" \"issuer\"\n"
+      << ".It Sy prefix Ta Sy body Ta Sy min Ta Sy issuer\n";
+  for (const redact_rules::TokenShape& shape : redact_rules::kTokenShapes) {
+    out << ".It Li " << Literal(shape.prefix) << " Ta " << BodyText(shape.body) << " Ta "
+        << static_cast<unsigned>(shape.min_body) << " Ta " << Roff(shape.issuer) << "\n";
+  }
+  out << ".El\n";
+  out << kEnd;
+  return out.str();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string table = Render();
+  if (argc == 1) {
+    fputs(table.c_str(), stdout);
+    return 0;
+  }
+  if (argc != 3 || std::string_view(argv[1]) != "--write") {
+    fprintf(stderr, "usage: redact_table_gen [--write MANPAGE]\n");
+    return 2;
+  }
+  std::ifstream in(argv[2]);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  std::string page = buffer.str();
+  std::size_t begin = page.find(kBegin);
+  std::size_t end = page.find(kEnd);
+  if (!in || begin == std::string::npos || end == std::string::npos || end < begin) {
+    fprintf(stderr, "redact_table_gen: error: %s: no REDACTION TABLE markers\n", argv[2]);
+    return 1;
+  }
+  page.replace(begin, end + kEnd.size() - begin, table);
+  std::ofstream(argv[2]) << page;
+  return 0;
+}

@@ -1,0 +1,73 @@
+"""Crafted worst cases for the redaction rules, shared by
+tests/test_shim_redaction_time.py and scripts/bench-redaction.
+
+Each is one repeated unit aimed at a rule's scan (repeated prefixes, long
+runs of separators and quotes), cut to the longest argument the kernel
+passes (MAX_ARG_STRLEN, 128 KiB including the NUL).
+"""
+import os
+import resource
+import subprocess
+
+MAX_ARG = 128 * 1024 - 1
+
+# rule -> repeated unit
+WORST_UNITS = {
+    "token shapes (sk- prefixes)": "sk-",
+    "token shapes (AKIA prefixes)": "AKIA",
+    "token shapes (SendGrid-like dots)": "SG.",
+    "token shapes (Slack dashes)": "xoxb-",
+    "JSON Web Tokens": "eyJ-",
+    "JSON Web Tokens (dots)": "eyJaaaaaaaaaa.",
+    "PEM blocks": "-----BEGIN ",
+    "PEM private key without END": "-----BEGIN PRIVATE KEY-----",
+    "URL userinfo": "://",
+    "URL userinfo with '@'": "a://a@",
+    "capability paths": "https://hooks.x/a/",
+    "webhook segments": "/webhooks",
+    "userinfo without a scheme": "x@a:",
+    "userinfo separators": "a:=",
+    "assignments": "a=",
+    "assignments with secret-ish names": "pas=",
+    "assignment separators": "=A:",
+    "query tokens": "&token=",
+    "headers after '='": "=Authorization:",
+    "headers after newlines": "\nCookie:",
+    "authorization schemes": "Bearer ",
+    "quoted members": "\"'",
+    "quoted secret members": "\"password\":",
+    "name word splits": "a.b.c_",
+    "camelCase splits": "aBcD",
+    "short option clusters": "-u",
+}
+
+
+def worst_argument(unit):
+    return (unit * (MAX_ARG // len(unit) + 1))[:MAX_ARG]
+
+
+def run_measured(argv, env):
+    """Runs argv; returns (exit status, stderr, user+system CPU ms it used)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=60)
+    code, err = proc.returncode, proc.stderr
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    used = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000.0
+    return code, err, used
+
+
+def best_of(n, argv, env):
+    best = None
+    for _ in range(n):
+        code, err, used = run_measured(argv, env)
+        if best is None or used < best[2]:
+            best = (code, err, used)
+    return best
+
+
+def link_dir(shim):
+    import tempfile
+    d = tempfile.mkdtemp(prefix="agt-redaction-time-")
+    link = os.path.join(d, "curl")
+    os.symlink(shim, link)
+    return d, link
