@@ -71,7 +71,7 @@ Result MapOpenErrno(int e, const std::string& relative, const char* syscall_name
                       ")");
     case EMFILE:
     case ENFILE:
-      return Fail(Result::kError, err,
+      return Fail(Result::kNoDescriptors, err,
                   std::string(syscall_name) + " " + relative + ": " + Errno(e) +
                       " (open file limit reached; raise RLIMIT_NOFILE / fs.file-max)");
     default:
