@@ -10,6 +10,8 @@
 #include <algorithm>
 
 #include "audit_verifier.h"
+#include "logs.h"
+#include "unique_fd.h"
 
 namespace audit_file {
 namespace {
@@ -17,7 +19,7 @@ namespace {
 constexpr uint64_t kMaxLastLineBytes = audit_verifier::kMaxEntryLineBytes;
 
 std::string SysError(const char* call, const std::string& path) {
-  return std::string("agt-collector: error: ") + call + " " + path + ": " + strerror(errno);
+  return logs::ErrnoReason(call, path);
 }
 
 bool PreadAll(int fd, char* buf, size_t n, uint64_t offset, std::string* err,
@@ -39,8 +41,8 @@ bool PreadAll(int fd, char* buf, size_t n, uint64_t offset, std::string* err,
 
 }  // namespace
 
-bool ReadLastLine(int fd, uint64_t size, std::string* line, uint64_t* complete_size,
-                  std::string* err) {
+bool ReadLastLine(int fd, const std::string& path, uint64_t size, std::string* line,
+                  uint64_t* complete_size, std::string* err) {
   line->clear();
   *complete_size = 0;
   // Walk back in chunks: find the last '\n' (end of the last complete
@@ -52,7 +54,7 @@ bool ReadLastLine(int fd, uint64_t size, std::string* line, uint64_t* complete_s
   while (pos > 0) {
     const uint64_t n = std::min<uint64_t>(pos, 64 * 1024);
     chunk.resize(n);
-    if (!PreadAll(fd, chunk.data(), n, pos - n, err, "audit file")) return false;
+    if (!PreadAll(fd, chunk.data(), n, pos - n, err, path)) return false;
     size_t search_to = chunk.size();
     if (!have_end) {
       const size_t nl = chunk.rfind('\n');
@@ -72,13 +74,13 @@ bool ReadLastLine(int fd, uint64_t size, std::string* line, uint64_t* complete_s
     }
     pos -= n;
     if ((have_end ? line_end : size) - pos > kMaxLastLineBytes) {
-      *err = "agt-collector: error: the audit file's last line is longer than 64 MiB";
+      *err = path + ": the last line is longer than 64 MiB";
       return false;
     }
   }
   if (!have_end) return true;
   line->resize(line_end - pos);
-  return PreadAll(fd, line->data(), line->size(), pos, err, "audit file");
+  return PreadAll(fd, line->data(), line->size(), pos, err, path);
 }
 
 AuditFileWriter::~AuditFileWriter() {
@@ -100,35 +102,32 @@ bool AuditFileWriter::Open(const std::string& path, std::string_view key, std::s
   key_.assign(key);
   if (!signer_.Init(key, err)) return false;
   // O_RDWR rather than O_WRONLY: the chain is resumed from the last line.
-  const int fd = open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) {
-    *err = errno == ELOOP ? "agt-collector: error: open " + path + ": is a symbolic link (refused)"
+  unique_fd::UniqueFd fd(
+      open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!fd.ok()) {
+    *err = errno == ELOOP ? "open " + path + ": is a symbolic link (refused)"
                           : SysError("open", path);
     return false;
   }
   struct stat st;
-  if (fstat(fd, &st) != 0) {
+  if (fstat(fd.get(), &st) != 0) {
     *err = SysError("fstat", path);
-    close(fd);
     return false;
   }
   if (!S_ISREG(st.st_mode)) {
-    *err = "agt-collector: error: " + path + ": not a regular file";
-    close(fd);
+    *err = path + ": not a regular file";
     return false;
   }
-  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+  if (flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
     *err = errno == EWOULDBLOCK
-               ? "agt-collector: error: " + path + ": another agt-collector is writing it (flock)"
+               ? path + ": another agt-collector is writing it (flock)"
                : SysError("flock", path);
-    close(fd);
     return false;
   }
   std::string last;
   uint64_t complete_size = 0;
-  if (!ReadLastLine(fd, static_cast<uint64_t>(st.st_size), &last, &complete_size, err)) {
-    err->insert(std::string("agt-collector: error: ").size(), path + ": ");
-    close(fd);
+  if (!ReadLastLine(fd.get(), path, static_cast<uint64_t>(st.st_size), &last, &complete_size,
+                    err)) {
     return false;
   }
   recovery_notice_.clear();
@@ -137,8 +136,7 @@ bool AuditFileWriter::Open(const std::string& path, std::string_view key, std::s
     audit_verifier::LineFacts facts;
     std::string reason;
     if (!audit_verifier::VerifyLine(last, nullptr, signer_.hasher(), &facts, &reason)) {
-      *err = "agt-collector: error: " + path + ": cannot resume the chain, last line: " + reason;
-      close(fd);
+      *err = path + ": cannot resume the chain, last line: " + reason;
       return false;
     }
     previous = facts.content_hash;
@@ -146,9 +144,12 @@ bool AuditFileWriter::Open(const std::string& path, std::string_view key, std::s
   const uint64_t torn = static_cast<uint64_t>(st.st_size) - complete_size;
   if (torn > 0) {
     // Checked above: what precedes the torn bytes ends in a verified entry.
-    if (ftruncate(fd, static_cast<off_t>(complete_size)) != 0 || fsync(fd) != 0) {
+    if (ftruncate(fd.get(), static_cast<off_t>(complete_size)) != 0) {
       *err = SysError("ftruncate (removing a torn last line of)", path);
-      close(fd);
+      return false;
+    }
+    if (fsync(fd.get()) != 0) {
+      *err = SysError("fsync (after removing a torn last line of)", path);
       return false;
     }
     recovery_notice_ = path + ": removed " + std::to_string(torn) +
@@ -156,13 +157,13 @@ bool AuditFileWriter::Open(const std::string& path, std::string_view key, std::s
                        "never synced, so its records are read again)";
   }
   signer_.SetPreviousHash(previous);
-  fd_ = fd;
+  fd_ = fd.Release();  // Close() closes it (and so drops the flock)
   return true;
 }
 
 bool AuditFileWriter::MakeRoom(const audit_entry::AuditEntryFields& fields, std::string* err) {
   if (fd_ < 0) {
-    *err = "agt-collector: error: audit file is not open";
+    *err = "the audit file is not open";
     return false;
   }
   const size_t room = pending_used_ + signer_.MaxLineBytes(fields);
@@ -201,7 +202,7 @@ bool AuditFileWriter::AppendNew(audit_entry::AuditEntryFields* fields,
 bool AuditFileWriter::Flush(std::string* err) {
   if (pending_used_ == 0) return true;
   if (fd_ < 0) {
-    *err = "agt-collector: error: audit file is not open";
+    *err = path_ + ": the audit file is not open";
     return false;
   }
   struct stat st;
@@ -265,11 +266,11 @@ bool AuditFileWriter::RecentEntryIds(size_t max_entries, std::vector<std::string
   uint64_t stop = size;  // the lines before this offset are still to read
   while (newest_first.size() < max_entries && stop > 0) {
     uint64_t complete = 0;
-    if (!ReadLastLine(fd_, stop, &line, &complete, err)) return false;
+    if (!ReadLastLine(fd_, path_, stop, &line, &complete, err)) return false;
     if (complete == 0) break;  // no whole line left
     std::string reason;
     if (!audit_verifier::VerifyLine(line, nullptr, signer_.hasher(), &facts, &reason)) {
-      *err = "agt-collector: error: " + path_ + ": reading entry ids: " + reason;
+      *err = path_ + ": reading entry ids: " + reason;
       return false;
     }
     newest_first.push_back(facts.entry_id);

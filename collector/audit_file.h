@@ -89,8 +89,8 @@ class AuditFileWriter {
 // *line and sets *complete_size to the offset just past its '\n' (size when
 // the file ends in '\n'; less when a torn line follows). A file without any
 // '\n' gives an empty line and *complete_size 0.
-bool ReadLastLine(int fd, uint64_t size, std::string* line, uint64_t* complete_size,
-                  std::string* err);
+bool ReadLastLine(int fd, const std::string& path, uint64_t size, std::string* line,
+                  uint64_t* complete_size, std::string* err);
 
 }  // namespace audit_file
 

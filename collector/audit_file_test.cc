@@ -169,17 +169,17 @@ TEST_CASE("ReadLastLine finds the last line across chunk boundaries") {
   const int fd = open(path.c_str(), O_RDONLY);
   std::string line, err;
   uint64_t complete = 0;
-  REQUIRE(audit_file::ReadLastLine(fd, 6 + big.size() + 1, &line, &complete, &err));
+  REQUIRE(audit_file::ReadLastLine(fd, "t.jsonl", 6 + big.size() + 1, &line, &complete, &err));
   CHECK(line == big);
   CHECK(complete == 6 + big.size() + 1);
-  REQUIRE(audit_file::ReadLastLine(fd, 6, &line, &complete, &err));
+  REQUIRE(audit_file::ReadLastLine(fd, "t.jsonl", 6, &line, &complete, &err));
   CHECK(line == "first");
   CHECK(complete == 6);
   // Sizes that end inside a line: the torn part is not a line.
-  REQUIRE(audit_file::ReadLastLine(fd, 6 + 70000, &line, &complete, &err));
+  REQUIRE(audit_file::ReadLastLine(fd, "t.jsonl", 6 + 70000, &line, &complete, &err));
   CHECK(line == "first");
   CHECK(complete == 6);
-  REQUIRE(audit_file::ReadLastLine(fd, 3, &line, &complete, &err));
+  REQUIRE(audit_file::ReadLastLine(fd, "t.jsonl", 3, &line, &complete, &err));
   CHECK(line.empty());
   CHECK(complete == 0);
   close(fd);

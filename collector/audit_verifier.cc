@@ -9,10 +9,16 @@
 #include <rapidjson/document.h>
 
 #include "canonical_json.h"
-#include "log_line_reader.h"
+#include "logs.h"
+#include "tail/line_reader.h"
+#include "unique_fd.h"
 
 namespace audit_verifier {
 namespace {
+
+// Bytes read at a time (the buffer grows beyond it only for a longer line).
+constexpr size_t kReadChunk = 256 * 1024;
+
 
 // The 19 fields of a SignedAuditEntry; nullable ones may be null.
 struct FieldRow {
@@ -157,46 +163,47 @@ VerifyResult VerifyAuditFile(const std::string& path, std::string_view key, Veri
                              std::string* err) {
   chain_signer::Hasher hasher;
   if (!hasher.Init(key, err)) return VerifyResult::kError;
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    *err = "agt-collector: error: open " + path + ": " + strerror(errno);
+  const unique_fd::UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.ok()) {
+    *err = logs::ErrnoReason("open", path);
     return VerifyResult::kCannotOpen;
   }
-  log_line_reader::LineReader reader(fd, 0, kMaxEntryLineBytes);
-  log_line_reader::Line line;
+  line_reader::Reader reader(kReadChunk, kMaxEntryLineBytes);
+  line_reader::Position pos;
   std::string previous;
   LineFacts facts;
+  uint64_t line_number = 0;
   VerifyResult result = VerifyResult::kValid;
-  for (;;) {
-    std::string read_err;
-    const log_line_reader::ReadResult r = reader.Next(&line, &read_err);
-    if (r == log_line_reader::ReadResult::kError) {
-      *err = "agt-collector: error: " + path + ": " + read_err;
-      result = VerifyResult::kError;
-      break;
-    }
-    if (r == log_line_reader::ReadResult::kEof) {
-      if (reader.pending_bytes() > 0) {
-        report->broken_line = line.number + 1;
-        report->broken_reason = "incomplete last line (no newline)";
+  std::string read_err;
+  const line_reader::ReadResult r = reader.Read(
+      fd.get(), &pos,
+      [&](const line_reader::Item& item) {
+        ++line_number;
+        std::string reason;
+        if (item.kind == line_reader::Item::Kind::kRejected) {
+          reason = item.rejection == line_reader::Rejection::kTooLong
+                       ? "line longer than " + std::to_string(kMaxEntryLineBytes >> 20) + " MiB"
+                       : line_reader::Describe(item.rejection);
+        } else if (VerifyLine(item.line, &previous, &hasher, &facts, &reason)) {
+          previous.swap(facts.content_hash);
+          ++report->entries;
+          return true;
+        }
+        report->broken_line = line_number;
+        report->broken_reason = reason;
         result = VerifyResult::kBroken;
-      }
-      break;
-    }
-    std::string reason;
-    if (r == log_line_reader::ReadResult::kTooLong) {
-      reason = "line longer than " + std::to_string(kMaxEntryLineBytes >> 20) + " MiB";
-    } else if (VerifyLine(line.text, &previous, &hasher, &facts, &reason)) {
-      previous.swap(facts.content_hash);
-      ++report->entries;
-      continue;
-    }
-    report->broken_line = line.number;
-    report->broken_reason = reason;
+        return false;  // the first broken line ends the check
+      },
+      &read_err);
+  if (r == line_reader::ReadResult::kError) {
+    *err = path + ": " + read_err;
+    result = VerifyResult::kError;
+  } else if (r == line_reader::ReadResult::kEndOfData &&
+             line_reader::Reader::PendingBytes(fd.get(), pos) > 0) {
+    report->broken_line = line_number + 1;
+    report->broken_reason = "incomplete last line (no newline)";
     result = VerifyResult::kBroken;
-    break;
   }
-  close(fd);
   report->last_content_hash = previous;
   return result;
 }

@@ -105,7 +105,7 @@ std::string OpenSslError(const char* what) {
   char buf[256];
   const unsigned long code = ERR_get_error();
   ERR_error_string_n(code, buf, sizeof buf);
-  return std::string("agt-collector: error: OpenSSL ") + what + ": " + buf;
+  return std::string("OpenSSL ") + what + ": " + buf;
 }
 
 }  // namespace
@@ -129,7 +129,7 @@ Hasher::~Hasher() {
 
 bool Hasher::Init(std::string_view key, std::string* err) {
   if (key.empty()) {
-    *err = "agt-collector: error: the HMAC key is empty";
+    *err = "the HMAC key is empty";
     return false;
   }
   if (md_ctx_ == nullptr) {
@@ -274,7 +274,7 @@ ChainSigner::Outcome ChainSigner::Sign(const audit_entry::AuditEntryFields& f,
   w.Raw(f.data_canonical);
   const std::string_view data(from, static_cast<size_t>(w.pos() - from));
   if (!w.ok()) {
-    *err = "agt-collector: error: an entry holds a string that is not UTF-8";
+    *err = "an entry holds a string that is not UTF-8";
     return Outcome::kFailed;
   }
   if (!hasher_.Sha256Begin(err) || !hasher_.Sha256Update(head, err) ||
@@ -317,7 +317,7 @@ ChainSigner::Outcome ChainSigner::Sign(const audit_entry::AuditEntryFields& f,
   const std::string_view tail(signature_end, static_cast<size_t>(w.pos() - signature_end));
   w.Raw("\n");
   if (!w.ok()) {
-    *err = "agt-collector: error: entry " + f.entry_id + " holds a string that is not UTF-8";
+    *err = "entry " + f.entry_id + " holds a string that is not UTF-8";
     return Outcome::kFailed;
   }
   if (!hasher_.Sha256Update(entry_id, err) || !hasher_.Sha256Update(to_resource, err) ||

@@ -8,13 +8,9 @@
 #include "config.h"
 #include "exit_status.h"
 #include "key_file.h"
+#include "logs.h"
 
 namespace check_config_command {
-
-const cli_args::OptionRow kCheckConfigOptions[] = {
-    {"--keys", nullptr, "list every configuration key with its type and help, then exit"},
-};
-const size_t kCheckConfigOptionCount = sizeof kCheckConfigOptions / sizeof kCheckConfigOptions[0];
 
 int CheckConfig(const cli_args::ParsedArgs& args) {
   if (args.has("--keys")) {
@@ -24,7 +20,7 @@ int CheckConfig(const cli_args::ParsedArgs& args) {
     return exit_status::kOk;
   }
   if (args.positional.size() != 1) {
-    fprintf(stderr, "agt-collector: error: check-config: needs exactly one config file\n");
+    logs::Error("needs exactly one config file");
     return exit_status::kUsage;
   }
   const std::string& path = args.positional[0];
@@ -32,18 +28,18 @@ int CheckConfig(const cli_args::ParsedArgs& args) {
   std::vector<std::string> warnings;
   std::string err;
   if (!config::LoadConfig(path, &cfg, &warnings, &err)) {
-    fprintf(stderr, "%s\n", err.c_str());
+    logs::Error(err);
     return exit_status::kConfig;
   }
   if (!cfg.key_file.empty()) {
     std::string key;
     if (!key_file::ReadKeyFile(cfg.key_file, &key, &err)) {
-      fprintf(stderr, "%s\n", err.c_str());
+      logs::Error(err);
       return exit_status::kConfig;
     }
     key_file::LintKeyFile(cfg.key_file, key, &warnings);
   }
-  for (const std::string& w : warnings) fprintf(stderr, "agt-collector: warning: %s\n", w.c_str());
+  for (const std::string& w : warnings) logs::Warning(w);
   printf("%s: valid (%zu sources, %zu watch patterns, %zu warnings)\n", path.c_str(),
          cfg.sources.size(), cfg.watch.size(), warnings.size());
   return exit_status::kOk;

@@ -2,14 +2,9 @@
 #ifndef AGT_COLLECTOR_CHECK_CONFIG_COMMAND_H_
 #define AGT_COLLECTOR_CHECK_CONFIG_COMMAND_H_
 
-#include <cstddef>
-
 #include "cli_args.h"
 
 namespace check_config_command {
-
-extern const cli_args::OptionRow kCheckConfigOptions[];
-extern const size_t kCheckConfigOptionCount;
 
 int CheckConfig(const cli_args::ParsedArgs& args);
 

@@ -2,36 +2,35 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string_view>
+
+#include "did_you_mean.h"
 
 namespace cli_args {
 namespace {
 
-const OptionRow* Find(const OptionRow* rows, size_t n, const std::string& name) {
+const OptionRow* Find(const OptionRow* rows, size_t n, unsigned command, const std::string& name) {
   for (size_t i = 0; i < n; ++i) {
-    if (name == rows[i].name) return &rows[i];
+    if ((rows[i].commands & command) != 0 && name == rows[i].name) return &rows[i];
   }
   return nullptr;
 }
 
-// The option sharing the longest prefix with `name`, if it is a plausible typo.
-std::string Hint(const OptionRow* rows, size_t n, const std::string& name) {
-  size_t best = 0;
-  const char* best_name = nullptr;
+std::string Hint(const OptionRow* rows, size_t n, unsigned command, const std::string& name) {
+  std::vector<std::string_view> names;
   for (size_t i = 0; i < n; ++i) {
-    size_t k = 0;
-    while (rows[i].name[k] != '\0' && k < name.size() && rows[i].name[k] == name[k]) ++k;
-    if (k > best) {
-      best = k;
-      best_name = rows[i].name;
-    }
+    if ((rows[i].commands & command) != 0) names.emplace_back(rows[i].name);
   }
-  return best >= 4 ? std::string(" (did you mean ") + best_name + "?)" : "";
+  const std::string_view best = did_you_mean::Closest(name, names);
+  return best.empty() ? "" : " (did you mean " + std::string(best) + "?)";
 }
+
+bool IsOption(const char* arg) { return strncmp(arg, "--", 2) == 0; }
 
 }  // namespace
 
 bool Parse(int argc, char** argv, int first, const OptionRow* rows, size_t row_count,
-           ParsedArgs* out, std::string* err) {
+           unsigned command, ParsedArgs* out, std::string* err) {
   bool options_done = false;
   for (int i = first; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -49,50 +48,56 @@ bool Parse(int argc, char** argv, int first, const OptionRow* rows, size_t row_c
     }
     const size_t eq = arg.find('=');
     const std::string name = arg.substr(0, eq);
-    const OptionRow* row = Find(rows, row_count, name);
+    const OptionRow* row = Find(rows, row_count, command, name);
     if (row == nullptr) {
-      *err = "unknown option " + name + Hint(rows, row_count, name);
+      *err = "unknown option " + name + Hint(rows, row_count, command, name);
       return false;
     }
-    if (out->has(name)) {
+    if (out->has(name) && !row->many) {
       *err = "option " + name + " given twice";
       return false;
     }
+    std::vector<std::string>& values = out->values[name];
     if (row->value_name == nullptr) {
       if (eq != std::string::npos) {
         *err = "option " + name + " takes no value";
         return false;
       }
-      out->values[name] = "";
+      values.emplace_back();
       continue;
     }
     if (eq != std::string::npos) {
-      out->values[name] = arg.substr(eq + 1);
+      values.push_back(arg.substr(eq + 1));
     } else if (i + 1 < argc) {
-      out->values[name] = argv[++i];
+      values.push_back(argv[++i]);
+      while (row->many && i + 1 < argc && !IsOption(argv[i + 1])) values.push_back(argv[++i]);
     } else {
       *err = "option " + name + " needs a value (" + row->value_name + ")";
       return false;
     }
-    if (out->values[name].empty()) {
-      *err = "option " + name + " needs a non-empty value";
-      return false;
+    for (const std::string& v : values) {
+      if (v.empty()) {
+        *err = "option " + name + " needs a non-empty value";
+        return false;
+      }
     }
   }
   return true;
 }
 
-std::string OptionsHelp(const OptionRow* rows, size_t row_count) {
+std::string OptionsHelp(const OptionRow* rows, size_t row_count, unsigned command) {
+  const auto left = [](const OptionRow& row) {
+    return std::string(row.name) + (row.value_name ? std::string(" ") + row.value_name : "");
+  };
   size_t width = 0;
   for (size_t i = 0; i < row_count; ++i) {
-    width = std::max(width, strlen(rows[i].name) +
-                                (rows[i].value_name ? strlen(rows[i].value_name) + 1 : 0));
+    if ((rows[i].commands & command) != 0) width = std::max(width, left(rows[i]).size());
   }
   std::string out;
   for (size_t i = 0; i < row_count; ++i) {
-    std::string left = rows[i].name;
-    if (rows[i].value_name) left += std::string(" ") + rows[i].value_name;
-    out += "  " + left + std::string(width - left.size() + 2, ' ') + rows[i].help + "\n";
+    if ((rows[i].commands & command) == 0) continue;
+    const std::string l = left(rows[i]);
+    out += "  " + l + std::string(width - l.size() + 2, ' ') + rows[i].help + "\n";
   }
   return out;
 }

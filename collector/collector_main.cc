@@ -1,6 +1,7 @@
 // agt-collector: turns sandbox denial logs into the signed AGT audit chain.
-// Subcommands are one table (name, usage, help, options, handler); usage and
-// --help are generated from it.
+// Two tables make the whole command line: the subcommands (name, usage,
+// help, handler) and every option (a row per option and the subcommands
+// that take it, help in the row). Parsing, usage and --help come from them.
 #include <stdio.h>
 #include <string.h>
 
@@ -8,48 +9,74 @@
 
 #include "check_config_command.h"
 #include "cli_args.h"
+#include "collector_version.h"
 #include "exit_status.h"
 #include "import_command.h"
-#include "verify_command.h"
-#if AGT_COLLECTOR_HAS_RUN
+#include "logs.h"
 #include "run_command.h"
-#endif
+#include "verify_command.h"
 
 namespace {
 
-constexpr const char kVersion[] = "0.1.0";
+// A bit per subcommand, for the option table's `commands` column.
+enum : unsigned {
+  kImport = 1u << 0,
+  kValidate = 1u << 1,
+  kVerify = 1u << 2,
+  kCheckConfig = 1u << 3,
+  kRun = 1u << 4,
+};
+
+const cli_args::OptionRow kOptions[] = {
+    {"--key-file", "K", "file holding the raw HMAC key (or key_file in --config)", kImport | kRun},
+    {"--key-file", "K", "file holding the raw HMAC key the entries were signed with", kVerify},
+    {"--out", "FILE", "audit JSONL file to append to (or output in --config)", kImport | kRun},
+    {"--sandbox-id", "ID", "sandbox id for every LOG (labels otherwise from --config)", kImport},
+    {"--state-dir", "DIR", "checkpoint directory, one file per sandbox (or state_dir in --config)",
+     kRun},
+    {"--watch", "PATTERN...",
+     "log path with one {sandbox_id} component, e.g."
+     " /var/log/agt/sandboxes/{sandbox_id}/denied.log; repeatable (or watch in --config)",
+     kRun, true},
+    {"--config", "C", "configuration: labels per source, limits, key file, output",
+     kImport},
+    {"--config", "C", "configuration (for its limits)", kValidate},
+    {"--config", "C", "configuration: labels per source, limits, key file, output, state_dir",
+     kRun},
+    {"--syslog-socket", "PATH", "local syslog datagram socket (default /dev/log); \"none\" disables",
+     kRun},
+    {"--scan-interval", "MS",
+     "reconciliation scan period in milliseconds (default 1000); logs with an inotify watch are"
+     " checked every 10th scan",
+     kRun},
+    {"--keys", nullptr, "list every configuration key with its type and help, then exit",
+     kCheckConfig},
+};
+constexpr size_t kOptionCount = sizeof kOptions / sizeof kOptions[0];
 
 struct Command {
   const char* name;
+  unsigned bit;  // its options: the rows of kOptions with this bit
   const char* usage;
   const char* help;
-  const cli_args::OptionRow* options;  // printed by --help; parsed here unless raw_handler
-  size_t option_count;
   int (*handler)(const cli_args::ParsedArgs& args);
-  // Parses argv itself (argv[0] is the command name); --help is still handled here.
-  int (*raw_handler)(int argc, char** argv);
 };
 
 const Command kCommands[] = {
-    {"import", "import --key-file K --out FILE [--sandbox-id ID | --config C] LOG...",
-     "append one signed audit entry per valid record of each LOG",
-     import_command::kImportOptions, import_command::kImportOptionCount, import_command::Import,
-     nullptr},
-    {"validate", "validate [--config C] LOG...", "check every line of each LOG, write nothing",
-     import_command::kValidateOptions, import_command::kValidateOptionCount,
-     import_command::Validate, nullptr},
-    {"verify", "verify --key-file K FILE",
-     "check an audit file's hash chain, content hashes and signatures",
-     verify_command::kVerifyOptions, verify_command::kVerifyOptionCount, verify_command::Verify,
-     nullptr},
-    {"check-config", "check-config [--keys] C",
+    {"import", kImport, "import --key-file K --out FILE [--sandbox-id ID | --config C] LOG...",
+     "append one signed audit entry per valid record of each LOG", import_command::Import},
+    {"validate", kValidate, "validate [--config C] LOG...",
+     "check every line of each LOG, write nothing", import_command::Validate},
+    {"verify", kVerify, "verify --key-file K FILE",
+     "check an audit file's hash chain, content hashes and signatures", verify_command::Verify},
+    {"check-config", kCheckConfig, "check-config [--keys] C",
      "check a configuration file (closed vocabulary, lint warnings)",
-     check_config_command::kCheckConfigOptions, check_config_command::kCheckConfigOptionCount,
-     check_config_command::CheckConfig, nullptr},
-#if AGT_COLLECTOR_HAS_RUN
-    {"run", run_command::kUsage, run_command::kHelp, run_command::kRunOptions,
-     run_command::kRunOptionCount, nullptr, run_command::Main},
-#endif
+     check_config_command::CheckConfig},
+    {"run", kRun,
+     "run --key-file K --out FILE --state-dir DIR --watch PATTERN... [--config C]\n"
+     "                     [--syslog-socket PATH] [--scan-interval MS]",
+     "tail every sandbox log matching PATTERN into the audit file, exactly once",
+     run_command::Run},
 };
 
 void PrintUsage(FILE* out) {
@@ -63,11 +90,13 @@ void PrintUsage(FILE* out) {
           "See agt-collector(1) and agt-audit-jsonl(5).\n");
 }
 
-void PrintCommandHelp(const Command& c) {
-  printf("usage: agt-collector %s\n%s\n", c.usage, c.help);
-  if (c.options != nullptr && c.option_count > 0) {
-    printf("\noptions:\n%s", cli_args::OptionsHelp(c.options, c.option_count).c_str());
-  }
+// --help (to stdout, with the help line) and after a usage error (to stderr):
+// the same usage line and option table.
+void PrintCommandUsage(const Command& c, FILE* out, bool with_help) {
+  fprintf(out, "usage: agt-collector %s\n", c.usage);
+  if (with_help) fprintf(out, "%s\n", c.help);
+  const std::string options = cli_args::OptionsHelp(kOptions, kOptionCount, c.bit);
+  if (!options.empty()) fprintf(out, "\noptions:\n%s", options.c_str());
 }
 
 }  // namespace
@@ -83,29 +112,30 @@ int main(int argc, char** argv) {
     return exit_status::kOk;
   }
   if (name == "--version") {
-    printf("agt-collector %s\n", kVersion);
+    printf("agt-collector %s\n", collector_version::kVersion);
     return exit_status::kOk;
   }
   for (const Command& c : kCommands) {
     if (name != c.name) continue;
+    logs::SetCommand(c.name);
     for (int i = 2; i < argc; ++i) {
       if (strcmp(argv[i], "--") == 0) break;
       if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-        PrintCommandHelp(c);
+        PrintCommandUsage(c, stdout, true);
         return exit_status::kOk;
       }
     }
-    if (c.raw_handler != nullptr) return c.raw_handler(argc - 1, argv + 1);
     cli_args::ParsedArgs args;
     std::string err;
-    if (!cli_args::Parse(argc, argv, 2, c.options, c.option_count, &args, &err)) {
-      fprintf(stderr, "agt-collector: error: %s: %s\nusage: agt-collector %s\n", c.name,
-              err.c_str(), c.usage);
-      return exit_status::kUsage;
+    int status = exit_status::kUsage;
+    if (cli_args::Parse(argc, argv, 2, kOptions, kOptionCount, c.bit, &args, &err)) {
+      status = c.handler(args);  // says why itself when it returns kUsage
+    } else {
+      logs::Error(err);
     }
-    return c.handler(args);
+    if (status == exit_status::kUsage) PrintCommandUsage(c, stderr, false);
+    return status;
   }
-  fprintf(stderr, "agt-collector: error: unknown command \"%s\" (see agt-collector --help)\n",
-          name.c_str());
+  logs::Error("unknown command \"" + name + "\" (see agt-collector --help)");
   return exit_status::kUsage;
 }

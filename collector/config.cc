@@ -13,6 +13,9 @@
 #include <set>
 
 #include "canonical_json.h"
+#include "did_you_mean.h"
+#include "logs.h"
+#include "unique_fd.h"
 #include "watch_pattern.h"
 
 namespace config {
@@ -57,21 +60,6 @@ const char* TypeName(ValueType t) {
   return "?";
 }
 
-size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
 // A config key from the file, safe to print in one line.
 std::string PrintableKey(std::string_view s) {
   std::string out;
@@ -94,7 +82,7 @@ class Checker {
 
  private:
   bool Fail(const std::string& path, const std::string& what) {
-    *err_ = "agt-collector: error: " + file_ + ": " + (path.empty() ? "" : path + ": ") + what;
+    *err_ = file_ + ": " + (path.empty() ? "" : path + ": ") + what;
     return false;
   }
 
@@ -106,22 +94,15 @@ class Checker {
   }
 
   std::string Hint(const std::string& schema_prefix, std::string_view name) const {
-    std::string best;
-    size_t best_d = 3;
+    std::vector<std::string_view> keys;  // the keys at this level
     for (const SchemaRow& row : kConfigSchema) {
       const std::string_view key(row.key);
       if (key.substr(0, schema_prefix.size()) != schema_prefix) continue;
       const std::string_view rest = key.substr(schema_prefix.size());
-      if (rest.find_first_of(".[") != std::string_view::npos) continue;
-      // A near miss, or a cut-short name ("max_line" for "max_line_size").
-      size_t d = EditDistance(rest, name);
-      if (name.size() >= 3 && rest.substr(0, name.size()) == name) d = std::min<size_t>(d, 2);
-      if (d < best_d) {
-        best_d = d;
-        best = std::string(rest);
-      }
+      if (rest.find_first_of(".[") == std::string_view::npos) keys.push_back(rest);
     }
-    return best.empty() ? "" : " (did you mean \"" + best + "\"?)";
+    const std::string_view best = did_you_mean::Closest(name, keys);
+    return best.empty() ? "" : " (did you mean \"" + std::string(best) + "\"?)";
   }
 
   bool Object(const rapidjson::Value& obj, const std::string& schema_prefix,
@@ -350,7 +331,7 @@ bool ParseConfig(std::string_view text, const std::string& file, Config* out,
   // whatever follows it: strict parsing refuses it instead.
   const size_t nul = text.find('\0');
   if (nul != std::string_view::npos) {
-    *err = "agt-collector: error: " + file + ":" + LineColumn(text, nul) +
+    *err = file + ":" + LineColumn(text, nul) +
            ": invalid JSON: a NUL byte";
     return false;
   }
@@ -358,7 +339,7 @@ bool ParseConfig(std::string_view text, const std::string& file, Config* out,
   constexpr unsigned kFlags = rapidjson::kParseValidateEncodingFlag | rapidjson::kParseIterativeFlag;
   doc.Parse<kFlags>(text.data(), text.size());
   if (doc.HasParseError()) {
-    *err = "agt-collector: error: " + file + ":" + LineColumn(text, doc.GetErrorOffset()) +
+    *err = file + ":" + LineColumn(text, doc.GetErrorOffset()) +
            ": invalid JSON: " + rapidjson::GetParseError_En(doc.GetParseError());
     return false;
   }
@@ -368,26 +349,24 @@ bool ParseConfig(std::string_view text, const std::string& file, Config* out,
 
 bool LoadConfig(const std::string& path, Config* out, std::vector<std::string>* warnings,
                 std::string* err) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  if (fd < 0) {
-    *err = "agt-collector: error: open " + path + ": " + strerror(errno);
+  const unique_fd::UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  if (!fd.ok()) {
+    *err = logs::ErrnoReason("open", path);
     return false;
   }
   struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (1 << 20)) {
-    *err = "agt-collector: error: " + path + ": not a regular file of at most 1 MiB";
-    close(fd);
+  if (fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (1 << 20)) {
+    *err = path + ": not a regular file of at most 1 MiB";
     return false;
   }
   std::string text(static_cast<size_t>(st.st_size), '\0');
   size_t got = 0;
   while (got < text.size()) {
-    const ssize_t n = read(fd, text.data() + got, text.size() - got);
+    const ssize_t n = read(fd.get(), text.data() + got, text.size() - got);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     got += static_cast<size_t>(n);
   }
-  close(fd);
   text.resize(got);
   if ((st.st_mode & 022) != 0) {
     char mode[8];
@@ -418,7 +397,7 @@ bool LabelsForPath(const Config& config, std::string_view path, entry_mapper::So
       return true;
     }
   }
-  *err = "agt-collector: error: " + std::string(path) + ": matches no source or watch pattern in " +
+  *err = std::string(path) + ": matches no source or watch pattern in " +
          config.file;
   return false;
 }

@@ -50,12 +50,12 @@ TEST_CASE("config: a full valid configuration") {
 
 TEST_CASE("config: unknown keys name their JSON path, with a hint") {
   CHECK(Fails(R"({"outptu": "x"})") ==
-        "agt-collector: error: c.json: outptu: unknown key (did you mean \"output\"?)");
+        "c.json: outptu: unknown key (did you mean \"output\"?)");
   CHECK(Fails(R"({"sources": [{"path": "/a", "sandbox_id": "a"}, {"pattern": "/{sandbox_id}/l", "enviroment": 1}]})") ==
-        "agt-collector: error: c.json: sources[1].enviroment: unknown key (did you mean \"environment\"?)");
+        "c.json: sources[1].enviroment: unknown key (did you mean \"environment\"?)");
   CHECK(Fails(R"({"limits": {"max_line": 5}})").find("limits.max_line: unknown key (did you mean") !=
         std::string::npos);
-  CHECK(Fails(R"({"zzzzzzzz": 1})") == "agt-collector: error: c.json: zzzzzzzz: unknown key");
+  CHECK(Fails(R"({"zzzzzzzz": 1})") == "c.json: zzzzzzzz: unknown key");
   CHECK(Fails(R"({"output": "a", "output": "b"})").find("output: duplicate key") != std::string::npos);
 }
 

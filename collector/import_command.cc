@@ -8,7 +8,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,29 +15,20 @@
 #include "config.h"
 #include "entry_mapper.h"
 #include "exit_status.h"
+#include "file_id.h"
 #include "key_file.h"
-#include "log_line_reader.h"
-#include "record_validator.h"
+#include "logs.h"
+#include "pipeline.h"
+#include "tail/line_reader.h"
+#include "unique_fd.h"
 #include "watch_pattern.h"
 
 namespace import_command {
 
-const cli_args::OptionRow kImportOptions[] = {
-    {"--key-file", "K", "file holding the raw HMAC key (or key_file in --config)"},
-    {"--out", "FILE", "audit JSONL file to append to (or output in --config)"},
-    {"--sandbox-id", "ID", "sandbox id for every LOG (labels otherwise from --config)"},
-    {"--config", "C", "configuration: labels per source, limits, key file, output"},
-};
-const size_t kImportOptionCount = sizeof kImportOptions / sizeof kImportOptions[0];
-
-const cli_args::OptionRow kValidateOptions[] = {
-    {"--config", "C", "configuration (for its limits)"},
-};
-const size_t kValidateOptionCount = sizeof kValidateOptions / sizeof kValidateOptions[0];
-
 namespace {
 
-void PrintError(const std::string& err) { fprintf(stderr, "%s\n", err.c_str()); }
+// Bytes read at a time (the buffer grows beyond it only for a longer line).
+constexpr size_t kReadChunk = 256 * 1024;
 
 double MonotonicSeconds() {
   struct timespec ts;
@@ -86,88 +76,81 @@ struct Totals {
   }
 };
 
-// Reads one LOG; returns false on an output error that must stop everything.
-bool ProcessLog(const std::string& log, const record_validator::Limits& limits,
-                const entry_mapper::SourceLabels* labels, audit_file::AuditFileWriter* writer,
-                Totals* totals) {
+// Reads one LOG through the pipeline; returns false on an output error that
+// must stop everything. `ingest` has no output for validate.
+bool ProcessLog(const std::string& log, const entry_mapper::SourceLabels* labels,
+                line_reader::Reader* reader, pipeline::Ingest* ingest,
+                audit_file::AuditFileWriter* writer, Totals* totals) {
   // The sandbox controls its log: a symlink, FIFO or device in its place is refused.
-  const int fd = open(log.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) {
-    PrintError("agt-collector: error: open " + log + ": " +
-               (errno == ELOOP ? "is a symbolic link (refused)" : strerror(errno)));
+  const unique_fd::UniqueFd fd(
+      open(log.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY));
+  if (!fd.ok()) {
+    logs::Error(errno == ELOOP ? "open " + log + ": is a symbolic link (refused)"
+                               : logs::ErrnoReason("open", log));
     totals->Raise(exit_status::kNoInput);
     return true;
   }
   struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    PrintError("agt-collector: error: " + log + ": not a regular file (refused)");
-    close(fd);
+  if (fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    logs::Error(log + ": not a regular file (refused)");
     totals->Raise(exit_status::kNoInput);
     return true;
   }
-  // Blocking reads from here on (a regular file never blocks anyway).
-  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-
-  entry_mapper::SourceRef source;
-  source.file = log;
-  source.device = static_cast<uint64_t>(st.st_dev);
-  source.inode = static_cast<uint64_t>(st.st_ino);
-
-  log_line_reader::LineReader reader(fd, 0, limits.max_line_bytes);
-  log_line_reader::Line line;
-  record_validator::ValidRecord record;
-  audit_entry::AuditEntryFields fields;
-  std::string reason, err;
+  pipeline::Origin origin{log, file_id::FileId::Of(st), 0, labels};
   Progress progress(log, static_cast<uint64_t>(st.st_size));
+  uint64_t line_number = 0;  // of the last line that ended
+  std::string reason;
   bool ok = true;
-  for (;;) {
-    const log_line_reader::ReadResult r = reader.Next(&line, &err);
-    if (r == log_line_reader::ReadResult::kError) {
-      PrintError("agt-collector: error: " + log + ": " + err);
-      totals->Raise(exit_status::kIoErr);
-      break;
-    }
-    if (r == log_line_reader::ReadResult::kEof) {
-      if (reader.pending_bytes() > 0) {
+  line_reader::Position pos;
+  const line_reader::ReadResult r = reader->Read(
+      fd.get(), &pos,
+      [&](const line_reader::Item& item) {
         ++totals->lines;
-        ++totals->rejected;
-        fprintf(stderr, "%s:%llu: incomplete last line (%llu bytes, no newline)\n", log.c_str(),
-                static_cast<unsigned long long>(line.number + 1),
-                static_cast<unsigned long long>(reader.pending_bytes()));
-      }
-      break;
-    }
-    ++totals->lines;
-    progress.Update(line.offset, line.number);
-    if (r == log_line_reader::ReadResult::kTooLong) {
+        const uint64_t number = line_number + 1;
+        if (item.ends_line) ++line_number;
+        progress.Update(item.offset, totals->lines);
+        if (item.kind == line_reader::Item::Kind::kRejected) {
+          ++totals->rejected;
+          logs::Rejected(log + ":" + std::to_string(number),
+                         pipeline::RejectionReason(item, reader->max_line_bytes()));
+          return true;
+        }
+        origin.offset = item.offset;
+        switch (ingest->Line(item.line, origin, &reason)) {
+          case pipeline::Outcome::kRejected:
+            ++totals->rejected;
+            logs::Rejected(log + ":" + std::to_string(number), reason);
+            return true;
+          case pipeline::Outcome::kOutputFailed:
+            logs::Error(reason);
+            totals->Raise(exit_status::kIoErr);
+            ok = false;
+            return false;
+          case pipeline::Outcome::kAppended:
+          case pipeline::Outcome::kAlreadyPresent:
+            ++totals->entries;
+            return true;
+          case pipeline::Outcome::kValid:
+            return true;
+        }
+        return true;
+      },
+      &reason);
+  if (r == line_reader::ReadResult::kError) {
+    logs::Error(log + ": " + reason);
+    totals->Raise(exit_status::kIoErr);
+  } else if (r == line_reader::ReadResult::kEndOfData) {
+    const uint64_t pending = line_reader::Reader::PendingBytes(fd.get(), pos);
+    if (pending > 0) {
+      ++totals->lines;
       ++totals->rejected;
-      fprintf(stderr, "%s:%llu: line exceeds %zu bytes (%llu bytes skipped)\n", log.c_str(),
-              static_cast<unsigned long long>(line.number), limits.max_line_bytes,
-              static_cast<unsigned long long>(line.length));
-      continue;
+      logs::Rejected(log + ":" + std::to_string(line_number + 1),
+                     "incomplete last line (" + std::to_string(pending) + " bytes, no newline)");
     }
-    if (!record_validator::ValidateRecord(line.text, limits, &record, &reason)) {
-      ++totals->rejected;
-      fprintf(stderr, "%s:%llu: %s\n", log.c_str(), static_cast<unsigned long long>(line.number),
-              reason.c_str());
-      continue;
-    }
-    if (writer == nullptr) continue;  // validate only
-    source.offset = line.offset;
-    entry_mapper::MapRecord(record, *labels, source, &fields);
-    bool appended = false;  // always, without a set of ids already written
-    if (!writer->AppendNew(&fields, nullptr, &appended, &err)) {
-      PrintError(err);
-      totals->Raise(exit_status::kIoErr);
-      ok = false;
-      break;
-    }
-    ++totals->entries;
   }
-  close(fd);
   // Durable per input file: a later failure never loses an earlier file's entries.
-  if (ok && writer != nullptr && !writer->Sync(&err)) {
-    PrintError(err);
+  if (ok && writer != nullptr && !writer->Sync(&reason)) {
+    logs::Error(reason);
     totals->Raise(exit_status::kIoErr);
     ok = false;
   }
@@ -179,27 +162,23 @@ bool LoadOptionalConfig(const cli_args::ParsedArgs& args, config::Config* cfg, i
   std::vector<std::string> warnings;
   std::string err;
   if (!config::LoadConfig(args.get("--config"), cfg, &warnings, &err)) {
-    PrintError(err);
+    logs::Error(err);
     *status = exit_status::kConfig;
     return false;
   }
-  for (const std::string& w : warnings) fprintf(stderr, "agt-collector: warning: %s\n", w.c_str());
+  for (const std::string& w : warnings) logs::Warning(w);
   return true;
 }
 
-int Finish(const char* command, const Totals& totals, bool wrote) {
+int Finish(const Totals& totals, bool wrote) {
   int status = totals.worst_status;
   if (totals.rejected > 0 && status == exit_status::kOk) status = exit_status::kDataErr;
+  const std::string lines = std::to_string(totals.lines) + " lines, ";
+  const std::string rejected = std::to_string(totals.rejected) + " rejected";
   if (wrote) {
-    fprintf(stderr, "agt-collector: %s: %llu lines, %llu entries written, %llu rejected\n", command,
-            static_cast<unsigned long long>(totals.lines),
-            static_cast<unsigned long long>(totals.entries),
-            static_cast<unsigned long long>(totals.rejected));
+    logs::Note(lines + std::to_string(totals.entries) + " entries written, " + rejected);
   } else {
-    fprintf(stderr, "agt-collector: %s: %llu lines, %llu valid, %llu rejected\n", command,
-            static_cast<unsigned long long>(totals.lines),
-            static_cast<unsigned long long>(totals.lines - totals.rejected),
-            static_cast<unsigned long long>(totals.rejected));
+    logs::Note(lines + std::to_string(totals.lines - totals.rejected) + " valid, " + rejected);
   }
   return status;
 }
@@ -211,63 +190,57 @@ int Import(const cli_args::ParsedArgs& args) {
   config::Config cfg;
   if (!LoadOptionalConfig(args, &cfg, &status)) return status;
   if (args.has("--sandbox-id") == args.has("--config")) {
-    PrintError("agt-collector: error: import: give exactly one of --sandbox-id and --config");
+    logs::Error("give exactly one of --sandbox-id and --config");
     return exit_status::kUsage;
   }
   const std::string key_path = args.has("--key-file") ? args.get("--key-file") : cfg.key_file;
   const std::string out_path = args.has("--out") ? args.get("--out") : cfg.output;
   if (key_path.empty() || out_path.empty()) {
-    PrintError("agt-collector: error: import: --key-file and --out are required (or key_file "
-               "and output in --config)");
+    logs::Error("--key-file and --out are required (or key_file and output in --config)");
     return exit_status::kUsage;
   }
   if (args.positional.empty()) {
-    PrintError("agt-collector: error: import: no LOG given");
+    logs::Error("no LOG given");
     return exit_status::kUsage;
   }
-  entry_mapper::SourceLabels fixed_labels;
-  if (args.has("--sandbox-id")) {
-    if (!watch_pattern::IsPlausibleSandboxId(args.get("--sandbox-id"))) {
-      PrintError("agt-collector: error: import: --sandbox-id must be 1-128 bytes of "
-                 "[A-Za-z0-9._-], not \".\" or \"..\"");
-      return exit_status::kUsage;
-    }
-    fixed_labels = config::LabelsForSandboxId(args.get("--sandbox-id"));
+  const std::string sandbox_id = args.get("--sandbox-id");
+  if (args.has("--sandbox-id") && !watch_pattern::IsPlausibleSandboxId(sandbox_id)) {
+    logs::Error("--sandbox-id must be 1-128 bytes of [A-Za-z0-9._-], not \".\" or \"..\"");
+    return exit_status::kUsage;
   }
-  // Every LOG must have labels before anything is written.
-  std::vector<entry_mapper::SourceLabels> labels(args.positional.size(), fixed_labels);
+  // Every LOG must have labels before anything is written (pipeline.h's rule).
+  const config::Config* labels_config = args.has("--config") ? &cfg : nullptr;
+  std::vector<entry_mapper::SourceLabels> labels(args.positional.size());
   std::string err;
-  if (args.has("--config")) {
-    for (size_t i = 0; i < args.positional.size(); ++i) {
-      if (!config::LabelsForPath(cfg, args.positional[i], &labels[i], &err)) {
-        PrintError(err);
-        return exit_status::kConfig;
-      }
+  for (size_t i = 0; i < args.positional.size(); ++i) {
+    if (!pipeline::LabelsFor(labels_config, args.positional[i], sandbox_id, &labels[i], &err)) {
+      logs::Error(err);
+      return exit_status::kConfig;
     }
   }
   std::string key;
   if (!key_file::ReadKeyFile(key_path, &key, &err)) {
-    PrintError(err);
+    logs::Error(err);
     return exit_status::kNoInput;
   }
   // A key others can read lets them forge entries that verify: said on every
   // import, not only by check-config.
   std::vector<std::string> key_warnings;
   key_file::LintKeyFile(key_path, key, &key_warnings);
-  for (const std::string& w : key_warnings) fprintf(stderr, "agt-collector: warning: %s\n", w.c_str());
-  auto writer = std::make_unique<audit_file::AuditFileWriter>();
-  if (!writer->Open(out_path, key, &err)) {
-    PrintError(err);
+  for (const std::string& w : key_warnings) logs::Warning(w);
+  audit_file::AuditFileWriter writer;
+  if (!writer.Open(out_path, key, &err)) {
+    logs::Error(err);
     return exit_status::kIoErr;
   }
-  if (!writer->recovery_notice().empty()) {
-    fprintf(stderr, "agt-collector: warning: %s\n", writer->recovery_notice().c_str());
-  }
+  if (!writer.recovery_notice().empty()) logs::Warning(writer.recovery_notice());
+  line_reader::Reader reader(kReadChunk, cfg.limits.max_line_bytes);
+  pipeline::Ingest ingest(cfg.limits, &writer, nullptr);
   Totals totals;
   for (size_t i = 0; i < args.positional.size(); ++i) {
-    if (!ProcessLog(args.positional[i], cfg.limits, &labels[i], writer.get(), &totals)) break;
+    if (!ProcessLog(args.positional[i], &labels[i], &reader, &ingest, &writer, &totals)) break;
   }
-  return Finish("import", totals, true);
+  return Finish(totals, true);
 }
 
 int Validate(const cli_args::ParsedArgs& args) {
@@ -275,14 +248,16 @@ int Validate(const cli_args::ParsedArgs& args) {
   config::Config cfg;
   if (!LoadOptionalConfig(args, &cfg, &status)) return status;
   if (args.positional.empty()) {
-    PrintError("agt-collector: error: validate: no LOG given");
+    logs::Error("no LOG given");
     return exit_status::kUsage;
   }
+  line_reader::Reader reader(kReadChunk, cfg.limits.max_line_bytes);
+  pipeline::Ingest ingest(cfg.limits, nullptr, nullptr);
   Totals totals;
   for (const std::string& log : args.positional) {
-    ProcessLog(log, cfg.limits, nullptr, nullptr, &totals);
+    ProcessLog(log, nullptr, &reader, &ingest, nullptr, &totals);
   }
-  return Finish("validate", totals, false);
+  return Finish(totals, false);
 }
 
 }  // namespace import_command

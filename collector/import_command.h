@@ -3,16 +3,9 @@
 #ifndef AGT_COLLECTOR_IMPORT_COMMAND_H_
 #define AGT_COLLECTOR_IMPORT_COMMAND_H_
 
-#include <cstddef>
-
 #include "cli_args.h"
 
 namespace import_command {
-
-extern const cli_args::OptionRow kImportOptions[];
-extern const size_t kImportOptionCount;
-extern const cli_args::OptionRow kValidateOptions[];
-extern const size_t kValidateOptionCount;
 
 // Return an exit status (exit_status.h).
 int Import(const cli_args::ParsedArgs& args);

@@ -6,45 +6,45 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "logs.h"
+#include "unique_fd.h"
+
 namespace key_file {
 
 bool ReadKeyFile(const std::string& path, std::string* key, std::string* err) {
   // Symlinks are followed: secret stores (e.g. mounted secrets) publish keys
   // through them, and the operator, not the sandbox, names this file.
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  if (fd < 0) {
-    *err = "agt-collector: error: open key file " + path + ": " + strerror(errno);
+  const unique_fd::UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  if (!fd.ok()) {
+    *err = logs::ErrnoReason("open key file", path);
     return false;
   }
   struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    *err = "agt-collector: error: key file " + path + ": not a regular file";
-    close(fd);
+  if (fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    *err = "key file " + path + ": not a regular file";
     return false;
   }
   key->assign(kMaxKeyBytes + 1, '\0');
   size_t got = 0;
   while (got < key->size()) {
-    const ssize_t n = read(fd, key->data() + got, key->size() - got);
+    const ssize_t n = read(fd.get(), key->data() + got, key->size() - got);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      *err = "agt-collector: error: read key file " + path + ": " + strerror(errno);
-      close(fd);
+      *err = logs::ErrnoReason("read key file", path);
       key->clear();
       return false;
     }
     if (n == 0) break;
     got += static_cast<size_t>(n);
   }
-  close(fd);
   key->resize(got);
   if (got == 0) {
-    *err = "agt-collector: error: key file " + path + " is empty";
+    *err = "key file " + path + " is empty";
     return false;
   }
   if (got > kMaxKeyBytes) {
     key->clear();
-    *err = "agt-collector: error: key file " + path + " is larger than " +
+    *err = "key file " + path + " is larger than " +
            std::to_string(kMaxKeyBytes) + " bytes";
     return false;
   }

@@ -1,70 +1,94 @@
-// The collector core as a library (static library agt_collector_core):
-// everything between a log line and a durable, signed audit entry. `import`
-// and the run mode both drive it; this block is the contract between them.
+// The one path from a line to a durable, signed audit entry. Every intake
+// is a thin front end over it: `import`/`validate` (files named on the
+// command line), `run` (every sandbox log a watch pattern finds), and the
+// attested unix socket to come (a message per record).
 //
-//   log_line_reader::LineReader  bounded '\n' reader: kLine / kTooLong / kEof.
-//                                 Over-long lines are skipped, never buffered.
-//   record_validator::ValidateRecord(line, limits, &record, &reason)
-//                                 strict; false + one-line reason per rejected
-//                                 line. Reuse one ValidRecord (no allocation
-//                                 in steady state).
-//   entry_mapper::MapRecord(record, labels, source, &fields)
-//                                 labels from the operator (config/pattern),
-//                                 source = {file, st_dev, st_ino, line offset};
-//                                 entry_id is left empty: AppendNew() derives
-//                                 it from the entry up to its data (record
-//                                 fields + source), so a replay of the same
-//                                 line yields the same id (chain_signer.h).
-//   audit_file::AuditFileWriter  Open(path, key, &err) resumes the chain from
-//                                 the file's last line (a corrupt or foreign-key
-//                                 last line fails Open; a torn unterminated tail
-//                                 from a crash is cut off and reported through
-//                                 recovery_notice(), print it); AppendNew() (or
-//                                 Append(), for an entry_id given as is) queues
-//                                 a signed line; Flush() writes; Sync() writes and
-//                                 fdatasyncs: entries appended before a Sync()
-//                                 that returned true are durable, so a
-//                                 checkpoint may be written after it and not
-//                                 before. Reopen() for SIGHUP. RecentEntryIds(n)
-//                                 reads the last n entry_ids for exactly-once
-//                                 on restart. One writer per file (flock).
-//   config::Config               closed-vocabulary JSON config: output, key_file,
-//                                 state_dir, watch[], sources[], limits.
-//                                 LabelsForPath() picks a source's labels.
-//   watch_pattern::*             "{sandbox_id}" patterns: validate, match.
-//   key_file::ReadKeyFile        raw key bytes; never print them.
-//   audit_verifier::*            upstream-equivalent chain verification.
+//   bytes --line_reader::Reader--> line --Ingest::Line--> validated record
+//         --entry_mapper--> entry --audit_file::AuditFileWriter--> signed line
 //
-// Errors: functions return bool and fill std::string* err with a message
-// that already starts "agt-collector: error: " where it is meant for the
-// user as is; rejection *reasons* carry no prefix (callers print
-// "LOG:LINE: reason"). Nothing here exits or prints.
-//
-// The run subcommand: when collector/tail/meson.build exists, meson adds
-// `tail_sources` (which may list ../run_*.cc) to the agt-collector binary,
-// `tail_test_sources` to the unit-test binary collector-unit (less any test
-// file the tail directory runs in a test binary of its own, listed in
-// `tail_standalone_test_sources`), and defines AGT_COLLECTOR_HAS_RUN=1; collector_main.cc then includes
-// "run_command.h" and expects:
-//   namespace run_command {
-//   extern const char kUsage[];  // "run --key-file K --out FILE ..."
-//   extern const char kHelp[];   // one line
-//   int Main(int argc, char** argv);  // argv[0] == "run"; returns exit status
-//   }
-// Exit statuses: exit_status.h.
+// Ingest::Line validates a line as hostile input, maps it with the labels of
+// its source and appends it (or only validates, without an output). The
+// front end reads, counts and reports; it makes entries durable with the
+// writer's Sync() and writes any position of its own (run's checkpoints)
+// only after a Sync() that returned true.
 #ifndef AGT_COLLECTOR_PIPELINE_H_
 #define AGT_COLLECTOR_PIPELINE_H_
 
+#include <stdint.h>
+
+#include <string>
+#include <string_view>
+#include <unordered_set>
+
 #include "audit_entry.h"
 #include "audit_file.h"
-#include "audit_verifier.h"
-#include "chain_signer.h"
 #include "config.h"
 #include "entry_mapper.h"
-#include "exit_status.h"
-#include "key_file.h"
-#include "log_line_reader.h"
+#include "file_id.h"
 #include "record_validator.h"
-#include "watch_pattern.h"
+#include "tail/line_reader.h"
+
+namespace pipeline {
+
+// Where a line came from. A file gives its path, identity and the offset of
+// the line's first byte; a socket message will give the peer's name, a zero
+// FileId and its sequence number as the offset. Stamped into data.source.
+struct Origin {
+  std::string_view name;  // the path, as configured or watched
+  file_id::FileId file;
+  uint64_t offset = 0;
+  const entry_mapper::SourceLabels* labels = nullptr;  // from LabelsFor
+};
+
+// The one rule for a source's labels, whatever the intake:
+//  - the configuration's first source whose path or pattern names it (then
+//    a configured watch pattern) gives them;
+//  - a source it does not name gets the defaults of the sandbox id the
+//    intake knows (run: the {sandbox_id} of the --watch pattern that found
+//    it; import: --sandbox-id);
+//  - a source with neither is refused before anything is written (import
+//    --config with a LOG no pattern matches: exit 78).
+// A sandbox id the intake knows always wins over the configured one.
+// `config` may be null; `known_sandbox_id` may be empty.
+bool LabelsFor(const config::Config* config, std::string_view path,
+               std::string_view known_sandbox_id, entry_mapper::SourceLabels* labels,
+               std::string* err);
+
+// The words for a line the reader would not deliver: "line longer than the
+// limit (N bytes, limit M)", "NUL bytes (N bytes)".
+std::string RejectionReason(const line_reader::Item& item, size_t max_line_bytes);
+
+enum class Outcome {
+  kAppended,        // a new entry is queued in the output
+  kValid,           // valid (no output: validate only)
+  kAlreadyPresent,  // its entry_id is among the ids already written (replay)
+  kRejected,        // *reason says why (no prefix)
+  kOutputFailed,    // the output failed; *reason says how; stop
+};
+
+class Ingest {
+ public:
+  // `out` null: validate only. `already_written` (may be null): entry ids
+  // written before a crash, skipped once each (exactly once on restart).
+  Ingest(const record_validator::Limits& limits, audit_file::AuditFileWriter* out,
+         std::unordered_set<std::string>* already_written);
+
+  Outcome Line(std::string_view line, const Origin& origin, std::string* reason);
+
+  // The last line's record and entry (after kAppended): for syslog.
+  const record_validator::ValidRecord& record() const { return record_; }
+  const audit_entry::AuditEntryFields& entry() const { return fields_; }
+
+ private:
+  record_validator::Limits limits_;
+  audit_file::AuditFileWriter* out_;
+  std::unordered_set<std::string>* already_written_;
+  // Reused from line to line: no allocation in steady state.
+  record_validator::ValidRecord record_;
+  audit_entry::AuditEntryFields fields_;
+  entry_mapper::SourceRef source_;
+};
+
+}  // namespace pipeline
 
 #endif  // AGT_COLLECTOR_PIPELINE_H_

@@ -8,7 +8,10 @@
 
 #include <algorithm>
 #include <random>
+#include <unordered_set>
 
+#include "audit_verifier.h"
+#include "config.h"
 #include "test_util.h"
 
 namespace {
@@ -74,32 +77,32 @@ TEST_CASE("every prefix of a good log: whole lines become entries, the rest stay
     test_util::WriteFile(path, log.substr(0, len));
     const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
     REQUIRE(fd >= 0);
-    log_line_reader::LineReader reader(fd, 0, limits.max_line_bytes);
-    log_line_reader::Line line;
+    line_reader::Reader reader(4096, limits.max_line_bytes);
+    line_reader::Position pos;
     record_validator::ValidRecord rec;
     audit_entry::AuditEntryFields fields;
     Chain chain;
     std::string err, reason;
-    for (;;) {
-      const auto r = reader.Next(&line, &err);
-      REQUIRE(r != log_line_reader::ReadResult::kError);
-      REQUIRE(r != log_line_reader::ReadResult::kTooLong);
-      if (r == log_line_reader::ReadResult::kEof) break;
+    const auto r = reader.Read(fd, &pos, [&](const line_reader::Item& item) {
+      REQUIRE(item.kind == line_reader::Item::Kind::kLine);
       CAPTURE(len);
-      REQUIRE(record_validator::ValidateRecord(line.text, limits, &rec, &reason));
-      entry_mapper::MapRecord(rec, Labels(), {path, 1, 2, line.offset}, &fields);
+      REQUIRE(record_validator::ValidateRecord(item.line, limits, &rec, &reason));
+      entry_mapper::MapRecord(rec, Labels(), {path, 1, 2, item.offset}, &fields);
       chain.Add(&fields);
-    }
+      return true;
+    }, &err);
+    REQUIRE(r == line_reader::ReadResult::kEndOfData);
+    const uint64_t pending = line_reader::Reader::PendingBytes(fd, pos);
     close(fd);
     const std::string prefix = log.substr(0, len);
     const size_t complete = static_cast<size_t>(std::count(prefix.begin(), prefix.end(), '\n'));
     CHECK(chain.entries == complete);
     const size_t last_nl = prefix.rfind('\n');
-    CHECK(reader.pending_bytes() == (last_nl == std::string::npos ? len : len - last_nl - 1));
+    CHECK(pending == (last_nl == std::string::npos ? len : len - last_nl - 1));
     // The pending bytes are a valid record only when they are a whole line
     // whose newline has not arrived yet.
-    if (reader.pending_bytes() > 0) {
-      const std::string_view tail = std::string_view(prefix).substr(len - reader.pending_bytes());
+    if (pending > 0) {
+      const std::string_view tail = std::string_view(prefix).substr(len - pending);
       const bool whole = std::find(kGoodLines.begin(), kGoodLines.end(), tail) != kGoodLines.end();
       CHECK(record_validator::ValidateRecord(tail, limits, &rec, &reason) == whole);
     }
@@ -141,4 +144,67 @@ TEST_CASE("random mutations never crash and never yield an entry that fails veri
   }
   CHECK(accepted > 100);  // the mutations keep some records valid
   CHECK(rejected > 10000);
+}
+
+TEST_CASE("one rule for a source's labels, whatever the intake") {
+  config::Config cfg;
+  std::vector<std::string> warnings;
+  std::string err;
+  REQUIRE(config::ParseConfig(
+      R"({"sources": [{"pattern": "/l/{sandbox_id}/denied.log", "environment": "prod"}]})", "c.json",
+      &cfg, &warnings, &err));
+  entry_mapper::SourceLabels labels;
+  // Named by the configuration: its labels.
+  REQUIRE(pipeline::LabelsFor(&cfg, "/l/sb-1/denied.log", "", &labels, &err));
+  CHECK(labels.sandbox_id == "sb-1");
+  CHECK(labels.environment == "prod");
+  // The sandbox id the intake knows wins over the configured one.
+  REQUIRE(pipeline::LabelsFor(&cfg, "/l/sb-1/denied.log", "sb-2", &labels, &err));
+  CHECK(labels.sandbox_id == "sb-2");
+  CHECK(labels.environment == "prod");
+  // Not named, but the intake knows the sandbox: its defaults.
+  REQUIRE(pipeline::LabelsFor(&cfg, "/elsewhere/denied.log", "sb-3", &labels, &err));
+  CHECK(labels.sandbox_id == "sb-3");
+  CHECK(labels.agent_did == entry_mapper::DefaultAgentDid("sb-3"));
+  CHECK_FALSE(labels.environment.has_value());
+  REQUIRE(pipeline::LabelsFor(nullptr, "/any", "sb-4", &labels, &err));
+  CHECK(labels.sandbox_id == "sb-4");
+  // Neither: refused, naming the path and the configuration.
+  CHECK_FALSE(pipeline::LabelsFor(&cfg, "/elsewhere/denied.log", "", &labels, &err));
+  CHECK(err == "/elsewhere/denied.log: matches no source or watch pattern in c.json");
+  CHECK_FALSE(pipeline::LabelsFor(nullptr, "/any", "", &labels, &err));
+}
+
+TEST_CASE("Ingest: a line is validated, mapped and appended once; replays and junk are not") {
+  test_util::TempDir dir;
+  const std::string out_path = dir / "audit.jsonl";
+  const std::string key(32, 'k');
+  audit_file::AuditFileWriter out;
+  std::string err;
+  REQUIRE(out.Open(out_path, key, &err));
+  std::unordered_set<std::string> written;
+  const record_validator::Limits limits;
+  const entry_mapper::SourceLabels labels = Labels();
+  pipeline::Origin origin{"/l/sb-1/denied.log", {7, 9}, 0, &labels};
+  {
+    pipeline::Ingest validate_only(limits, nullptr, nullptr);
+    CHECK(validate_only.Line(kGoodLines[0], origin, &err) == pipeline::Outcome::kValid);
+  }
+  pipeline::Ingest ingest(limits, &out, &written);
+  REQUIRE(ingest.Line(kGoodLines[0], origin, &err) == pipeline::Outcome::kAppended);
+  CHECK(ingest.entry().resource == "curl");
+  const std::string first_id = ingest.entry().entry_id;
+  CHECK(ingest.Line("{\"not\": \"a record\"}", origin, &err) == pipeline::Outcome::kRejected);
+  CHECK_FALSE(err.empty());
+  origin.offset = 100;
+  REQUIRE(ingest.Line(kGoodLines[1], origin, &err) == pipeline::Outcome::kAppended);
+  REQUIRE(out.Sync(&err));
+  // A replay of the first line from the same origin: its entry id is known.
+  written.insert(first_id);
+  origin.offset = 0;
+  CHECK(ingest.Line(kGoodLines[0], origin, &err) == pipeline::Outcome::kAlreadyPresent);
+  audit_verifier::VerifyReport report;
+  REQUIRE(audit_verifier::VerifyAuditFile(out_path, key, &report, &err) ==
+          audit_verifier::VerifyResult::kValid);
+  CHECK(report.entries == 2);
 }

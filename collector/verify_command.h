@@ -2,14 +2,9 @@
 #ifndef AGT_COLLECTOR_VERIFY_COMMAND_H_
 #define AGT_COLLECTOR_VERIFY_COMMAND_H_
 
-#include <cstddef>
-
 #include "cli_args.h"
 
 namespace verify_command {
-
-extern const cli_args::OptionRow kVerifyOptions[];
-extern const size_t kVerifyOptionCount;
 
 int Verify(const cli_args::ParsedArgs& args);
 

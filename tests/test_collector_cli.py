@@ -237,7 +237,8 @@ class Import(unittest.TestCase):
         self.assertIn("UTF-8", reported[2])
         self.assertIn('duplicate key "binary"', reported[3])
         self.assertIn('unknown key "extra"', reported[4])
-        self.assertIn("line exceeds 65536 bytes", reported[5])
+        self.assertIn("line longer than the limit (", reported[5])
+        self.assertIn(" bytes, limit 65536)", reported[5])
         self.assert_verifies(2)
         offsets = [e["data"]["source"]["offset"] for e in read_entries(self.out)]
         self.assertEqual(offsets, [0, len(data) - len(good) - 1])
@@ -297,7 +298,7 @@ class Import(unittest.TestCase):
             f.write(good[:200])
         r = self.import_(log)
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("warning: %s: removed 200 bytes of an incomplete last line" % self.out,
+        self.assertIn("warning: import: %s: removed 200 bytes of an incomplete last line" % self.out,
                       r.stderr)
         self.assert_verifies(2)
         with open(self.out, "ab") as f:  # a complete line that is no entry
@@ -338,7 +339,7 @@ class Import(unittest.TestCase):
         self.assertIn(":3: previous_hash", r.stderr)
         r = run_collector("verify", "--key-file", self.w.key_file, self.w.join("missing.jsonl"))
         self.assertEqual(r.returncode, 66)
-        self.assertIn("agt-collector: error: open ", r.stderr)
+        self.assertIn("agt-collector: error: verify: open ", r.stderr)
 
     def test_verify_rejects_every_edit_upstream_rejects(self):
         """Edits of a signed file, judged by agt-collector verify and by upstream's logic.
@@ -379,7 +380,7 @@ class Import(unittest.TestCase):
                 self.assertEqual(upstream.verify_file(edited, self.w.key)[0], upstream_accepts)
                 r = run_collector("verify", "--key-file", self.w.key_file, edited)
                 self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
-                self.assertRegex(r.stderr, r"^agt-collector: %s:[1-4]: " % re.escape(edited))
+                self.assertRegex(r.stderr, r"^agt-collector: verify: %s:[1-4]: " % re.escape(edited))
         # Whitespace around a line is no edit of its content, for upstream or for verify.
         with open(edited, "wb") as f:
             f.write(b"".join(b" " + l + b" \t\n" for l in lines))
@@ -463,7 +464,7 @@ class Import(unittest.TestCase):
             said += proc.communicate(timeout=20)[1]
         self.assertEqual(proc.returncode, 0, said)
         self.assertIn("agt-collector: run: ", said)
-        self.assertIn("agt-collector: warning: key file %s has mode 0640" % weak, said)
+        self.assertIn("agt-collector: warning: run: key file %s has mode 0640" % weak, said)
         self.assertIn("holds 15 bytes", said)
         self.assertNotIn("hunter2", said)
 
@@ -472,9 +473,9 @@ class Import(unittest.TestCase):
         log = self.w.write("denied.log", record() + "\n")
         r = run_collector("import", "--key-file", weak, "--out", self.out, "--sandbox-id", "a", log)
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("agt-collector: warning: key file %s has mode 0644: readable or writable by "
+        self.assertIn("agt-collector: warning: import: key file %s has mode 0644: readable or writable by "
                       "group/others" % weak, r.stderr)
-        self.assertIn("agt-collector: warning: key file %s holds 15 bytes" % weak, r.stderr)
+        self.assertIn("agt-collector: warning: import: key file %s holds 15 bytes" % weak, r.stderr)
         self.assertNotIn("hunter2", r.stderr + r.stdout)
         self.assertEqual(upstream.verify_file(self.out, b"hunter2-hunter2"), (True, 1, ""))
 

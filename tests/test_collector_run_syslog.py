@@ -107,7 +107,7 @@ class RunSyslogTest(unittest.TestCase):
         deadline = time.monotonic() + 10
         while "syslog" not in h.stderr() and time.monotonic() < deadline:
             time.sleep(0.05)
-        self.assertIn("agt-collector: warning: syslog " + rs.socket, h.stderr())
+        self.assertIn("agt-collector: warning: run: syslog " + rs.socket, h.stderr())
         self.assertIn("dropped", h.stderr())
         # Back again: the sender reconnects (at most once a second).
         rs.start()

@@ -10,6 +10,8 @@
 
 #include <vector>
 
+#include "unique_fd.h"
+
 namespace checkpoint_store {
 namespace {
 
@@ -42,16 +44,16 @@ bool IsHex64(const std::string& s) {
 
 LoadResult Load(int state_dir_fd, const std::string& key, Checkpoint* out, std::string* err) {
   const std::string name = FileName(key);
-  int fd = openat(state_dir_fd, name.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) {
+  const unique_fd::UniqueFd fd(
+      openat(state_dir_fd, name.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  if (!fd.ok()) {
     if (errno == ENOENT) return LoadResult::kNone;
     *err = "open " + name + ": " + strerror(errno);
     return LoadResult::kError;
   }
   char buf[512];
-  ssize_t n = read(fd, buf, sizeof buf - 1);
-  int e = errno;
-  close(fd);
+  const ssize_t n = read(fd.get(), buf, sizeof buf - 1);
+  const int e = errno;
   if (n < 0) {
     *err = "read " + name + ": " + strerror(e);
     return LoadResult::kError;
@@ -75,10 +77,9 @@ LoadResult Load(int state_dir_fd, const std::string& key, Checkpoint* out, std::
     *err = name + ": malformed checkpoint";
     return LoadResult::kCorrupt;
   }
-  out->dev = dev;
-  out->ino = ino;
-  out->offset = offset;
-  out->skipping_long_line = skipping == 1;
+  out->file = {dev, ino};
+  out->position.offset = offset;
+  out->position.skipping_long_line = skipping == 1;
   out->hash_len = hash_len;
   out->sha256_hex = hex;
   return LoadResult::kLoaded;
@@ -89,22 +90,25 @@ bool Stage(int state_dir_fd, const std::string& key, const Checkpoint& c, bool s
   const std::string tmp = FileName(key) + ".tmp";
   char line[256];
   snprintf(line, sizeof line, "dev=%llu ino=%llu offset=%llu skipping=%u hash_len=%u sha256=%s\n",
-           static_cast<unsigned long long>(c.dev), static_cast<unsigned long long>(c.ino),
-           static_cast<unsigned long long>(c.offset), c.skipping_long_line ? 1u : 0u, c.hash_len,
+           static_cast<unsigned long long>(c.file.dev), static_cast<unsigned long long>(c.file.ino),
+           static_cast<unsigned long long>(c.position.offset),
+           c.position.skipping_long_line ? 1u : 0u, c.hash_len,
            c.sha256_hex.c_str());
   const std::string body = std::string(kMagic) + line;
-  int fd = openat(state_dir_fd, tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-                  0600);
-  if (fd < 0) {
+  const unique_fd::UniqueFd fd(openat(state_dir_fd, tmp.c_str(),
+                                      O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!fd.ok()) {
     *err = "open " + tmp + ": " + strerror(errno);
     return false;
   }
-  if (!WriteAll(fd, body) || (sync_file && fsync(fd) != 0)) {
-    *err = "write/fsync " + tmp + ": " + strerror(errno);
-    close(fd);
+  if (!WriteAll(fd.get(), body)) {
+    *err = "write " + tmp + ": " + strerror(errno);
     return false;
   }
-  close(fd);
+  if (sync_file && fsync(fd.get()) != 0) {
+    *err = "fsync " + tmp + ": " + strerror(errno);
+    return false;
+  }
   return true;
 }
 
@@ -178,27 +182,27 @@ bool StillValid(int fd, const Checkpoint& c, std::string* why) {
     *why = std::string("fstat: ") + strerror(errno);
     return false;
   }
-  if (static_cast<uint64_t>(st.st_dev) != c.dev || static_cast<uint64_t>(st.st_ino) != c.ino) {
-    *why = "a different file (device:inode " + std::to_string(st.st_dev) + ":" +
-           std::to_string(st.st_ino) + ", checkpoint has " + std::to_string(c.dev) + ":" +
-           std::to_string(c.ino) + ")";
+  if (file_id::FileId::Of(st) != c.file) {
+    *why = "a different file (device:inode " + file_id::FileId::Of(st).ToString() +
+           ", checkpoint has " + c.file.ToString() + ")";
     return false;
   }
+  const uint64_t offset = c.position.offset;
   const uint64_t size = static_cast<uint64_t>(st.st_size);
-  if (size < c.offset) {
+  if (size < offset) {
     *why = "truncated: size " + std::to_string(size) + " is below the checkpoint offset " +
-           std::to_string(c.offset);
+           std::to_string(offset);
     return false;
   }
   uint32_t len = 0;
   std::string hex, err;
-  if (!HashBefore(fd, c.offset, &len, &hex, &err)) {
-    *why = "cannot hash the bytes before offset " + std::to_string(c.offset) + ": " + err;
+  if (!HashBefore(fd, offset, &len, &hex, &err)) {
+    *why = "cannot hash the bytes before offset " + std::to_string(offset) + ": " + err;
     return false;
   }
   if (len != c.hash_len || hex != c.sha256_hex) {
     *why = "rewritten: the " + std::to_string(c.hash_len) + " bytes before offset " +
-           std::to_string(c.offset) + " changed (size now " + std::to_string(size) +
+           std::to_string(offset) + " changed (size now " + std::to_string(size) +
            "; copytruncate or shrink-and-regrow)";
     return false;
   }

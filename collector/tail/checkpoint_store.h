@@ -11,18 +11,20 @@
 
 #include <string>
 
+#include "file_id.h"
+#include "tail/line_reader.h"
+
 namespace checkpoint_store {
 
 // How many bytes before the offset the hash covers (fewer near the start).
 constexpr uint32_t kHashWindow = 4096;
 
+// One value: where reading a file resumes, and how to know it is the same file.
 struct Checkpoint {
-  uint64_t dev = 0;
-  uint64_t ino = 0;
-  uint64_t offset = 0;
-  bool skipping_long_line = false;
-  uint32_t hash_len = 0;    // bytes hashed: min(offset, kHashWindow)
-  std::string sha256_hex;   // of bytes [offset - hash_len, offset)
+  file_id::FileId file;
+  line_reader::Position position;
+  uint32_t hash_len = 0;    // bytes hashed: min(position.offset, kHashWindow)
+  std::string sha256_hex;   // of bytes [position.offset - hash_len, position.offset)
 };
 
 enum class LoadResult { kLoaded, kNone, kCorrupt, kError };
@@ -46,7 +48,7 @@ bool SyncDirectory(int state_dir_fd, std::string* err);
 bool HashBefore(int fd, uint64_t offset, uint32_t* hash_len, std::string* sha256_hex,
                 std::string* err);
 
-// Whether reading fd from c.offset continues the same byte stream. On false,
+// Whether reading fd from c.position continues the same byte stream. On false,
 // *why says what changed, with sizes (the caller starts over from 0).
 bool StillValid(int fd, const Checkpoint& c, std::string* why);
 

@@ -5,16 +5,37 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 namespace line_reader {
 
-Reader::Reader(char* buffer, size_t buffer_size, size_t max_line_bytes)
-    : buffer_(buffer),
-      buffer_size_(buffer_size),
-      max_line_bytes_(max_line_bytes < buffer_size ? max_line_bytes : buffer_size - 1) {}
+const char* Describe(Rejection rejection) {
+  switch (rejection) {
+    case Rejection::kTooLong: return "line longer than the limit";
+    case Rejection::kNul: return "NUL bytes";
+    case Rejection::kNone: break;
+  }
+  return "not rejected";
+}
+
+namespace {
+constexpr size_t kMinChunk = 64;
+}
+
+Reader::Reader(size_t chunk_bytes, size_t max_line_bytes)
+    : buffer_(std::max(chunk_bytes, kMinChunk)),
+      max_line_bytes_(max_line_bytes) {}
+
+uint64_t Reader::PendingBytes(int fd, const Position& pos) {
+  struct stat st;
+  if (pos.skipping_long_line || fstat(fd, &st) != 0) return 0;
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  return size > pos.offset ? size - pos.offset : 0;
+}
 
 ReadResult Reader::Read(int fd, Position* pos, const ItemCallback& on_item, std::string* err) {
   for (;;) {
-    ssize_t n = pread(fd, buffer_, buffer_size_, static_cast<off_t>(pos->offset));
+    ssize_t n = pread(fd, buffer_.data(), buffer_.size(), static_cast<off_t>(pos->offset));
     if (n < 0) {
       if (errno == EINTR) continue;
       if (err) *err = std::string("pread: ") + strerror(errno);
@@ -22,7 +43,7 @@ ReadResult Reader::Read(int fd, Position* pos, const ItemCallback& on_item, std:
     }
     if (n == 0) return ReadResult::kEndOfData;
     const size_t len = static_cast<size_t>(n);
-    const char* buf = buffer_;
+    const char* buf = buffer_.data();
     size_t at = 0;  // consumed bytes of this chunk; pos->offset tracks it
     while (at < len) {
       const char* p = buf + at;
@@ -43,7 +64,8 @@ ReadResult Reader::Read(int fd, Position* pos, const ItemCallback& on_item, std:
         Item item;
         item.kind = Item::Kind::kRejected;
         item.offset = pos->offset;
-        item.reason = "NUL bytes";
+        item.rejection = Rejection::kNul;
+        item.ends_line = false;  // the line goes on after the run (maybe just its '\n')
         at += run;
         pos->offset += run;
         if (at == len) {
@@ -75,11 +97,11 @@ ReadResult Reader::Read(int fd, Position* pos, const ItemCallback& on_item, std:
         if (line_len > max_line_bytes_) {
           item.kind = Item::Kind::kRejected;
           item.length = line_len;
-          item.reason = "line longer than the limit";
+          item.rejection = Rejection::kTooLong;
         } else if (memchr(p, '\0', line_len) != nullptr) {
           item.kind = Item::Kind::kRejected;
           item.length = line_len;
-          item.reason = "NUL bytes";
+          item.rejection = Rejection::kNul;
         } else {
           item.kind = Item::Kind::kLine;
           item.line = std::string_view(p, line_len);
@@ -95,7 +117,7 @@ ReadResult Reader::Read(int fd, Position* pos, const ItemCallback& on_item, std:
         item.kind = Item::Kind::kRejected;
         item.offset = pos->offset;
         item.length = rest;
-        item.reason = "line longer than the limit";
+        item.rejection = Rejection::kTooLong;
         at += rest;
         pos->offset += rest;
         pos->skipping_long_line = true;
@@ -104,7 +126,13 @@ ReadResult Reader::Read(int fd, Position* pos, const ItemCallback& on_item, std:
         continue;
       }
       // A partial line: leave it in the file; re-read from its start.
-      if (at == 0) return ReadResult::kEndOfData;  // nothing more complete yet
+      if (at == 0) {
+        if (len < buffer_.size()) return ReadResult::kEndOfData;  // nothing more complete yet
+        // The buffer is full of one line that may still be within the
+        // limit: grow it and read the line again.
+        buffer_.resize(std::min(2 * buffer_.size(), max_line_bytes_ + 1));  // size <= max here
+        break;
+      }
       break;
     }
   }

@@ -1,5 +1,8 @@
-// Reads newline-terminated lines from a file at an offset, in fixed chunks
-// through one caller-owned buffer. A trailing partial line is not held in
+// The collector's one line reader: every subcommand reads a file with it
+// (import, validate, verify, and run for every sandbox log). It reads
+// newline-terminated lines from a file at an offset, in chunks through one
+// buffer that grows on demand up to the line limit, so per file the state is
+// only a Position. A trailing partial line is not held in
 // memory: the offset simply stays at its start, and it is read again once its
 // newline has arrived. An over-long line is rejected as soon as it is known
 // to be too long and skipped without ever being buffered whole; the lines
@@ -14,6 +17,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace line_reader {
 
@@ -23,7 +27,20 @@ namespace line_reader {
 struct Position {
   uint64_t offset = 0;
   bool skipping_long_line = false;
+  bool operator==(const Position& o) const {
+    return offset == o.offset && skipping_long_line == o.skipping_long_line;
+  }
+  bool operator!=(const Position& o) const { return !(*this == o); }
 };
+
+// Why a run of bytes was not delivered as a line.
+enum class Rejection {
+  kNone,
+  kTooLong,  // longer than the line limit
+  kNul,      // holds NUL bytes (a stale writer's hole, or a sparse file's)
+};
+// "line longer than the limit", "NUL bytes": the words used in messages.
+const char* Describe(Rejection rejection);
 
 struct Item {
   enum class Kind { kLine, kRejected };
@@ -31,8 +48,11 @@ struct Item {
   uint64_t offset = 0;    // where the line (or rejected run) starts
   uint64_t end = 0;       // the position just after it: resume here
   std::string_view line;  // kLine: the bytes without '\n' (valid until the callback returns)
+  // False only for a run of NULs at a line's start: the same line goes on
+  // with the next item, if only its '\n' (for counting lines).
+  bool ends_line = true;
   uint64_t length = 0;    // kRejected: bytes known so far
-  const char* reason = nullptr;  // kRejected
+  Rejection rejection = Rejection::kNone;  // kRejected: why
 };
 
 enum class ReadResult {
@@ -46,19 +66,23 @@ using ItemCallback = std::function<bool(const Item&)>;
 
 class Reader {
  public:
-  // buffer must hold at least max_line_bytes + 1 bytes; it is shared by all
-  // files, so the per-file state is just a Position.
-  Reader(char* buffer, size_t buffer_size, size_t max_line_bytes);
+  // Reads in chunks of chunk_bytes (at least 64); when a line is longer
+  // than that, the buffer grows up to max_line_bytes + 1 for it: a generous
+  // limit costs memory only when a line that long comes along. One Reader serves any number
+  // of files, one after the other.
+  Reader(size_t chunk_bytes, size_t max_line_bytes);
 
   size_t max_line_bytes() const { return max_line_bytes_; }
+  // The bytes at the end of fd after *pos that no item covers yet: an
+  // unterminated last line (0 while skipping an over-long line).
+  static uint64_t PendingBytes(int fd, const Position& pos);
 
   // Reads from pos->offset to the current end of fd (or until the callback
   // stops), advancing *pos past every item delivered.
   ReadResult Read(int fd, Position* pos, const ItemCallback& on_item, std::string* err);
 
  private:
-  char* buffer_;
-  size_t buffer_size_;
+  std::vector<char> buffer_;
   size_t max_line_bytes_;
 };
 

@@ -29,7 +29,7 @@ ReadResult ReadAll(Reader* r, int fd, Position* pos, Seen* seen) {
       seen->lines.emplace_back(it.line);
       seen->line_offsets.push_back(it.offset);
     } else {
-      seen->rejected.push_back(std::to_string(it.offset) + ":" + it.reason);
+      seen->rejected.push_back(std::to_string(it.offset) + ":" + line_reader::Describe(it.rejection));
     }
     return true;
   }, &err);
@@ -46,13 +46,12 @@ std::string GoodFile() {
 // A Reader (buffer of buf_size, line limit max_line) and one file "f"
 // holding `content`, open with `flags`; closed even when a REQUIRE fails.
 struct ReaderOnFile {
-  std::vector<char> buf;
   Reader reader;
   tail_test_util::TempDir d;
   int fd = -1;
   ReaderOnFile(size_t buf_size, size_t max_line, const std::string& content,
                int flags = O_RDONLY)
-      : buf(buf_size), reader(buf.data(), buf.size(), max_line) {
+      : reader(buf_size, max_line) {
     d.Write("f", content);
     fd = open(d.Join("f").c_str(), flags | O_CLOEXEC);
   }
@@ -74,8 +73,7 @@ TEST_CASE("line_reader: every prefix of a good file, then the rest, yields each 
     s = nl + 1;
   }
   for (size_t buf_size : {64u, 65u, 97u, 4096u}) {
-    std::vector<char> buf(buf_size);
-    Reader reader(buf.data(), buf.size(), 63);
+    Reader reader(buf_size, 63);
     for (size_t cut = 0; cut <= good.size(); ++cut) {
       tail_test_util::TempDir d;
       d.Write("f", good.substr(0, cut));
@@ -183,4 +181,133 @@ TEST_CASE("line_reader: the callback can stop; the position resumes exactly") {
     if (r == ReadResult::kEndOfData) break;
   }
   CHECK(got == std::vector<std::string>{"a", "b", "c", "d"});
+}
+
+// What import, validate and verify need from the reader (these cases came
+// with them from the reader they used before): line numbers, offsets, the
+// pending partial line, the buffer grown for long lines up to the limit.
+namespace {
+
+struct Numbered {
+  Item::Kind kind;
+  std::string text;
+  uint64_t offset, length, number;
+};
+
+std::vector<Numbered> ReadNumbered(const std::string& path, size_t chunk, size_t max,
+                                   uint64_t* pending) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  Reader reader(chunk, max);
+  Position pos;
+  std::vector<Numbered> items;
+  uint64_t number = 0;
+  std::string err;
+  REQUIRE(reader.Read(fd, &pos, [&](const Item& it) {
+    items.push_back({it.kind, std::string(it.line), it.offset, it.length, number + 1});
+    if (it.ends_line) ++number;
+    return true;
+  }, &err) == ReadResult::kEndOfData);
+  *pending = Reader::PendingBytes(fd, pos);
+  close(fd);
+  return items;
+}
+
+}  // namespace
+
+TEST_CASE("line_reader: lines with offsets and numbers; a partial last line stays pending") {
+  tail_test_util::TempDir d;
+  d.Write("log", "a\n\nbcd\nef");
+  uint64_t pending = 0;
+  const auto items = ReadNumbered(d.Join("log"), 4096, 100, &pending);
+  REQUIRE(items.size() == 3);
+  CHECK(items[0].text == "a");
+  CHECK(items[1].text == "");
+  CHECK(items[1].offset == 2);
+  CHECK(items[2].text == "bcd");
+  CHECK(items[2].offset == 3);
+  CHECK(items[2].number == 3);
+  CHECK(pending == 2);
+}
+
+TEST_CASE("line_reader: an over-long line is skipped without harming the next one") {
+  tail_test_util::TempDir d;
+  const std::string longline(1000000, 'x');
+  d.Write("log", "ok1\n" + longline + "\nok2\n" + std::string(101, 'y') + "\n" +
+                     std::string(100, 'z') + "\n");
+  uint64_t pending = 0;
+  const auto items = ReadNumbered(d.Join("log"), 64 * 1024, 100, &pending);
+  REQUIRE(items.size() == 5);
+  CHECK(items[0].text == "ok1");
+  CHECK(items[1].kind == Item::Kind::kRejected);
+  CHECK(items[1].offset == 4);
+  CHECK(items[1].length > 100);  // the bytes known when it was rejected, not buffered whole
+  CHECK(items[1].number == 2);
+  CHECK(items[2].kind == Item::Kind::kLine);
+  CHECK(items[2].text == "ok2");
+  CHECK(items[2].offset == 4 + 1000001);
+  CHECK(items[2].number == 3);
+  CHECK(items[3].kind == Item::Kind::kRejected);
+  CHECK(items[3].length == 101);
+  CHECK(items[4].kind == Item::Kind::kLine);
+  CHECK(items[4].text.size() == 100);
+  CHECK(items[4].number == 5);
+  CHECK(pending == 0);
+}
+
+TEST_CASE("line_reader: the buffer grows for long lines up to the limit, and no further") {
+  // Lines longer than the chunk but within a large limit are read whole;
+  // one past the limit is still skipped.
+  tail_test_util::TempDir d;
+  std::string a(3000000, 'a'), b(5000001, 'b');
+  a[1234567] = 'A';
+  d.Write("log", "x\n" + a + "\n" + b + "\ny\n");
+  uint64_t pending = 0;
+  const auto items = ReadNumbered(d.Join("log"), 64 * 1024, 5000000, &pending);
+  REQUIRE(items.size() == 4);
+  CHECK(items[0].text == "x");
+  CHECK(items[1].kind == Item::Kind::kLine);
+  CHECK(items[1].text == a);
+  CHECK(items[2].kind == Item::Kind::kRejected);
+  CHECK(items[2].length == 5000001);
+  CHECK(items[3].text == "y");
+  CHECK(items[3].offset == 2 + 3000001 + 5000002);
+}
+
+TEST_CASE("line_reader: a NUL run at a line's start does not end the line") {
+  tail_test_util::TempDir d;
+  d.Write("log", "a\n" + std::string(3, '\0') + "b\nc\n");
+  uint64_t pending = 0;
+  const auto items = ReadNumbered(d.Join("log"), 4096, 100, &pending);
+  REQUIRE(items.size() == 4);
+  CHECK(items[1].kind == Item::Kind::kRejected);
+  CHECK(items[1].number == 2);
+  CHECK(items[2].text == "b");
+  CHECK(items[2].number == 2);
+  CHECK(items[3].text == "c");
+  CHECK(items[3].number == 3);
+}
+
+TEST_CASE("line_reader: tailing continues where the last read stopped as the file grows") {
+  ReaderOnFile f(4096, 10, "par");
+  const int wfd = open(f.d.Join("f").c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  REQUIRE(wfd >= 0);
+  Position pos;
+  Seen seen;
+  CHECK(ReadAll(&f.reader, f.fd, &pos, &seen) == ReadResult::kEndOfData);
+  CHECK(Reader::PendingBytes(f.fd, pos) == 3);
+  REQUIRE(write(wfd, "tial\n", 5) == 5);
+  CHECK(ReadAll(&f.reader, f.fd, &pos, &seen) == ReadResult::kEndOfData);
+  CHECK(seen.lines == std::vector<std::string>{"partial"});
+  CHECK(pos.offset == 8);
+  REQUIRE(write(wfd, "0123456789abc", 13) == 13);  // too long, no newline yet
+  CHECK(ReadAll(&f.reader, f.fd, &pos, &seen) == ReadResult::kEndOfData);
+  CHECK(pos.skipping_long_line);
+  CHECK(seen.rejected == std::vector<std::string>{"8:line longer than the limit"});
+  CHECK(Reader::PendingBytes(f.fd, pos) == 0);
+  REQUIRE(write(wfd, "def\nok\n", 7) == 7);
+  CHECK(ReadAll(&f.reader, f.fd, &pos, &seen) == ReadResult::kEndOfData);
+  CHECK(seen.lines == std::vector<std::string>{"partial", "ok"});
+  CHECK(seen.rejected.size() == 1);
+  close(wfd);
 }

@@ -9,7 +9,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <utility>
 #include <vector>
+
+#include "file_id.h"
+#include "unique_fd.h"
 
 #ifndef SYS_openat2
 #define SYS_openat2 437
@@ -71,7 +75,7 @@ Result MapOpenErrno(int e, const std::string& relative, const char* syscall_name
                       ")");
     case EMFILE:
     case ENFILE:
-      return Fail(Result::kError, err,
+      return Fail(Result::kNoDescriptors, err,
                   std::string(syscall_name) + " " + relative + ": " + Errno(e) +
                       " (open file limit reached; raise RLIMIT_NOFILE / fs.file-max)");
     default:
@@ -88,43 +92,38 @@ long Openat2(int dirfd, const char* path, unsigned long long flags) {
 }
 
 // Opens the object as O_PATH (no side effects, works on anything).
-Result OpenPath(int base_fd, const std::string& relative, Method method, int* out,
+Result OpenPath(int base_fd, const std::string& relative, Method method, unique_fd::UniqueFd* out,
                 std::string* err) {
   std::vector<std::string> parts;
   if (!SplitRelative(relative, &parts, err)) return Result::kError;
   if (method == Method::kAuto) method = KernelHasOpenat2() ? Method::kOpenat2 : Method::kWalk;
   if (method == Method::kOpenat2) {
-    long fd = Openat2(base_fd, relative.c_str(), O_PATH | O_CLOEXEC);
+    const long fd = Openat2(base_fd, relative.c_str(), O_PATH | O_CLOEXEC);
     if (fd < 0) return MapOpenErrno(errno, relative, "openat2", err);
-    *out = static_cast<int>(fd);
+    out->Reset(static_cast<int>(fd));
     return Result::kOk;
   }
-  int cur = base_fd;
+  unique_fd::UniqueFd cur;  // the component walked so far (none yet: base_fd)
   for (size_t i = 0; i < parts.size(); ++i) {
-    int next = openat(cur, parts[i].c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
-    int e = errno;
-    if (cur != base_fd) close(cur);
-    if (next < 0) return MapOpenErrno(e, relative, "openat(O_NOFOLLOW)", err);
+    unique_fd::UniqueFd next(
+        openat(cur.ok() ? cur.get() : base_fd, parts[i].c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+    if (!next.ok()) return MapOpenErrno(errno, relative, "openat(O_NOFOLLOW)", err);
     struct stat st;
-    if (fstat(next, &st) != 0) {
-      e = errno;
-      close(next);
-      return Fail(Result::kError, err, "fstat " + relative + ": " + Errno(e));
+    if (fstat(next.get(), &st) != 0) {
+      return Fail(Result::kError, err, "fstat " + relative + ": " + Errno(errno));
     }
     if (S_ISLNK(st.st_mode)) {
-      close(next);
       return Fail(Result::kRefused, err,
                   relative + ": refused: component '" + parts[i] + "' is a symbolic link");
     }
     if (i + 1 < parts.size() && !S_ISDIR(st.st_mode)) {
-      close(next);
       return Fail(Result::kRefused, err,
                   relative + ": refused: component '" + parts[i] + "' is " +
                       DescribeMode(st.st_mode) + ", not a directory");
     }
-    cur = next;
+    cur = std::move(next);
   }
-  *out = cur;
+  *out = std::move(cur);
   return Result::kOk;
 }
 
@@ -132,20 +131,19 @@ Result OpenPath(int base_fd, const std::string& relative, Method method, int* ou
 // `type`: checked before anything opens it for reading, so a FIFO or device
 // in a log's place is never opened. On kOk *path_fd and *st are set.
 Result OpenPathOfType(int base_fd, const std::string& relative, Method method, unsigned type,
-                      int* path_fd, struct stat* st, std::string* err) {
-  Result r = OpenPath(base_fd, relative, method, path_fd, err);
+                      unique_fd::UniqueFd* path_fd, struct stat* st, std::string* err) {
+  unique_fd::UniqueFd fd;
+  const Result r = OpenPath(base_fd, relative, method, &fd, err);
   if (r != Result::kOk) return r;
-  if (fstat(*path_fd, st) != 0) {
-    int e = errno;
-    close(*path_fd);
-    return Fail(Result::kError, err, "fstat " + relative + ": " + Errno(e));
+  if (fstat(fd.get(), st) != 0) {
+    return Fail(Result::kError, err, "fstat " + relative + ": " + Errno(errno));
   }
   if ((st->st_mode & S_IFMT) != type) {
-    close(*path_fd);
     return Fail(Result::kRefused, err,
                 relative + ": refused: " + DescribeMode(st->st_mode) + ", not " +
                     DescribeMode(type));
   }
+  *path_fd = std::move(fd);
   return Result::kOk;
 }
 
@@ -153,9 +151,9 @@ Result OpenPathOfType(int base_fd, const std::string& relative, Method method, u
 
 bool KernelHasOpenat2() {
   static const bool has = [] {
-    long fd = Openat2(AT_FDCWD, "/", O_PATH | O_CLOEXEC);
+    const long fd = Openat2(AT_FDCWD, "/", O_PATH | O_CLOEXEC);
     if (fd >= 0) {
-      close(static_cast<int>(fd));
+      const unique_fd::UniqueFd probe(static_cast<int>(fd));  // closed on return
       return true;
     }
     return errno != ENOSYS;
@@ -178,50 +176,45 @@ const char* DescribeMode(unsigned mode) {
 
 Result OpenRegular(int base_fd, const std::string& relative, Method method, int* fd,
                    std::string* err) {
-  int path_fd = -1;
+  unique_fd::UniqueFd path_fd;
   struct stat st;
-  Result r = OpenPathOfType(base_fd, relative, method, S_IFREG, &path_fd, &st, err);
+  const Result r = OpenPathOfType(base_fd, relative, method, S_IFREG, &path_fd, &st, err);
   if (r != Result::kOk) return r;
   // Reopen the very inode the O_PATH fd pins, for reading.
   char proc_path[64];
-  snprintf(proc_path, sizeof proc_path, "/proc/self/fd/%d", path_fd);
-  int rfd = open(proc_path, kReadFlags);
-  if (rfd < 0 && errno == ENOENT) {
+  snprintf(proc_path, sizeof proc_path, "/proc/self/fd/%d", path_fd.get());
+  unique_fd::UniqueFd rfd(open(proc_path, kReadFlags));
+  if (!rfd.ok() && errno == ENOENT) {
     // No /proc: open by name again; the fstat below catches a swap.
     if (method == Method::kOpenat2 ||
         (method == Method::kAuto && KernelHasOpenat2())) {
-      long l = Openat2(base_fd, relative.c_str(), kReadFlags);
-      rfd = l < 0 ? -1 : static_cast<int>(l);
+      const long l = Openat2(base_fd, relative.c_str(), kReadFlags);
+      rfd.Reset(l < 0 ? -1 : static_cast<int>(l));
     } else {
-      rfd = openat(base_fd, relative.c_str(), kReadFlags | O_NOFOLLOW);
+      rfd.Reset(openat(base_fd, relative.c_str(), kReadFlags | O_NOFOLLOW));
     }
   }
-  int e = errno;
-  close(path_fd);
-  if (rfd < 0) return MapOpenErrno(e, relative, "open", err);
+  if (!rfd.ok()) return MapOpenErrno(errno, relative, "open", err);
   struct stat st2;
-  if (fstat(rfd, &st2) != 0) {
-    e = errno;
-    close(rfd);
-    return Fail(Result::kError, err, "fstat " + relative + ": " + Errno(e));
+  if (fstat(rfd.get(), &st2) != 0) {
+    return Fail(Result::kError, err, "fstat " + relative + ": " + Errno(errno));
   }
-  if (!S_ISREG(st2.st_mode) || st2.st_dev != st.st_dev || st2.st_ino != st.st_ino) {
-    close(rfd);
+  if (!S_ISREG(st2.st_mode) || file_id::FileId::Of(st2) != file_id::FileId::Of(st)) {
     return Fail(Result::kRefused, err,
                 relative + ": refused: replaced while being opened (now " +
                     DescribeMode(st2.st_mode) + ")");
   }
-  *fd = rfd;
+  *fd = rfd.Release();
   return Result::kOk;
 }
 
 Result OpenDirectory(int base_fd, const std::string& relative, Method method, int* fd,
                      std::string* err) {
-  int path_fd = -1;
+  unique_fd::UniqueFd path_fd;
   struct stat st;
-  Result r = OpenPathOfType(base_fd, relative, method, S_IFDIR, &path_fd, &st, err);
+  const Result r = OpenPathOfType(base_fd, relative, method, S_IFDIR, &path_fd, &st, err);
   if (r != Result::kOk) return r;
-  *fd = path_fd;
+  *fd = path_fd.Release();
   return Result::kOk;
 }
 

@@ -20,7 +20,8 @@ enum class Result {
   kOk,
   kMissing,  // some component does not exist (yet): normal, not reported
   kRefused,  // hostile or unusable shape: symlink, FIFO, device, directory...
-  kError,    // resource or system error (EMFILE, EACCES, ...): *err says which
+  kNoDescriptors,  // EMFILE/ENFILE: the open file limit is reached (*err says so)
+  kError,    // other resource or system error (EACCES, ...): *err says which
 };
 
 // Opens base_fd/relative (relative: no leading '/', no "." or ".."

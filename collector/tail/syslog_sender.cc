@@ -93,7 +93,7 @@ bool SyslogSender::Send(std::string_view message) {
 bool SyslogSender::TakeReport(std::string* line, time_t now, int interval_s) {
   if (dropped_ == dropped_reported_) return false;
   if (dropped_reported_ != 0 && now - last_report_ < interval_s) return false;
-  line->assign("agt-collector: warning: syslog " + path_ + ": " + last_error_ + "; " +
+  line->assign("syslog " + path_ + ": " + last_error_ + "; " +
                std::to_string(dropped_ - dropped_reported_) + " message(s) dropped (" +
                std::to_string(dropped_) +
                " in all); the audit file has every entry");

@@ -36,9 +36,10 @@ class SyslogSender {
   // Sends one message without blocking: false when it was dropped.
   bool Send(std::string_view message);
 
-  // A warning line to print when something new went wrong since the last
-  // call (the first failure at once, then at most one summary per
-  // `interval_s`); false when there is nothing to say.
+  // A warning to print (a bare reason: the caller adds the prefix) when
+  // something new went wrong since the last call (the first failure at
+  // once, then at most one summary per `interval_s`); false when there is
+  // nothing to say.
   bool TakeReport(std::string* line, time_t now, int interval_s = 10);
 
   uint64_t sent() const { return sent_; }

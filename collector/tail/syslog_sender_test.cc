@@ -65,7 +65,7 @@ TEST_CASE("syslog_sender: a full or missing socket drops without blocking, and s
   CHECK(s.dropped() == static_cast<uint64_t>(dropped));
   std::string report;
   REQUIRE(s.TakeReport(&report, time(nullptr)));
-  CHECK(report.find("agt-collector: warning: syslog") == 0);
+  CHECK(report.find("syslog ") == 0);
   CHECK(report.find("dropped") != std::string::npos);
   close(rx);
 

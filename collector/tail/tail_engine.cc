@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "tail/checkpoint_store.h"
 #include "tail/tail_engine_support.h"
@@ -19,36 +20,13 @@
 namespace tail_engine {
 namespace {
 
-constexpr size_t kMinReadBuffer = 64 * 1024;
+// The shared read buffer starts at this size (grown on demand to a line).
+constexpr size_t kReadChunk = 64 * 1024;
 
 }  // namespace
 
-// The checkpoint on disk, rebuilt from what was loaded or last published: a
-// resume checks the file against exactly these fields.
-checkpoint_store::Checkpoint Engine::Source::CommittedCheckpoint() const {
-  checkpoint_store::Checkpoint c;
-  c.dev = c_dev;
-  c.ino = c_ino;
-  c.offset = committed.offset;
-  c.skipping_long_line = committed.skipping_long_line;
-  c.hash_len = c_hash_len;
-  c.sha256_hex = c_sha256;
-  return c;
-}
-
 Engine::Engine() = default;
-
-Engine::~Engine() {
-  for (Source& s : sources_) {
-    if (s.fd >= 0) close(s.fd);
-    if (s.linger_fd >= 0) close(s.linger_fd);
-  }
-  for (Pattern& p : patterns_) {
-    if (p.base_fd >= 0) close(p.base_fd);
-  }
-  if (state_fd_ >= 0) close(state_fd_);
-  delete reader_;
-}
+Engine::~Engine() = default;
 
 bool Engine::Init(const Options& options, audit_file::AuditFileWriter* out,
                   syslog_sender::SyslogSender* syslog, std::string* err) {
@@ -59,7 +37,7 @@ bool Engine::Init(const Options& options, audit_file::AuditFileWriter* out,
   for (const std::string& text : options_.patterns) {
     std::string why;
     if (!watch_pattern::IsValidWatchPattern(text, &why)) {
-      *err = "agt-collector: error: --watch " + text + ": " + why;
+      *err = "--watch " + text + ": " + why;
       return false;
     }
     Pattern p;
@@ -70,20 +48,19 @@ bool Engine::Init(const Options& options, audit_file::AuditFileWriter* out,
     const size_t slash = p.suffix.rfind('/');
     if (slash != std::string::npos) p.suffix_parent = p.suffix.substr(0, slash);
     p.log_name = slash == std::string::npos ? p.suffix : p.suffix.substr(slash + 1);
-    patterns_.push_back(p);
+    patterns_.push_back(std::move(p));
   }
   if (options_.state_dir.empty()) {
-    *err = "agt-collector: error: run needs --state-dir (or state_dir in the config)";
+    *err = "run needs --state-dir (or state_dir in the config)";
     return false;
   }
   if (mkdir(options_.state_dir.c_str(), 0700) != 0 && errno != EEXIST) {
-    *err = "agt-collector: error: mkdir " + options_.state_dir + ": " + strerror(errno);
+    *err = logs::ErrnoReason("mkdir", options_.state_dir);
     return false;
   }
-  state_fd_ = open(options_.state_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (state_fd_ < 0) {
-    *err = "agt-collector: error: open state directory " + options_.state_dir + ": " +
-           strerror(errno);
+  state_fd_.Reset(open(options_.state_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!state_fd_.ok()) {
+    *err = logs::ErrnoReason("open state directory", options_.state_dir);
     return false;
   }
   std::string werr;
@@ -95,9 +72,8 @@ bool Engine::Init(const Options& options, audit_file::AuditFileWriter* out,
   // touches after the budget is spent): the window has room to spare.
   if (!out_->RecentEntryIds(options_.max_entries_per_cycle + 256, &ids, err)) return false;
   recent_ids_.insert(ids.begin(), ids.end());
-  read_buffer_.resize(std::max(kMinReadBuffer, options_.limits.max_line_bytes + 1));
-  reader_ = new line_reader::Reader(read_buffer_.data(), read_buffer_.size(),
-                                    options_.limits.max_line_bytes);
+  reader_.emplace(kReadChunk, options_.limits.max_line_bytes);
+  ingest_.emplace(options_.limits, out_, &recent_ids_);
   for (Pattern& p : patterns_) OpenPatternBase(&p);
   return true;
 }

@@ -21,6 +21,7 @@
 
 #include <stdint.h>
 
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -28,14 +29,14 @@
 
 #include "audit_file.h"
 #include "config.h"
+#include "file_id.h"
+#include "pipeline.h"
 #include "record_validator.h"
+#include "tail/checkpoint_store.h"
 #include "tail/inotify_watcher.h"
 #include "tail/line_reader.h"
 #include "tail/syslog_sender.h"
-
-namespace checkpoint_store {
-struct Checkpoint;
-}
+#include "unique_fd.h"
 
 namespace tail_engine {
 
@@ -92,9 +93,17 @@ class Engine {
     std::string suffix;         // after "{sandbox_id}/", e.g. "denied.log"
     std::string suffix_parent;  // directory part of suffix ("" when none)
     std::string log_name;       // last component of suffix
-    int base_fd = -1;
+    unique_fd::UniqueFd base_fd;
     int base_wd = -1;
     int64_t base_mtime_ns = -1;  // listing is redone only when this changes
+  };
+
+  // A log file open for reading: the descriptor, which file it is, and how
+  // far it has been read.
+  struct OpenLog {
+    unique_fd::UniqueFd fd;
+    file_id::FileId id;
+    line_reader::Position pos;
   };
 
   // One sandbox's log. Small and fixed: no buffers; the read buffer is shared.
@@ -107,37 +116,29 @@ class Engine {
     bool watch_tried = false;
     // The file being read, and whether the watched path now names another
     // (so it is drained to its end and then let go).
-    int fd = -1;
-    uint64_t dev = 0, ino = 0;
+    OpenLog current;
     bool rotated_away = false;
     bool release_after_commit = false;  // deleted: close once checkpointed
     // Names the log was renamed to (inotify IN_MOVED_FROM/TO pairs), oldest
     // first: a file rotated again before it was looked at is still read.
     std::vector<std::string> rotated_names;
     // The previous file, kept open a few seconds after a rotation.
-    int linger_fd = -1;
-    uint64_t linger_dev = 0, linger_ino = 0;
-    line_reader::Position linger_pos;
+    OpenLog linger;
     int64_t linger_until_ms = 0;
-    line_reader::Position pos;
     int64_t seen_size = -1, seen_mtime_ns = -1;
     // What the checkpoint on disk says.
     bool have_committed = false;
     bool resume_pending = false;  // checkpoint loaded, file not yet matched
-    uint64_t c_dev = 0, c_ino = 0;
-    line_reader::Position committed;
-    uint32_t c_hash_len = 0;
-    std::string c_sha256;
-    checkpoint_store::Checkpoint CommittedCheckpoint() const;
+    checkpoint_store::Checkpoint committed;
     // Read exactly up to what the checkpoint says: nothing to checkpoint,
     // and the file can be let go and resumed later.
     bool AtCheckpoint() const {
-      return have_committed && c_dev == dev && c_ino == ino && committed.offset == pos.offset &&
-             committed.skipping_long_line == pos.skipping_long_line;
+      return have_committed && committed.file == current.id && committed.position == current.pos;
     }
     // Something refused or failing at the path, reported once until it changes.
     std::string problem;
     uint64_t problem_ino = 0;
+    bool two_patterns_reported = false;  // its id matches a second pattern: said once
   };
 
   struct Syslogged {
@@ -157,10 +158,11 @@ class Engine {
   bool TakeRotatedName(Source* s);
   size_t ReleaseIdleFiles(const Source* except, size_t want);
   void RetireIfGone(uint32_t index);
-  bool ResumeFromRotated(Source* s, uint64_t new_dev, uint64_t new_ino);
+  bool ResumeFromRotated(Source* s, file_id::FileId now_at_path);
   void ValidateStillSame(Source* s);
   void ReadSource(Source* s, size_t* budget);
-  void HandleLine(Source* s, const line_reader::Item& item);
+  // One item read: a line goes through the pipeline, a rejected run is reported.
+  void HandleItem(Source* s, const line_reader::Item& item);
   void Reject(Source* s, uint64_t offset, const std::string& reason);
   bool Commit(std::string* err);
   void Report(Source* s, const std::string& problem, uint64_t ino);
@@ -171,7 +173,7 @@ class Engine {
   Options options_;
   audit_file::AuditFileWriter* out_ = nullptr;
   syslog_sender::SyslogSender* syslog_ = nullptr;
-  int state_fd_ = -1;
+  unique_fd::UniqueFd state_fd_;
   inotify_watcher::Watcher watcher_;
   bool watch_limit_reported_ = false;
   bool force_full_scan_ = true;
@@ -191,10 +193,8 @@ class Engine {
   size_t cycle_entries_ = 0;
   size_t cycle_appended_ = 0;
   std::string fatal_;  // an output error met while reading; Pump returns it
-  std::vector<char> read_buffer_;
-  line_reader::Reader* reader_ = nullptr;
-  record_validator::ValidRecord record_;
-  audit_entry::AuditEntryFields fields_;
+  std::optional<line_reader::Reader> reader_;
+  std::optional<pipeline::Ingest> ingest_;
   Stats stats_;
   uint64_t rejections_this_second_ = 0;
   int64_t rejection_second_ = 0;

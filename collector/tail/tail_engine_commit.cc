@@ -3,14 +3,13 @@
 // only then the checkpoints written; syslog last, for what is durable.
 #include "tail/tail_engine.h"
 
-#include <stdio.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <utility>
 #include <vector>
 
-#include "entry_mapper.h"
+#include "pipeline.h"
 #include "tail/checkpoint_store.h"
 #include "tail/tail_engine_support.h"
 
@@ -24,38 +23,37 @@ constexpr size_t kFsyncEachUpTo = 4;
 
 }  // namespace
 
-void Engine::HandleLine(Source* s, const line_reader::Item& item) {
-  std::string reason;
-  if (!record_validator::ValidateRecord(item.line, options_.limits, &record_, &reason)) {
-    Reject(s, item.offset, reason);
+void Engine::HandleItem(Source* s, const line_reader::Item& item) {
+  if (item.kind == line_reader::Item::Kind::kRejected) {
+    Reject(s, item.offset, pipeline::RejectionReason(item, reader_->max_line_bytes()));
     return;
   }
   const std::string path = LogPath(*s);
   entry_mapper::SourceLabels labels;
-  std::string err;
-  if (options_.config == nullptr || !config::LabelsForPath(*options_.config, path, &labels, &err)) {
-    labels = config::LabelsForSandboxId(s->sandbox_id);
-  }
-  labels.sandbox_id = s->sandbox_id;
-  entry_mapper::SourceRef ref;
-  ref.file = path;
-  ref.device = s->dev;
-  ref.inode = s->ino;
-  ref.offset = item.offset;
-  entry_mapper::MapRecord(record_, labels, ref, &fields_);
-  bool appended = false;
-  if (!out_->AppendNew(&fields_, recent_ids_.empty() ? nullptr : &recent_ids_, &appended, &err)) {
-    fatal_ = err;
-    return;
-  }
-  if (!appended) {
-    ++stats_.entries_already_present;  // written before a crash; exactly once
-    return;
+  std::string reason;
+  // Never fails: the run intake always knows the sandbox id (pipeline.h).
+  pipeline::LabelsFor(options_.config, path, s->sandbox_id, &labels, &reason);
+  const pipeline::Origin origin{path, s->current.id, item.offset, &labels};
+  switch (ingest_->Line(item.line, origin, &reason)) {
+    case pipeline::Outcome::kRejected:
+      Reject(s, item.offset, reason);
+      return;
+    case pipeline::Outcome::kOutputFailed:
+      fatal_ = reason;
+      return;
+    case pipeline::Outcome::kAlreadyPresent:
+      ++stats_.entries_already_present;  // written before a crash; exactly once
+      return;
+    case pipeline::Outcome::kAppended:
+    case pipeline::Outcome::kValid:
+      break;
   }
   ++stats_.entries_written;
   ++cycle_appended_;
   if (syslog_ != nullptr) {
-    cycle_syslog_.push_back({fields_.entry_id, s->sandbox_id, record_.binary, fields_.timestamp});
+    const audit_entry::AuditEntryFields& entry = ingest_->entry();
+    cycle_syslog_.push_back(
+        {entry.entry_id, s->sandbox_id, ingest_->record().binary, entry.timestamp});
   }
 }
 
@@ -92,15 +90,14 @@ bool Engine::Commit(std::string* err) {
   std::vector<std::pair<uint32_t, checkpoint_store::Checkpoint>> moved;
   for (uint32_t index : touched_) {
     Source& s = sources_[index];
-    if (s.fd < 0) continue;
+    if (!s.current.fd.ok()) continue;
     if (s.AtCheckpoint()) continue;
     checkpoint_store::Checkpoint c;
-    c.dev = s.dev;
-    c.ino = s.ino;
-    c.offset = s.pos.offset;
-    c.skipping_long_line = s.pos.skipping_long_line;
+    c.file = s.current.id;
+    c.position = s.current.pos;
     std::string herr;
-    if (!checkpoint_store::HashBefore(s.fd, c.offset, &c.hash_len, &c.sha256_hex, &herr)) {
+    if (!checkpoint_store::HashBefore(s.current.fd.get(), c.position.offset, &c.hash_len,
+                                      &c.sha256_hex, &herr)) {
       MarkDirty(index);  // changed under us (truncated since the read): look again
       continue;
     }
@@ -108,38 +105,30 @@ bool Engine::Commit(std::string* err) {
   }
   const bool batch = moved.size() > kFsyncEachUpTo;
   for (const auto& m : moved) {
-    if (!checkpoint_store::Stage(state_fd_, sources_[m.first].sandbox_id, m.second, !batch, err)) {
-      *err = "agt-collector: error: checkpoint in " + options_.state_dir + ": " + *err;
+    if (!checkpoint_store::Stage(state_fd_.get(), sources_[m.first].sandbox_id, m.second, !batch,
+                                 err)) {
+      *err = "checkpoint in " + options_.state_dir + ": " + *err;
       return false;
     }
   }
-  if (batch && !checkpoint_store::SyncFilesystem(state_fd_, err)) {
-    *err = "agt-collector: error: " + *err;
+  if (batch && !checkpoint_store::SyncFilesystem(state_fd_.get(), err)) {
     return false;
   }
   for (const auto& m : moved) {
     Source& s = sources_[m.first];
-    if (!checkpoint_store::Publish(state_fd_, s.sandbox_id, err)) {
-      *err = "agt-collector: error: checkpoint in " + options_.state_dir + ": " + *err;
+    if (!checkpoint_store::Publish(state_fd_.get(), s.sandbox_id, err)) {
+      *err = "checkpoint in " + options_.state_dir + ": " + *err;
       return false;
     }
     s.have_committed = true;
-    s.c_dev = m.second.dev;
-    s.c_ino = m.second.ino;
-    s.committed = s.pos;
-    s.c_hash_len = m.second.hash_len;
-    s.c_sha256 = m.second.sha256_hex;
+    s.committed = m.second;
   }
-  if (!moved.empty() && !checkpoint_store::SyncDirectory(state_fd_, err)) {
-    *err = "agt-collector: error: " + *err;
+  if (!moved.empty() && !checkpoint_store::SyncDirectory(state_fd_.get(), err)) {
     return false;
   }
   for (uint32_t index : touched_) {
     Source& s = sources_[index];
-    if (s.release_after_commit && s.fd >= 0) {
-      close(s.fd);
-      s.fd = -1;
-    }
+    if (s.release_after_commit) s.current.fd.Reset();
     s.release_after_commit = false;
   }
   touched_.clear();
@@ -150,7 +139,7 @@ bool Engine::Commit(std::string* err) {
                     " binary=" + e.binary + " timestamp=" + e.timestamp);
     }
     std::string line;
-    if (syslog_->TakeReport(&line, time(nullptr))) fprintf(stderr, "%s\n", line.c_str());
+    if (syslog_->TakeReport(&line, time(nullptr))) Warn(line);
   }
   cycle_syslog_.clear();
   cycle_entries_ = 0;

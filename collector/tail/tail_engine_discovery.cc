@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <utility>
+
 #include "tail/checkpoint_store.h"
 #include "tail/secure_open.h"
 #include "tail/tail_engine_support.h"
@@ -35,8 +37,8 @@ constexpr uint32_t kWatchedCheckEvery = 10;
 
 void Engine::OpenPatternBase(Pattern* p) {
   // The base is the operator's own directory (trusted); below it, nothing is.
-  p->base_fd = open(p->base.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (p->base_fd < 0) {
+  p->base_fd.Reset(open(p->base.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!p->base_fd.ok()) {
     if (p->base_mtime_ns != -2) {
       Warn("watch " + p->text + ": open " + p->base + ": " + strerror(errno) +
            "; retrying at every scan");
@@ -59,20 +61,18 @@ void Engine::OpenPatternBase(Pattern* p) {
 void Engine::ListBase(uint32_t pattern_index) {
   Pattern& p = patterns_[pattern_index];
   struct stat st;
-  if (fstat(p.base_fd, &st) != 0) return;
+  if (fstat(p.base_fd.get(), &st) != 0) return;
   if (MtimeNs(st) == p.base_mtime_ns) return;  // no entry added or removed
   p.base_mtime_ns = MtimeNs(st);
-  int fd = openat(p.base_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) {
-    Warn("list " + p.base + ": " + strerror(errno));
+  unique_fd::UniqueFd fd(openat(p.base_fd.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fd.ok()) {
+    Warn(logs::ErrnoReason("list", p.base));
     p.base_mtime_ns = -1;
     return;
   }
-  DIR* dir = fdopendir(fd);
-  if (!dir) {
-    close(fd);
-    return;
-  }
+  DIR* dir = fdopendir(fd.get());
+  if (!dir) return;
+  fd.Release();  // closedir closes it
   while (struct dirent* e = readdir(dir)) {
     if (e->d_type != DT_DIR && e->d_type != DT_LNK && e->d_type != DT_UNKNOWN) continue;
     const std::string name = e->d_name;
@@ -87,10 +87,10 @@ Engine::Source* Engine::Discover(uint32_t pattern_index, const std::string& sand
   auto it = by_id_.find(sandbox_id);
   if (it != by_id_.end()) {
     Source& existing = sources_[it->second];
-    if (existing.pattern != pattern_index && existing.problem.find("two patterns") == std::string::npos) {
+    if (existing.pattern != pattern_index && !existing.two_patterns_reported) {
       Warn("sandbox_id " + sandbox_id + " matches two patterns (" + patterns_[existing.pattern].text +
            " and " + patterns_[pattern_index].text + "); only the first is read");
-      existing.problem = "two patterns";
+      existing.two_patterns_reported = true;
     }
     return &existing;
   }
@@ -110,16 +110,11 @@ Engine::Source* Engine::Discover(uint32_t pattern_index, const std::string& sand
   ++stats_.sources;
   checkpoint_store::Checkpoint c;
   std::string err;
-  switch (checkpoint_store::Load(state_fd_, sandbox_id, &c, &err)) {
+  switch (checkpoint_store::Load(state_fd_.get(), sandbox_id, &c, &err)) {
     case checkpoint_store::LoadResult::kLoaded:
       s.have_committed = true;
       s.resume_pending = true;
-      s.c_dev = c.dev;
-      s.c_ino = c.ino;
-      s.committed.offset = c.offset;
-      s.committed.skipping_long_line = c.skipping_long_line;
-      s.c_hash_len = c.hash_len;
-      s.c_sha256 = c.sha256_hex;
+      s.committed = std::move(c);
       break;
     case checkpoint_store::LoadResult::kNone:
       break;
@@ -139,18 +134,18 @@ void Engine::AddSourceWatch(uint32_t index) {
   if (watcher_.fd() < 0 || s.wd >= 0) return;
   s.watch_tried = true;
   const Pattern& p = patterns_[s.pattern];
-  if (p.base_fd < 0) return;
+  if (!p.base_fd.ok()) return;
   std::string rel = s.sandbox_id;
   if (!p.suffix_parent.empty()) rel += "/" + p.suffix_parent;
-  int dfd = -1;
+  int raw_dfd = -1;
   std::string err;
-  if (secure_open::OpenDirectory(p.base_fd, rel, secure_open::Method::kAuto, &dfd, &err) !=
-      secure_open::Result::kOk) {
+  if (secure_open::OpenDirectory(p.base_fd.get(), rel, secure_open::Method::kAuto, &raw_dfd,
+                                 &err) != secure_open::Result::kOk) {
     return;  // the log open reports a hostile shape; a missing one is found by the scan
   }
+  const unique_fd::UniqueFd dfd(raw_dfd);
   int wd = -1;
-  const inotify_watcher::AddResult r = watcher_.AddDirectoryFd(dfd, kSourceMask, &wd, &err);
-  close(dfd);
+  const inotify_watcher::AddResult r = watcher_.AddDirectoryFd(dfd.get(), kSourceMask, &wd, &err);
   if (r != inotify_watcher::AddResult::kOk) {
     if (!watch_limit_reported_) {
       watch_limit_reported_ = true;
@@ -213,7 +208,7 @@ void Engine::HandleInotify() {
     }
     // Other files in the sandbox's directory are none of our business: a
     // sandbox writing them in a loop must not keep the collector busy.
-    if (!ev.name.empty() && ev.name != log_name && sources_[si].linger_fd < 0) return;
+    if (!ev.name.empty() && ev.name != log_name && !sources_[si].linger.fd.ok()) return;
     MarkDirty(si);
   });
   stats_.watches = watcher_.watches();
@@ -227,8 +222,8 @@ void Engine::HandleInotify() {
 
 void Engine::Scan() {
   for (uint32_t pi = 0; pi < patterns_.size(); ++pi) {
-    if (patterns_[pi].base_fd < 0) OpenPatternBase(&patterns_[pi]);
-    if (patterns_[pi].base_fd >= 0) ListBase(pi);
+    if (!patterns_[pi].base_fd.ok()) OpenPatternBase(&patterns_[pi]);
+    if (patterns_[pi].base_fd.ok()) ListBase(pi);
   }
   const bool full = force_full_scan_ || ++scan_count_ % kWatchedCheckEvery == 0;
   force_full_scan_ = false;
@@ -236,9 +231,9 @@ void Engine::Scan() {
     Source& s = sources_[i];
     if (s.retired) continue;
     if (s.wd < 0 && !s.watch_tried) AddSourceWatch(i);
-    if (s.wd >= 0 && !full && s.linger_fd < 0) continue;
+    if (s.wd >= 0 && !full && !s.linger.fd.ok()) continue;
     if (!s.dirty && CheapCheck(&s)) MarkDirty(i);
-    if (s.wd < 0 && s.fd < 0 && s.linger_fd < 0 && !s.dirty) RetireIfGone(i);
+    if (s.wd < 0 && !s.current.fd.ok() && !s.linger.fd.ok() && !s.dirty) RetireIfGone(i);
   }
 }
 
@@ -249,7 +244,8 @@ void Engine::RetireIfGone(uint32_t index) {
   Source& s = sources_[index];
   const Pattern& p = patterns_[s.pattern];
   struct stat st;
-  if (p.base_fd < 0 || fstatat(p.base_fd, s.sandbox_id.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+  if (!p.base_fd.ok() ||
+      fstatat(p.base_fd.get(), s.sandbox_id.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 ||
       errno != ENOENT) {
     return;
   }
@@ -263,23 +259,22 @@ void Engine::RetireIfGone(uint32_t index) {
 
 bool Engine::CheapCheck(Source* s) {
   const Pattern& p = patterns_[s->pattern];
-  if (p.base_fd < 0) return false;
-  if (s->linger_fd >= 0) return true;  // a few seconds after a rotation only
+  if (!p.base_fd.ok()) return false;
+  if (s->linger.fd.ok()) return true;  // a few seconds after a rotation only
   struct stat pst;
   const bool present =
-      fstatat(p.base_fd, LogRelative(*s).c_str(), &pst, AT_SYMLINK_NOFOLLOW) == 0;
-  if (s->fd >= 0) {
+      fstatat(p.base_fd.get(), LogRelative(*s).c_str(), &pst, AT_SYMLINK_NOFOLLOW) == 0;
+  if (s->current.fd.ok()) {
     struct stat st;
-    if (fstat(s->fd, &st) != 0) return true;
+    if (fstat(s->current.fd.get(), &st) != 0) return true;
     if (st.st_size != s->seen_size || MtimeNs(st) != s->seen_mtime_ns) return true;
     if (!present) return !s->rotated_away || st.st_nlink == 0;
-    return pst.st_dev != st.st_dev || pst.st_ino != st.st_ino;
+    return file_id::FileId::Of(pst) != file_id::FileId::Of(st);
   }
   if (!present) return false;
   // Released for lack of fds, and nothing new since its checkpoint.
-  if (s->have_committed && static_cast<uint64_t>(pst.st_dev) == s->c_dev &&
-      static_cast<uint64_t>(pst.st_ino) == s->c_ino &&
-      static_cast<uint64_t>(pst.st_size) == s->committed.offset && s->problem.empty()) {
+  if (s->have_committed && file_id::FileId::Of(pst) == s->committed.file &&
+      static_cast<uint64_t>(pst.st_size) == s->committed.position.offset && s->problem.empty()) {
     return false;
   }
   // The same refused object as last time: nothing new to say or read.

@@ -32,92 +32,95 @@ int64_t NowMs() {
   return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
 }
 
-std::string Identity(uint64_t dev, uint64_t ino) {
-  return std::to_string(dev) + ":" + std::to_string(ino);
-}
-
 // A readable directory fd for an O_PATH one (O_PATH cannot be listed).
-int ReopenDirectory(int path_fd) {
+unique_fd::UniqueFd ReopenDirectory(int path_fd) {
   char proc_path[64];
   snprintf(proc_path, sizeof proc_path, "/proc/self/fd/%d", path_fd);
-  return open(proc_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  return unique_fd::UniqueFd(open(proc_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+}
+
+// OpenRegular into an owned descriptor.
+secure_open::Result OpenLogFile(int dir_fd, const std::string& relative,
+                                unique_fd::UniqueFd* fd, std::string* err) {
+  int raw = -1;
+  const secure_open::Result r =
+      secure_open::OpenRegular(dir_fd, relative, secure_open::Method::kAuto, &raw, err);
+  fd->Reset(r == secure_open::Result::kOk ? raw : -1);
+  return r;
+}
+
+// The inode at base_fd/relative now (0 when nothing is there): a refused
+// object is remembered by it, so it is reported once until it is replaced.
+uint64_t InodeAt(int base_fd, const std::string& relative) {
+  struct stat st;
+  return fstatat(base_fd, relative.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0
+             ? static_cast<uint64_t>(st.st_ino)
+             : 0;
 }
 
 }  // namespace
 
 void Engine::OpenCurrent(Source* s) {
   const Pattern& p = patterns_[s->pattern];
-  if (p.base_fd < 0) return;
-  int fd = -1;
+  if (!p.base_fd.ok()) return;
+  unique_fd::UniqueFd fd;
   std::string err;
-  secure_open::Result r = secure_open::OpenRegular(p.base_fd, LogRelative(*s),
-                                                   secure_open::Method::kAuto, &fd, &err);
-  if (r == secure_open::Result::kError && err.find("open file limit") != std::string::npos) {
-    if (ReleaseIdleFiles(s, 64) > 0) {
-      r = secure_open::OpenRegular(p.base_fd, LogRelative(*s), secure_open::Method::kAuto, &fd,
-                                   &err);
-    }
-    if (r == secure_open::Result::kError && err.find("open file limit") != std::string::npos) {
+  secure_open::Result r = OpenLogFile(p.base_fd.get(), LogRelative(*s), &fd, &err);
+  if (r == secure_open::Result::kNoDescriptors) {
+    if (ReleaseIdleFiles(s, 64) > 0) r = OpenLogFile(p.base_fd.get(), LogRelative(*s), &fd, &err);
+    if (r == secure_open::Result::kNoDescriptors) {
       return;  // reported once for all (ReleaseIdleFiles); retried at the next scan
     }
   }
   if (r == secure_open::Result::kMissing) {
     ClearProblem(s);
     // Renamed away while stopped and no successor yet: finish the old file.
-    if (s->resume_pending && ResumeFromRotated(s, 0, 0)) s->resume_pending = false;
+    if (s->resume_pending && ResumeFromRotated(s, file_id::FileId())) s->resume_pending = false;
     return;
   }
   if (r != secure_open::Result::kOk) {
     // A refused object is not looked at again until it is replaced (its
     // inode is remembered); an error (fd limit, permissions) is retried at
     // every scan, and either is reported once.
-    struct stat pst;
-    uint64_t ino = r == secure_open::Result::kRefused &&
-                           fstatat(p.base_fd, LogRelative(*s).c_str(), &pst, AT_SYMLINK_NOFOLLOW) == 0
-                       ? static_cast<uint64_t>(pst.st_ino)
-                       : 0;
+    const uint64_t ino =
+        r == secure_open::Result::kRefused ? InodeAt(p.base_fd.get(), LogRelative(*s)) : 0;
     Report(s, err + (r == secure_open::Result::kRefused ? "; not read (reported once)" : ""), ino);
     return;
   }
-  if (!s->problem.empty() && s->problem != "two patterns") {
+  if (!s->problem.empty()) {
     Note(LogPath(*s) + ": now a regular file; reading it");
     ClearProblem(s);
   }
   struct stat st;
-  if (fstat(fd, &st) != 0) {
-    close(fd);
-    return;
-  }
-  const uint64_t dev = static_cast<uint64_t>(st.st_dev), ino = static_cast<uint64_t>(st.st_ino);
+  if (fstat(fd.get(), &st) != 0) return;
+  const file_id::FileId id = file_id::FileId::Of(st);
   line_reader::Position start;
-  if (s->have_committed && dev == s->c_dev && ino == s->c_ino) {
+  if (s->have_committed && id == s->committed.file) {
     std::string why;
-    if (checkpoint_store::StillValid(fd, s->CommittedCheckpoint(), &why)) {
-      start = s->committed;
+    if (checkpoint_store::StillValid(fd.get(), s->committed, &why)) {
+      start = s->committed.position;
     } else {
       Note(s->sandbox_id + ": " + LogPath(*s) + ": reading from offset 0: " + why);
     }
   } else if (s->resume_pending) {
-    if (ResumeFromRotated(s, dev, ino)) {
+    if (ResumeFromRotated(s, id)) {
       s->resume_pending = false;
-      close(fd);  // the new file is opened again once the old one is drained
-      return;
+      return;  // the new file is opened again once the old one is drained
     }
-    Note(s->sandbox_id + ": the checkpointed file " + Identity(s->c_dev, s->c_ino) +
-         " (offset " + std::to_string(s->committed.offset) + ") is gone; reading " + LogPath(*s) +
-         " (" + Identity(dev, ino) + ") from offset 0");
+    Note(s->sandbox_id + ": the checkpointed file " + s->committed.file.ToString() +
+         " (offset " + std::to_string(s->committed.position.offset) + ") is gone; reading " +
+         LogPath(*s) + " (" + id.ToString() + ") from offset 0");
   }
   s->resume_pending = false;
-  s->fd = fd;
-  s->dev = dev;
-  s->ino = ino;
-  s->pos = start;
+  s->current.fd = std::move(fd);
+  s->current.id = id;
+  s->current.pos = start;
   s->rotated_away = false;
   s->seen_size = -1;  // forces the size check in ValidateStillSame
   s->seen_mtime_ns = -1;
 }
 
-bool Engine::ResumeFromRotated(Source* s, uint64_t new_dev, uint64_t new_ino) {
+bool Engine::ResumeFromRotated(Source* s, file_id::FileId now_at_path) {
   // Rotated while the collector was stopped: the checkpointed inode may now
   // sit beside the log under another name (denied.log.1). Finish it first.
   const Pattern& p = patterns_[s->pattern];
@@ -125,44 +128,35 @@ bool Engine::ResumeFromRotated(Source* s, uint64_t new_dev, uint64_t new_ino) {
   if (!p.suffix_parent.empty()) rel += "/" + p.suffix_parent;
   int path_fd = -1;
   std::string err;
-  if (secure_open::OpenDirectory(p.base_fd, rel, secure_open::Method::kAuto, &path_fd, &err) !=
-      secure_open::Result::kOk) {
+  if (secure_open::OpenDirectory(p.base_fd.get(), rel, secure_open::Method::kAuto, &path_fd,
+                                 &err) != secure_open::Result::kOk) {
     return false;
   }
-  int dfd = ReopenDirectory(path_fd);
-  close(path_fd);
-  if (dfd < 0) return false;
-  int list_fd = dup(dfd);
-  DIR* dir = list_fd >= 0 ? fdopendir(list_fd) : nullptr;
-  if (!dir) {
-    if (list_fd >= 0) close(list_fd);
-    close(dfd);
-    return false;
-  }
+  const unique_fd::UniqueFd dfd = ReopenDirectory(unique_fd::UniqueFd(path_fd).get());
+  if (!dfd.ok()) return false;
+  unique_fd::UniqueFd list_fd(dup(dfd.get()));
+  DIR* dir = list_fd.ok() ? fdopendir(list_fd.get()) : nullptr;
+  if (!dir) return false;
+  list_fd.Release();  // closedir closes it
   bool found = false;
+  const checkpoint_store::Checkpoint& c = s->committed;
   while (struct dirent* e = readdir(dir)) {
-    if (static_cast<uint64_t>(e->d_ino) != s->c_ino) continue;
-    int fd = -1;
-    if (secure_open::OpenRegular(dfd, e->d_name, secure_open::Method::kAuto, &fd, &err) !=
-        secure_open::Result::kOk) {
-      continue;
-    }
+    if (static_cast<uint64_t>(e->d_ino) != c.file.ino) continue;
+    unique_fd::UniqueFd fd;
+    if (OpenLogFile(dfd.get(), e->d_name, &fd, &err) != secure_open::Result::kOk) continue;
     struct stat st;
-    const checkpoint_store::Checkpoint c = s->CommittedCheckpoint();
     std::string why;
-    if (fstat(fd, &st) != 0 || static_cast<uint64_t>(st.st_dev) != s->c_dev ||
-        static_cast<uint64_t>(st.st_ino) != s->c_ino || !checkpoint_store::StillValid(fd, c, &why)) {
-      close(fd);
+    if (fstat(fd.get(), &st) != 0 || file_id::FileId::Of(st) != c.file ||
+        !checkpoint_store::StillValid(fd.get(), c, &why)) {
       continue;
     }
     Note(s->sandbox_id + ": " + LogPath(*s) + " was rotated while stopped (now " +
-         (new_ino == 0 ? std::string("missing") : Identity(new_dev, new_ino)) +
+         (now_at_path.ino == 0 ? std::string("missing") : now_at_path.ToString()) +
          "); finishing the previous file " + p.base + "/" + rel + "/" + e->d_name +
-         " from offset " + std::to_string(c.offset) + " first");
-    s->fd = fd;
-    s->dev = c.dev;
-    s->ino = c.ino;
-    s->pos = s->committed;
+         " from offset " + std::to_string(c.position.offset) + " first");
+    s->current.fd = std::move(fd);
+    s->current.id = c.file;
+    s->current.pos = c.position;
     s->rotated_away = true;
     s->seen_size = st.st_size;
     s->seen_mtime_ns = MtimeNs(st);
@@ -170,25 +164,25 @@ bool Engine::ResumeFromRotated(Source* s, uint64_t new_dev, uint64_t new_ino) {
     break;
   }
   closedir(dir);
-  close(dfd);
   return found;
 }
 
 void Engine::ValidateStillSame(Source* s) {
   struct stat st;
-  if (fstat(s->fd, &st) != 0) return;
+  OpenLog& log = s->current;
+  if (fstat(log.fd.get(), &st) != 0) return;
   if (st.st_size == s->seen_size && MtimeNs(st) == s->seen_mtime_ns) return;
   const uint64_t size = static_cast<uint64_t>(st.st_size);
-  if (size < s->pos.offset) {
+  if (size < log.pos.offset) {
     Note(s->sandbox_id + ": " + LogPath(*s) + " truncated: size " + std::to_string(size) +
-         " is below offset " + std::to_string(s->pos.offset) + "; reading from offset 0");
-    s->pos = line_reader::Position();
-  } else if (s->have_committed && s->dev == s->c_dev && s->ino == s->c_ino &&
-             s->pos.offset == s->committed.offset && s->pos.offset > 0) {
+         " is below offset " + std::to_string(log.pos.offset) + "; reading from offset 0");
+    log.pos = line_reader::Position();
+  } else if (s->have_committed && log.id == s->committed.file &&
+             log.pos.offset == s->committed.position.offset && log.pos.offset > 0) {
     std::string why;
-    if (!checkpoint_store::StillValid(s->fd, s->CommittedCheckpoint(), &why)) {
+    if (!checkpoint_store::StillValid(log.fd.get(), s->committed, &why)) {
       Note(s->sandbox_id + ": " + LogPath(*s) + ": " + why + "; reading from offset 0");
-      s->pos = line_reader::Position();
+      log.pos = line_reader::Position();
     }
   }
   s->seen_size = st.st_size;
@@ -199,16 +193,15 @@ void Engine::Look(uint32_t index) {
   Source* s = &sources_[index];
   s->dirty = false;
   const Pattern& p = patterns_[s->pattern];
-  if (p.base_fd < 0) return;
-  if (s->fd < 0) {
+  if (!p.base_fd.ok()) return;
+  if (!s->current.fd.ok()) {
     OpenCurrent(s);
-    if (s->fd < 0) return;
+    if (!s->current.fd.ok()) return;
   } else {
     struct stat pst;
     const bool present =
-        fstatat(p.base_fd, LogRelative(*s).c_str(), &pst, AT_SYMLINK_NOFOLLOW) == 0;
-    s->rotated_away = !present || static_cast<uint64_t>(pst.st_dev) != s->dev ||
-                      static_cast<uint64_t>(pst.st_ino) != s->ino;
+        fstatat(p.base_fd.get(), LogRelative(*s).c_str(), &pst, AT_SYMLINK_NOFOLLOW) == 0;
+    s->rotated_away = !present || file_id::FileId::Of(pst) != s->current.id;
   }
   if (std::find(touched_.begin(), touched_.end(), index) == touched_.end()) {
     touched_.push_back(index);
@@ -220,7 +213,7 @@ void Engine::Look(uint32_t index) {
     std::string err;
     const line_reader::ReadResult rr = ReadItems(s, &err);
     if (rr == line_reader::ReadResult::kError) {
-      Report(s, LogRelative(*s) + ": " + err, s->ino);
+      Report(s, LogRelative(*s) + ": " + err, s->current.id.ino);
       return;
     }
     if (rr == line_reader::ReadResult::kStopped) {
@@ -228,7 +221,7 @@ void Engine::Look(uint32_t index) {
       return;
     }
     struct stat st;
-    if (fstat(s->fd, &st) == 0) {
+    if (fstat(s->current.fd.get(), &st) == 0) {
       s->seen_size = st.st_size;
       s->seen_mtime_ns = MtimeNs(st);
     }
@@ -236,17 +229,13 @@ void Engine::Look(uint32_t index) {
     // Drained. A file rotated away before it was ever looked at comes next.
     if (TakeRotatedName(s)) continue;
     // Then whatever is at the path now.
-    int fd = -1;
+    unique_fd::UniqueFd fd;
     std::string open_err;
-    const secure_open::Result r = secure_open::OpenRegular(
-        p.base_fd, LogRelative(*s), secure_open::Method::kAuto, &fd, &open_err);
+    const secure_open::Result r = OpenLogFile(p.base_fd.get(), LogRelative(*s), &fd, &open_err);
     if (r != secure_open::Result::kOk) {
       if (r != secure_open::Result::kMissing) {
-        struct stat pst;
-        uint64_t ino = fstatat(p.base_fd, LogRelative(*s).c_str(), &pst, AT_SYMLINK_NOFOLLOW) == 0
-                           ? static_cast<uint64_t>(pst.st_ino)
-                           : 0;
-        Report(s, open_err + "; not read (reported once)", ino);
+        Report(s, open_err + "; not read (reported once)",
+               InodeAt(p.base_fd.get(), LogRelative(*s)));
       }
       // Renamed away with no successor yet: keep reading it. Deleted: let go
       // once its position is checkpointed.
@@ -254,26 +243,21 @@ void Engine::Look(uint32_t index) {
       return;
     }
     struct stat nst;
-    if (fstat(fd, &nst) != 0 || (static_cast<uint64_t>(nst.st_dev) == s->dev &&
-                                 static_cast<uint64_t>(nst.st_ino) == s->ino)) {
-      close(fd);
+    if (fstat(fd.get(), &nst) != 0 || file_id::FileId::Of(nst) == s->current.id) {
       s->rotated_away = false;
       return;
     }
     ClearProblem(s);
+    const file_id::FileId next = file_id::FileId::Of(nst);
     Note(s->sandbox_id + ": " + LogPath(*s) + " rotated: previous file " +
-         Identity(s->dev, s->ino) + " read to its end (offset " + std::to_string(s->pos.offset) +
-         "); now reading " + Identity(nst.st_dev, nst.st_ino) + " from offset 0");
-    if (s->linger_fd >= 0) close(s->linger_fd);
-    s->linger_fd = s->fd;
-    s->linger_dev = s->dev;
-    s->linger_ino = s->ino;
-    s->linger_pos = s->pos;
+         s->current.id.ToString() + " read to its end (offset " +
+         std::to_string(s->current.pos.offset) + "); now reading " + next.ToString() +
+         " from offset 0");
+    s->linger = std::move(s->current);
     s->linger_until_ms = NowMs() + kRotateWaitMs;
-    s->fd = fd;
-    s->dev = static_cast<uint64_t>(nst.st_dev);
-    s->ino = static_cast<uint64_t>(nst.st_ino);
-    s->pos = line_reader::Position();
+    s->current.fd = std::move(fd);
+    s->current.id = next;
+    s->current.pos = line_reader::Position();
     s->rotated_away = false;
     s->release_after_commit = false;
     s->seen_size = -1;
@@ -285,39 +269,24 @@ void Engine::ReadLinger(uint32_t index) {
   // The file rotated away is kept open for kRotateWaitMs after the switch: a
   // writer that opened it before the rename may still append to it.
   Source* s = &sources_[index];
-  if (s->linger_fd < 0) return;
-  std::swap(s->fd, s->linger_fd);
-  std::swap(s->dev, s->linger_dev);
-  std::swap(s->ino, s->linger_ino);
-  std::swap(s->pos, s->linger_pos);
+  if (!s->linger.fd.ok()) return;
+  // ReadItems reads s->current: the lingering file takes its place for a moment.
+  std::swap(s->current, s->linger);
   std::string err;
   const line_reader::ReadResult rr = ReadItems(s, &err);
-  std::swap(s->fd, s->linger_fd);
-  std::swap(s->dev, s->linger_dev);
-  std::swap(s->ino, s->linger_ino);
-  std::swap(s->pos, s->linger_pos);
+  std::swap(s->current, s->linger);
   if (rr == line_reader::ReadResult::kStopped) {
     MarkDirty(index);
   } else if (rr == line_reader::ReadResult::kError || NowMs() >= s->linger_until_ms) {
-    close(s->linger_fd);
-    s->linger_fd = -1;
+    s->linger = OpenLog();
   }
 }
 
 line_reader::ReadResult Engine::ReadItems(Source* s, std::string* err) {
   return reader_->Read(
-      s->fd, &s->pos,
+      s->current.fd.get(), &s->current.pos,
       [&](const line_reader::Item& item) {
-        if (item.kind == line_reader::Item::Kind::kRejected) {
-          Reject(s, item.offset,
-                 std::string(item.reason) + " (" + std::to_string(item.length) + " bytes" +
-                     (item.reason[0] == 'l'
-                          ? ", limit " + std::to_string(reader_->max_line_bytes())
-                          : std::string()) +
-                     ")");
-        } else {
-          HandleLine(s, item);
-        }
+        HandleItem(s, item);
         ++cycle_entries_;
         return cycle_entries_ < options_.max_entries_per_cycle && fatal_.empty();
       },
@@ -332,31 +301,26 @@ bool Engine::TakeRotatedName(Source* s) {
     std::string rel = s->sandbox_id + "/";
     if (!p.suffix_parent.empty()) rel += p.suffix_parent + "/";
     rel += name;
-    int fd = -1;
+    unique_fd::UniqueFd fd;
     std::string err;
-    if (secure_open::OpenRegular(p.base_fd, rel, secure_open::Method::kAuto, &fd, &err) !=
-        secure_open::Result::kOk) {
+    if (OpenLogFile(p.base_fd.get(), rel, &fd, &err) != secure_open::Result::kOk) {
       continue;  // renamed again or removed since: out of reach
     }
     struct stat st, pst;
     const bool at_path =
-        fstatat(p.base_fd, LogRelative(*s).c_str(), &pst, AT_SYMLINK_NOFOLLOW) == 0;
-    if (fstat(fd, &st) != 0 ||
-        (static_cast<uint64_t>(st.st_dev) == s->dev && static_cast<uint64_t>(st.st_ino) == s->ino) ||
-        (s->linger_fd >= 0 && static_cast<uint64_t>(st.st_dev) == s->linger_dev &&
-         static_cast<uint64_t>(st.st_ino) == s->linger_ino) ||
-        (at_path && pst.st_dev == st.st_dev && pst.st_ino == st.st_ino)) {
-      close(fd);  // the file just drained, or the one at the path: not a skipped one
-      continue;
+        fstatat(p.base_fd.get(), LogRelative(*s).c_str(), &pst, AT_SYMLINK_NOFOLLOW) == 0;
+    if (fstat(fd.get(), &st) != 0) continue;
+    const file_id::FileId id = file_id::FileId::Of(st);
+    if (id == s->current.id || (s->linger.fd.ok() && id == s->linger.id) ||
+        (at_path && file_id::FileId::Of(pst) == id)) {
+      continue;  // the file just drained, or the one at the path: not a skipped one
     }
     Note(s->sandbox_id + ": " + LogPath(*s) + " was rotated more than once between two looks; "
-         "reading " + p.base + "/" + rel + " (" + Identity(st.st_dev, st.st_ino) +
+         "reading " + p.base + "/" + rel + " (" + id.ToString() +
          ") from offset 0 before the current file");
-    close(s->fd);
-    s->fd = fd;
-    s->dev = static_cast<uint64_t>(st.st_dev);
-    s->ino = static_cast<uint64_t>(st.st_ino);
-    s->pos = line_reader::Position();
+    s->current.fd = std::move(fd);
+    s->current.id = id;
+    s->current.pos = line_reader::Position();
     s->rotated_away = true;
     s->seen_size = -1;
     s->seen_mtime_ns = -1;
@@ -373,16 +337,15 @@ size_t Engine::ReleaseIdleFiles(const Source* except, size_t want) {
   size_t released = 0;
   for (size_t n = 0; n < sources_.size() && released < want; ++n) {
     Source& s = sources_[release_cursor_++ % sources_.size()];
-    if (&s == except || s.retired || s.fd < 0 || s.linger_fd >= 0 || s.dirty || s.rotated_away ||
-        s.release_after_commit || !s.AtCheckpoint()) {
+    if (&s == except || s.retired || !s.current.fd.ok() || s.linger.fd.ok() || s.dirty ||
+        s.rotated_away || s.release_after_commit || !s.AtCheckpoint()) {
       continue;
     }
     if (std::find(touched_.begin(), touched_.end(),
                   static_cast<uint32_t>(&s - sources_.data())) != touched_.end()) {
       continue;
     }
-    close(s.fd);
-    s.fd = -1;
+    s.current.fd.Reset();
     s.resume_pending = true;
     ++released;
   }

@@ -1,0 +1,33 @@
+// The collector's one way to speak (ninja's Error()/Warning(), nsjail's
+// PLOG_E): callers pass a bare reason; only this module writes the
+// "agt-collector: error: COMMAND: " prefix. Library code never prints: it
+// returns a typed result and a bare reason (ErrnoReason names the call and
+// the path), and the subcommand that called it decides how to say it.
+#ifndef AGT_COLLECTOR_LOGS_H_
+#define AGT_COLLECTOR_LOGS_H_
+
+#include <string>
+
+namespace logs {
+
+// The subcommand named in every message ("import", "run"); set once by main.
+void SetCommand(const std::string& command);
+
+// "agt-collector: error: COMMAND: reason"
+void Error(const std::string& reason);
+// "agt-collector: warning: COMMAND: reason"
+void Warning(const std::string& reason);
+// "agt-collector: COMMAND: message": progress and state changes.
+void Note(const std::string& message);
+// "WHERE: reason" alone on a line: a rejected input line (LOG:LINE or
+// LOG:OFFSET), shaped like a compiler's message so editors can jump to it.
+void Rejected(const std::string& where, const std::string& reason);
+
+// "CALL PATH: strerror(errnum)", e.g. "open /x/denied.log: Permission denied".
+std::string ErrnoReason(const char* call, const std::string& path, int errnum);
+// The same, with the current errno.
+std::string ErrnoReason(const char* call, const std::string& path);
+
+}  // namespace logs
+
+#endif  // AGT_COLLECTOR_LOGS_H_
