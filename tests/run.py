@@ -3,7 +3,8 @@
 
 A skipped test counts as failed: a check that cannot run (no Docker, not root)
 must be seen, never silently passed over. The last line is
-"integration: P passed, F failed".
+"integration: P passed, F failed"; before it, each test's wall time and the
+slowest ten, so a slow harness shows where it is.
 """
 import argparse
 import os
@@ -18,11 +19,18 @@ class CountingResult(unittest.TextTestResult):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.passed = 0
+        self.durations = []  # (seconds, test id), one per finished test
         self._started = 0.0
 
     def startTest(self, test):
         self._started = time.monotonic()
         super().startTest(test)
+
+    def stopTest(self, test):
+        elapsed = time.monotonic() - self._started
+        self.durations.append((elapsed, test.id()))
+        self.stream.writeln("  (%.2f s)" % elapsed)
+        super().stopTest(test)
 
     def addSuccess(self, test):
         super().addSuccess(test)
@@ -56,7 +64,11 @@ def main():
             selected.addTest(test)
 
     runner = unittest.TextTestRunner(stream=sys.stdout, verbosity=2, resultclass=CountingResult)
+    started = time.monotonic()
     result = runner.run(selected)
+    print("slowest tests (of %.1f s in all):" % (time.monotonic() - started))
+    for seconds, test_id in sorted(result.durations, reverse=True)[:10]:
+        print("  %7.2f s  %s" % (seconds, test_id))
     failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
     print("integration: %d passed, %d failed" % (result.passed, failed))
     return 0 if failed == 0 else 1
