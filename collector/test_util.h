@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -64,10 +65,10 @@ class TempDir {
     char tmpl[] = "/tmp/agt-collector-test-XXXXXX";
     path_ = mkdtemp(tmpl);
   }
+  // Removed in-process: no shell, no quoting, none of a shell's start-up cost.
   ~TempDir() {
-    const std::string cmd = "rm -rf '" + path_ + "'";
-    if (system(cmd.c_str()) != 0) {
-    }
+    std::error_code ignored;  // a leftover temporary directory fails no test
+    std::filesystem::remove_all(path_, ignored);
   }
   const std::string& path() const { return path_; }
   std::string operator/(const std::string& name) const { return path_ + "/" + name; }
