@@ -66,12 +66,12 @@ class RunCrashTest(unittest.TestCase):
         rng = fresh_random()
         kills_mid_backlog = 0
         for _ in range(40):
-            if len(h.lines()) >= total:
+            if h.line_count() >= total:
                 break
             h.start()
             time.sleep(rng.uniform(0.005, 0.06))
             h.kill9()
-            if len(h.lines()) < total:
+            if h.line_count() < total:
                 kills_mid_backlog += 1
         self.assertGreaterEqual(kills_mid_backlog, 5)
         h.start()
@@ -82,7 +82,7 @@ class RunCrashTest(unittest.TestCase):
         keys = [(e["sandbox_id"], e["data"]["source"]["offset"]) for e in entries]
         self.assertEqual(len(keys), total)
         self.assertEqual(len(set(keys)), total)
-        h.assert_chain()
+        h.assert_chain(entries)
 
     def test_inotify_overflow_costs_latency_not_data(self):
         # Many events fast: thousands of appends across many sandboxes while
@@ -116,7 +116,7 @@ class RunCrashTest(unittest.TestCase):
         keys = {(e["sandbox_id"], e["data"]["source"]["offset"]) for e in entries}
         self.assertEqual(len(keys), total)  # each (sandbox, offset) once
         self.assertIn("inotify event queue overflowed", h.stderr())
-        h.assert_chain()
+        h.assert_chain(entries)
 
 
 if __name__ == "__main__":
