@@ -10,7 +10,6 @@ the stdlib re-implementation of upstream's verifier.
 """
 import json
 import os
-import random
 import shutil
 import signal
 import subprocess
@@ -285,11 +284,6 @@ class LineCounter:
             self.end += last + 1
             self.tail = (self.tail + data[:last + 1])[-self.TAIL:]
         return self.lines
-
-
-def fresh_random():
-    """A new seed each run: the crash tests hit different moments every time."""
-    return random.Random(int.from_bytes(os.urandom(4), "big"))
 
 
 class SteadyWriter(threading.Thread):

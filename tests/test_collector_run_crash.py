@@ -4,14 +4,15 @@ import signal
 import time
 import unittest
 
-from run_harness import RunHarness, fresh_random
+from run_harness import RunHarness
+from seeded_random import seeded_random
 
 
 class RunCrashTest(unittest.TestCase):
     def test_crash_loop_loses_nothing_and_duplicates_nothing(self):
         sandboxes = ["sb-%d" % i for i in range(3)]
         h = RunHarness(self, scan_interval_ms=100, sandboxes=sandboxes)
-        rng = fresh_random()
+        rng = seeded_random(self)
         writer = h.start_writer(sandboxes)
         kills = 0
         for _ in range(15):
@@ -32,7 +33,7 @@ class RunCrashTest(unittest.TestCase):
         # file and the file at the watched path are read.)
         sandboxes = ["sb-a", "sb-b"]
         h = RunHarness(self, scan_interval_ms=100, sandboxes=sandboxes)
-        rng = fresh_random()
+        rng = seeded_random(self)
         writer = h.start_writer(sandboxes)
         rotations = 0
         for _ in range(10):
@@ -63,7 +64,7 @@ class RunCrashTest(unittest.TestCase):
             _, line = h.shim_line(sid)
             h.append_raw(sid, line * per_sandbox)
         total = per_sandbox * len(sandboxes)
-        rng = fresh_random()
+        rng = seeded_random(self)
         kills_mid_backlog = 0
         for _ in range(40):
             if h.line_count() >= total:
