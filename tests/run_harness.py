@@ -10,6 +10,7 @@ the stdlib re-implementation of upstream's verifier.
 """
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -208,8 +209,68 @@ class RunHarness:
 
     def wait_expected(self, timeout=20.0):
         self.wait_for_count(len(self.expected), timeout)
-        # Give a duplicate the chance to show up before the exact check.
+        # A window, not a condition: "no duplicate follows" has no sign to
+        # wait for, so a duplicate gets three scans to show up before the
+        # exact check. What it would catch is the subject of assert_exact.
         time.sleep(3 * self.scan_interval_ms / 1000.0)
+
+    # --- conditions to wait on (never a fixed sleep) ---------------------------
+
+    def wait_until(self, condition, what, timeout=20.0):
+        """Polls `condition()` until true; fails naming `what` on timeout or
+        when the collector exits meanwhile."""
+        deadline = time.monotonic() + timeout
+        while not condition():
+            if self.proc is not None and self.proc.poll() is not None:
+                self.t.fail("collector exited while waiting until %s:\n%s"
+                            % (what, self.stderr()[-4000:]))
+            if time.monotonic() > deadline:
+                self.t.fail("timed out waiting until %s; collector stderr:\n%s"
+                            % (what, self.stderr()[-4000:]))
+            time.sleep(0.02)
+
+    def held_paths(self):
+        """What the running collector holds open, as /proc shows it (an
+        unlinked file reads "PATH (deleted)")."""
+        fd_dir = "/proc/%d/fd" % self.proc.pid
+        paths = []
+        for name in os.listdir(fd_dir):
+            try:
+                paths.append(os.readlink(os.path.join(fd_dir, name)))
+            except FileNotFoundError:  # closed while listing
+                pass
+        return paths
+
+    def wait_released(self, path):
+        """Until the collector holds nothing at or under `path`: it has seen
+        the file (or sandbox directory) go."""
+        path = path.rstrip("/")
+
+        def released():
+            return not any(p in (path, path + " (deleted)") or p.startswith(path + "/")
+                           for p in self.held_paths())
+        self.wait_until(released, "the collector lets go of " + path)
+
+    def caught_up(self):
+        """Whether every sandbox log has been read to its end and checkpointed
+        (the checkpoint names the log's inode and its size as the offset)."""
+        for sandbox_id in os.listdir(self.base):
+            try:
+                st = os.stat(self.log_path(sandbox_id))
+            except FileNotFoundError:
+                continue
+            try:
+                with open(self.checkpoint_path(sandbox_id)) as f:
+                    text = f.read()
+            except FileNotFoundError:
+                return False
+            m = re.search(r"\bino=(\d+) offset=(\d+)\b", text)
+            if not m or (int(m.group(1)), int(m.group(2))) != (st.st_ino, st.st_size):
+                return False
+        return True
+
+    def wait_caught_up(self, timeout=60.0):
+        self.wait_until(self.caught_up, "every log is read and checkpointed", timeout)
 
     def assert_exact(self):
         """Each expected marker exactly once, nothing else; the chain verifies."""

@@ -17,7 +17,7 @@ class RunCrashTest(unittest.TestCase):
         kills = 0
         for _ in range(15):
             h.start()
-            time.sleep(rng.uniform(0.02, 0.4))
+            time.sleep(rng.uniform(0.02, 0.4))  # the subject: a random moment
             h.kill9()
             kills += 1
         writer.finish()
@@ -40,13 +40,13 @@ class RunCrashTest(unittest.TestCase):
             written = len(h.expected)
             h.start()
             h.wait_for_count(written, timeout=30)  # caught up with the last rotation
-            time.sleep(rng.uniform(0.0, 0.2))
+            time.sleep(rng.uniform(0.0, 0.2))  # the subject: random moments
             sid = rng.choice(sandboxes)
             log = h.log_path(sid)
             if os.path.exists(log):
                 rotations += 1
                 os.rename(log, "%s.%d" % (log, rotations))
-            time.sleep(rng.uniform(0.0, 0.3))
+            time.sleep(rng.uniform(0.0, 0.3))  # the subject: random moments
             h.kill9()
         writer.finish()
         h.start()
@@ -70,14 +70,14 @@ class RunCrashTest(unittest.TestCase):
             if h.line_count() >= total:
                 break
             h.start()
-            time.sleep(rng.uniform(0.005, 0.06))
+            time.sleep(rng.uniform(0.005, 0.06))  # the subject: a random moment
             h.kill9()
             if h.line_count() < total:
                 kills_mid_backlog += 1
         self.assertGreaterEqual(kills_mid_backlog, 5)
         h.start()
         h.wait_for_count(total, timeout=180)
-        time.sleep(0.5)
+        h.wait_caught_up()
         h.stop()
         entries = h.entries()
         keys = [(e["sandbox_id"], e["data"]["source"]["offset"]) for e in entries]
@@ -110,7 +110,7 @@ class RunCrashTest(unittest.TestCase):
         h.proc.send_signal(signal.SIGCONT)
         total = per_sandbox * len(sandboxes)
         h.wait_for_count(total, timeout=120)
-        time.sleep(1)
+        h.wait_caught_up()
         h.stop()
         entries = h.entries()
         self.assertEqual(len(entries), total)
