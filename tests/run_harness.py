@@ -220,10 +220,12 @@ class RunHarness:
         """Polls `condition()` until true; fails naming `what` on timeout or
         when the collector exits meanwhile."""
         deadline = time.monotonic() + timeout
-        while not condition():
+        while True:
             if self.proc is not None and self.proc.poll() is not None:
                 self.t.fail("collector exited while waiting until %s:\n%s"
                             % (what, self.stderr()[-4000:]))
+            if condition():
+                return
             if time.monotonic() > deadline:
                 self.t.fail("timed out waiting until %s; collector stderr:\n%s"
                             % (what, self.stderr()[-4000:]))
