@@ -5,6 +5,8 @@
 
 #include <random>
 
+#include "test_util.h"
+
 namespace {
 
 std::string Str(std::string_view s) {
@@ -73,7 +75,8 @@ TEST_CASE("strings that are not strict UTF-8 are refused") {
 }
 
 TEST_CASE("property: every code point class round-trips through RapidJSON, output is printable ASCII") {
-  std::mt19937 rng(2662);
+  const uint64_t seed = test_util::TestSeed(2662);
+  std::mt19937 rng(static_cast<std::mt19937::result_type>(seed));
   const uint32_t ranges[][2] = {{0x00, 0x1f},    {0x20, 0x7e},     {0x7f, 0x9f},
                                 {0xa0, 0x7ff},   {0x800, 0xd7ff},  {0xe000, 0xfffd},
                                 {0xfffe, 0xffff}, {0x10000, 0x10ffff}, {0x22, 0x22}, {0x5c, 0x5c}};

@@ -2,9 +2,12 @@
 #ifndef AGT_COLLECTOR_TEST_UTIL_H_
 #define AGT_COLLECTOR_TEST_UTIL_H_
 
+#include <doctest/doctest.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -57,6 +60,20 @@ inline std::string DocumentedEntryId(const audit_entry::AuditEntryFields& fields
   return "audit_" + hex.substr(0, 16);
 }
 
+// The seed of a randomised test case: AGT_TEST_SEED when set (to replay a
+// failing run), else `fixed` (the same inputs every run). Printed either way,
+// so the output of a failure names the seed that found it.
+inline uint64_t TestSeed(uint64_t fixed) {
+  uint64_t seed = fixed;
+  if (const char* text = getenv("AGT_TEST_SEED")) {
+    char* end = nullptr;
+    seed = strtoull(text, &end, 0);
+    if (*text == '\0' || *end != '\0') FAIL("AGT_TEST_SEED is not a number: " << std::string(text));
+  }
+  MESSAGE("seed " << seed << " (replay: AGT_TEST_SEED=" << seed << ")");
+  return seed;
+}
+
 // A fresh temporary directory, removed by the destructor.
 class TempDir {
  public:
@@ -64,10 +81,10 @@ class TempDir {
     char tmpl[] = "/tmp/agt-collector-test-XXXXXX";
     path_ = mkdtemp(tmpl);
   }
+  // Removed in-process: no shell, no quoting, none of a shell's start-up cost.
   ~TempDir() {
-    const std::string cmd = "rm -rf '" + path_ + "'";
-    if (system(cmd.c_str()) != 0) {
-    }
+    std::error_code ignored;  // a leftover temporary directory fails no test
+    std::filesystem::remove_all(path_, ignored);
   }
   const std::string& path() const { return path_; }
   std::string operator/(const std::string& name) const { return path_ + "/" + name; }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 
 namespace {
@@ -16,7 +17,10 @@ struct TempDir {
     char tmpl[] = "/tmp/denied_log_test_XXXXXX";
     path = mkdtemp(tmpl);
   }
-  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
+  ~TempDir() {
+    std::error_code ignored;  // a leftover temporary directory fails no test
+    std::filesystem::remove_all(path, ignored);
+  }
 };
 
 std::string ReadFile(const std::string& path) {

@@ -3,7 +3,8 @@
 
 A skipped test counts as failed: a check that cannot run (no Docker, not root)
 must be seen, never silently passed over. The last line is
-"integration: P passed, F failed".
+"integration: P passed, F failed"; before it, each test's wall time and the
+slowest ten, so a slow harness shows where it is.
 """
 import argparse
 import os
@@ -18,11 +19,23 @@ class CountingResult(unittest.TextTestResult):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.passed = 0
+        self.durations = []  # (seconds, test id), one per finished test
+        self.between = 0.0  # outside any test: class and module set-up/tear-down
         self._started = 0.0
+        self._stopped = None
 
     def startTest(self, test):
         self._started = time.monotonic()
+        if self._stopped is not None:
+            self.between += self._started - self._stopped
         super().startTest(test)
+
+    def stopTest(self, test):
+        elapsed = time.monotonic() - self._started
+        self.durations.append((elapsed, test.id()))
+        self.stream.writeln("  (%.2f s)" % elapsed)
+        super().stopTest(test)
+        self._stopped = time.monotonic()
 
     def addSuccess(self, test):
         super().addSuccess(test)
@@ -56,7 +69,13 @@ def main():
             selected.addTest(test)
 
     runner = unittest.TextTestRunner(stream=sys.stdout, verbosity=2, resultclass=CountingResult)
+    started = time.monotonic()
     result = runner.run(selected)
+    print("%.1f s in all: %.1f s in tests, %.1f s between them (class set-up such as"
+          " the Docker image build); slowest tests:"
+          % (time.monotonic() - started, sum(d for d, _ in result.durations), result.between))
+    for seconds, test_id in sorted(result.durations, reverse=True)[:10]:
+        print("  %7.2f s  %s" % (seconds, test_id))
     failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
     print("integration: %d passed, %d failed" % (result.passed, failed))
     return 0 if failed == 0 else 1

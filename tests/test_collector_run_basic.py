@@ -53,8 +53,7 @@ class RunBasicTest(unittest.TestCase):
         h.deny_and_wait("sb-1")
         h.stop()
         h.start()  # nothing new: nothing written again
-        time.sleep(0.5)
-        h.stop()
+        h.stop()  # finishes what the start found: a re-read would be written now
         h.assert_exact()
         self.assertEqual(len(h.lines()), 9)
 
@@ -66,10 +65,12 @@ class RunBasicTest(unittest.TestCase):
         h.wait_expected()
         # Half a record, then stop: nothing of it may be emitted yet.
         h.append_raw("sb-1", line[:40])
-        time.sleep(0.5)
-        h.stop()
+        h.stop()  # reads the append's pending inotify event before it exits
         self.assertEqual(len(h.lines()), 1)
         h.start()
+        # The subject: the rest arrives after the restarted collector has had
+        # time to read the half again. Nothing outside shows that it has, so
+        # this is a window, not a condition.
         time.sleep(0.3)
         h.append_raw("sb-1", line[40:])
         h.expected.append(("sb-1", marker))
@@ -83,9 +84,7 @@ class RunBasicTest(unittest.TestCase):
         rotated = h.out + ".1"
         os.rename(h.out, rotated)  # logrotate's move
         h.proc.send_signal(signal.SIGHUP)
-        deadline = time.monotonic() + 10
-        while not os.path.exists(h.out) and time.monotonic() < deadline:
-            time.sleep(0.02)
+        h.wait_until(lambda: os.path.exists(h.out), "SIGHUP makes a new output", timeout=10)
         first = h.expected[:]
         h.expected = []
         h.deny_and_wait("sb-1")
@@ -106,8 +105,9 @@ class RunBasicTest(unittest.TestCase):
                 h.deny(sid)
             h.wait_expected()
             for sid in ids:
-                        shutil.rmtree(os.path.join(h.base, sid))
-            time.sleep(1.0)  # a few scans: the gone sandboxes are retired
+                shutil.rmtree(os.path.join(h.base, sid))
+            for sid in ids:  # seen gone: retired at the next scan
+                h.wait_released(os.path.join(h.base, sid))
         h.add_sandbox("last")
         h.deny("last")
         h.finish()

@@ -4,19 +4,20 @@ import signal
 import time
 import unittest
 
-from run_harness import RunHarness, fresh_random
+from run_harness import RunHarness
+from seeded_random import seeded_random
 
 
 class RunCrashTest(unittest.TestCase):
     def test_crash_loop_loses_nothing_and_duplicates_nothing(self):
         sandboxes = ["sb-%d" % i for i in range(3)]
         h = RunHarness(self, scan_interval_ms=100, sandboxes=sandboxes)
-        rng = fresh_random()
+        rng = seeded_random(self)
         writer = h.start_writer(sandboxes)
         kills = 0
         for _ in range(15):
             h.start()
-            time.sleep(rng.uniform(0.02, 0.4))
+            time.sleep(rng.uniform(0.02, 0.4))  # the subject: a random moment
             h.kill9()
             kills += 1
         writer.finish()
@@ -32,20 +33,20 @@ class RunCrashTest(unittest.TestCase):
         # file and the file at the watched path are read.)
         sandboxes = ["sb-a", "sb-b"]
         h = RunHarness(self, scan_interval_ms=100, sandboxes=sandboxes)
-        rng = fresh_random()
+        rng = seeded_random(self)
         writer = h.start_writer(sandboxes)
         rotations = 0
         for _ in range(10):
             written = len(h.expected)
             h.start()
             h.wait_for_count(written, timeout=30)  # caught up with the last rotation
-            time.sleep(rng.uniform(0.0, 0.2))
+            time.sleep(rng.uniform(0.0, 0.2))  # the subject: random moments
             sid = rng.choice(sandboxes)
             log = h.log_path(sid)
             if os.path.exists(log):
                 rotations += 1
                 os.rename(log, "%s.%d" % (log, rotations))
-            time.sleep(rng.uniform(0.0, 0.3))
+            time.sleep(rng.uniform(0.0, 0.3))  # the subject: random moments
             h.kill9()
         writer.finish()
         h.start()
@@ -63,26 +64,26 @@ class RunCrashTest(unittest.TestCase):
             _, line = h.shim_line(sid)
             h.append_raw(sid, line * per_sandbox)
         total = per_sandbox * len(sandboxes)
-        rng = fresh_random()
+        rng = seeded_random(self)
         kills_mid_backlog = 0
         for _ in range(40):
-            if len(h.lines()) >= total:
+            if h.line_count() >= total:
                 break
             h.start()
-            time.sleep(rng.uniform(0.005, 0.06))
+            time.sleep(rng.uniform(0.005, 0.06))  # the subject: a random moment
             h.kill9()
-            if len(h.lines()) < total:
+            if h.line_count() < total:
                 kills_mid_backlog += 1
         self.assertGreaterEqual(kills_mid_backlog, 5)
         h.start()
         h.wait_for_count(total, timeout=180)
-        time.sleep(0.5)
+        h.wait_caught_up()
         h.stop()
         entries = h.entries()
         keys = [(e["sandbox_id"], e["data"]["source"]["offset"]) for e in entries]
         self.assertEqual(len(keys), total)
         self.assertEqual(len(set(keys)), total)
-        h.assert_chain()
+        h.assert_chain(entries)
 
     def test_inotify_overflow_costs_latency_not_data(self):
         # Many events fast: thousands of appends across many sandboxes while
@@ -109,14 +110,14 @@ class RunCrashTest(unittest.TestCase):
         h.proc.send_signal(signal.SIGCONT)
         total = per_sandbox * len(sandboxes)
         h.wait_for_count(total, timeout=120)
-        time.sleep(1)
+        h.wait_caught_up()
         h.stop()
         entries = h.entries()
         self.assertEqual(len(entries), total)
         keys = {(e["sandbox_id"], e["data"]["source"]["offset"]) for e in entries}
         self.assertEqual(len(keys), total)  # each (sandbox, offset) once
         self.assertIn("inotify event queue overflowed", h.stderr())
-        h.assert_chain()
+        h.assert_chain(entries)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,8 @@ class RunHostileFilesTest(unittest.TestCase):
         h.deny("sb-1")
         # Also one still being written while the collector reads (no newline yet).
         h.append_raw("sb-1", b"B" * 150000)
+        # The subject: the line is still unfinished while the collector reads
+        # it. Nothing outside shows that it has, so a window, not a condition.
         time.sleep(0.5)
         h.append_raw("sb-1", b"B" * 1000 + b"\n")
         h.deny("sb-1")
@@ -69,7 +71,9 @@ class RunHostileFilesTest(unittest.TestCase):
             f.write(host_line)
         os.symlink(os.path.join(h.dir, "host-dir"), os.path.join(h.base, "sb-link"))
         h.deny("sb-2")
-        time.sleep(1.5)  # several scans: still reported once
+        # The subject: several scans (200 ms each) pass, and each refusal is
+        # still reported once; only time makes scans happen.
+        time.sleep(1.5)
         h.wait_expected()
         self.assertNotIn(host_marker, [m for _, m in h.markers()])
         err = h.stderr()
@@ -89,8 +93,9 @@ class RunHostileFilesTest(unittest.TestCase):
         os.makedirs(h.log_path("sb-dir"))
         h.start()
         h.deny("sb-ok")
-        time.sleep(1.0)
-        h.deny_and_wait("sb-ok")
+        h.wait_until(lambda: h.stderr().count(": refused: a ") >= 3,
+                     "the FIFO, the device and the directory are refused")
+        h.deny_and_wait("sb-ok")  # scans more: each is still reported once
         h.stop()  # a FIFO never makes it hang
         h.assert_exact()
         err = h.stderr()

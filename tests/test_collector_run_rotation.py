@@ -1,7 +1,6 @@
 """agt-collector run: rotation, truncation, deletion, inode reuse."""
 import os
 import shutil
-import time
 import unittest
 
 from run_harness import RunHarness
@@ -12,7 +11,8 @@ class RunRotationTest(unittest.TestCase):
         h = RunHarness(self, sandboxes=["sb-1", "sb-2"])
         h.start()
         writer = h.start_writer(["sb-1", "sb-2"], rotate_every=25)
-        time.sleep(2.0)
+        h.wait_until(lambda: writer.rotations > 3 or writer.error is not None,
+                     "the writer has rotated the logs 4 times", timeout=60)
         writer.finish()
         h.finish(timeout=60)
         self.assertGreater(writer.rotations, 3)
@@ -80,12 +80,12 @@ class RunRotationTest(unittest.TestCase):
         h.start()
         h.deny_and_wait("sb-1", times=2)
         os.unlink(h.log_path("sb-1"))
-        time.sleep(0.5)
+        h.wait_released(h.log_path("sb-1"))
         h.deny("sb-1")  # the shim creates it again
         h.wait_expected()
         # The whole sandbox directory removed and made again.
         shutil.rmtree(os.path.join(h.base, "sb-1"))
-        time.sleep(0.5)
+        h.wait_released(os.path.join(h.base, "sb-1"))
         h.add_sandbox("sb-1")
         h.deny("sb-1")
         h.finish()

@@ -109,7 +109,8 @@ class RunSyslogTest(unittest.TestCase):
             time.sleep(0.05)
         self.assertIn("agt-collector: warning: run: syslog " + rs.socket, h.stderr())
         self.assertIn("dropped", h.stderr())
-        # Back again: the sender reconnects (at most once a second).
+        # Back again: the sender reconnects (at most once a second). The
+        # subject is that pace, so this waits past it rather than on a sign.
         rs.start()
         time.sleep(1.2)
         h.deny_and_wait("sb-1")

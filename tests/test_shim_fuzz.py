@@ -1,11 +1,10 @@
 """agt-deny-shim argv fuzz: random bytes, huge counts, near ARG_MAX. Every
 output is valid UTF-8 JSON within the byte limits, every exit is 126."""
 import os
-import random
 
+from seeded_random import seeded_random
 from shim_support import ShimTestCase, run
 
-SEED = int(os.environ.get("AGT_FUZZ_SEED", "2662"))
 MAX_ARG_STRLEN = 131072  # the kernel's limit for one argument
 
 
@@ -30,12 +29,12 @@ class ArgvFuzz(ShimTestCase):
         return rec
 
     def test_random_bytes(self):
-        rng = random.Random(SEED)
+        rng = seeded_random(self, 2662)
         for _ in range(150):
             count = rng.choice([0, 1, 2, 5, 20, 100])
             args = [random_arg(rng, rng.choice([0, 1, 3, 40, 300, 2000])) for _ in range(count)]
             argv0 = random_arg(rng, rng.choice([1, 10, 700]))
-            with self.subTest(seed=SEED, count=count):
+            with self.subTest(count=count):
                 self.check(argv0, args)
 
     def test_huge_argument_count(self):
@@ -45,7 +44,7 @@ class ArgvFuzz(ShimTestCase):
 
     def test_near_arg_max(self):
         arg_max = os.sysconf("SC_ARG_MAX")
-        rng = random.Random(SEED + 1)
+        rng = seeded_random(self, 2663)
         # Fill ARG_MAX with maximal arguments, leaving room for pointers and env.
         budget = arg_max - 64 * 1024
         args = []

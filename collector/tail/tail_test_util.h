@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <string>
 
 namespace tail_test_util {
@@ -20,9 +21,8 @@ class TempDir {
   }
   ~TempDir() {
     close(fd_);
-    std::string cmd = "rm -rf '" + path_ + "'";
-    if (system(cmd.c_str()) != 0) {
-    }
+    std::error_code ignored;  // a leftover temporary directory fails no test
+    std::filesystem::remove_all(path_, ignored);
   }
   const std::string& path() const { return path_; }
   int fd() const { return fd_; }
