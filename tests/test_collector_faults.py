@@ -26,6 +26,7 @@ import time
 import unittest
 
 from run_harness import COLLECTOR, RunHarness
+from tmpfs_support import fill_up, mount_tmpfs
 
 SANDBOXES = ("sb-0", "sb-1")
 ENOSPC_TEXT = "No space left on device"
@@ -191,17 +192,9 @@ class FullTmpfs:
 
     def __init__(self, testcase, size_kib=256, leave_bytes=4096):
         self.dir = tempfile.mkdtemp(prefix="agt-faults-tmpfs-")
-        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=%dk,mode=0700" % size_kib, "tmpfs",
-                        self.dir], check=True)
-        testcase.addCleanup(self.cleanup)
-        self.filler = os.path.join(self.dir, "filler")
-        fd = os.open(self.filler, os.O_WRONLY | os.O_CREAT, 0o600)
-        try:
-            while os.write(fd, b"\1" * 4096) > 0:
-                pass
-        except OSError:
-            pass
-        os.close(fd)
+        testcase.addCleanup(os.rmdir, self.dir)
+        mount_tmpfs(testcase, self.dir, "size=%dk,mode=0700" % size_kib)
+        self.filler = fill_up(self.dir)
         # Give back a page or none: a batch of entries then fits in part
         # (a short write, then ENOSPC) or not at all.
         size = os.path.getsize(self.filler)
@@ -209,10 +202,6 @@ class FullTmpfs:
 
     def free(self):
         os.unlink(self.filler)
-
-    def cleanup(self):
-        subprocess.run(["umount", "-l", self.dir])
-        os.rmdir(self.dir)
 
 
 class CollectorFullDiskTest(unittest.TestCase):

@@ -35,14 +35,6 @@ audit_verifier::VerifyResult VerifyText(std::string_view text, std::string_view 
   return result;
 }
 
-bool IsOnePrintableLine(std::string_view text) {
-  if (text.empty()) return false;
-  for (const char c : text) {
-    if (c < 0x20 || c > 0x7e) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

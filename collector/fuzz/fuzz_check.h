@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
 
 #define FUZZ_CHECK(cond)                                                              \
   do {                                                                                \
@@ -14,5 +15,15 @@
       std::abort();                                                                   \
     }                                                                                 \
   } while (0)
+
+// What a reason or an error message must be: one non-empty line of printable
+// ASCII, so hostile bytes never reach a terminal or a journal through it.
+inline bool IsOnePrintableLine(std::string_view text) {
+  if (text.empty()) return false;
+  for (const char c : text) {
+    if (c < 0x20 || c > 0x7e) return false;
+  }
+  return true;
+}
 
 #endif  // AGT_FUZZ_CHECK_H_

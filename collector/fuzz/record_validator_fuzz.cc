@@ -14,18 +14,6 @@
 #include "fuzz_check.h"
 #include "record_validator.h"
 
-namespace {
-
-bool IsOnePrintableLine(std::string_view text) {
-  if (text.empty()) return false;
-  for (const char c : text) {
-    if (c < 0x20 || c > 0x7e) return false;
-  }
-  return true;
-}
-
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static record_validator::ValidRecord record;
   static record_validator::ValidRecord again;
