@@ -6,15 +6,7 @@ import subprocess
 import time
 
 from shim_support import WARNING_PREFIX, ShimTestCase, run
-
-
-def mount_tmpfs(test, path, options):
-    """Mounts a private tmpfs (root needed: a test that cannot FAILS)."""
-    os.makedirs(path, exist_ok=True)
-    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", path],
-                          capture_output=True, text=True)
-    test.assertEqual(proc.returncode, 0, "mount tmpfs (needs root): %s" % proc.stderr)
-    test.addCleanup(subprocess.run, ["umount", "-l", path], capture_output=True)
+from tmpfs_support import fill_up, mount_tmpfs
 
 
 class DeniedLog(ShimTestCase):
@@ -162,13 +154,7 @@ class DeniedLog(ShimTestCase):
     def test_full_file_system(self):
         mnt = self.sandbox.join("full")
         mount_tmpfs(self, mnt, "size=64k,mode=0755")
-        fd = os.open(os.path.join(mnt, "filler"), os.O_WRONLY | os.O_CREAT, 0o600)
-        try:
-            while os.write(fd, b"\0" * 4096) > 0:
-                pass
-        except OSError:
-            pass
-        os.close(fd)
+        fill_up(mnt)
         log = os.path.join(mnt, "denied.log")
         d = self.deny(log)
         self.assertWarned(d, "No space left on device")

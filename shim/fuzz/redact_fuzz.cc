@@ -1,0 +1,70 @@
+// libFuzzer harness: the redaction rules through redact.h's public entry
+// points (Redactor::NextArgument over an argv, Standalone on one text).
+// Properties: spans are sorted, inside the text, never overlapping or
+// touching, at most kMaxSpans; the same argv gives the same spans twice; and
+// a value after "--password" is redacted whole, whatever came before it.
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fuzz_check.h"
+#include "redact.h"
+
+namespace {
+
+void CheckSpans(const redact::Spans& spans, std::string_view text) {
+  FUZZ_CHECK(spans.count <= redact::kMaxSpans);
+  for (std::size_t i = 0; i < spans.count; ++i) {
+    FUZZ_CHECK(spans.items[i].begin < spans.items[i].end);
+    FUZZ_CHECK(spans.items[i].end <= text.size());
+    if (i > 0) FUZZ_CHECK(spans.items[i - 1].end < spans.items[i].begin);
+  }
+}
+
+bool SameSpans(const redact::Spans& a, const redact::Spans& b) {
+  if (a.count != b.count) return false;
+  for (std::size_t i = 0; i < a.count; ++i) {
+    if (a.items[i].begin != b.items[i].begin || a.items[i].end != b.items[i].end) return false;
+  }
+  return true;
+}
+
+constexpr std::string_view kBinaries[] = {"curl", "az", "docker", "git", "aws", "kubectl", "npm"};
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
+  FuzzedDataProvider in(data, size);
+  const std::string binary(in.PickValueInArray(kBinaries));
+  const std::string secret = in.ConsumeRandomLengthString(64);
+  std::vector<std::string> argv;
+  while (in.remaining_bytes() > 0 && argv.size() < 64) argv.push_back(in.ConsumeRandomLengthString(256));
+
+  redact::Redactor first(binary);
+  redact::Redactor second(binary);
+  for (const std::string& arg : argv) {
+    redact::Spans a;
+    redact::Spans b;
+    first.NextArgument(arg, &a);
+    second.NextArgument(arg, &b);
+    CheckSpans(a, arg);
+    FUZZ_CHECK(SameSpans(a, b));
+    redact::Spans standalone;
+    redact::Standalone(arg, &standalone);
+    CheckSpans(standalone, arg);
+  }
+  // Two plain words end whatever the argv left pending (a value, a
+  // user:password, a setting's name); then --password makes the next one secret.
+  redact::Spans spans;
+  for (const std::string_view word : {"x", "y", "--password"}) {
+    first.NextArgument(word, &spans);
+  }
+  first.NextArgument(secret, &spans);
+  CheckSpans(spans, secret);
+  if (!secret.empty()) {
+    FUZZ_CHECK(spans.count == 1 && spans.items[0].begin == 0 && spans.items[0].end == secret.size());
+  }
+  return 0;
+}
