@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include <optional>
+#include <array>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -106,6 +107,16 @@ class Engine {
     line_reader::Position pos;
   };
 
+  // A file of a sandbox's log that was read and then let go (after its
+  // rotation's wait, or when another rotated file took its place): where
+  // reading it stopped. An inotify rename event can name such a file after
+  // it was let go; it is then read on from there, never again from offset 0.
+  struct LetGoLog {
+    file_id::FileId id;
+    line_reader::Position pos;
+  };
+  static constexpr size_t kLetGoRemembered = 4;
+
   // One sandbox's log. Small and fixed: no buffers; the read buffer is shared.
   struct Source {
     std::string sandbox_id;
@@ -125,6 +136,9 @@ class Engine {
     // The previous file, kept open a few seconds after a rotation.
     OpenLog linger;
     int64_t linger_until_ms = 0;
+    // The last files let go, newest at let_go_next - 1 (a ring).
+    std::array<LetGoLog, kLetGoRemembered> let_go{};
+    uint8_t let_go_next = 0;
     int64_t seen_size = -1, seen_mtime_ns = -1;
     // What the checkpoint on disk says.
     bool have_committed = false;
@@ -156,6 +170,8 @@ class Engine {
   void ReadLinger(uint32_t source_index);
   void OpenCurrent(Source* s);
   bool TakeRotatedName(Source* s);
+  // Remembers where reading `log` stopped as it is let go (no-op when closed).
+  static void LetGo(Source* s, const OpenLog& log);
   size_t ReleaseIdleFiles(const Source* except, size_t want);
   void RetireIfGone(uint32_t index);
   bool ResumeFromRotated(Source* s, file_id::FileId now_at_path);

@@ -253,6 +253,7 @@ void Engine::Look(uint32_t index) {
          s->current.id.ToString() + " read to its end (offset " +
          std::to_string(s->current.pos.offset) + "); now reading " + next.ToString() +
          " from offset 0");
+    LetGo(s, s->linger);  // a previous rotation's file, still waiting
     s->linger = std::move(s->current);
     s->linger_until_ms = NowMs() + kRotateWaitMs;
     s->current.fd = std::move(fd);
@@ -278,6 +279,7 @@ void Engine::ReadLinger(uint32_t index) {
   if (rr == line_reader::ReadResult::kStopped) {
     MarkDirty(index);
   } else if (rr == line_reader::ReadResult::kError || NowMs() >= s->linger_until_ms) {
+    LetGo(s, s->linger);
     s->linger = OpenLog();
   }
 }
@@ -315,9 +317,30 @@ bool Engine::TakeRotatedName(Source* s) {
         (at_path && file_id::FileId::Of(pst) == id)) {
       continue;  // the file just drained, or the one at the path: not a skipped one
     }
+    line_reader::Position from;
+    for (const LetGoLog& gone : s->let_go) {
+      if (gone.id == id && gone.id != file_id::FileId()) from = gone.pos;
+    }
+    if (from.offset > 0) {
+      // Read before and let go; its rename event came late. Anything
+      // appended since is read on from where reading stopped.
+      if (static_cast<uint64_t>(st.st_size) <= from.offset) continue;
+      Note(s->sandbox_id + ": " + LogPath(*s) + " rotated file " + p.base + "/" + rel + " (" +
+           id.ToString() + ") grew after it was let go; reading it on from offset " +
+           std::to_string(from.offset) + " before the current file");
+      LetGo(s, s->current);
+      s->current.fd = std::move(fd);
+      s->current.id = id;
+      s->current.pos = from;
+      s->rotated_away = true;
+      s->seen_size = -1;
+      s->seen_mtime_ns = -1;
+      return true;
+    }
     Note(s->sandbox_id + ": " + LogPath(*s) + " was rotated more than once between two looks; "
          "reading " + p.base + "/" + rel + " (" + id.ToString() +
          ") from offset 0 before the current file");
+    LetGo(s, s->current);
     s->current.fd = std::move(fd);
     s->current.id = id;
     s->current.pos = line_reader::Position();
@@ -327,6 +350,12 @@ bool Engine::TakeRotatedName(Source* s) {
     return true;
   }
   return false;
+}
+
+void Engine::LetGo(Source* s, const OpenLog& log) {
+  if (!log.fd.ok()) return;
+  s->let_go[s->let_go_next] = {log.id, log.pos};
+  s->let_go_next = static_cast<uint8_t>((s->let_go_next + 1) % kLetGoRemembered);
 }
 
 size_t Engine::ReleaseIdleFiles(const Source* except, size_t want) {
