@@ -212,7 +212,7 @@ class CollectorFullDiskTest(unittest.TestCase):
         h.out = os.path.join(fs.dir, "audit.jsonl")
         status, err = story.run_to_exit()
         self.assertEqual(status, 74, err)
-        self.assertIn("agt-collector: error: write %s" % h.out, err)
+        self.assertIn("agt-collector: error: run: write %s" % h.out, err)
         self.assertIn(ENOSPC_TEXT, err)
         # The short write was cut back: the file ends on a whole line.
         with open(h.out, "rb") as f:
