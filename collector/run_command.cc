@@ -139,10 +139,20 @@ int Loop(const Settings& s, int sfd, tail_engine::Engine* engine,
          audit_file::AuditFileWriter* out, service_notify::Notifier* notifier) {
   std::string err;
   int64_t next_scan = NowMs() + s.scan_interval_ms;
+  bool ready = false;
   for (;;) {
     if (engine->HasWork() && !engine->Pump(&err)) {
       logs::Error(err);
       return exit_status::kIoErr;
+    }
+    // READY=1 once the initial backlog is durable: "started" means every
+    // record present at start is in the audit file. Pumped here, between
+    // signal checks, so SIGTERM still stops a long first catch-up.
+    if (!ready && !engine->HasWork()) {
+      notifier->Ready(std::to_string(engine->stats().sources) + " sandbox(es), " +
+                      std::to_string(engine->stats().entries_written) +
+                      " entries written at start");
+      ready = true;
     }
     const int64_t now = NowMs();
     // The watchdog is petted from here only: a loop that stops turning is
@@ -248,22 +258,11 @@ int Run(const cli_args::ParsedArgs& args) {
     return exit_status::kIoErr;
   }
   engine.Scan();
-  // The initial backlog is made durable before READY=1, so "started" means
-  // every record present at start is in the audit file.
-  while (engine.HasWork()) {
-    if (!engine.Pump(&err)) {
-      logs::Error(err);
-      return exit_status::kIoErr;
-    }
-  }
-  service_notify::Notifier notifier;
-  notifier.Ready(std::to_string(engine.stats().sources) + " sandbox(es), " +
-                 std::to_string(engine.stats().entries_written) + " entries written at start");
   logs::Note(std::to_string(s.watch.size()) + " pattern(s), " +
              std::to_string(engine.stats().sources) + " sandbox(es) found, " +
              std::to_string(engine.stats().watches) + " inotify watch(es); writing " + s.out +
              "; checkpoints in " + s.state_dir);
-
+  service_notify::Notifier notifier;
   status = Loop(s, sfd.get(), &engine, &out, &notifier);
   notifier.Stopping();
   if (status == exit_status::kOk) status = Drain(&engine);
