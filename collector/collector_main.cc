@@ -12,6 +12,7 @@
 #include "collector_version.h"
 #include "exit_status.h"
 #include "import_command.h"
+#include "keygen_command.h"
 #include "logs.h"
 #include "run_command.h"
 #include "verify_command.h"
@@ -25,12 +26,14 @@ enum : unsigned {
   kVerify = 1u << 2,
   kCheckConfig = 1u << 3,
   kRun = 1u << 4,
+  kKeygen = 1u << 5,
 };
 
 const cli_args::OptionRow kOptions[] = {
     {"--key-file", "K", "file holding the raw HMAC key (or key_file in --config)", kImport | kRun},
     {"--key-file", "K", "file holding the raw HMAC key the entries were signed with", kVerify},
     {"--out", "FILE", "audit JSONL file to append to (or output in --config)", kImport | kRun},
+    {"--out", "FILE", "key file to create (mode 0600; never overwritten)", kKeygen},
     {"--sandbox-id", "ID", "sandbox id for every LOG (labels otherwise from --config)", kImport},
     {"--state-dir", "DIR", "checkpoint directory, one file per sandbox (or state_dir in --config)",
      kRun},
@@ -77,6 +80,9 @@ const Command kCommands[] = {
      "                     [--syslog-socket PATH] [--scan-interval MS]",
      "tail every sandbox log matching PATTERN into the audit file, exactly once",
      run_command::Run},
+    {"keygen", kKeygen, "keygen --out FILE",
+     "write a new random 32-byte HMAC key to FILE (never printed, never overwritten)",
+     keygen_command::Keygen},
 };
 
 void PrintUsage(FILE* out) {
@@ -86,7 +92,8 @@ void PrintUsage(FILE* out) {
           "\n  agt-collector COMMAND --help   options of COMMAND\n"
           "  agt-collector --version\n\n"
           "exit status: 0 ok, 1 verification failed, 64 usage, 65 rejected input lines,\n"
-          "66 input missing, 70 internal error, 74 I/O error, 78 bad configuration.\n"
+          "66 input missing, 70 internal error, 73 cannot create output, 74 I/O error,\n"
+          "78 bad configuration.\n"
           "See agt-collector(1) and agt-audit-jsonl(5).\n");
 }
 

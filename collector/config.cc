@@ -336,7 +336,9 @@ bool ParseConfig(std::string_view text, const std::string& file, Config* out,
     return false;
   }
   rapidjson::Document doc;
-  constexpr unsigned kFlags = rapidjson::kParseValidateEncodingFlag | rapidjson::kParseIterativeFlag;
+  // Comments (// and /* */) are allowed: the packaged default explains itself.
+  constexpr unsigned kFlags = rapidjson::kParseValidateEncodingFlag |
+                              rapidjson::kParseIterativeFlag | rapidjson::kParseCommentsFlag;
   doc.Parse<kFlags>(text.data(), text.size());
   if (doc.HasParseError()) {
     *err = file + ":" + LineColumn(text, doc.GetErrorOffset()) +

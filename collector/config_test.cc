@@ -48,6 +48,18 @@ TEST_CASE("config: a full valid configuration") {
   CHECK(err.find("matches no source") != std::string::npos);
 }
 
+TEST_CASE("config: comments are allowed, as in the packaged default") {
+  config::Config c;
+  std::vector<std::string> warnings;
+  std::string err;
+  REQUIRE(config::ParseConfig("// the audit file\n{\n  \"output\": \"/a.jsonl\" /* here */\n"
+                              "  // \"key_file\": \"/k\"\n}\n",
+                              "c.json", &c, &warnings, &err));
+  CHECK(c.output == "/a.jsonl");
+  CHECK(c.key_file.empty());
+  CHECK(Fails("{\"output\": \"/a\" /* never closed }").find("c.json:1:") == 0);
+}
+
 TEST_CASE("config: unknown keys name their JSON path, with a hint") {
   CHECK(Fails(R"({"outptu": "x"})") ==
         "c.json: outptu: unknown key (did you mean \"output\"?)");

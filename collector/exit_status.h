@@ -10,6 +10,7 @@ constexpr int kUsage = 64;        // EX_USAGE: bad command line
 constexpr int kDataErr = 65;      // EX_DATAERR: some input lines were rejected
 constexpr int kNoInput = 66;      // EX_NOINPUT: an input file cannot be opened
 constexpr int kSoftware = 70;     // EX_SOFTWARE: internal error (e.g. OpenSSL)
+constexpr int kCantCreate = 73;   // EX_CANTCREAT: keygen: the key file exists or cannot be made
 constexpr int kIoErr = 74;        // EX_IOERR: reading or writing failed
 constexpr int kConfig = 78;       // EX_CONFIG: bad configuration or key file
 

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -64,6 +65,74 @@ void LintKeyFile(const std::string& path, const std::string& key, std::vector<st
                         " bytes; use at least " + std::to_string(kRecommendedKeyBytes) +
                         " random bytes");
   }
+}
+
+namespace {
+
+// The kernel's CSPRNG, blocking until it is seeded (flags 0): a key made
+// early at boot must not come from an unseeded pool.
+bool RandomBytes(unsigned char* buf, size_t len, std::string* err) {
+  size_t got = 0;
+  while (got < len) {
+    const ssize_t n = getrandom(buf + got, len - got, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      *err = std::string("getrandom: ") + strerror(errno);
+      return false;
+    }
+    got += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+std::string DirName(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+}  // namespace
+
+NewKeyResult WriteNewKeyFile(const std::string& path, std::string* err) {
+  // O_NOFOLLOW with O_EXCL: a dangling symlink at `path` is "exists", never
+  // a way to create the key somewhere else.
+  const unique_fd::UniqueFd fd(
+      open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600));
+  if (!fd.ok()) {
+    *err = logs::ErrnoReason("create key file", path);
+    return errno == EEXIST ? NewKeyResult::kExists : NewKeyResult::kFailed;
+  }
+  unsigned char key[kRecommendedKeyBytes];
+  bool ok = fchmod(fd.get(), 0600) == 0;  // exactly 0600, whatever the umask
+  if (!ok) *err = logs::ErrnoReason("chmod key file", path);
+  ok = ok && RandomBytes(key, sizeof key, err);
+  size_t done = 0;
+  while (ok && done < sizeof key) {
+    const ssize_t n = write(fd.get(), key + done, sizeof key - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      *err = logs::ErrnoReason("write key file", path);
+      ok = false;
+    } else {
+      done += static_cast<size_t>(n);
+    }
+  }
+  explicit_bzero(key, sizeof key);
+  if (ok && fsync(fd.get()) != 0) {
+    *err = logs::ErrnoReason("fsync key file", path);
+    ok = false;
+  }
+  if (!ok) {
+    unlink(path.c_str());  // we created it (O_EXCL): no short key stays behind
+    return NewKeyResult::kFailed;
+  }
+  const std::string dir = DirName(path);
+  const unique_fd::UniqueFd dfd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!dfd.ok() || fsync(dfd.get()) != 0) {
+    *err = logs::ErrnoReason("fsync directory", dir);
+    return NewKeyResult::kFailed;  // the key is complete; only its entry may not be durable
+  }
+  return NewKeyResult::kWritten;
 }
 
 }  // namespace key_file

@@ -19,6 +19,14 @@ bool ReadKeyFile(const std::string& path, std::string* key, std::string* err);
 // kRecommendedKeyBytes. Appends one line per finding.
 void LintKeyFile(const std::string& path, const std::string& key, std::vector<std::string>* warnings);
 
+enum class NewKeyResult { kWritten, kExists, kFailed };
+
+// Creates `path` (O_EXCL, mode 0600) holding kRecommendedKeyBytes from
+// getrandom(2), synced with its directory entry. Never overwrites: kExists
+// when anything is at `path` (a symlink included). On kFailed nothing is
+// left behind; *err is a bare reason either way.
+NewKeyResult WriteNewKeyFile(const std::string& path, std::string* err);
+
 }  // namespace key_file
 
 #endif  // AGT_COLLECTOR_KEY_FILE_H_

@@ -18,6 +18,7 @@
 #include "exit_status.h"
 #include "key_file.h"
 #include "logs.h"
+#include "service_notify.h"
 #include "tail/syslog_sender.h"
 #include "tail/tail_engine.h"
 #include "unique_fd.h"
@@ -135,17 +136,32 @@ bool SignalFd(unique_fd::UniqueFd* sfd) {
 // The daemon's loop: pump what is marked, wait for a signal, an inotify
 // event or the next scan. Returns on SIGTERM/SIGINT (kOk) or a fatal error.
 int Loop(const Settings& s, int sfd, tail_engine::Engine* engine,
-         audit_file::AuditFileWriter* out) {
+         audit_file::AuditFileWriter* out, service_notify::Notifier* notifier) {
   std::string err;
   int64_t next_scan = NowMs() + s.scan_interval_ms;
+  bool ready = false;
   for (;;) {
     if (engine->HasWork() && !engine->Pump(&err)) {
       logs::Error(err);
       return exit_status::kIoErr;
     }
+    // READY=1 once the initial backlog is durable: "started" means every
+    // record present at start is in the audit file. Pumped here, between
+    // signal checks, so SIGTERM still stops a long first catch-up.
+    if (!ready && !engine->HasWork()) {
+      notifier->Ready(std::to_string(engine->stats().sources) + " sandbox(es), " +
+                      std::to_string(engine->stats().entries_written) +
+                      " entries written at start");
+      ready = true;
+    }
     const int64_t now = NowMs();
-    const int timeout =
-        engine->HasWork() ? 0 : static_cast<int>(next_scan > now ? next_scan - now : 0);
+    // The watchdog is petted from here only: a loop that stops turning is
+    // what it must catch.
+    notifier->PetIfDue(now);
+    int64_t wait = engine->HasWork() ? 0 : (next_scan > now ? next_scan - now : 0);
+    const int64_t pet = notifier->MsUntilDue(now);
+    if (pet >= 0 && pet < wait) wait = pet;
+    const int timeout = static_cast<int>(wait);
     struct pollfd fds[2];
     fds[0] = {sfd, POLLIN, 0};
     fds[1] = {engine->inotify_fd(), POLLIN, 0};
@@ -246,8 +262,9 @@ int Run(const cli_args::ParsedArgs& args) {
              std::to_string(engine.stats().sources) + " sandbox(es) found, " +
              std::to_string(engine.stats().watches) + " inotify watch(es); writing " + s.out +
              "; checkpoints in " + s.state_dir);
-
-  status = Loop(s, sfd.get(), &engine, &out);
+  service_notify::Notifier notifier;
+  status = Loop(s, sfd.get(), &engine, &out, &notifier);
+  notifier.Stopping();
   if (status == exit_status::kOk) status = Drain(&engine);
   const tail_engine::Stats& st = engine.stats();
   logs::Note("stopping: " + std::to_string(st.entries_written) + " entries written, " +
