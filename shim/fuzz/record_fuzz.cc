@@ -58,7 +58,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   facts.argc = static_cast<int>(argv.size());
   facts.argv = pointers.data();
   facts.exec_path = exec_path;
-  facts.binary = invocation::DeniedName(exec_path, argv[0].c_str());
+  const invocation::Attribution who =
+      invocation::Attribute(exec_path, facts.argc, pointers.data());
+  facts.binary = who.binary;
+  facts.via = invocation::ViaName(who.via);
+  facts.script = who.script;
+  facts.tool = who.tool;
   facts.host = host;
   facts.pid = 4242;
   facts.time_sec = static_cast<std::int64_t>(data[0] ^ (size << 24));
@@ -86,7 +91,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   const rapidjson::Value& got = doc["argv"];
   FUZZ_CHECK(got.Size() == argv.size() - 1 || (truncated && got.Size() < argv.size() - 1));
 
-  redact::Redactor redactor(facts.binary);
+  redact::Redactor redactor(facts.tool.empty() ? facts.binary : facts.tool);  // as record.cc
   for (std::size_t i = 1; i < argv.size(); ++i) {
     redact::Spans spans;
     redactor.NextArgument(argv[i], &spans);

@@ -21,7 +21,8 @@ bool Plan::Contains(std::string_view path) const {
 
 bool Plan::Store(std::string_view s, std::size_t* at) {
   if (kPoolSize - pool_used_ < s.size()) return false;
-  std::memcpy(pool_ + pool_used_, s.data(), s.size());
+  // An empty view may have no data pointer, which memcpy must not be given.
+  if (!s.empty()) std::memcpy(pool_ + pool_used_, s.data(), s.size());
   *at = pool_used_;
   pool_used_ += s.size();
   return true;
