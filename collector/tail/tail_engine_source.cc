@@ -328,22 +328,15 @@ bool Engine::TakeRotatedName(Source* s) {
       Note(s->sandbox_id + ": " + LogPath(*s) + " rotated file " + p.base + "/" + rel + " (" +
            id.ToString() + ") grew after it was let go; reading it on from offset " +
            std::to_string(from.offset) + " before the current file");
-      LetGo(s, s->current);
-      s->current.fd = std::move(fd);
-      s->current.id = id;
-      s->current.pos = from;
-      s->rotated_away = true;
-      s->seen_size = -1;
-      s->seen_mtime_ns = -1;
-      return true;
+    } else {
+      Note(s->sandbox_id + ": " + LogPath(*s) + " was rotated more than once between two looks; "
+           "reading " + p.base + "/" + rel + " (" + id.ToString() +
+           ") from offset 0 before the current file");
     }
-    Note(s->sandbox_id + ": " + LogPath(*s) + " was rotated more than once between two looks; "
-         "reading " + p.base + "/" + rel + " (" + id.ToString() +
-         ") from offset 0 before the current file");
     LetGo(s, s->current);
     s->current.fd = std::move(fd);
     s->current.id = id;
-    s->current.pos = line_reader::Position();
+    s->current.pos = from;
     s->rotated_away = true;
     s->seen_size = -1;
     s->seen_mtime_ns = -1;
