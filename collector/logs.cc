@@ -32,7 +32,8 @@ void Rejected(const std::string& where, const std::string& reason) {
 }
 
 std::string ErrnoReason(const char* call, const std::string& path, int errnum) {
-  return std::string(call) + " " + path + ": " + strerror(errnum);
+  // A call on no path (a system call on a descriptor) reads "CALL: why".
+  return std::string(call) + (path.empty() ? "" : " " + path) + ": " + strerror(errnum);
 }
 
 std::string ErrnoReason(const char* call, const std::string& path) {

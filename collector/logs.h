@@ -23,7 +23,8 @@ void Note(const std::string& message);
 // LOG:OFFSET), shaped like a compiler's message so editors can jump to it.
 void Rejected(const std::string& where, const std::string& reason);
 
-// "CALL PATH: strerror(errnum)", e.g. "open /x/denied.log: Permission denied".
+// "CALL PATH: strerror(errnum)", e.g. "open /x/denied.log: Permission denied";
+// "CALL: strerror(errnum)" when PATH is empty.
 std::string ErrnoReason(const char* call, const std::string& path, int errnum);
 // The same, with the current errno.
 std::string ErrnoReason(const char* call, const std::string& path);

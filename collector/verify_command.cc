@@ -8,6 +8,7 @@
 #include "exit_status.h"
 #include "key_file.h"
 #include "logs.h"
+#include "self_confine.h"
 
 namespace verify_command {
 
@@ -22,6 +23,11 @@ int Verify(const cli_args::ParsedArgs& args) {
     logs::Error(err);
     return exit_status::kNoInput;
   }
+  // With the key read, the one FILE is all that is left to open (self_confine.h).
+  landlock_ruleset::Grants grants;
+  grants.read_files = {file};
+  const self_confine::Applied applied = self_confine::ConfineOneShot(grants);
+  if (!applied.missing.empty()) logs::Warning("not fully confined: " + self_confine::Describe(applied));
   audit_verifier::VerifyReport report;
   switch (audit_verifier::VerifyAuditFile(file, key, &report, &err)) {
     case audit_verifier::VerifyResult::kValid:

@@ -1,0 +1,77 @@
+"""agt-collector import, validate and verify confine themselves once they
+have started (collector/self_confine.h): the real binary, watched by strace,
+sets no_new_privs, applies a Landlock ruleset and loads a seccomp filter,
+all before it opens its first input. What each layer refuses is proven in
+the kernel by the unit test beside self_confine.cc."""
+import os
+import re
+import subprocess
+import tempfile
+import unittest
+
+from build_paths import COLLECTOR
+from collector_support import record
+
+
+def traced(args):
+    """Runs the collector under strace; returns (process, the trace's lines)."""
+    with tempfile.NamedTemporaryFile("r", suffix=".strace") as trace:
+        p = subprocess.run(
+            ["strace", "-f", "-qq", "-o", trace.name, "-e",
+             "trace=prctl,seccomp,landlock_create_ruleset,landlock_restrict_self,openat",
+             COLLECTOR] + args, capture_output=True, text=True, timeout=120)
+        return p, trace.read().splitlines()
+
+
+class SelfConfinement(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+        self.key = os.path.join(self.dir, "audit.key")
+        self.log = os.path.join(self.dir, "denied.log")
+        self.out = os.path.join(self.dir, "audit.jsonl")
+        subprocess.run([COLLECTOR, "keygen", "--out", self.key], check=True, capture_output=True)
+        with open(self.log, "w") as f:
+            f.write(record() + "\n")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def assert_confined_before_opening(self, lines, first_input):
+        def index(pattern):
+            for i, line in enumerate(lines):
+                if re.search(pattern, line):
+                    return i
+            self.fail("no %r in the trace:\n%s" % (pattern, "\n".join(lines[-30:])))
+        nnp = index(r"prctl\(PR_SET_NO_NEW_PRIVS, 1.*= 0$")
+        restrict = index(r"landlock_restrict_self\(.*= 0$")
+        # libseccomp loads with seccomp(2) (or prctl(PR_SET_SECCOMP) on old kernels).
+        seccomp = index(r"(seccomp\(SECCOMP_SET_MODE_FILTER|prctl\(PR_SET_SECCOMP).*= 0$")
+        # The first open to read it (the Landlock rule's O_PATH open comes before).
+        opened = index(r'openat\(.*"%s", (?!.*O_PATH)' % re.escape(first_input))
+        self.assertLess(nnp, restrict)
+        self.assertLess(restrict, seccomp)
+        self.assertLess(seccomp, opened)
+
+    def test_import_confines_itself_before_reading_a_log(self):
+        p, lines = traced(["import", "--key-file", self.key, "--out", self.out,
+                           "--sandbox-id", "sb-1", self.log])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("not fully confined", p.stderr)
+        self.assert_confined_before_opening(lines, self.log)
+
+    def test_validate_confines_itself_before_reading_a_log(self):
+        p, lines = traced(["validate", self.log])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assert_confined_before_opening(lines, self.log)
+
+    def test_verify_confines_itself_before_reading_the_file(self):
+        subprocess.run([COLLECTOR, "import", "--key-file", self.key, "--out", self.out,
+                        "--sandbox-id", "sb-1", self.log], check=True, capture_output=True)
+        p, lines = traced(["verify", "--key-file", self.key, self.out])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assert_confined_before_opening(lines, self.out)
+
+
+if __name__ == "__main__":
+    unittest.main()
