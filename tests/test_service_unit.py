@@ -64,6 +64,18 @@ class ServiceUnit(unittest.TestCase):
         with open(os.path.join(TOP, "debian", "agt-collector.sysusers")) as f:
             self.assertRegex(f.read(), r"(?m)^u _agt-collector ")
 
+    def test_a_persistent_fault_is_retried_at_a_pace_never_given_up(self):
+        # A full disk stops every start (man page, DISK FAULTS): the unit must
+        # pace the restarts and never reach a start limit.
+        d = self.d
+        self.assertEqual(d["Restart"], ["on-failure"])
+        self.assertEqual(d["RestartSec"], ["30s"])
+        self.assertEqual(d["StartLimitIntervalSec"], ["0"])
+        with open(os.path.join(TOP, "man", "agt-collector.1")) as f:
+            man = f.read()
+        self.assertIn("RestartSec=30s", man)
+        self.assertIn("StartLimitIntervalSec=0", man)
+
 
 if __name__ == "__main__":
     unittest.main()
