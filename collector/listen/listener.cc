@@ -184,43 +184,36 @@ void Listener::Accept(int64_t now_ms) {
   }
 }
 
-void Listener::Forged(int fd, const std::string& reason_override, std::string_view message,
-                      int64_t now_ms) {
-  (void)now_ms;
-  peer_attestation::Peer peer;
+bool Listener::Judge(int fd, std::string_view message, const std::string& reason_override,
+                     peer_attestation::Peer* peer) {
   std::string err;
-  const peer_attestation::Verdict v = peer_attestation::Attest(
-      fd, options_.shim, hashes_.get(), cgroups_, &peer, &err);
+  const peer_attestation::Verdict v =
+      peer_attestation::Attest(fd, options_.shim, hashes_.get(), cgroups_, peer, &err);
+  if (v == peer_attestation::Verdict::kGenuine && reason_override.empty()) return true;
   std::string reason = reason_override.empty() ? peer_attestation::Describe(v) : reason_override;
   if (v == peer_attestation::Verdict::kNoCredentials) reason += " (" + err + ")";
   ++stats_.forged;
-  forgeries_->Seen(peer, reason, message, RealtimeMs(), &due_);
+  forgeries_->Seen(*peer, reason, message, RealtimeMs(), &due_);
+  return false;
 }
 
-void Listener::Serve(int fd, int64_t now_ms) {
+void Listener::Serve(int fd) {
   const ssize_t n = recv(fd, &buf_[0], buf_.size(), MSG_DONTWAIT | MSG_TRUNC);
   if (n < 0) {
     if (errno == EAGAIN || errno == EINTR) return;
     Close(fd);
     return;
   }
+  peer_attestation::Peer peer;
   if (n == 0) {  // closed without a message
-    Forged(fd, "the sender closed the connection without sending a record", {}, now_ms);
+    Judge(fd, {}, "the sender closed the connection without sending a record", &peer);
     Close(fd);
     return;
   }
   const std::string_view message(buf_.data(),
                                  static_cast<size_t>(n) < buf_.size() ? static_cast<size_t>(n)
                                                                       : buf_.size());
-  peer_attestation::Peer peer;
-  std::string err;
-  const peer_attestation::Verdict v = peer_attestation::Attest(
-      fd, options_.shim, hashes_.get(), cgroups_, &peer, &err);
-  if (v != peer_attestation::Verdict::kGenuine) {
-    std::string reason = peer_attestation::Describe(v);
-    if (v == peer_attestation::Verdict::kNoCredentials) reason += " (" + err + ")";
-    ++stats_.forged;
-    forgeries_->Seen(peer, reason, message, RealtimeMs(), &due_);
+  if (!Judge(fd, message, {}, &peer)) {
     Answer(fd, kNak);
     return;
   }
@@ -274,8 +267,9 @@ void Listener::Expire(int64_t now_ms) {
     deadlines_.pop_front();
     const auto it = conns_.find(d.fd);
     if (it == conns_.end() || it->second.generation != d.generation) continue;
-    Forged(d.fd, "no record within the read timeout (" +
-                     std::to_string(options_.read_timeout_ms) + " ms)", {}, now_ms);
+    peer_attestation::Peer peer;
+    Judge(d.fd, {}, "no record within the read timeout (" +
+                        std::to_string(options_.read_timeout_ms) + " ms)", &peer);
     Answer(d.fd, kNak);
   }
 }
@@ -301,7 +295,7 @@ bool Listener::Pump(std::string* err) {
     if (fd == socket_.get()) {
       Accept(now);
     } else if (conns_.count(fd) != 0) {
-      Serve(fd, now);
+      Serve(fd);
     }
   }
   forgeries_->Flush(RealtimeMs(), &due_);

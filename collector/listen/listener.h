@@ -30,6 +30,7 @@
 #include "listen/cgroup_sandbox_id.h"
 #include "listen/exe_identity.h"
 #include "listen/forgery_report.h"
+#include "listen/peer_attestation.h"
 #include "pipeline.h"
 #include "unique_fd.h"
 
@@ -102,11 +103,13 @@ class Listener {
   };
 
   void Accept(int64_t now_ms);
-  void Serve(int fd, int64_t now_ms);
+  void Serve(int fd);
   void Expire(int64_t now_ms);
-  // Judges the peer of `fd` as a forger; `reason` overrides the verdict's.
-  void Forged(int fd, const std::string& reason_override, std::string_view message,
-              int64_t now_ms);
+  // Asks the kernel about the peer of `fd` (*peer): true for the genuine
+  // shim; otherwise, or whenever `reason_override` is given (a connection
+  // without a message), records a forgery with that reason or the verdict's.
+  bool Judge(int fd, std::string_view message, const std::string& reason_override,
+             peer_attestation::Peer* peer);
   void Answer(int fd, unsigned char byte);  // sends it and closes
   void Close(int fd);
   bool AppendDue(std::string* err);
