@@ -14,6 +14,9 @@ SHIM_IN_IMAGE = "/usr/local/lib/agt/agt-deny-shim"
 PINNED = "usr/local/sandbox-bin"
 REAL_DIRS = ["usr/local/sbin", "usr/local/bin", "usr/sbin", "usr/bin", "sbin", "bin"]
 HUMAN_LINE = "agt-sandbox: command denied: %s (blocked by sandbox command denylist)"
+# A denial where no collector's socket is mounted at the built-in default.
+NO_COLLECTOR_LINE = ('agt-sandbox: warning: denial not delivered to AGT_DENIED_SOCKET "/run/agt/denied.sock": '
+                     "connect: No such file or directory; the record goes to AGT_DENIED_LOG")
 
 
 def require_shim(test):
