@@ -1,0 +1,200 @@
+#include "listen/peer_attestation.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "canonical_json.h"
+#include "unique_fd.h"
+
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77  // Linux 6.5; older headers lack it
+#endif
+
+namespace peer_attestation {
+namespace {
+
+// Reads a small /proc file whole (at most `limit` bytes).
+bool ReadSmall(int dir_fd, const char* name, size_t limit, std::string* out) {
+  const unique_fd::UniqueFd fd(openat(dir_fd, name, O_RDONLY | O_CLOEXEC));
+  if (!fd.ok()) return false;
+  out->resize(limit);
+  size_t got = 0;
+  while (got < limit) {
+    const ssize_t n = read(fd.get(), &(*out)[got], limit - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  out->resize(got);
+  return true;
+}
+
+// TracerPid from /proc/PID/status; false when the line is missing.
+bool TracerPid(std::string_view status, pid_t* tracer) {
+  const std::string_view key = "\nTracerPid:";
+  const size_t at = status.find(key);
+  if (at == std::string_view::npos) return false;
+  const std::string value(status.substr(at + key.size(), 16));
+  *tracer = static_cast<pid_t>(strtol(value.c_str(), nullptr, 10));
+  return true;
+}
+
+// The process behind `pidfd` has not exited (a pidfd polls readable once it has).
+bool Alive(int pidfd) {
+  struct pollfd p = {pidfd, POLLIN, 0};
+  const int n = poll(&p, 1, 0);
+  return n == 0;
+}
+
+void AppendStringOr(std::string_view text, const char* if_not_utf8, std::string* out) {
+  if (!canonical_json::AppendString(text, out)) {
+    out->push_back('"');
+    out->append(if_not_utf8);
+    out->push_back('"');
+  }
+}
+
+}  // namespace
+
+const char* Describe(Verdict v) {
+  switch (v) {
+    case Verdict::kGenuine: return "the shim";
+    case Verdict::kNoCredentials: return "the kernel gave no credentials for the sender";
+    case Verdict::kGone: return "the sender exited before it could be checked";
+    case Verdict::kOtherExecutable: return "the sender's executable is not the shim";
+    case Verdict::kTraced: return "the sender runs under a tracer (TracerPid is not 0)";
+  }
+  return "?";
+}
+
+pid_t PeerPid(int conn_fd) {
+  struct ucred cred;
+  socklen_t len = sizeof cred;
+  if (getsockopt(conn_fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.pid <= 0) return -1;
+  return cred.pid;
+}
+
+std::string ReadProcCgroup(pid_t pid) {
+  const std::string dir = "/proc/" + std::to_string(pid);
+  const unique_fd::UniqueFd dir_fd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  std::string text;
+  if (!dir_fd.ok() || !ReadSmall(dir_fd.get(), "cgroup", 8192, &text)) text.clear();
+  return text;
+}
+
+Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
+               exe_identity::HashCache* hashes, const cgroup_sandbox_id::Matcher& cgroups,
+               Peer* peer, std::string* err) {
+  *peer = Peer();
+  struct ucred cred;
+  socklen_t len = sizeof cred;
+  if (getsockopt(conn_fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.pid <= 0) {
+    *err = std::string("getsockopt SO_PEERCRED: ") + strerror(errno);
+    return Verdict::kNoCredentials;
+  }
+  peer->pid = cred.pid;
+  peer->uid = cred.uid;
+  peer->gid = cred.gid;
+  int pidfd_raw = -1;
+  len = sizeof pidfd_raw;
+  if (getsockopt(conn_fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd_raw, &len) != 0) {
+    // ESRCH: the peer has been reaped already.
+    if (errno == ESRCH) return Verdict::kGone;
+    *err = std::string("getsockopt SO_PEERPIDFD: ") + strerror(errno);
+    return Verdict::kNoCredentials;
+  }
+  const unique_fd::UniqueFd pidfd(pidfd_raw);
+
+  // The reads. Each may fail because the process is gone (or the pid is
+  // another process's now): the pidfd check below tells.
+  const std::string dir = "/proc/" + std::to_string(peer->pid);
+  const unique_fd::UniqueFd dir_fd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  std::string status, cgroup_text;
+  bool read_all = dir_fd.ok();
+  unique_fd::UniqueFd exe_fd;
+  if (read_all) {
+    char target[PATH_MAX];
+    const ssize_t n = readlinkat(dir_fd.get(), "exe", target, sizeof target - 1);
+    exe_fd.Reset(openat(dir_fd.get(), "exe", O_RDONLY | O_CLOEXEC));
+    struct stat st;
+    if (n > 0 && exe_fd.ok() && fstat(exe_fd.get(), &st) == 0) {
+      peer->exe_known = true;
+      peer->exe_path.assign(target, static_cast<size_t>(n));
+      peer->exe = exe_identity::Identity::Of(st);
+    }
+    read_all = ReadSmall(dir_fd.get(), "status", 16384, &status) &&
+               ReadSmall(dir_fd.get(), "cgroup", 8192, &cgroup_text) &&
+               TracerPid(status, &peer->tracer_pid);
+  }
+  cgroups.Match(cgroup_text, &peer->cgroup, &peer->sandbox_id);
+  // The check: alive now, so alive through the reads above.
+  if (!Alive(pidfd.get()) || !read_all || !peer->exe_known) return Verdict::kGone;
+  if (!hashes->Sha256(exe_fd.get(), peer->exe, &peer->exe_sha256, err)) {
+    return Verdict::kOtherExecutable;  // unreadable: cannot be shown to be the shim
+  }
+  if (peer->exe_sha256 != shim.sha256()) return Verdict::kOtherExecutable;
+  if (peer->tracer_pid != 0) return Verdict::kTraced;
+  return Verdict::kGenuine;
+}
+
+void AppendAttestationJson(const Peer& peer, bool attested, std::string* out) {
+  out->append("{\"attested\": ");
+  out->append(attested ? "true" : "false");
+  out->append(", \"cgroup\": ");
+  AppendStringOr(peer.cgroup, "<cgroup not UTF-8>", out);
+  out->append(", \"exe\": ");
+  if (!peer.exe_known) {
+    out->append("null");
+  } else {
+    out->append("{\"dev\": ");
+    canonical_json::AppendUint(peer.exe.dev, out);
+    out->append(", \"ino\": ");
+    canonical_json::AppendUint(peer.exe.ino, out);
+    out->append(", \"path\": ");
+    AppendStringOr(peer.exe_path, "<path not UTF-8>", out);
+    out->append(", \"sha256\": ");
+    if (peer.exe_sha256.empty()) {
+      out->append("null");
+    } else {
+      out->append("\"" + peer.exe_sha256 + "\"");
+    }
+    out->push_back('}');
+  }
+  out->append(", \"gid\": ");
+  canonical_json::AppendUint(peer.gid, out);
+  out->append(", \"pid\": ");
+  canonical_json::AppendUint(static_cast<uint64_t>(peer.pid), out);
+  out->append(", \"tracer_pid\": ");
+  canonical_json::AppendUint(static_cast<uint64_t>(peer.tracer_pid), out);
+  out->append(", \"uid\": ");
+  canonical_json::AppendUint(peer.uid, out);
+  out->push_back('}');
+}
+
+bool KernelSupportsPeerPidfd(std::string* err) {
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+    *err = std::string("socketpair: ") + strerror(errno);
+    return false;
+  }
+  const unique_fd::UniqueFd a(sv[0]), b(sv[1]);
+  int pidfd = -1;
+  socklen_t len = sizeof pidfd;
+  if (getsockopt(a.get(), SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) != 0) {
+    *err = std::string("getsockopt SO_PEERPIDFD: ") + strerror(errno) +
+           " (attestation needs Linux 6.5 or later)";
+    return false;
+  }
+  close(pidfd);
+  return true;
+}
+
+}  // namespace peer_attestation
