@@ -139,6 +139,14 @@ class AttestedInDocker(unittest.TestCase):
         p = self.docker("image", "inspect", "--format", "{{json .Config.Env}}", TAG)
         self.assertIn("AGT_DENIED_SOCKET=" + SOCKET_IN_IMAGE, json.loads(p.stdout))
 
+    def test_the_readme_shows_the_mount_and_the_collector_flags(self):
+        with open(os.path.join(TOP, "README.md")) as f:
+            readme = f.read()
+        self.assertIn("-v /run/agt-deny/denied.sock:%s:ro" % SOCKET_IN_IMAGE, readme)
+        self.assertIn("--listen /run/agt-deny/denied.sock --shim ", readme)
+        with open(os.path.join(TOP, "dockerfiles", "Dockerfile.sandbox")) as f:
+            self.assertIn("ENV AGT_DENIED_SOCKET=" + SOCKET_IN_IMAGE, f.read())
+
     def test_a_denial_survives_the_agent_erasing_everything_it_can_write(self):
         c = self.collector()
         logs = self.log_dir()
