@@ -27,6 +27,7 @@
 #include "denied_socket.h"
 #include "fixed_buffer.h"
 #include "seccomp_filter_bpf.h"
+#include "temp_dir_test_support.h"
 
 namespace {
 
@@ -136,9 +137,8 @@ TEST_CASE("confined: unlisted calls fail with EPERM") {
 }
 
 TEST_CASE("confined: openat only with the log's exact flags") {
-  char tmpl[] = "/tmp/confine_test_XXXXXX";
-  std::string dir = mkdtemp(tmpl);
-  std::string log = dir + "/denied.log";
+  TempDir dir;
+  std::string log = dir.path + "/denied.log";
   CHECK(InConfinedChild([&] {
           long fd = syscall(SYS_openat, AT_FDCWD, "/etc/hostname", O_RDONLY);
           if (fd != -1 || errno != EPERM) return 1;
@@ -151,8 +151,6 @@ TEST_CASE("confined: openat only with the log's exact flags") {
           if (close(static_cast<int>(fd)) != 0) return 5;
           return 0;
         }) == 0);
-  unlink(log.c_str());
-  rmdir(dir.c_str());
 }
 
 TEST_CASE("confined: socket only as AF_UNIX SOCK_SEQPACKET|SOCK_CLOEXEC, protocol 0") {
@@ -203,9 +201,8 @@ TEST_CASE("confined: setsockopt only for the two timeouts, recvfrom one byte, cl
 }
 
 TEST_CASE("confined: a whole delivery to an acknowledging peer goes through the filter") {
-  char tmpl[] = "/tmp/confine_test_XXXXXX";
-  std::string dir = mkdtemp(tmpl);
-  std::string path = dir + "/denied.sock";
+  TempDir dir;
+  std::string path = dir.path + "/denied.sock";
   int listener = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
   REQUIRE(listener >= 0);
   struct sockaddr_un address = {};
@@ -233,6 +230,4 @@ TEST_CASE("confined: a whole delivery to an acknowledging peer goes through the 
   CHECK(WEXITSTATUS(status) == 0);
   close(c);
   close(listener);
-  unlink(path.c_str());
-  rmdir(dir.c_str());
 }

@@ -8,24 +8,12 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cstdlib>
-#include <filesystem>
 #include <string>
 #include <thread>
 
-namespace {
+#include "temp_dir_test_support.h"
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/denied_socket_test_XXXXXX";
-    path = mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ignored;  // a leftover temporary directory fails no test
-    std::filesystem::remove_all(path, ignored);
-  }
-};
+namespace {
 
 int Listen(const std::string& path, int type) {
   int fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);

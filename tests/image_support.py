@@ -19,6 +19,17 @@ NO_COLLECTOR_LINE = ('agt-sandbox: warning: denial not delivered to AGT_DENIED_S
                      "connect: No such file or directory; the record goes to AGT_DENIED_LOG")
 
 
+def script(name, *args, env=None, timeout=1800):
+    """Runs scripts/NAME (docker-engine, base-image, build-image); raises
+    with its output when it fails."""
+    p = subprocess.run([os.path.join(TOP, "scripts", name)] + list(args), capture_output=True, text=True,
+                       env=env, timeout=timeout)
+    if p.returncode != 0:
+        raise AssertionError("scripts/%s %s failed (exit %d):\n%s\n%s"
+                             % (name, " ".join(args), p.returncode, p.stdout[-4000:], p.stderr[-4000:]))
+    return p
+
+
 def require_shim(test):
     if not os.access(SHIM, os.X_OK):
         test.fail("no built shim at %s: run scripts/build (AGT_BUILD_DIR=%s)" % (SHIM, BUILD))

@@ -13,7 +13,6 @@ mount namespace:
 which appends each message it reads (hex, one a line) to MESSAGES_FILE and
 touches READY_FILE once it listens; it serves until killed.
 """
-import os
 import socket
 import sys
 import threading

@@ -26,20 +26,11 @@ import unittest
 
 import collector_upstream_verifier as upstream
 from collector_support import run_collector
-from image_support import SHIM, TOP
+from image_support import SHIM, TOP, script
 from listen_support import ListenCollector
 
 TAG = "agt-deny/sandbox:test-10s-%d" % os.getpid()
 SOCKET_IN_IMAGE = "/run/agt/denied.sock"
-
-
-def script(name, *args, env=None, timeout=1800):
-    p = subprocess.run([os.path.join(TOP, "scripts", name)] + list(args), capture_output=True, text=True,
-                       env=env, timeout=timeout)
-    if p.returncode != 0:
-        raise AssertionError("scripts/%s %s failed (exit %d):\n%s\n%s"
-                             % (name, " ".join(args), p.returncode, p.stdout[-4000:], p.stderr[-4000:]))
-    return p
 
 
 def sha256_of(path):
