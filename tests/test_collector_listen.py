@@ -2,9 +2,10 @@
 
 Real parts: the collector binds a real SOCK_SEQPACKET socket; senders run in
 real cgroups laid out as Docker's (listen_support.Container); the genuine
-sender is collector-test-sender named by --shim (the shim's own client is
-tested against the collector where both branches meet); python3 is "another
-executable"; strace is a real tracer.
+sender is collector-test-sender named by --shim, or the real static shim
+exec'd through a symlink (WithTheRealShim); python3 is "another executable";
+strace is a real tracer. The hardened image under the real Docker engine is
+test_image_attested.py.
 """
 import hashlib
 import json
@@ -17,7 +18,7 @@ import time
 import unittest
 
 import collector_upstream_verifier as upstream
-from collector_support import record, run_collector
+from collector_support import SHIM, record, record_part, run_collector
 from listen_support import (ACK, NAK, SENDER, Container, ListenCollector, modified_copy,
                             python_send)
 
@@ -27,7 +28,7 @@ def sha256_of(path):
         return hashlib.sha256(f.read()).hexdigest()
 
 
-class ListenTest(unittest.TestCase):
+class ListenBase(unittest.TestCase):
     def container(self):
         c = Container()
         self.addCleanup(c.close)
@@ -41,6 +42,8 @@ class ListenTest(unittest.TestCase):
             lines = f.read().splitlines()
         self.assertEqual(upstream.verify_lines(lines, c.w.key)[:2], (True, count))
 
+
+class ListenTest(ListenBase):
     def test_the_genuine_sender_in_a_container_is_attested(self):
         c = ListenCollector(self).start()
         box = self.container()
@@ -218,6 +221,51 @@ class ListenTest(unittest.TestCase):
         self.assertEqual(r.stdout, "ACK\n", r.stderr)
         self.assertEqual(c.stop(), 0)
         self.assertEqual(c.entries()[0]["sandbox_id"], box.id[:12])
+
+
+class WithTheRealShim(ListenBase):
+    """The static shim exec'd through a symlink named curl, in a container."""
+
+    def deny(self, c, box, *wrapper):
+        link = c.w.join("curl")
+        if not os.path.islink(link):
+            os.symlink(SHIM, link)
+        log = c.w.join("denied.log")
+        env = {"PATH": "/usr/bin:/bin", "AGT_DENIED_SOCKET": c.socket, "AGT_DENIED_LOG": log}
+        r = box.run([*wrapper, link, "-sSL", "https://example.com/real"], env=env)
+        self.assertEqual(r.returncode, 126, r.stderr)
+        logged = ""
+        if os.path.exists(log):
+            with open(log, encoding="utf-8") as f:
+                logged = f.read()
+        return r, logged
+
+    def test_a_denial_through_the_real_shim_is_attested_and_its_log_untouched(self):
+        c = ListenCollector(self, shim=SHIM).start()
+        box = self.container()
+        r, logged = self.deny(c, box)
+        self.assertEqual(logged, "")  # delivered: the log is not written
+        self.assertNotIn("warning", r.stderr)
+        self.assertEqual(c.stop(), 0)
+        (e,) = c.entries()
+        self.assertEqual((e["event_type"], e["sandbox_id"]), ("command_denied", box.id))
+        self.assertEqual(e["data"]["attestation"]["exe"]["sha256"], sha256_of(SHIM))
+        self.assertEqual(e["data"]["argv"], ["-sSL", "https://example.com/real"])
+        # The record is the one the shim wrote to stderr.
+        self.assertEqual(json.loads(r.stderr.splitlines()[0]), record_part(e["data"]))
+        self.assert_verifies(c, 1)
+
+    def test_the_real_shim_under_strace_is_a_forgery_and_falls_back_to_its_log(self):
+        c = ListenCollector(self, shim=SHIM).start()
+        box = self.container()
+        r, logged = self.deny(c, box, "strace", "-f", "-o", os.devnull)
+        self.assertIn("https://example.com/real", logged)  # NAK: the log has it
+        self.assertIn("not delivered", r.stderr)
+        self.assertEqual(c.stop(), 0)
+        (e,) = c.entries()
+        self.assertEqual(e["event_type"], "denial_record_forged")
+        self.assertEqual(e["data"]["reason"], "the sender runs under a tracer (TracerPid is not 0)")
+        self.assertEqual(e["data"]["attestation"]["exe"]["sha256"], sha256_of(SHIM))
 
 
 class ListenSetup(unittest.TestCase):
