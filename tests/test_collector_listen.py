@@ -135,6 +135,35 @@ class ListenTest(ListenBase):
                          "the sender exited before it could be checked")
         self.assertIn('"gone"', entries[0]["data"]["prefix"])
 
+    def test_a_record_sent_before_exec_of_the_shim_is_a_forgery(self):
+        # A script connects, sends its record, keeps the socket across an
+        # exec of the genuine sender: the kernel then names the genuine
+        # executable for that connection, but the process did not open it.
+        c = ListenCollector(self).start()
+        box = self.container()
+        code = ("import os, socket\n"
+                "s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)\n"
+                "s.connect(%r); s.set_inheritable(True); s.send(%r.encode())\n"
+                "os.execv(%r, [%r, %r, %r, '--timeout-ms', '5000'])\n"
+                % (c.socket, record(argv=["injected"]), SENDER, SENDER, c.socket,
+                   record(argv=["own"])))
+        c.proc.send_signal(signal.SIGSTOP)
+        try:
+            proc = box.popen(["python3", "-c", code], stdout=subprocess.PIPE, text=True)
+            time.sleep(0.5)  # connected, sent, exec'd, sent its own
+        finally:
+            c.proc.send_signal(signal.SIGCONT)
+        self.assertEqual(proc.communicate(timeout=30)[0], "ACK\n")
+        self.assertEqual(c.stop(), 0)
+        by_type = {e["event_type"]: e for e in c.entries()}
+        self.assertEqual(sorted(by_type), ["command_denied", "denial_record_forged"])
+        self.assertEqual(by_type["command_denied"]["data"]["argv"], ["own"])
+        forged = by_type["denial_record_forged"]["data"]
+        self.assertIn('"injected"', forged["prefix"])
+        self.assertEqual(forged["attestation"]["exe"]["path"], SENDER)
+        self.assertTrue(forged["reason"].startswith("the sender's socket was not opened by the shim"),
+                        forged["reason"])
+
     def test_repeats_from_one_peer_are_counted_not_written_one_by_one(self):
         c = ListenCollector(self).start()
         box = self.container()

@@ -1,7 +1,12 @@
 #include "listen/peer_attestation.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -54,6 +59,79 @@ bool Alive(int pidfd) {
   return n == 0;
 }
 
+// The inode of the other end of the unix socket `fd` (sock_diag's
+// UNIX_DIAG_PEER); 0 when the kernel does not say (the peer closed it).
+uint64_t PeerSocketInode(int fd) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) return 0;
+  const unique_fd::UniqueFd nl(socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG));
+  if (!nl.ok()) return 0;
+  struct {
+    nlmsghdr header;
+    unix_diag_req body;
+  } req = {};
+  req.header.nlmsg_len = sizeof req;
+  req.header.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+  req.header.nlmsg_flags = NLM_F_REQUEST;
+  req.body.sdiag_family = AF_UNIX;
+  req.body.udiag_states = ~0u;
+  req.body.udiag_ino = static_cast<uint32_t>(st.st_ino);
+  req.body.udiag_show = UDIAG_SHOW_PEER;
+  req.body.udiag_cookie[0] = req.body.udiag_cookie[1] = ~0u;  // INET_DIAG_NOCOOKIE
+  if (send(nl.get(), &req, sizeof req, 0) != static_cast<ssize_t>(sizeof req)) return 0;
+  alignas(nlmsghdr) char buf[1024];
+  const ssize_t n = recv(nl.get(), buf, sizeof buf, 0);
+  const auto* h = reinterpret_cast<const nlmsghdr*>(buf);
+  if (n < 0 || !NLMSG_OK(h, static_cast<uint32_t>(n)) || h->nlmsg_type != SOCK_DIAG_BY_FAMILY) {
+    return 0;
+  }
+  const auto* msg = static_cast<const unix_diag_msg*>(NLMSG_DATA(h));
+  int left = static_cast<int>(h->nlmsg_len - NLMSG_LENGTH(sizeof *msg));
+  for (const rtattr* a = reinterpret_cast<const rtattr*>(msg + 1); RTA_OK(a, left);
+       a = RTA_NEXT(a, left)) {
+    if (a->rta_type == UNIX_DIAG_PEER && RTA_PAYLOAD(a) >= sizeof(uint32_t)) {
+      return *static_cast<const uint32_t*>(RTA_DATA(a));
+    }
+  }
+  return 0;
+}
+
+// Whether the process (its /proc directory at `dir_fd`) holds the socket
+// with inode `ino` in a descriptor it opened itself: one with O_CLOEXEC. The
+// shim can only make such sockets (its seccomp filter allows no other); a
+// socket that survived an exec never has the flag. So a record sent by a
+// process that then exec'd the shim is not taken for the shim's. At most
+// kMaxFds descriptors are looked at.
+bool HoldsOwnSocket(int dir_fd, uint64_t ino) {
+  constexpr int kMaxFds = 256;
+  const int fd_dir = openat(dir_fd, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd_dir < 0) return false;
+  DIR* dir = fdopendir(fd_dir);
+  if (dir == nullptr) {
+    close(fd_dir);
+    return false;
+  }
+  const std::string want = "socket:[" + std::to_string(ino) + "]";
+  bool found = false;
+  int looked = 0;
+  for (struct dirent* e; !found && looked < kMaxFds && (e = readdir(dir)) != nullptr;) {
+    if (e->d_name[0] == '.') continue;
+    ++looked;
+    char target[64];
+    const ssize_t n = readlinkat(fd_dir, e->d_name, target, sizeof target);
+    if (n <= 0 || std::string_view(target, static_cast<size_t>(n)) != want) continue;
+    std::string info;
+    if (!ReadSmall(dir_fd, ("fdinfo/" + std::string(e->d_name)).c_str(), 4096, &info)) break;
+    const size_t at = info.find("flags:");
+    if (at == std::string::npos) break;
+    const unsigned long flags = strtoul(info.c_str() + at + 6, nullptr, 8);
+    found = (flags & O_CLOEXEC) != 0;
+    break;
+  }
+  closedir(dir);
+  return found;
+}
+
 void AppendStringOr(std::string_view text, const char* if_not_utf8, std::string* out) {
   if (!canonical_json::AppendString(text, out)) {
     out->push_back('"');
@@ -71,6 +149,9 @@ const char* Describe(Verdict v) {
     case Verdict::kGone: return "the sender exited before it could be checked";
     case Verdict::kOtherExecutable: return "the sender's executable is not the shim";
     case Verdict::kTraced: return "the sender runs under a tracer (TracerPid is not 0)";
+    case Verdict::kNotItsSocket:
+      return "the sender's socket was not opened by the shim (inherited across exec, handed over, "
+             "or closed)";
   }
   return "?";
 }
@@ -134,6 +215,8 @@ Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
                ReadSmall(dir_fd.get(), "cgroup", 8192, &cgroup_text) &&
                TracerPid(status, &peer->tracer_pid);
   }
+  const uint64_t peer_socket = PeerSocketInode(conn_fd);
+  const bool own_socket = read_all && peer_socket != 0 && HoldsOwnSocket(dir_fd.get(), peer_socket);
   cgroups.Match(cgroup_text, &peer->cgroup, &peer->sandbox_id);
   // The check: alive now, so alive through the reads above.
   if (!Alive(pidfd.get()) || !read_all || !peer->exe_known) return Verdict::kGone;
@@ -142,6 +225,7 @@ Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
   }
   if (peer->exe_sha256 != shim.sha256()) return Verdict::kOtherExecutable;
   if (peer->tracer_pid != 0) return Verdict::kTraced;
+  if (!own_socket) return Verdict::kNotItsSocket;
   return Verdict::kGenuine;
 }
 

@@ -7,6 +7,9 @@
 // asked whether the process is still alive. Alive after the reads means the
 // pid was not reused while they were made, so they describe the sender.
 // (The shim waits for the acknowledgement, so a genuine one is alive.)
+// The connection must also be one the process opened itself (the peer end,
+// found by sock_diag, held in a descriptor with O_CLOEXEC): otherwise a
+// script could connect, send its own record, and exec the shim.
 #ifndef AGT_COLLECTOR_LISTEN_PEER_ATTESTATION_H_
 #define AGT_COLLECTOR_LISTEN_PEER_ATTESTATION_H_
 
@@ -40,6 +43,8 @@ enum class Verdict {
   kGone,             // exited before the check could be completed
   kOtherExecutable,  // another executable (or a modified copy of the shim)
   kTraced,           // TracerPid != 0: a tracer can rewrite its memory
+  kNotItsSocket,     // the connection is not one the process opened itself
+                     // (e.g. a script connected, sent, then exec'd the shim)
 };
 // "the sender is not the shim", ...: a reason for the forgery entry.
 const char* Describe(Verdict v);
