@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "audit_file.h"
+#include "clock_ms.h"
 #include "config.h"
 #include "exit_status.h"
 #include "key_file.h"
@@ -39,11 +40,7 @@ struct Settings {
   config::Config config;
 };
 
-int64_t NowMs() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
-}
+int64_t NowMs() { return clock_ms::Monotonic(); }
 
 // Thousands of sandboxes need thousands of fds: take the hard limit.
 void RaiseFdLimit() {

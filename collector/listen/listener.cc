@@ -9,23 +9,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock_ms.h"
 #include "logs.h"
 #include "listen/peer_attestation.h"
 
 namespace listener {
 namespace {
-
-int64_t MonotonicMs() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
-}
-
-int64_t RealtimeMs() {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
-}
 
 // Events taken per epoll_wait, and connections accepted per Pump: a flood
 // waits its turn with everyone else's.
@@ -100,7 +89,7 @@ bool Listener::Init(Options options, audit_file::AuditFileWriter* out, std::stri
 }
 
 void Listener::WarnLimited(const std::string& what) {
-  const int64_t second = MonotonicMs() / 1000;
+  const int64_t second = clock_ms::Monotonic() / 1000;
   if (second != warn_second_) {
     warn_second_ = second;
     warnings_this_second_ = 0;
@@ -193,7 +182,7 @@ bool Listener::Judge(int fd, std::string_view message, const std::string& reason
   std::string reason = reason_override.empty() ? peer_attestation::Describe(v) : reason_override;
   if (v == peer_attestation::Verdict::kNoCredentials) reason += " (" + err + ")";
   ++stats_.forged;
-  forgeries_->Seen(*peer, reason, message, RealtimeMs(), &due_);
+  forgeries_->Seen(*peer, reason, message, clock_ms::Realtime(), &due_);
   return false;
 }
 
@@ -286,7 +275,7 @@ bool Listener::AppendDue(std::string* err) {
 }
 
 bool Listener::Pump(std::string* err) {
-  const int64_t now = MonotonicMs();
+  const int64_t now = clock_ms::Monotonic();
   Expire(now);
   struct epoll_event events[kEventsPerPump];
   const int n = epoll_wait(epoll_.get(), events, kEventsPerPump, 0);
@@ -298,7 +287,7 @@ bool Listener::Pump(std::string* err) {
       Serve(fd);
     }
   }
-  forgeries_->Flush(RealtimeMs(), &due_);
+  forgeries_->Flush(clock_ms::Realtime(), &due_);
   if (fatal_.empty() && !AppendDue(err)) fatal_ = *err;
   if (!fatal_.empty()) {
     *err = fatal_;
@@ -316,9 +305,9 @@ bool Listener::Pump(std::string* err) {
 }
 
 int64_t Listener::MsUntilDue() const {
-  int64_t wait = forgeries_->MsUntilDue(RealtimeMs());
+  int64_t wait = forgeries_->MsUntilDue(clock_ms::Realtime());
   if (!deadlines_.empty()) {
-    const int64_t left = deadlines_.front().at_ms - MonotonicMs();
+    const int64_t left = deadlines_.front().at_ms - clock_ms::Monotonic();
     const int64_t d = left < 0 ? 0 : left;
     if (wait < 0 || d < wait) wait = d;
   }
@@ -326,7 +315,7 @@ int64_t Listener::MsUntilDue() const {
 }
 
 bool Listener::Finish(std::string* err) {
-  forgeries_->FlushAll(RealtimeMs(), &due_);
+  forgeries_->FlushAll(clock_ms::Realtime(), &due_);
   if (!AppendDue(err)) return false;
   if (appended_ > 0 && !out_->Sync(err)) return false;
   appended_ = 0;

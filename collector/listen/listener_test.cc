@@ -48,15 +48,25 @@ int AnswerOf(listener::Listener* l, int fd) {
   return -2;
 }
 
+// A temporary directory with an open audit file and the socket's path.
+struct Fixture {
+  Fixture() {
+    std::string err;
+    REQUIRE(out.Open(out_path, kKey, &err));
+  }
+  test_util::TempDir dir;
+  const std::string path = dir / "denied.sock";
+  const std::string out_path = dir / "audit.jsonl";
+  audit_file::AuditFileWriter out;
+};
+
 }  // namespace
 
 TEST_CASE("listen: a stale socket is replaced; anything else at the path is left alone") {
-  test_util::TempDir dir;
-  const std::string path = dir.path() + "/denied.sock";
-  const std::string out_path = dir.path() + "/audit.jsonl";
-  audit_file::AuditFileWriter out;
+  Fixture f;
+  const std::string& path = f.path;
+  audit_file::AuditFileWriter& out = f.out;
   std::string err;
-  REQUIRE(out.Open(out_path, kKey, &err));
   test_util::WriteFile(path, "the operator's");
   {
     listener::Listener l;
@@ -81,19 +91,15 @@ TEST_CASE("listen: a stale socket is replaced; anything else at the path is left
 }
 
 TEST_CASE("listen: a record from another executable is answered NAK and kept as a forgery") {
-  test_util::TempDir dir;
-  const std::string path = dir.path() + "/denied.sock";
-  const std::string out_path = dir.path() + "/audit.jsonl";
-  audit_file::AuditFileWriter out;
+  Fixture f;
   std::string err;
-  REQUIRE(out.Open(out_path, kKey, &err));
   listener::Listener l;
-  REQUIRE(l.Init(OptionsAt(path), &out, &err));
+  REQUIRE(l.Init(OptionsAt(f.path), &f.out, &err));
   const std::string record =
       R"({"argv":[],"binary":"curl","event":"command_denied","issue":2662,)"
       R"("timestamp":"2026-06-14T10:00:00Z"})";
   for (int i = 0; i < 3; ++i) {
-    const unique_fd::UniqueFd client = Connect(path);
+    const unique_fd::UniqueFd client = Connect(f.path);
     REQUIRE(send(client.get(), record.data(), record.size(), 0) ==
             static_cast<ssize_t>(record.size()));
     CHECK(AnswerOf(&l, client.get()) == listener::kNak);
@@ -102,7 +108,7 @@ TEST_CASE("listen: a record from another executable is answered NAK and kept as 
   CHECK(l.stats().attested == 0);
   REQUIRE(l.Finish(&err));
   // The first at once, the two repeats from this same process in one summary.
-  const std::vector<std::string> lines = test_util::Lines(test_util::ReadFile(out_path));
+  const std::vector<std::string> lines = test_util::Lines(test_util::ReadFile(f.out_path));
   REQUIRE(lines.size() == 2);
   CHECK(lines[0].find(R"("event_type": "denial_record_forged")") != std::string::npos);
   CHECK(lines[0].find(R"("count": 1,)") != std::string::npos);
