@@ -135,6 +135,17 @@ class ListenTest(ListenBase):
                          "the sender exited before it could be checked")
         self.assertIn('"gone"', entries[0]["data"]["prefix"])
 
+    @staticmethod
+    def sockets_of(pid):
+        fd_dir = "/proc/%d/fd" % pid
+        count = 0
+        for name in os.listdir(fd_dir):
+            try:
+                count += os.readlink(os.path.join(fd_dir, name)).startswith("socket:")
+            except OSError:
+                pass
+        return count
+
     def test_a_record_sent_before_exec_of_the_shim_is_a_forgery(self):
         # A script connects, sends its record, keeps the socket across an
         # exec of the genuine sender: the kernel then names the genuine
@@ -150,7 +161,13 @@ class ListenTest(ListenBase):
         c.proc.send_signal(signal.SIGSTOP)
         try:
             proc = box.popen(["python3", "-c", code], stdout=subprocess.PIPE, text=True)
-            time.sleep(0.5)  # connected, sent, exec'd, sent its own
+            # Wait until it has exec'd the sender and that has connected too
+            # (two sockets), then a little for its send.
+            deadline = time.monotonic() + 20
+            while self.sockets_of(proc.pid) < 2 or os.readlink("/proc/%d/exe" % proc.pid) != SENDER:
+                self.assertLess(time.monotonic(), deadline, "the sender never connected")
+                time.sleep(0.01)
+            time.sleep(0.2)
         finally:
             c.proc.send_signal(signal.SIGCONT)
         self.assertEqual(proc.communicate(timeout=30)[0], "ACK\n")

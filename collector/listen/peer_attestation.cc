@@ -1,6 +1,9 @@
 #include "listen/peer_attestation.h"
 
 #include <dirent.h>
+#include <linux/sockios.h>
+#include <sched.h>
+#include <sys/ioctl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/netlink.h>
@@ -16,6 +19,7 @@
 #include <unistd.h>
 
 #include "canonical_json.h"
+#include "logs.h"
 #include "unique_fd.h"
 
 #ifndef SO_PEERPIDFD
@@ -59,13 +63,10 @@ bool Alive(int pidfd) {
   return n == 0;
 }
 
-// The inode of the other end of the unix socket `fd` (sock_diag's
-// UNIX_DIAG_PEER); 0 when the kernel does not say (the peer closed it).
-uint64_t PeerSocketInode(int fd) {
-  struct stat st;
-  if (fstat(fd, &st) != 0) return 0;
-  const unique_fd::UniqueFd nl(socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG));
-  if (!nl.ok()) return 0;
+// The inode of the other end of the unix socket `fd`, asked through a
+// NETLINK_SOCK_DIAG socket `nl` in the socket's network namespace; 0 when
+// the kernel does not say (another namespace, or the peer closed it).
+uint64_t AskPeerInode(int nl, uint64_t ino) {
   struct {
     nlmsghdr header;
     unix_diag_req body;
@@ -75,12 +76,12 @@ uint64_t PeerSocketInode(int fd) {
   req.header.nlmsg_flags = NLM_F_REQUEST;
   req.body.sdiag_family = AF_UNIX;
   req.body.udiag_states = ~0u;
-  req.body.udiag_ino = static_cast<uint32_t>(st.st_ino);
+  req.body.udiag_ino = static_cast<uint32_t>(ino);
   req.body.udiag_show = UDIAG_SHOW_PEER;
   req.body.udiag_cookie[0] = req.body.udiag_cookie[1] = ~0u;  // INET_DIAG_NOCOOKIE
-  if (send(nl.get(), &req, sizeof req, 0) != static_cast<ssize_t>(sizeof req)) return 0;
+  if (send(nl, &req, sizeof req, 0) != static_cast<ssize_t>(sizeof req)) return 0;
   alignas(nlmsghdr) char buf[1024];
-  const ssize_t n = recv(nl.get(), buf, sizeof buf, 0);
+  const ssize_t n = recv(nl, buf, sizeof buf, 0);
   const auto* h = reinterpret_cast<const nlmsghdr*>(buf);
   if (n < 0 || !NLMSG_OK(h, static_cast<uint32_t>(n)) || h->nlmsg_type != SOCK_DIAG_BY_FAMILY) {
     return 0;
@@ -94,6 +95,31 @@ uint64_t PeerSocketInode(int fd) {
     }
   }
   return 0;
+}
+
+unique_fd::UniqueFd DiagSocket() {
+  return unique_fd::UniqueFd(socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG));
+}
+
+// The inode of the other end of the unix socket `fd`. sock_diag answers only
+// within a network namespace, and the collector's end of a connection from a
+// container belongs to the container's (the connecting side's) namespace:
+// then the query is made from there (SIOCGSKNS names it; setns there for the
+// netlink socket and back, which needs CAP_SYS_ADMIN; single-threaded).
+uint64_t PeerSocketInode(int fd) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) return 0;
+  {
+    const unique_fd::UniqueFd nl = DiagSocket();
+    const uint64_t peer = nl.ok() ? AskPeerInode(nl.get(), st.st_ino) : 0;
+    if (peer != 0) return peer;
+  }
+  const unique_fd::UniqueFd theirs(ioctl(fd, SIOCGSKNS));
+  const unique_fd::UniqueFd ours(open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC));
+  if (!theirs.ok() || !ours.ok() || setns(theirs.get(), CLONE_NEWNET) != 0) return 0;
+  const unique_fd::UniqueFd nl = DiagSocket();
+  if (setns(ours.get(), CLONE_NEWNET) != 0) abort();  // never left in a sandbox's namespace
+  return nl.ok() ? AskPeerInode(nl.get(), st.st_ino) : 0;
 }
 
 // Whether the process (its /proc directory at `dir_fd`) holds the socket
@@ -145,7 +171,7 @@ void AppendStringOr(std::string_view text, const char* if_not_utf8, std::string*
 const char* Describe(Verdict v) {
   switch (v) {
     case Verdict::kGenuine: return "the shim";
-    case Verdict::kNoCredentials: return "the kernel gave no credentials for the sender";
+    case Verdict::kNoCredentials: return "the sender's credentials could not be read";
     case Verdict::kGone: return "the sender exited before it could be checked";
     case Verdict::kOtherExecutable: return "the sender's executable is not the shim";
     case Verdict::kTraced: return "the sender runs under a tracer (TracerPid is not 0)";
@@ -201,10 +227,13 @@ Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
   std::string status, cgroup_text;
   bool read_all = dir_fd.ok();
   unique_fd::UniqueFd exe_fd;
+  int exe_errno = 0;
   if (read_all) {
     char target[PATH_MAX];
     const ssize_t n = readlinkat(dir_fd.get(), "exe", target, sizeof target - 1);
+    const int readlink_errno = errno;
     exe_fd.Reset(openat(dir_fd.get(), "exe", O_RDONLY | O_CLOEXEC));
+    exe_errno = n <= 0 ? readlink_errno : errno;
     struct stat st;
     if (n > 0 && exe_fd.ok() && fstat(exe_fd.get(), &st) == 0) {
       peer->exe_known = true;
@@ -219,7 +248,17 @@ Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
   const bool own_socket = read_all && peer_socket != 0 && HoldsOwnSocket(dir_fd.get(), peer_socket);
   cgroups.Match(cgroup_text, &peer->cgroup, &peer->sandbox_id);
   // The check: alive now, so alive through the reads above.
-  if (!Alive(pidfd.get()) || !read_all || !peer->exe_known) return Verdict::kGone;
+  if (!Alive(pidfd.get())) return Verdict::kGone;
+  if (!peer->exe_known) {
+    // Alive, so the reads failed for another reason: another user's
+    // process needs CAP_SYS_PTRACE (agt-collector(1), LISTEN).
+    *err = logs::ErrnoReason("open", dir + "/exe", exe_errno);
+    return Verdict::kNoCredentials;
+  }
+  if (!read_all) {
+    *err = "cannot read " + dir + "/status or cgroup";
+    return Verdict::kNoCredentials;
+  }
   if (!hashes->Sha256(exe_fd.get(), peer->exe, &peer->exe_sha256, err)) {
     return Verdict::kOtherExecutable;  // unreadable: cannot be shown to be the shim
   }

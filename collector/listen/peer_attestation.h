@@ -39,7 +39,7 @@ struct Peer {
 
 enum class Verdict {
   kGenuine,          // the shim's content, alive at the check, not traced
-  kNoCredentials,    // SO_PEERCRED / SO_PEERPIDFD failed
+  kNoCredentials,    // SO_PEERCRED, SO_PEERPIDFD or a /proc read failed (alive)
   kGone,             // exited before the check could be completed
   kOtherExecutable,  // another executable (or a modified copy of the shim)
   kTraced,           // TracerPid != 0: a tracer can rewrite its memory
