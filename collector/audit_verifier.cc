@@ -71,6 +71,38 @@ bool IsLowerHex64(const std::string& s) {
   return true;
 }
 
+// data.labels is the signed copy of the three labels upstream's payload
+// leaves unsigned (agt-audit-jsonl(5)); an entry whose outer labels differ
+// from it was edited after signing. Upstream's own entries have no copy.
+bool LabelsAgree(const rapidjson::Value& copy, const audit_entry::AuditEntryFields& fields,
+                 std::string* reason) {
+  if (!copy.IsObject()) {
+    *reason = "data.labels is not an object";
+    return false;
+  }
+  const struct {
+    const char* name;
+    const audit_entry::NullableString& outer;
+  } labels[] = {{"compute_driver", fields.compute_driver},
+                {"environment", fields.environment},
+                {"sandbox_id", fields.sandbox_id}};
+  for (const auto& label : labels) {
+    const auto it = copy.FindMember(label.name);
+    const bool agree =
+        it != copy.MemberEnd() &&
+        (it->value.IsNull() ? !label.outer
+                            : it->value.IsString() && label.outer &&
+                                  std::string_view(it->value.GetString(),
+                                                   it->value.GetStringLength()) == *label.outer);
+    if (!agree) {
+      *reason = std::string("field \"") + label.name +
+                "\" disagrees with its signed copy in data.labels (edited after signing)";
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 bool VerifyLine(std::string_view line, const std::string* expected_previous_hash,
@@ -156,7 +188,8 @@ bool VerifyLine(std::string_view line, const std::string* expected_previous_hash
     *reason = "signature does not match (wrong key or altered entry)";
     return false;
   }
-  return true;
+  const auto copy = data->value.FindMember("labels");
+  return copy == data->value.MemberEnd() || LabelsAgree(copy->value, fields, reason);
 }
 
 VerifyResult VerifyAuditFile(const std::string& path, std::string_view key, VerifyReport* report,

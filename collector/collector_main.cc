@@ -43,6 +43,17 @@ const cli_args::OptionRow kOptions[] = {
      kRun, true},
     {"--config", "C", "configuration: labels per source, limits, key file, output",
      kImport},
+    {"--listen", "PATH",
+     "bind the attested unix socket at PATH (SOCK_SEQPACKET, mode 0666) beside or instead of"
+     " --watch (or listen in --config)",
+     kRun},
+    {"--shim", "PATH", "the genuine shim executable: a sender must run the same content (or shim"
+     " in --config)", kRun},
+    {"--shim-sha256", "HEX", "the genuine shim's SHA-256 instead of --shim (or shim_sha256 in"
+     " --config)", kRun},
+    {"--cgroup-pattern", "REGEX",
+     "sandbox id from a socket peer's cgroup path: the first group of REGEX (default: the Docker,"
+     " containerd, CRI-O and Kubernetes layouts)", kRun},
     {"--config", "C", "configuration (for its limits)", kValidate},
     {"--config", "C", "configuration: labels per source, limits, key file, output, state_dir",
      kRun},
@@ -76,9 +87,11 @@ const Command kCommands[] = {
      "check a configuration file (closed vocabulary, lint warnings)",
      check_config_command::CheckConfig},
     {"run", kRun,
-     "run --key-file K --out FILE --state-dir DIR --watch PATTERN... [--config C]\n"
-     "                     [--syslog-socket PATH] [--scan-interval MS]",
-     "tail every sandbox log matching PATTERN into the audit file, exactly once",
+     "run --key-file K --out FILE [--state-dir DIR --watch PATTERN...]\n"
+     "                     [--listen PATH (--shim PATH | --shim-sha256 HEX) [--cgroup-pattern REGEX]]\n"
+     "                     [--config C] [--syslog-socket PATH] [--scan-interval MS]",
+     "tail every sandbox log matching PATTERN, and serve the attested socket, into the audit"
+     " file, exactly once",
      run_command::Run},
     {"keygen", kKeygen, "keygen --out FILE",
      "write a new random 32-byte HMAC key to FILE (never printed, never overwritten)",

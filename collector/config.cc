@@ -29,6 +29,13 @@ constexpr SchemaRow kConfigSchema[] = {
     {"state_dir", ValueType::kString, "run mode: directory of the per-file checkpoints"},
     {"watch", ValueType::kStringArray,
      "run mode: log path patterns with one {sandbox_id} component (default labels)"},
+    {"listen", ValueType::kString,
+     "run mode: path of the attested unix socket to bind (as --listen)"},
+    {"shim", ValueType::kString, "run mode: the genuine shim executable, hashed at start (as --shim)"},
+    {"shim_sha256", ValueType::kString, "run mode: the shim's SHA-256, 64 hex digits (as --shim-sha256)"},
+    {"cgroup_pattern", ValueType::kString,
+     "run mode: regular expression whose first group is the sandbox id in a peer's cgroup path"
+     " (default: the Docker, containerd, CRI-O and Kubernetes layouts)"},
     {"sources", ValueType::kObjectArray, "sources with their labels; each has path or pattern"},
     {"sources[].path", ValueType::kString, "one log file (absolute); needs sandbox_id"},
     {"sources[].pattern", ValueType::kString,
@@ -145,6 +152,10 @@ class Checker {
     if (key == "output") return String(v, path, &out_->output);
     if (key == "key_file") return String(v, path, &out_->key_file);
     if (key == "state_dir") return String(v, path, &out_->state_dir);
+    if (key == "listen") return String(v, path, &out_->listen);
+    if (key == "shim") return String(v, path, &out_->shim);
+    if (key == "shim_sha256") return String(v, path, &out_->shim_sha256);
+    if (key == "cgroup_pattern") return String(v, path, &out_->cgroup_pattern);
     if (key == "watch") {
       for (rapidjson::SizeType i = 0; i < v.Size(); ++i) {
         const std::string item_path = path + "[" + std::to_string(i) + "]";

@@ -32,6 +32,8 @@ struct Config {
   std::string key_file;    // "" when not set
   std::string state_dir;   // run mode's checkpoint directory
   std::vector<std::string> watch;  // run mode's patterns (default labels)
+  // run mode's attested socket (agt-collector(1), LISTEN); "" when not set.
+  std::string listen, shim, shim_sha256, cgroup_pattern;
   std::vector<SourceConfig> sources;
   record_validator::Limits limits;
 };

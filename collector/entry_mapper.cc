@@ -35,7 +35,7 @@ void AppendEntryTimestamp(const ValidRecord& record, std::string* out) {
   out->append(buf, static_cast<size_t>(p - buf));
 }
 
-// `"source": {"device": D, "file": F, "inode": I, "offset": ` of the last
+// `{"device": D, "file": F, "inode": I, "offset": ` (data.source) of the last
 // source seen: the same for every line of a file, so built once per file.
 class SourcePrefix {
  public:
@@ -52,7 +52,7 @@ class SourcePrefix {
     file_ = source.file;
     device_ = source.device;
     inode_ = source.inode;
-    text_ = "\"source\": {\"device\": ";
+    text_ = "{\"device\": ";
     canonical_json::AppendUint(source.device, &text_);
     text_.append(", \"file\": ");
     if (!canonical_json::AppendString(source.file, &text_)) {
@@ -76,6 +76,50 @@ SourcePrefix& ThreadSourcePrefix() {
   return prefix;
 }
 
+// data.labels of the last labels seen: the same for every line of a source.
+class LabelsCopyCache {
+ public:
+  std::string_view Get(const SourceLabels& labels) {
+    if (text_.empty() || labels.sandbox_id != sandbox_id_ ||
+        labels.environment != environment_ || labels.compute_driver != compute_driver_) {
+      sandbox_id_ = labels.sandbox_id;
+      environment_ = labels.environment;
+      compute_driver_ = labels.compute_driver;
+      text_ = LabelsCopy(labels);
+    }
+    return text_;
+  }
+
+ private:
+  std::string sandbox_id_;
+  audit_entry::NullableString environment_, compute_driver_;
+  std::string text_;
+};
+
+LabelsCopyCache& ThreadLabelsCopy() {
+  thread_local LabelsCopyCache cache;
+  return cache;
+}
+
+// Room reused from entry to entry: no allocation per line in steady state.
+struct Scratch {
+  std::string source;
+};
+Scratch& ThreadScratch() {
+  thread_local Scratch scratch;
+  return scratch;
+}
+
+// A label as JSON: a string, or null. Labels are the operator's (checked
+// UTF-8) or a plausible sandbox id; a value that still is not UTF-8 is marked.
+void AppendLabel(const audit_entry::NullableString& value, std::string* out) {
+  if (!value) {
+    out->append("null");
+  } else if (!canonical_json::AppendString(*value, out)) {
+    out->append("\"<label not UTF-8>\"");
+  }
+}
+
 // Assigns only when different: the labels are the same for every line of a
 // source, and comparing is cheaper than copying.
 void SetString(std::string_view value, std::string* out) {
@@ -91,6 +135,17 @@ void SetNullable(const audit_entry::NullableString& value, audit_entry::Nullable
 }
 
 }  // namespace
+
+std::string LabelsCopy(const SourceLabels& labels) {
+  std::string text = "{\"compute_driver\": ";
+  AppendLabel(labels.compute_driver, &text);
+  text.append(", \"environment\": ");
+  AppendLabel(labels.environment, &text);
+  text.append(", \"sandbox_id\": ");
+  AppendLabel(labels.sandbox_id, &text);
+  text.push_back('}');
+  return text;
+}
 
 std::string EntryTimestamp(const ValidRecord& record) {
   std::string out;
@@ -121,54 +176,52 @@ void MapRecord(const ValidRecord& record, const SourceLabels& labels, const Sour
   SetNullable(labels.environment, &out->environment);
   SetNullable(labels.compute_driver, &out->compute_driver);
 
-  // data: the record's members (already canonical) with "source" merged in
-  // at its sorted place, before "timestamp" (every key after "source" sorts
-  // at or after it). Written into room sized for the longest possible text.
-  const std::string_view source_prefix = ThreadSourcePrefix().Get(source);
+  // data: the record's members (already canonical) with the collector's
+  // own members merged in at their sorted places: "attestation", "labels"
+  // and "source" (no record key has any of these names: the validator's
+  // vocabulary is closed). Written into room sized for the longest text.
+  std::string& source_text = ThreadScratch().source;
+  source_text.assign(ThreadSourcePrefix().Get(source));
+  canonical_json::AppendUint(source.offset, &source_text);
+  source_text.push_back('}');
+  const std::string_view labels_text = ThreadLabelsCopy().Get(labels);
+  const std::string_view attestation =
+      source.attestation.empty() ? kNotAttested : source.attestation;
+  struct Member {
+    std::string_view key, value;
+  };
+  const Member extras[] = {{"attestation", attestation}, {"labels", labels_text},
+                           {"source", source_text}};
+  constexpr size_t kExtras = sizeof extras / sizeof extras[0];
   std::string& data = out->data_canonical;
-  data.resize(record.canonical_bytes + source_prefix.size() + canonical_json::kMaxUintBytes +
-              record_validator::kRecordKeyCount * 24 + 32);
+  data.resize(record.canonical_bytes + attestation.size() + labels_text.size() +
+              source_text.size() + record_validator::kRecordKeyCount * 4 + 128);
   char* p = &data[0];
   *p++ = '{';
-  const auto write_source = [&](char* at) {
-    at = canonical_json::WriteRaw(source_prefix, at);
-    at = canonical_json::WriteUint(source.offset, at);
-    *at++ = '}';
-    return at;
+  bool first = true;
+  const auto separate = [&] {
+    if (!first) p = canonical_json::WriteRaw(", ", p);
+    first = false;
+  };
+  const auto write_extra = [&](const Member& m) {
+    separate();
+    *p++ = '"';
+    p = canonical_json::WriteRaw(m.key, p);
+    p = canonical_json::WriteRaw("\": ", p);
+    p = canonical_json::WriteRaw(m.value, p);
   };
   const std::string_view members(record.canonical.data(), record.canonical_bytes);
-  if (record.members_sorted) {
-    // The common case: the members are the sorted body already; "source"
-    // goes where the first key after it starts.
-    size_t split = members.size();
-    for (int k = record_validator::kTimestamp; k < record_validator::kRecordKeyCount; ++k) {
-      if (record.present(k)) {
-        const size_t key_at = record.member_begin[k];
-        split = key_at == 0 ? 0 : key_at - 2;  // at its ", "
-        break;
-      }
-    }
-    p = canonical_json::WriteRaw(members.substr(0, split), p);
-    if (split > 0) p = canonical_json::WriteRaw(", ", p);
-    p = write_source(p);
-    if (split == 0 && !members.empty()) p = canonical_json::WriteRaw(", ", p);
-    p = canonical_json::WriteRaw(members.substr(split), p);
-  } else {
-    bool first = true;
-    for (int k = 0; k < record_validator::kRecordKeyCount; ++k) {
-      if (k == record_validator::kTimestamp) {
-        if (!first) p = canonical_json::WriteRaw(", ", p);
-        first = false;
-        p = write_source(p);
-      }
-      if (!record.present(k)) continue;
-      if (!first) p = canonical_json::WriteRaw(", ", p);
-      first = false;
-      const size_t key_at = record.member_begin[k];
-      p = canonical_json::WriteRaw(
-          members.substr(key_at, record.value_begin[k] + record.value_length[k] - key_at), p);
-    }
+  size_t next_extra = 0;
+  for (int k = 0; k < record_validator::kRecordKeyCount; ++k) {
+    if (!record.present(k)) continue;
+    const std::string_view name = record_validator::RecordKeyName(k);
+    while (next_extra < kExtras && extras[next_extra].key < name) write_extra(extras[next_extra++]);
+    separate();
+    const size_t key_at = record.member_begin[k];
+    p = canonical_json::WriteRaw(
+        members.substr(key_at, record.value_begin[k] + record.value_length[k] - key_at), p);
   }
+  while (next_extra < kExtras) write_extra(extras[next_extra++]);
   *p++ = '}';
   data.resize(static_cast<size_t>(p - data.data()));
 }

@@ -28,7 +28,19 @@ struct SourceRef {
   uint64_t device = 0;  // st_dev of the open file
   uint64_t inode = 0;   // st_ino of the open file
   uint64_t offset = 0;  // byte offset of the line's first byte
+  // The canonical text of data.attestation (what the kernel said about the
+  // sender, listen/peer_attestation.h); empty for a file, which gives
+  // kNotAttested.
+  std::string_view attestation;
 };
+
+// data.attestation of an entry read from a file: nobody vouches for its sender.
+constexpr std::string_view kNotAttested = "{\"attested\": false}";
+
+// The signed copy of the labels the upstream payload leaves unsigned:
+// `{"compute_driver": C, "environment": E, "sandbox_id": S}` (data.labels).
+// `verify` reports an entry whose outer labels disagree with it.
+std::string LabelsCopy(const SourceLabels& labels);
 
 // The default agent DID for a sandbox: "did:agt:sandbox:" + sandbox_id.
 std::string DefaultAgentDid(std::string_view sandbox_id);

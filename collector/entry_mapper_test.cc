@@ -26,7 +26,7 @@ TEST_CASE("mapping per SPEC: fixed fields, labels from the operator, data with s
   labels.agent_did = "did:agt:sandbox:sb-1";
   labels.environment = "prod";
   labels.compute_driver = "docker";
-  entry_mapper::SourceRef source{"/var/log/agt/sandboxes/sb-1/denied.log", 2049, 1234, 422};
+  entry_mapper::SourceRef source{"/var/log/agt/sandboxes/sb-1/denied.log", 2049, 1234, 422, {}};
   audit_entry::AuditEntryFields f;
   entry_mapper::MapRecord(Validate(kFull), labels, source, &f);
   CHECK(f.event_type == "command_denied");
@@ -44,8 +44,10 @@ TEST_CASE("mapping per SPEC: fixed fields, labels from the operator, data with s
   CHECK(*f.compute_driver == "docker");
   CHECK(f.entry_id.empty());  // derived when signed (chain_signer_test.cc)
   CHECK(f.data_canonical ==
-        R"({"argc": 3, "argv": ["-sSL", "https://example.com/x"], "argv0": "curl", "binary": "curl", )"
+        R"({"argc": 3, "argv": ["-sSL", "https://example.com/x"], "argv0": "curl", )"
+        R"("attestation": {"attested": false}, "binary": "curl", )"
         R"("confined": true, "event": "command_denied", "gid": 65534, "host": "sb-1", "issue": 2662, )"
+        R"("labels": {"compute_driver": "docker", "environment": "prod", "sandbox_id": "sb-1"}, )"
         R"("path": "/usr/bin/curl", "pid": 7, "ppid": 1, "redactions": 0, "source": {"device": 2049, )"
         R"("file": "/var/log/agt/sandboxes/sb-1/denied.log", "inode": 1234, "offset": 422}, )"
         R"("timestamp": "2026-06-14T10:00:00Z", "timestamp_ns": 1781431200123456789, "truncated": false, )"
@@ -73,7 +75,7 @@ TEST_CASE("entry timestamps follow Python's isoformat()") {
 TEST_CASE("data is the same text whatever order the record's keys came in") {
   entry_mapper::SourceLabels labels;
   labels.sandbox_id = "sb-1";
-  const entry_mapper::SourceRef source{"/l", 1, 2, 3};
+  const entry_mapper::SourceRef source{"/l", 1, 2, 3, {}};
   const auto data_of = [&](const std::string& line) {
     audit_entry::AuditEntryFields f;
     entry_mapper::MapRecord(Validate(line), labels, source, &f);
@@ -110,11 +112,26 @@ TEST_CASE("data is the same text whatever order the record's keys came in") {
       R"({"argv":[],"binary":"git","event":"command_denied","issue":2662,)"
       R"("timestamp":"2026-06-14T10:00:00Z"})";
   CHECK(data_of(minimal) ==
-        R"({"argv": [], "binary": "git", "event": "command_denied", "issue": 2662, )"
+        R"({"argv": [], "attestation": {"attested": false}, "binary": "git", )"
+        R"("event": "command_denied", "issue": 2662, )"
+        R"("labels": {"compute_driver": null, "environment": null, "sandbox_id": "sb-1"}, )"
         R"("source": {"device": 1, "file": "/l", "inode": 2, "offset": 3}, )"
         R"("timestamp": "2026-06-14T10:00:00Z"})");
   const std::string shuffled =
       R"({"timestamp":"2026-06-14T10:00:00Z","issue":2662,"argv":[],)"
       R"("event":"command_denied","binary":"git"})";
   CHECK(data_of(shuffled) == data_of(minimal));
+}
+
+TEST_CASE("an attested record carries the kernel's facts in data.attestation") {
+  entry_mapper::SourceLabels labels;
+  labels.sandbox_id = "sb-1";
+  entry_mapper::SourceRef source{"/run/agt-deny/denied.sock", 0, 0, 9, R"({"attested": true})"};
+  audit_entry::AuditEntryFields f;
+  entry_mapper::MapRecord(Validate(kFull), labels, source, &f);
+  rapidjson::Document d;
+  d.Parse(f.data_canonical.c_str());
+  REQUIRE(d.IsObject());
+  CHECK(d["attestation"]["attested"].IsTrue());
+  CHECK(d["source"]["offset"].GetUint() == 9);
 }

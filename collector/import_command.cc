@@ -97,7 +97,7 @@ bool ProcessLog(const std::string& log, const entry_mapper::SourceLabels* labels
     totals->Raise(exit_status::kNoInput);
     return true;
   }
-  pipeline::Origin origin{log, file_id::FileId::Of(st), 0, labels};
+  pipeline::Origin origin{log, file_id::FileId::Of(st), 0, labels, {}};
   Progress progress(log, static_cast<uint64_t>(st.st_size));
   uint64_t line_number = 0;  // of the last line that ended
   std::string reason;

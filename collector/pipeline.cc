@@ -40,6 +40,7 @@ Outcome Ingest::Line(std::string_view line, const Origin& origin, std::string* r
   source_.device = origin.file.dev;
   source_.inode = origin.file.ino;
   source_.offset = origin.offset;
+  source_.attestation = origin.attestation;
   entry_mapper::MapRecord(record_, *origin.labels, source_, &fields_);
   bool appended = false;
   std::unordered_set<std::string>* seen =

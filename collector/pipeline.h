@@ -1,7 +1,7 @@
 // The one path from a line to a durable, signed audit entry. Every intake
 // is a thin front end over it: `import`/`validate` (files named on the
 // command line), `run` (every sandbox log a watch pattern finds), and the
-// attested unix socket to come (a message per record).
+// attested unix socket (`run --listen`, a message per record).
 //
 //   bytes --line_reader::Reader--> line --Ingest::Line--> validated record
 //         --entry_mapper--> entry --audit_file::AuditFileWriter--> signed line
@@ -31,13 +31,16 @@
 namespace pipeline {
 
 // Where a line came from. A file gives its path, identity and the offset of
-// the line's first byte; a socket message will give the peer's name, a zero
-// FileId and its sequence number as the offset. Stamped into data.source.
+// the line's first byte; a socket message gives the socket's path, a zero
+// FileId, its sequence number as the offset, and the attestation. Stamped into data.source.
 struct Origin {
   std::string_view name;  // the path, as configured or watched
   file_id::FileId file;
   uint64_t offset = 0;
   const entry_mapper::SourceLabels* labels = nullptr;  // from LabelsFor
+  // data.attestation's text for a message whose sender the kernel vouched
+  // for (listen/peer_attestation.h); empty for a file: not attested.
+  std::string_view attestation;
 };
 
 // The one rule for a source's labels, whatever the intake:

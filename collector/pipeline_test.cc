@@ -87,7 +87,7 @@ TEST_CASE("every prefix of a good log: whole lines become entries, the rest stay
       REQUIRE(item.kind == line_reader::Item::Kind::kLine);
       CAPTURE(len);
       REQUIRE(record_validator::ValidateRecord(item.line, limits, &rec, &reason));
-      entry_mapper::MapRecord(rec, Labels(), {path, 1, 2, item.offset}, &fields);
+      entry_mapper::MapRecord(rec, Labels(), {path, 1, 2, item.offset, {}}, &fields);
       chain.Add(&fields);
       return true;
     }, &err);
@@ -138,7 +138,7 @@ TEST_CASE("random mutations never crash and never yield an entry that fails veri
       continue;
     }
     ++accepted;
-    entry_mapper::MapRecord(rec, Labels(), {"/l", 1, 2, static_cast<uint64_t>(round)}, &fields);
+    entry_mapper::MapRecord(rec, Labels(), {"/l", 1, 2, static_cast<uint64_t>(round), {}}, &fields);
     CHECK(record_validator::IsPlausibleCommandName(fields.resource));
     chain.Add(&fields);
   }
@@ -185,7 +185,7 @@ TEST_CASE("Ingest: a line is validated, mapped and appended once; replays and ju
   std::unordered_set<std::string> written;
   const record_validator::Limits limits;
   const entry_mapper::SourceLabels labels = Labels();
-  pipeline::Origin origin{"/l/sb-1/denied.log", {7, 9}, 0, &labels};
+  pipeline::Origin origin{"/l/sb-1/denied.log", {7, 9}, 0, &labels, {}};
   {
     pipeline::Ingest validate_only(limits, nullptr, nullptr);
     CHECK(validate_only.Line(kGoodLines[0], origin, &err) == pipeline::Outcome::kValid);

@@ -10,13 +10,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "audit_file.h"
+#include "clock_ms.h"
 #include "config.h"
 #include "exit_status.h"
 #include "key_file.h"
+#include "listen/listener.h"
 #include "logs.h"
 #include "service_notify.h"
 #include "tail/syslog_sender.h"
@@ -31,16 +34,13 @@ namespace {
 struct Settings {
   std::string key_file, out, state_dir, syslog_socket;
   std::vector<std::string> watch;
+  std::string listen, shim, shim_sha256, cgroup_pattern;  // the attested socket
   long scan_interval_ms = 1000;
   bool have_config = false;
   config::Config config;
 };
 
-int64_t NowMs() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
-}
+int64_t NowMs() { return clock_ms::Monotonic(); }
 
 // Thousands of sandboxes need thousands of fds: take the hard limit.
 void RaiseFdLimit() {
@@ -76,6 +76,10 @@ bool Resolve(const cli_args::ParsedArgs& args, Settings* s, int* status) {
   s->state_dir = args.get("--state-dir");
   s->syslog_socket = args.get("--syslog-socket");
   s->watch = args.all("--watch");
+  s->listen = args.get("--listen");
+  s->shim = args.get("--shim");
+  s->shim_sha256 = args.get("--shim-sha256");
+  s->cgroup_pattern = args.get("--cgroup-pattern");
   s->have_config = args.has("--config");
   if (s->have_config) {
     std::vector<std::string> warnings;
@@ -91,15 +95,35 @@ bool Resolve(const cli_args::ParsedArgs& args, Settings* s, int* status) {
     if (s->out.empty()) s->out = cfg.output;
     if (s->state_dir.empty()) s->state_dir = cfg.state_dir;
     if (s->watch.empty()) s->watch = cfg.watch;
+    if (s->listen.empty()) s->listen = cfg.listen;
+    if (s->shim.empty() && s->shim_sha256.empty()) {
+      s->shim = cfg.shim;
+      s->shim_sha256 = cfg.shim_sha256;
+    }
+    if (s->cgroup_pattern.empty()) s->cgroup_pattern = cfg.cgroup_pattern;
     if (s->watch.empty()) {
       for (const config::SourceConfig& src : cfg.sources) {
         if (!src.pattern.empty()) s->watch.push_back(src.pattern);
       }
     }
   }
-  if (s->key_file.empty() || s->out.empty() || s->state_dir.empty() || s->watch.empty()) {
-    logs::Error("--key-file, --out, --state-dir and --watch are required (or key_file, output, "
-                "state_dir and watch in --config)");
+  if (s->key_file.empty() || s->out.empty() || (s->watch.empty() && s->listen.empty())) {
+    logs::Error("--key-file, --out, and --watch or --listen (or both) are required (or key_file, "
+                "output, watch and listen in --config)");
+    return false;
+  }
+  if (!s->watch.empty() && s->state_dir.empty()) {
+    logs::Error("--watch needs --state-dir (or state_dir in --config)");
+    return false;
+  }
+  if (!s->listen.empty() && s->shim.empty() == s->shim_sha256.empty()) {
+    logs::Error("--listen needs exactly one of --shim PATH and --shim-sha256 HEX (or shim or "
+                "shim_sha256 in --config)");
+    return false;
+  }
+  if (s->listen.empty() && (!s->shim.empty() || !s->shim_sha256.empty() ||
+                            !s->cgroup_pattern.empty())) {
+    logs::Error("--shim, --shim-sha256 and --cgroup-pattern go with --listen");
     return false;
   }
   for (const std::string& pattern : s->watch) {
@@ -133,40 +157,53 @@ bool SignalFd(unique_fd::UniqueFd* sfd) {
   return true;
 }
 
-// The daemon's loop: pump what is marked, wait for a signal, an inotify
-// event or the next scan. Returns on SIGTERM/SIGINT (kOk) or a fatal error.
-int Loop(const Settings& s, int sfd, tail_engine::Engine* engine,
+// The daemon's loop: pump what is marked, serve the socket, wait for a
+// signal, an inotify event, a socket event or the next scan. `engine`
+// (--watch) or `listener` (--listen) may be null, not both. Returns on
+// SIGTERM/SIGINT (kOk) or a fatal error.
+int Loop(const Settings& s, int sfd, tail_engine::Engine* engine, listener::Listener* listener,
          audit_file::AuditFileWriter* out, service_notify::Notifier* notifier) {
   std::string err;
   int64_t next_scan = NowMs() + s.scan_interval_ms;
   bool ready = false;
+  const auto has_work = [engine] { return engine != nullptr && engine->HasWork(); };
   for (;;) {
-    if (engine->HasWork() && !engine->Pump(&err)) {
+    if (has_work() && !engine->Pump(&err)) {
       logs::Error(err);
       return exit_status::kIoErr;
     }
     // READY=1 once the initial backlog is durable: "started" means every
     // record present at start is in the audit file. Pumped here, between
     // signal checks, so SIGTERM still stops a long first catch-up.
-    if (!ready && !engine->HasWork()) {
-      notifier->Ready(std::to_string(engine->stats().sources) + " sandbox(es), " +
-                      std::to_string(engine->stats().entries_written) +
-                      " entries written at start");
+    if (!ready && !has_work()) {
+      notifier->Ready(engine == nullptr
+                          ? "listening on " + s.listen
+                          : std::to_string(engine->stats().sources) + " sandbox(es), " +
+                                std::to_string(engine->stats().entries_written) +
+                                " entries written at start");
       ready = true;
     }
     const int64_t now = NowMs();
     // The watchdog is petted from here only: a loop that stops turning is
     // what it must catch.
     notifier->PetIfDue(now);
-    int64_t wait = engine->HasWork() ? 0 : (next_scan > now ? next_scan - now : 0);
+    int64_t wait = has_work() ? 0 : (next_scan > now ? next_scan - now : 0);
     const int64_t pet = notifier->MsUntilDue(now);
     if (pet >= 0 && pet < wait) wait = pet;
+    const int64_t due = listener != nullptr ? listener->MsUntilDue() : -1;
+    if (due >= 0 && due < wait) wait = due;
     const int timeout = static_cast<int>(wait);
-    struct pollfd fds[2];
-    fds[0] = {sfd, POLLIN, 0};
-    fds[1] = {engine->inotify_fd(), POLLIN, 0};
-    const int nfds = engine->inotify_fd() >= 0 ? 2 : 1;
-    const int n = poll(fds, static_cast<nfds_t>(nfds), timeout);
+    // sfd first; then the socket's epoll set, then inotify (when present).
+    struct pollfd fds[3];
+    nfds_t nfds = 0;
+    fds[nfds++] = {sfd, POLLIN, 0};
+    const nfds_t listen_at = nfds;
+    if (listener != nullptr) fds[nfds++] = {listener->fd(), POLLIN, 0};
+    const nfds_t inotify_at = nfds;
+    if (engine != nullptr && engine->inotify_fd() >= 0) {
+      fds[nfds++] = {engine->inotify_fd(), POLLIN, 0};
+    }
+    const int n = poll(fds, nfds, timeout);
     if (n < 0 && errno != EINTR) {
       logs::Error(std::string("poll: ") + strerror(errno));
       return exit_status::kSoftware;
@@ -182,13 +219,23 @@ int Loop(const Settings& s, int sfd, tail_engine::Engine* engine,
         }
       }
     }
-    if (nfds == 2 && n > 0 && (fds[1].revents & POLLIN)) engine->HandleInotify();
+    if (inotify_at < nfds && n > 0 && (fds[inotify_at].revents & POLLIN)) {
+      engine->HandleInotify();
+    }
+    // The socket: what is readable, and the timeouts and summaries due.
+    if (listener != nullptr && (n == 0 || (n > 0 && (fds[listen_at].revents & POLLIN)) ||
+                                listener->MsUntilDue() == 0)) {
+      if (!listener->Pump(&err)) {
+        logs::Error(err);
+        return exit_status::kIoErr;
+      }
+    }
     if (NowMs() >= next_scan) {
-      engine->Scan();
+      if (engine != nullptr) engine->Scan();
       next_scan = NowMs() + s.scan_interval_ms;
     }
     if (reopen) {
-      if (!engine->ReopenOutput(&err)) {
+      if (engine != nullptr ? !engine->ReopenOutput(&err) : !out->Reopen(&err)) {
         logs::Error(err);
         return exit_status::kIoErr;
       }
@@ -201,9 +248,14 @@ int Loop(const Settings& s, int sfd, tail_engine::Engine* engine,
 
 // Finishes in-flight work on the way out: what has been seen is made
 // durable, bounded so a flooding sandbox cannot hold the shutdown forever.
-int Drain(tail_engine::Engine* engine) {
-  engine->HandleInotify();
+int Drain(tail_engine::Engine* engine, listener::Listener* listener) {
   std::string err;
+  if (listener != nullptr && (!listener->Pump(&err) || !listener->Finish(&err))) {
+    logs::Error(err);
+    return exit_status::kIoErr;
+  }
+  if (engine == nullptr) return exit_status::kOk;
+  engine->HandleInotify();
   for (int i = 0; i < 64 && engine->HasWork(); ++i) {
     if (!engine->Pump(&err)) {
       logs::Error(err);
@@ -211,6 +263,15 @@ int Drain(tail_engine::Engine* engine) {
     }
   }
   return exit_status::kOk;
+}
+
+// --listen's settings, the shim named by path or hash.
+bool ListenOptions(const Settings& s, listener::Options* options, std::string* err) {
+  options->path = s.listen;
+  options->cgroup_pattern = s.cgroup_pattern;
+  if (s.have_config) options->limits = s.config.limits;
+  return s.shim.empty() ? options->shim.FromHex(s.shim_sha256, err)
+                        : options->shim.FromFile(s.shim, err);
 }
 
 }  // namespace
@@ -245,33 +306,66 @@ int Run(const cli_args::ParsedArgs& args) {
                 "agt-collector");
   }
 
-  tail_engine::Options options;
-  options.patterns = s.watch;
-  options.state_dir = s.state_dir;
-  if (s.have_config) {
-    options.limits = s.config.limits;
-    options.config = &s.config;
+  std::unique_ptr<listener::Listener> listener;
+  if (!s.listen.empty()) {
+    listener::Options listen_options;
+    if (!ListenOptions(s, &listen_options, &err)) {
+      logs::Error(err);
+      return exit_status::kNoInput;
+    }
+    const std::string shim_sha256 = listen_options.shim.sha256();
+    listener = std::make_unique<listener::Listener>();
+    if (!listener->Init(std::move(listen_options), &out, &err)) {
+      logs::Error(err);
+      return exit_status::kCantCreate;
+    }
+    logs::Note("listening on " + s.listen + " (mode 0666); the shim is the executable with "
+               "SHA-256 " + shim_sha256);
   }
-  tail_engine::Engine engine;
-  if (!engine.Init(options, &out, use_syslog ? &syslog : nullptr, &err)) {
-    logs::Error(err);
-    return exit_status::kIoErr;
+  std::unique_ptr<tail_engine::Engine> engine;
+  if (!s.watch.empty()) {
+    tail_engine::Options options;
+    options.patterns = s.watch;
+    options.state_dir = s.state_dir;
+    if (s.have_config) {
+      options.limits = s.config.limits;
+      options.config = &s.config;
+    }
+    engine = std::make_unique<tail_engine::Engine>();
+    if (!engine->Init(options, &out, use_syslog ? &syslog : nullptr, &err)) {
+      logs::Error(err);
+      return exit_status::kIoErr;
+    }
+    engine->Scan();
+    logs::Note(std::to_string(s.watch.size()) + " pattern(s), " +
+               std::to_string(engine->stats().sources) + " sandbox(es) found, " +
+               std::to_string(engine->stats().watches) + " inotify watch(es); writing " + s.out +
+               "; checkpoints in " + s.state_dir);
+  } else {
+    logs::Note("writing " + s.out);
   }
-  engine.Scan();
-  logs::Note(std::to_string(s.watch.size()) + " pattern(s), " +
-             std::to_string(engine.stats().sources) + " sandbox(es) found, " +
-             std::to_string(engine.stats().watches) + " inotify watch(es); writing " + s.out +
-             "; checkpoints in " + s.state_dir);
   service_notify::Notifier notifier;
-  status = Loop(s, sfd.get(), &engine, &out, &notifier);
+  status = Loop(s, sfd.get(), engine.get(), listener.get(), &out, &notifier);
   notifier.Stopping();
-  if (status == exit_status::kOk) status = Drain(&engine);
-  const tail_engine::Stats& st = engine.stats();
-  logs::Note("stopping: " + std::to_string(st.entries_written) + " entries written, " +
-             std::to_string(st.entries_already_present) + " already present (replayed), " +
-             std::to_string(st.lines_rejected) + " lines rejected, " +
-             std::to_string(syslog.dropped()) + " syslog messages dropped, " +
-             std::to_string(st.sources) + " sandbox(es) watched");
+  if (status == exit_status::kOk) status = Drain(engine.get(), listener.get());
+  std::string summary = "stopping: ";
+  if (engine != nullptr) {
+    const tail_engine::Stats& st = engine->stats();
+    summary += std::to_string(st.entries_written) + " entries written, " +
+               std::to_string(st.entries_already_present) + " already present (replayed), " +
+               std::to_string(st.lines_rejected) + " lines rejected, " +
+               std::to_string(syslog.dropped()) + " syslog messages dropped, " +
+               std::to_string(st.sources) + " sandbox(es) watched";
+  }
+  if (listener != nullptr) {
+    const listener::Stats& ls = listener->stats();
+    summary += std::string(engine != nullptr ? "; " : "") + "socket: " +
+               std::to_string(ls.attested) + " attested entries, " + std::to_string(ls.forged) +
+               " forged messages in " + std::to_string(ls.forgery_entries) + " entries, " +
+               std::to_string(ls.rejected) + " rejected, " + std::to_string(ls.refused) +
+               " refused over a limit";
+  }
+  logs::Note(summary);
   return status;
 }
 

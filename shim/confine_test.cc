@@ -13,15 +13,21 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <string>
 
 #include "denied_log.h"
+#include "denied_socket.h"
+#include "fixed_buffer.h"
 #include "seccomp_filter_bpf.h"
+#include "temp_dir_test_support.h"
 
 namespace {
 
@@ -131,9 +137,8 @@ TEST_CASE("confined: unlisted calls fail with EPERM") {
 }
 
 TEST_CASE("confined: openat only with the log's exact flags") {
-  char tmpl[] = "/tmp/confine_test_XXXXXX";
-  std::string dir = mkdtemp(tmpl);
-  std::string log = dir + "/denied.log";
+  TempDir dir;
+  std::string log = dir.path + "/denied.log";
   CHECK(InConfinedChild([&] {
           long fd = syscall(SYS_openat, AT_FDCWD, "/etc/hostname", O_RDONLY);
           if (fd != -1 || errno != EPERM) return 1;
@@ -146,6 +151,83 @@ TEST_CASE("confined: openat only with the log's exact flags") {
           if (close(static_cast<int>(fd)) != 0) return 5;
           return 0;
         }) == 0);
-  unlink(log.c_str());
-  rmdir(dir.c_str());
+}
+
+TEST_CASE("confined: socket only as AF_UNIX SOCK_SEQPACKET|SOCK_CLOEXEC, protocol 0") {
+  CHECK(InConfinedChild([] {
+          if (syscall(SYS_socket, AF_INET, SOCK_STREAM, 0) != -1 || errno != EPERM) return 1;
+          if (syscall(SYS_socket, AF_INET6, SOCK_DGRAM, 0) != -1 || errno != EPERM) return 2;
+          if (syscall(SYS_socket, AF_NETLINK, SOCK_RAW, 0) != -1 || errno != EPERM) return 3;
+          if (syscall(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0) != -1 || errno != EPERM) return 4;
+          if (syscall(SYS_socket, AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0) != -1 || errno != EPERM) return 5;
+          if (syscall(SYS_socket, AF_UNIX, SOCK_SEQPACKET, 0) != -1 || errno != EPERM) return 6;  // no CLOEXEC
+          if (syscall(SYS_socket, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 1) != -1 || errno != EPERM) return 7;
+          if (syscall(SYS_socketpair, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, nullptr) != -1 || errno != EPERM)
+            return 8;
+          long fd = syscall(SYS_socket, denied_socket::kDomain, denied_socket::kType, 0);
+          if (fd < 0) return 9;
+          // Other calls a socket could make stay refused.
+          if (syscall(SYS_bind, fd, nullptr, 0) != -1 || errno != EPERM) return 10;
+          if (syscall(SYS_listen, fd, 1) != -1 || errno != EPERM) return 11;
+          if (syscall(SYS_sendmsg, fd, nullptr, 0) != -1 || errno != EPERM) return 12;
+          if (syscall(SYS_recvmsg, fd, nullptr, 0) != -1 || errno != EPERM) return 13;
+          if (close(static_cast<int>(fd)) != 0) return 14;
+          return 0;
+        }) == 0);
+}
+
+TEST_CASE("confined: setsockopt only for the two timeouts, recvfrom one byte, clock_gettime monotonic") {
+  CHECK(InConfinedChild([] {
+          long fd = syscall(SYS_socket, denied_socket::kDomain, denied_socket::kType, 0);
+          if (fd < 0) return 1;
+          struct timeval tv = {0, 1000};
+          if (syscall(SYS_setsockopt, fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv) != 0) return 2;
+          if (syscall(SYS_setsockopt, fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0) return 3;
+          int one = 1;
+          if (syscall(SYS_setsockopt, fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != -1 || errno != EPERM) return 4;
+          if (syscall(SYS_setsockopt, fd, SOL_SOCKET, SO_SNDBUF, &one, sizeof one) != -1 || errno != EPERM) return 5;
+          if (syscall(SYS_setsockopt, fd, 0, SO_SNDTIMEO, &tv, sizeof tv) != -1 || errno != EPERM) return 6;
+          char buf[2];
+          if (syscall(SYS_recvfrom, fd, buf, 2, 0, nullptr, nullptr) != -1 || errno != EPERM) return 7;
+          // One byte is allowed; the unconnected socket then says so itself.
+          if (syscall(SYS_recvfrom, fd, buf, 1, MSG_DONTWAIT, nullptr, nullptr) != -1 || errno == EPERM) return 8;
+          struct timespec ts;
+          if (syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts) != 0) return 9;
+          if (syscall(SYS_clock_gettime, CLOCK_REALTIME, &ts) != -1 || errno != EPERM) return 10;
+          if (syscall(SYS_clock_gettime, CLOCK_BOOTTIME, &ts) != -1 || errno != EPERM) return 11;
+          close(static_cast<int>(fd));
+          return 0;
+        }) == 0);
+}
+
+TEST_CASE("confined: a whole delivery to an acknowledging peer goes through the filter") {
+  TempDir dir;
+  std::string path = dir.path + "/denied.sock";
+  int listener = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+  REQUIRE(listener >= 0);
+  struct sockaddr_un address = {};
+  address.sun_family = AF_UNIX;
+  memcpy(address.sun_path, path.data(), path.size());
+  REQUIRE(bind(listener, reinterpret_cast<struct sockaddr*>(&address), sizeof address) == 0);
+  REQUIRE(listen(listener, 4) == 0);
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    if (!confine::Confine()) _exit(100);
+    char storage[denied_socket::kMaxWarningSize];
+    fixed_buffer::Buffer warning(storage, sizeof storage);
+    _exit(denied_socket::Deliver(path.c_str(), "{\"a\":1}", &warning) ? 0 : 1);
+  }
+  int c = accept(listener, nullptr, nullptr);
+  REQUIRE(c >= 0);
+  char buf[64];
+  CHECK(recv(c, buf, sizeof buf, 0) == 7);
+  char ack = 0x06;
+  CHECK(send(c, &ack, 1, 0) == 1);
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  close(c);
+  close(listener);
 }

@@ -30,8 +30,8 @@ inline constexpr std::size_t kMaxWarningSize = 379;
 
 // The destination rule (the man page's ENVIRONMENT says the same): the
 // environment's value when set and not empty, else the built-in default set
-// at build time (destinations.h), else none (nullptr). A socket destination
-// is meant to follow the same rule with its own variable and default.
+// at build time (destinations.h), else none (nullptr). The collector's
+// socket (denied_socket.h) follows the same rule with its own variable.
 const char* ChoosePath(const char* env_value, const char* built_in_default);
 
 // Appends `line` (ending in '\n') with one write(). The byte before

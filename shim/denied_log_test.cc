@@ -5,23 +5,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdlib>
-#include <filesystem>
 #include <string>
 
-namespace {
+#include "temp_dir_test_support.h"
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/denied_log_test_XXXXXX";
-    path = mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ignored;  // a leftover temporary directory fails no test
-    std::filesystem::remove_all(path, ignored);
-  }
-};
+namespace {
 
 std::string ReadFile(const std::string& path) {
   std::string text;

@@ -10,6 +10,7 @@
 
 #include "confine.h"
 #include "denied_log.h"
+#include "denied_socket.h"
 #include "destinations.h"
 #include "fixed_buffer.h"
 #include "invocation.h"
@@ -23,10 +24,18 @@ constexpr std::string_view kHumanPrefix = "agt-sandbox: command denied: ";
 constexpr std::string_view kHumanSuffix = " (blocked by sandbox command denylist)\n";
 // PIPE_BUF: one write() of at most this many bytes to a pipe is atomic.
 constexpr std::size_t kMaxStderrWrite = 4096;
-static_assert(record::kMaxRecordSize + 1 + kHumanPrefix.size() + 64 + kHumanSuffix.size() +
-                      denied_log::kMaxWarningSize <=
-                  kMaxStderrWrite,
-              "record, human line and warning must fit one atomic stderr write");
+constexpr std::size_t kMaxHumanLine = kHumanPrefix.size() + 64 + kHumanSuffix.size();
+static_assert(record::kMaxRecordSize + 1 + kMaxHumanLine + denied_socket::kMaxWarningSize <= kMaxStderrWrite,
+              "record, human line and the socket's warning must fit one atomic stderr write");
+static_assert(record::kMaxRecordSize + 1 + kMaxHumanLine + denied_log::kMaxWarningSize <= kMaxStderrWrite,
+              "record, human line and the log's warning must fit one atomic stderr write");
+
+// One write(), never retried: a second write could interleave with other
+// denials sharing the pipe.
+void WriteStderr(std::string_view text) {
+  ssize_t n = write(2, text.data(), text.size());
+  (void)n;
+}
 
 }  // namespace
 
@@ -82,21 +91,36 @@ int Run(int argc, char** argv, std::string_view exec_path) {
   if (record::Build(facts, &out)) out.Append("\n");
   std::string_view record_line = out.view();
 
+  // The socket first: a record the collector acknowledged is durable in the
+  // audit file, attested by the kernel, and the log is not written. Anything
+  // else falls back to the log exactly as without a socket.
+  static char socket_warning_storage[denied_socket::kMaxWarningSize];
+  fixed_buffer::Buffer socket_warning(socket_warning_storage, sizeof socket_warning_storage);
+  bool delivered = false;
+  const char* socket_path =
+      denied_log::ChoosePath(getenv("AGT_DENIED_SOCKET"), destinations::kDefaultDeniedSocket);
+  if (socket_path != nullptr && !record_line.empty()) {
+    delivered = denied_socket::Deliver(socket_path, record_line.substr(0, record_line.size() - 1), &socket_warning);
+  }
+
   static char warning_storage[denied_log::kMaxWarningSize];
   fixed_buffer::Buffer warning(warning_storage, sizeof warning_storage);
   const char* log_path = denied_log::ChoosePath(getenv("AGT_DENIED_LOG"), destinations::kDefaultDeniedLog);
-  if (log_path != nullptr && !record_line.empty()) denied_log::Append(log_path, record_line, &warning);
+  if (!delivered && log_path != nullptr && !record_line.empty()) denied_log::Append(log_path, record_line, &warning);
 
   out.Append(kHumanPrefix);
   out.Append(facts.binary);
   out.Append(kHumanSuffix);
-  out.Append(warning.view());
-  // One write(), never retried: a second write could interleave with other
-  // denials sharing the pipe. With fd 2 closed at start the log may have been
-  // opened as fd 2, but denied_log::Append has closed it again by now: this
-  // write then fails with EBADF, and the line has landed once, in the log.
-  ssize_t n = write(2, out.view().data(), out.size());
-  (void)n;
+  out.Append(socket_warning.view());
+  // With fd 2 closed at start the socket or the log may have been given fd
+  // 2, but both are closed again by now: the write then fails with EBADF,
+  // and the line has landed once, in the collector's file or the log.
+  // Both warnings at once fit one write unless the record is near its limit
+  // and both paths are long: the log's warning then takes a second write of
+  // its own, a whole line still.
+  bool joined = out.Append(warning.view());
+  WriteStderr(out.view());
+  if (!joined) WriteStderr(warning.view());
   return kExitDenied;
 }
 

@@ -116,7 +116,9 @@ int Explain(int argc, char** argv, const Io& io) {
           << "  " << row->help << "\n"
           << "Run as '" << row->name
           << "' (by name or at its real path), agt-deny-shim writes a command_denied\n"
-             "record to stderr and $AGT_DENIED_LOG and exits 126; the real command never runs.\n";
+             "record to stderr and to the collector's socket $AGT_DENIED_SOCKET (or, when\n"
+             "that does not acknowledge it, $AGT_DENIED_LOG) and exits 126; the real command\n"
+             "never runs.\n";
   return kExitOk;
 }
 

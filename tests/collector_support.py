@@ -55,6 +55,17 @@ class Workdir:
         self._tmp.cleanup()
 
 
+# The members of an entry's data that the collector adds to the record's
+# (agt-audit-jsonl(5)): where it came from, who vouches for the sender, and
+# the signed copy of the labels.
+COLLECTOR_DATA_KEYS = ("attestation", "labels", "source")
+
+
+def record_part(data):
+    """An entry's data without the collector's own members: the record's fields."""
+    return {k: v for k, v in data.items() if k not in COLLECTOR_DATA_KEYS}
+
+
 def read_entries(path):
     with open(path, encoding="utf-8") as f:
         return [json.loads(line) for line in f]

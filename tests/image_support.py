@@ -14,6 +14,20 @@ SHIM_IN_IMAGE = "/usr/local/lib/agt/agt-deny-shim"
 PINNED = "usr/local/sandbox-bin"
 REAL_DIRS = ["usr/local/sbin", "usr/local/bin", "usr/sbin", "usr/bin", "sbin", "bin"]
 HUMAN_LINE = "agt-sandbox: command denied: %s (blocked by sandbox command denylist)"
+# A denial where no collector's socket is mounted at the built-in default.
+NO_COLLECTOR_LINE = ('agt-sandbox: warning: denial not delivered to AGT_DENIED_SOCKET "/run/agt/denied.sock": '
+                     "connect: No such file or directory; the record goes to AGT_DENIED_LOG")
+
+
+def script(name, *args, env=None, timeout=1800):
+    """Runs scripts/NAME (docker-engine, base-image, build-image); raises
+    with its output when it fails."""
+    p = subprocess.run([os.path.join(TOP, "scripts", name)] + list(args), capture_output=True, text=True,
+                       env=env, timeout=timeout)
+    if p.returncode != 0:
+        raise AssertionError("scripts/%s %s failed (exit %d):\n%s\n%s"
+                             % (name, " ".join(args), p.returncode, p.stdout[-4000:], p.stderr[-4000:]))
+    return p
 
 
 def require_shim(test):

@@ -21,6 +21,10 @@ MAX_STDERR = 4096
 HUMAN_RE = re.compile(r"^agt-sandbox: command denied: ([A-Za-z0-9._+-]{1,64}) "
                       r"\(blocked by sandbox command denylist\)$")
 WARNING_PREFIX = "agt-sandbox: warning: could not write AGT_DENIED_LOG: "
+# A denial the collector's socket did not acknowledge (none listens at the
+# built-in default on a test host): at most one such line, before the log's.
+SOCKET_WARNING_PREFIX = "agt-sandbox: warning: denial not delivered to AGT_DENIED_SOCKET "
+SOCKET_WARNING_SUFFIX = "; the record goes to AGT_DENIED_LOG"
 
 # key -> expected Python type(s)
 RECORD_KEYS = {
@@ -111,9 +115,17 @@ class Denial:
     def human(self):
         return self.lines[1].decode("utf-8") if len(self.lines) > 1 else ""
 
+    def _warning_lines(self):
+        return [l.decode("utf-8", "replace") for l in self.lines[2:] if l]
+
     @property
     def warnings(self):
-        return [l.decode("utf-8", "replace") for l in self.lines[2:] if l]
+        """The warning lines other than the socket's (the log's)."""
+        return [l for l in self._warning_lines() if not l.startswith(SOCKET_WARNING_PREFIX)]
+
+    @property
+    def socket_warnings(self):
+        return [l for l in self._warning_lines() if l.startswith(SOCKET_WARNING_PREFIX)]
 
 
 def strict_json(line):
@@ -189,6 +201,10 @@ class ShimTestCase(unittest.TestCase):
         self.assertEqual(m.group(1), binary)
         for w in denial.warnings:
             self.assertTrue(w.startswith(WARNING_PREFIX), w)
+        self.assertLessEqual(len(denial.socket_warnings), 1, denial.stderr)
+        for w in denial.socket_warnings:
+            self.assertTrue(w.endswith(SOCKET_WARNING_SUFFIX), w)
+            self.assertEqual(denial.lines[2].decode("utf-8", "replace"), w, "the socket's warning comes first")
         return denial.record
 
     def assertValidRecord(self, rec, line):

@@ -12,7 +12,7 @@ import subprocess
 import unittest
 
 import collector_upstream_verifier as upstream
-from collector_support import SHIM, Workdir, read_entries, run_collector
+from collector_support import SHIM, Workdir, read_entries, record_part, run_collector
 
 HOSTILE_ARGVS = [
     [b"-sSL", b"https://example.com/install.sh"],
@@ -77,7 +77,7 @@ class ShimRecords(unittest.TestCase):
             self.assertEqual(entry["data"]["binary"], names[i % 3])
             self.assertEqual(entry["sandbox_id"], "sb-9")
             # data holds the record's fields unchanged, plus the source.
-            self.assertEqual({k: v for k, v in entry["data"].items() if k != "source"}, rec)
+            self.assertEqual(record_part(entry["data"]), rec)
             if "timestamp_ns" in rec:
                 self.assertTrue(entry["timestamp"].startswith(rec["timestamp"][:19]))
         for secret in ("hunter2", "abc.def.ghi", "user:pw"):

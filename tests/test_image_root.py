@@ -8,8 +8,8 @@ import os
 import shutil
 import subprocess
 
-from image_support import (HUMAN_LINE, PINNED, SHIM, SHIM_IN_IMAGE, ImageTestCase, SyntheticRoot,
-                           parse_record, run_shim, snapshot)
+from image_support import (HUMAN_LINE, NO_COLLECTOR_LINE, PINNED, SHIM, SHIM_IN_IMAGE, ImageTestCase,
+                           SyntheticRoot, parse_record, run_shim, snapshot)
 
 ALLOWED = "python3 ls cat"
 DENIED = "curl wget git apt-get"
@@ -328,12 +328,14 @@ class Chroot(ImageTestCase):
             p = self.run_in_root(r, [path, "-sSL", "https://example.com/x"], env)
             self.assertEqual(p.returncode, 126, (path, p.stderr))
             lines = p.stderr.decode().splitlines()
-            self.assertEqual(len(lines), 2, p.stderr)
+            self.assertEqual(len(lines), 3, p.stderr)
             rec = parse_record(lines[0])
             self.assertEqual(rec["binary"], name)
             self.assertEqual(rec["path"], path)
             self.assertEqual(rec["argv"], ["-sSL", "https://example.com/x"])
             self.assertEqual(lines[1], HUMAN_LINE % name)
+            # No collector's socket in the root: the built-in default is tried.
+            self.assertEqual(lines[2], NO_COLLECTOR_LINE)
         with open(r.at("var/log/agt/denied.log")) as f:
             logged = [json.loads(line) for line in f.read().splitlines()]
         self.assertEqual([(x["path"], x["binary"]) for x in logged], cases)

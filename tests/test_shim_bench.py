@@ -1,6 +1,8 @@
 """scripts/bench-shim runs and prints what issue 2 asks of it: the median
 exec latency ratio against a static no-op built in the same run, the stripped
-size and the peak RSS. Only the report is checked: no figure is asserted."""
+size and the peak RSS; and issue 10's: the latency of a denial acknowledged
+by the real collector over its socket against the same no-op. Only the
+report is checked: no figure is asserted."""
 import os
 import re
 import subprocess
@@ -24,6 +26,17 @@ class BenchShim(unittest.TestCase):
         self.assertEqual(int(size.group(1)), _stripped_size(self))
         self.assertRegex(out, r"(?m)^peak RSS")
         self.assertRegex(out, r"(?m)^  agt-deny-shim as curl, with log +\d+ KiB$")
+        # The socket section: the real collector acknowledged each denial (or
+        # the shim fell back to its log); none is taken for a forgery.
+        self.assertRegex(out, r"(?m)^RATIO socket / no-op: \d+\.\d+x   \(goal <= 2\.0x: (met|NOT met)\)$")
+        passes = re.findall(r"(?m)^  denials (\d+): attested entries (\d+), forged (\d+), fell back to the log (\d+)$",
+                            out)
+        self.assertEqual(len(passes), 2, out)
+        for runs, attested, forged, fell_back in passes:
+            self.assertEqual(int(runs), 30)
+            self.assertEqual(int(forged), 0, out)
+            self.assertEqual(int(attested) + int(fell_back), 30, out)
+            self.assertGreater(int(attested), 0, out)
 
 
 def _stripped_size(test):

@@ -4,7 +4,7 @@ import os
 import subprocess
 import threading
 
-from shim_support import HUMAN_RE, ShimTestCase, strict_json
+from shim_support import HUMAN_RE, SOCKET_WARNING_PREFIX, ShimTestCase, strict_json
 
 DENIALS = 300
 
@@ -15,6 +15,9 @@ class Concurrency(ShimTestCase):
         names = ["curl", "wget", "ssh", "git", "kubectl"]
         links = {n: self.sandbox.link(n) for n in names}
         log = self.sandbox.join("denied.log")
+        # No collector: each denial's write holds its record, its human line
+        # and the socket's warning, and the record goes to the log.
+        no_socket = self.sandbox.join("absent.sock")
         r, w = os.pipe()
         chunks = []
 
@@ -34,7 +37,7 @@ class Concurrency(ShimTestCase):
             args = ["%d-%s" % (i, "z" * 480)] * 8
             procs.append(subprocess.Popen([links[name]] + args, stdin=subprocess.DEVNULL,
                                           stdout=subprocess.DEVNULL, stderr=w,
-                                          env={"AGT_DENIED_LOG": log}))
+                                          env={"AGT_DENIED_LOG": log, "AGT_DENIED_SOCKET": no_socket}))
         codes = [p.wait(timeout=120) for p in procs]
         os.close(w)
         reader.join(timeout=120)
@@ -44,15 +47,16 @@ class Concurrency(ShimTestCase):
         lines = b"".join(chunks).split(b"\n")
         self.assertEqual(lines[-1], b"")
         lines = lines[:-1]
-        self.assertEqual(len(lines), 2 * DENIALS)
+        self.assertEqual(len(lines), 3 * DENIALS)
         pids = set()
-        for k in range(0, len(lines), 2):
+        for k in range(0, len(lines), 3):
             rec = strict_json(lines[k])  # a torn line would not parse
             self.assertValidRecord(rec, lines[k])
             m = HUMAN_RE.match(lines[k + 1].decode())
             self.assertIsNotNone(m, lines[k + 1][:200])
             self.assertEqual(m.group(1), rec["binary"])  # record and its human line together
             self.assertGreater(len(lines[k]), 3000)
+            self.assertTrue(lines[k + 2].startswith(SOCKET_WARNING_PREFIX.encode()), lines[k + 2][:200])
             pids.add(rec["pid"])
         self.assertEqual(pids, {p.pid for p in procs})
 

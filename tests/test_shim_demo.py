@@ -48,20 +48,33 @@ class Demo(unittest.TestCase):
         self.assertIn("SKIPPED: the denial inside the sandbox image (--no-docker given)", out)
         self.assertIn("collector exit status: 0", out)
         self.assertIn("agt-collector: run: stopping: 6 entries written, 0 already present", out)
+        self.assertIn("socket: 1 attested entries, 1 forged messages in 1 entries", out)
         self.assertRegex(out, r"sb-evil/denied\.log: refused: a symbolic link")
         entries = [json.loads(line) for line in out.splitlines() if line.startswith('{"entry_id":')]
-        self.assertEqual([(e["sandbox_id"], e["resource"]) for e in entries],
-                         [("sb-1", "curl"), ("sb-1", "wget"), ("sb-1", "ssh"),
-                          ("sb-2", "git"), ("sb-2", "kubectl"), ("sb-2", "curl")])
-        self.assertEqual(len({e["entry_id"] for e in entries}), 6)
+        attested_sb = entries[-1]["sandbox_id"]
+        self.assertRegex(attested_sb, r"^sb-attested-\d+$")
+        self.assertEqual([(e["sandbox_id"], e["event_type"], e["attested"], e["resource"]) for e in entries[:7]],
+                         [("sb-1", "command_denied", False, "curl"), ("sb-1", "command_denied", False, "wget"),
+                          ("sb-1", "command_denied", False, "ssh"), ("sb-2", "command_denied", False, "git"),
+                          ("sb-2", "command_denied", False, "kubectl"), ("sb-2", "command_denied", False, "curl"),
+                          (attested_sb, "command_denied", True, "curl")])
+        # python's perfect record over the socket: a forgery, not a denial
+        self.assertEqual((entries[7]["event_type"], entries[7]["attested"]), ("denial_record_forged", False))
+        self.assertEqual(len(entries), 8)
+        self.assertEqual(entries[6]["argv"], ["-sSL", "https://example.com/exfiltrate"])
+        self.assertIn("curl exit status 126 (stderr thrown away)", out)
+        self.assertIn("its log directory holds [] (the record went to the socket)", out)
+        self.assertIn("the collector answered NAK", out)
+        self.assertEqual(len({e["entry_id"] for e in entries}), 8)
         self.assertEqual(entries[3]["argv"], ["clone", "https://alice:[REDACTED]@github.com/org/repo.git"])
         # the forged record inside an argument stays one string of one entry
         self.assertEqual(entries[5]["argv"][2], 'x\n{"event":"command_denied","binary":"forged"}')
-        self.assertEqual(collections.Counter(e["sandbox_id"] for e in entries), {"sb-1": 3, "sb-2": 3})
+        self.assertEqual(collections.Counter(e["sandbox_id"] for e in entries),
+                         {"sb-1": 3, "sb-2": 3, attested_sb: 2})
         verified = re.findall(r"^(/tmp/agt-demo\.\w+)/audit\.jsonl: (\d+) entries, chain and signatures valid$",
                               out, re.M)
         self.assertEqual(len(verified), 1, out[-3000:])
-        self.assertEqual(verified[0][1], "6")
+        self.assertEqual(verified[0][1], "8")
         self.assertIn("verify exit status: 0", out)
         # the temporary tree is gone, and no collector is left running
         self.assertFalse(os.path.exists(verified[0][0]), verified[0][0])

@@ -4,6 +4,7 @@ import re
 import subprocess
 
 from shim_support import EXEC_SECCOMP_REFUSED, Denial, ShimTestCase, run, strict_json
+from socket_peer import SeqpacketPeer
 
 
 class FailClosed(ShimTestCase):
@@ -69,7 +70,8 @@ class SelfConfinement(ShimTestCase):
     """Point 7, seen from outside; the kernel-level checks of the same filter
     are in shim/confine_test.cc (fork/exec/unlisted calls fail with EPERM)."""
 
-    ALLOWED = {"write", "openat", "fstat", "close", "exit_group"}
+    ALLOWED = {"write", "openat", "fstat", "close", "exit_group",
+               "socket", "connect", "setsockopt", "recvfrom", "clock_gettime"}
 
     def test_real_runs_are_confined(self):
         d = run(["helm", "install"], executable=self.sandbox.link("helm"))
@@ -79,8 +81,12 @@ class SelfConfinement(ShimTestCase):
         link = self.sandbox.link("docker")
         log = self.sandbox.join("denied.log")
         trace = self.sandbox.join("trace")
+        # A peer that refuses the record: the whole socket exchange and then
+        # the log's append both run.
+        peer = SeqpacketPeer(self.sandbox.join("denied.sock"), "nak")
+        self.addCleanup(peer.close)
         proc = subprocess.run(["strace", "-qq", "-o", trace, link, "run", "x"], capture_output=True,
-                              env={"AGT_DENIED_LOG": log}, timeout=60)
+                              env={"AGT_DENIED_LOG": log, "AGT_DENIED_SOCKET": peer.path}, timeout=60)
         self.assertEqual(proc.returncode, 126)
         with open(trace) as f:
             calls = [l for l in f.read().splitlines() if l and not l.startswith("+++")]
@@ -97,5 +103,6 @@ class SelfConfinement(ShimTestCase):
             self.assertIn(name, self.ALLOWED, line)
             self.assertNotIn("EPERM", line)
         self.assertTrue(any(l.startswith("openat(") for l in after))
+        self.assertTrue(any(l.startswith("recvfrom(") for l in after))
         # nothing before the filter touched the environment's log path
         self.assertFalse(any(log in l for l in calls[:filt[0]]))

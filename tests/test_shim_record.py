@@ -4,7 +4,7 @@ import socket
 import subprocess
 import time
 
-from shim_support import (EXEC_EMPTY_ARGV, SHIM, ShimTestCase, run)
+from shim_support import (EXEC_EMPTY_ARGV, SHIM, SOCKET_WARNING_PREFIX, WARNING_PREFIX, ShimTestCase, run)
 
 
 class WhoIsDenied(ShimTestCase):
@@ -155,9 +155,12 @@ class OneStderrWrite(ShimTestCase):
 
     def test_exactly_one_write_to_stderr(self):
         link = self.sandbox.link("ssh")
-        # A log that cannot be opened: its warning joins the same write.
+        # No socket and a log that cannot be opened: both warnings join the
+        # same write.
         missing = self.sandbox.join("missing", "denied.log")
-        proc, writes = self.strace_writes([link] + ["x" * 600] * 20, env={"AGT_DENIED_LOG": missing})
+        proc, writes = self.strace_writes([link] + ["x" * 600] * 20,
+                                          env={"AGT_DENIED_LOG": missing,
+                                               "AGT_DENIED_SOCKET": self.sandbox.join("absent.sock")})
         self.assertEqual(proc.returncode, 126)
         to_stderr = [w for w in writes if "write(2," in w]
         self.assertEqual(len(to_stderr), 1, writes)
@@ -165,7 +168,33 @@ class OneStderrWrite(ShimTestCase):
         # the one write returned the full length of what stderr received
         self.assertTrue(to_stderr[0].rstrip().endswith("= %d" % len(proc.stderr)), to_stderr[0])
         self.assertLessEqual(len(proc.stderr), 4096)
-        self.assertEqual(proc.stderr.count(b"\n"), 3)
+        lines = proc.stderr.split(b"\n")
+        self.assertEqual(len(lines), 5, proc.stderr[-800:])
+        self.assertTrue(lines[2].startswith(SOCKET_WARNING_PREFIX.encode()), lines[2])
+        self.assertTrue(lines[3].startswith(WARNING_PREFIX.encode()), lines[3])
+
+    def test_both_warnings_too_long_for_one_write_take_two_whole_lines(self):
+        # The largest record and two long paths exceed one atomic write: the
+        # log's warning then gets a write of its own, whole lines in each.
+        link = self.sandbox.link("kubectl")
+        long_dir = self.sandbox.join("d" * 100)
+        # Many short arguments fill the record to within a few bytes of its
+        # limit; both paths are cut to their longest in the warnings.
+        proc, writes = self.strace_writes([link] + ["x" * 20] * 300,
+                                          env={"AGT_DENIED_LOG": os.path.join(long_dir, "l" * 200),
+                                               "AGT_DENIED_SOCKET": self.sandbox.join("s" * 200)})
+        self.assertEqual(proc.returncode, 126)
+        self.assertGreater(len(proc.stderr), 4096, "the case must exceed one write")
+        to_stderr = [w for w in writes if "write(2," in w]
+        self.assertEqual(len(to_stderr), 2, writes)
+        sizes = [int(w.rstrip().rsplit("= ", 1)[1]) for w in to_stderr]
+        self.assertEqual(sum(sizes), len(proc.stderr))
+        self.assertTrue(all(n <= 4096 for n in sizes), sizes)
+        first, second = proc.stderr[:sizes[0]], proc.stderr[sizes[0]:]
+        self.assertEqual(first.count(b"\n"), 3)
+        self.assertTrue(first.split(b"\n")[2].startswith(SOCKET_WARNING_PREFIX.encode()), first[-400:])
+        self.assertTrue(second.startswith(WARNING_PREFIX.encode()), second)
+        self.assertEqual(second.count(b"\n"), 1)
 
     def test_log_and_stderr_are_one_write_each(self):
         link = self.sandbox.link("ssh")

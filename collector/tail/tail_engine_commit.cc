@@ -33,7 +33,7 @@ void Engine::HandleItem(Source* s, const line_reader::Item& item) {
   std::string reason;
   // Never fails: the run intake always knows the sandbox id (pipeline.h).
   pipeline::LabelsFor(options_.config, path, s->sandbox_id, &labels, &reason);
-  const pipeline::Origin origin{path, s->current.id, item.offset, &labels};
+  const pipeline::Origin origin{path, s->current.id, item.offset, &labels, {}};
   switch (ingest_->Line(item.line, origin, &reason)) {
     case pipeline::Outcome::kRejected:
       Reject(s, item.offset, reason);

@@ -1,0 +1,110 @@
+#include "listen/exe_identity.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <memory>
+
+#include "logs.h"
+#include "unique_fd.h"
+
+namespace exe_identity {
+
+Identity Identity::Of(const struct stat& st) {
+  Identity id;
+  id.dev = st.st_dev;
+  id.ino = st.st_ino;
+  id.size = st.st_size;
+  id.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  id.ctime_ns = static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
+  return id;
+}
+
+bool Sha256OfFile(int fd, std::string* hex, std::string* err) {
+  const std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(),
+                                                                    EVP_MD_CTX_free);
+  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) {
+    *err = "SHA-256: cannot start a digest";
+    return false;
+  }
+  unsigned char buf[64 * 1024];
+  for (off_t at = 0;;) {
+    const ssize_t n = pread(fd, buf, sizeof buf, at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      *err = std::string("pread: ") + strerror(errno);
+      return false;
+    }
+    if (n == 0) break;
+    if (EVP_DigestUpdate(ctx.get(), buf, static_cast<size_t>(n)) != 1) {
+      *err = "SHA-256: update failed";
+      return false;
+    }
+    at += n;
+  }
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (EVP_DigestFinal_ex(ctx.get(), md, &len) != 1) {
+    *err = "SHA-256: final failed";
+    return false;
+  }
+  static const char kHex[] = "0123456789abcdef";
+  hex->clear();
+  for (unsigned i = 0; i < len; ++i) {
+    hex->push_back(kHex[md[i] >> 4]);
+    hex->push_back(kHex[md[i] & 15]);
+  }
+  return true;
+}
+
+bool ShimReference::FromFile(const std::string& path, std::string* err) {
+  const unique_fd::UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  struct stat st;
+  if (!fd.ok() || fstat(fd.get(), &st) != 0) {
+    *err = "--shim: " + logs::ErrnoReason("open", path);
+    return false;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    *err = "--shim " + path + ": not a regular file";
+    return false;
+  }
+  if (!Sha256OfFile(fd.get(), &sha256_, err)) {
+    *err = "--shim " + path + ": " + *err;
+    return false;
+  }
+  size_ = st.st_size;
+  return true;
+}
+
+bool ShimReference::FromHex(const std::string& hex, std::string* err) {
+  if (hex.size() != 64 || hex.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) {
+    *err = "--shim-sha256: \"" + hex.substr(0, 80) + "\" is not 64 hex digits";
+    return false;
+  }
+  sha256_ = hex;
+  for (char& c : sha256_) c = static_cast<char>(c >= 'A' && c <= 'F' ? c - 'A' + 'a' : c);
+  size_ = -1;
+  return true;
+}
+
+bool HashCache::Sha256(int fd, const Identity& id, std::string* hex, std::string* err) {
+  const auto it = cache_.find(id);
+  if (it != cache_.end()) {
+    *hex = it->second;
+    return true;
+  }
+  hex->clear();
+  const bool may_be_shim = id.size <= kMaxHashedBytes && (shim_->size() < 0 || id.size == shim_->size());
+  if (may_be_shim) {
+    if (!Sha256OfFile(fd, hex, err)) return false;
+    ++hashed_;
+  }
+  if (cache_.size() >= kMaxEntries) cache_.clear();
+  cache_.emplace(id, *hex);
+  return true;
+}
+
+}  // namespace exe_identity

@@ -1,0 +1,76 @@
+// Which executable a socket peer runs, and whether it is the shim: the
+// operator names the shim (--shim PATH, whose content is hashed once at
+// start, or --shim-sha256 HEX); a peer's executable is hashed once per file
+// identity (device, inode, size, mtime, ctime), not once per denial.
+#ifndef AGT_COLLECTOR_LISTEN_EXE_IDENTITY_H_
+#define AGT_COLLECTOR_LISTEN_EXE_IDENTITY_H_
+
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include <string>
+#include <unordered_map>
+
+namespace exe_identity {
+
+// Executables larger than this are not hashed (not the shim: it is small);
+// a hostile peer cannot make the collector read gigabytes.
+constexpr int64_t kMaxHashedBytes = 64 << 20;
+
+// A file as the kernel names it: a changed file has another identity.
+struct Identity {
+  uint64_t dev = 0, ino = 0;
+  int64_t size = 0, mtime_ns = 0, ctime_ns = 0;
+  static Identity Of(const struct stat& st);
+  bool operator==(const Identity& o) const {
+    return dev == o.dev && ino == o.ino && size == o.size && mtime_ns == o.mtime_ns &&
+           ctime_ns == o.ctime_ns;
+  }
+};
+
+// SHA-256 (64 lowercase hex digits) of the whole file open at `fd`.
+bool Sha256OfFile(int fd, std::string* hex, std::string* err);
+
+// What the genuine shim is.
+class ShimReference {
+ public:
+  // Hashes the file at `path` (opened without following a symlink in its last
+  // component is not required: the operator names it).
+  bool FromFile(const std::string& path, std::string* err);
+  // 64 hex digits (either case).
+  bool FromHex(const std::string& hex, std::string* err);
+  const std::string& sha256() const { return sha256_; }
+  // -1 when only the hash is known.
+  int64_t size() const { return size_; }
+
+ private:
+  std::string sha256_;
+  int64_t size_ = -1;
+};
+
+// The hashes of executables seen, by identity. Bounded: cleared when full.
+class HashCache {
+ public:
+  explicit HashCache(const ShimReference* shim) : shim_(shim) {}
+  // *hex: the SHA-256 of the executable open at `fd`; empty when it was not
+  // computed because the file cannot be the shim (its size differs from the
+  // shim's, or it is larger than kMaxHashedBytes).
+  bool Sha256(int fd, const Identity& id, std::string* hex, std::string* err);
+  uint64_t hashed() const { return hashed_; }  // files read (cache misses)
+
+ private:
+  struct Hash {
+    size_t operator()(const Identity& id) const {
+      return std::hash<uint64_t>()(id.dev * 1000003u ^ id.ino ^
+                                   static_cast<uint64_t>(id.mtime_ns) * 31u);
+    }
+  };
+  static constexpr size_t kMaxEntries = 4096;
+  const ShimReference* shim_;
+  std::unordered_map<Identity, std::string, Hash> cache_;
+  uint64_t hashed_ = 0;
+};
+
+}  // namespace exe_identity
+
+#endif  // AGT_COLLECTOR_LISTEN_EXE_IDENTITY_H_

@@ -1,0 +1,143 @@
+// run --listen: the attested unix socket, the collector's third front end.
+//
+// A SOCK_SEQPACKET socket bound at the operator's path; one connection per
+// denial, one message (the shim's record line), one byte back: ACK (0x06)
+// once the entry is durable (after the audit file's Sync), NAK (0x15) when no
+// command_denied entry was written for it. The sender is judged from what
+// the kernel says (peer_attestation.h): the genuine shim's records go
+// through the same pipeline as file lines (pipeline::Ingest::Line, with the
+// attestation in the Origin); anything else becomes forgery evidence
+// (forgery_report.h), never a command_denied entry.
+//
+// Limits, so one container cannot starve the others: connections held in
+// all and per container (cgroup), connections per second per container (a
+// token bucket), and a read timeout. Every descriptor is non-blocking; the
+// run loop polls fd() beside its own.
+#ifndef AGT_COLLECTOR_LISTEN_LISTENER_H_
+#define AGT_COLLECTOR_LISTEN_LISTENER_H_
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "audit_file.h"
+#include "listen/cgroup_sandbox_id.h"
+#include "listen/exe_identity.h"
+#include "listen/forgery_report.h"
+#include "listen/peer_attestation.h"
+#include "pipeline.h"
+#include "unique_fd.h"
+
+namespace listener {
+
+constexpr unsigned char kAck = 0x06;
+constexpr unsigned char kNak = 0x15;
+// The longest message taken: the shim's record size limit.
+constexpr size_t kMaxMessageBytes = 3584;
+
+struct Options {
+  std::string path;
+  mode_t mode = 0666;  // the sandbox user must connect (agt-collector(1))
+  exe_identity::ShimReference shim;
+  std::string cgroup_pattern;  // empty: the built-in layouts
+  record_validator::Limits limits;
+  size_t max_connections = 4096;
+  size_t max_connections_per_container = 64;
+  uint32_t connections_per_second_per_container = 2000;  // also the burst
+  int64_t read_timeout_ms = 1000;
+  int64_t forgery_interval_ms = 10000;
+};
+
+struct Stats {
+  uint64_t attested = 0;        // command_denied entries written (acknowledged)
+  uint64_t forged = 0;          // messages judged not from the genuine shim
+  uint64_t forgery_entries = 0; // denial_record_forged entries written
+  uint64_t refused = 0;         // over a limit (NAK without a look)
+  uint64_t rejected = 0;        // from the shim, but not a valid record / no sandbox id
+};
+
+class Listener {
+ public:
+  Listener();
+  ~Listener();
+  Listener(const Listener&) = delete;
+  Listener& operator=(const Listener&) = delete;
+
+  // Creates the socket fresh (a stale socket at the path is unlinked;
+  // anything else there is an error), binds, sets the mode, listens.
+  bool Init(Options options, audit_file::AuditFileWriter* out, std::string* err);
+  // An epoll descriptor: readable when there is something to accept or read.
+  int fd() const { return epoll_.get(); }
+  // Accepts and serves what is ready, writes the entries, syncs, answers.
+  // False only on a fatal output error (*err).
+  bool Pump(std::string* err);
+  // Milliseconds until a read timeout or a forgery summary is due (-1: none).
+  int64_t MsUntilDue() const;
+  // On the way out: pending forgery summaries written and synced.
+  bool Finish(std::string* err);
+
+  const Stats& stats() const { return stats_; }
+  size_t connections() const { return conns_.size(); }
+
+ private:
+  struct Container {
+    uint32_t held = 0;
+    double tokens = 0;
+    int64_t refill_ms = 0;
+  };
+  struct Conn {
+    unique_fd::UniqueFd fd;
+    Container* container = nullptr;
+    uint64_t generation = 0;  // tells a reused fd number from the one timed
+  };
+  struct Deadline {
+    int64_t at_ms;
+    int fd;
+    uint64_t generation;
+  };
+
+  void Accept(int64_t now_ms);
+  void Serve(int fd);
+  void Expire(int64_t now_ms);
+  // Asks the kernel about the peer of `fd` (*peer): true for the genuine
+  // shim; otherwise, or whenever `reason_override` is given (a connection
+  // without a message), records a forgery with that reason or the verdict's.
+  bool Judge(int fd, std::string_view message, const std::string& reason_override,
+             peer_attestation::Peer* peer);
+  void Answer(int fd, unsigned char byte);  // sends it and closes
+  void Close(int fd);
+  bool AppendDue(std::string* err);
+  void WarnLimited(const std::string& what);
+
+  Options options_;
+  audit_file::AuditFileWriter* out_ = nullptr;
+  unique_fd::UniqueFd socket_, epoll_;
+  cgroup_sandbox_id::Matcher cgroups_;
+  std::unique_ptr<exe_identity::HashCache> hashes_;
+  std::optional<forgery_report::Reporter> forgeries_;
+  std::optional<pipeline::Ingest> ingest_;
+  std::unordered_map<int, Conn> conns_;
+  std::deque<Deadline> deadlines_;  // in accept order (one timeout for all)
+  uint64_t generation_ = 0;
+  std::unordered_map<std::string, Container> containers_;
+  std::vector<int> acks_;  // appended this pump: ACK after the Sync
+  std::vector<forgery_report::Due> due_;
+  std::string buf_;
+  std::string attestation_;
+  uint64_t sequence_ = 0;
+  size_t appended_ = 0;
+  std::string fatal_;
+  Stats stats_;
+  int64_t warn_second_ = 0;
+  uint64_t warnings_this_second_ = 0;
+};
+
+}  // namespace listener
+
+#endif  // AGT_COLLECTOR_LISTEN_LISTENER_H_

@@ -1,0 +1,323 @@
+#include "listen/peer_attestation.h"
+
+#include <dirent.h>
+#include <linux/sockios.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "canonical_json.h"
+#include "logs.h"
+#include "unique_fd.h"
+
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77  // Linux 6.5; older headers lack it
+#endif
+
+namespace peer_attestation {
+namespace {
+
+// Reads a small /proc file whole (at most `limit` bytes).
+bool ReadSmall(int dir_fd, const char* name, size_t limit, std::string* out) {
+  const unique_fd::UniqueFd fd(openat(dir_fd, name, O_RDONLY | O_CLOEXEC));
+  if (!fd.ok()) return false;
+  out->resize(limit);
+  size_t got = 0;
+  while (got < limit) {
+    const ssize_t n = read(fd.get(), &(*out)[got], limit - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  out->resize(got);
+  return true;
+}
+
+// TracerPid from /proc/PID/status; false when the line is missing.
+bool TracerPid(std::string_view status, pid_t* tracer) {
+  const std::string_view key = "\nTracerPid:";
+  const size_t at = status.find(key);
+  if (at == std::string_view::npos) return false;
+  const std::string value(status.substr(at + key.size(), 16));
+  *tracer = static_cast<pid_t>(strtol(value.c_str(), nullptr, 10));
+  return true;
+}
+
+// The process behind `pidfd` has not exited (a pidfd polls readable once it has).
+bool Alive(int pidfd) {
+  struct pollfd p = {pidfd, POLLIN, 0};
+  const int n = poll(&p, 1, 0);
+  return n == 0;
+}
+
+// The inode of the other end of the unix socket `fd`, asked through a
+// NETLINK_SOCK_DIAG socket `nl` in the socket's network namespace; 0 when
+// the kernel does not say (another namespace, or the peer closed it).
+uint64_t AskPeerInode(int nl, uint64_t ino) {
+  struct {
+    nlmsghdr header;
+    unix_diag_req body;
+  } req = {};
+  req.header.nlmsg_len = sizeof req;
+  req.header.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+  req.header.nlmsg_flags = NLM_F_REQUEST;
+  req.body.sdiag_family = AF_UNIX;
+  req.body.udiag_states = ~0u;
+  req.body.udiag_ino = static_cast<uint32_t>(ino);
+  req.body.udiag_show = UDIAG_SHOW_PEER;
+  req.body.udiag_cookie[0] = req.body.udiag_cookie[1] = ~0u;  // INET_DIAG_NOCOOKIE
+  if (send(nl, &req, sizeof req, 0) != static_cast<ssize_t>(sizeof req)) return 0;
+  alignas(nlmsghdr) char buf[1024];
+  const ssize_t n = recv(nl, buf, sizeof buf, 0);
+  const auto* h = reinterpret_cast<const nlmsghdr*>(buf);
+  if (n < 0 || !NLMSG_OK(h, static_cast<uint32_t>(n)) || h->nlmsg_type != SOCK_DIAG_BY_FAMILY) {
+    return 0;
+  }
+  const auto* msg = static_cast<const unix_diag_msg*>(NLMSG_DATA(h));
+  int left = static_cast<int>(h->nlmsg_len - NLMSG_LENGTH(sizeof *msg));
+  for (const rtattr* a = reinterpret_cast<const rtattr*>(msg + 1); RTA_OK(a, left);
+       a = RTA_NEXT(a, left)) {
+    if (a->rta_type == UNIX_DIAG_PEER && RTA_PAYLOAD(a) >= sizeof(uint32_t)) {
+      return *static_cast<const uint32_t*>(RTA_DATA(a));
+    }
+  }
+  return 0;
+}
+
+unique_fd::UniqueFd DiagSocket() {
+  return unique_fd::UniqueFd(socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG));
+}
+
+// The inode of the other end of the unix socket `fd`. sock_diag answers only
+// within a network namespace, and the collector's end of a connection from a
+// container belongs to the container's (the connecting side's) namespace:
+// then the query is made from there (SIOCGSKNS names it; setns there for the
+// netlink socket and back, which needs CAP_SYS_ADMIN; single-threaded).
+uint64_t PeerSocketInode(int fd) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) return 0;
+  {
+    const unique_fd::UniqueFd nl = DiagSocket();
+    const uint64_t peer = nl.ok() ? AskPeerInode(nl.get(), st.st_ino) : 0;
+    if (peer != 0) return peer;
+  }
+  const unique_fd::UniqueFd theirs(ioctl(fd, SIOCGSKNS));
+  const unique_fd::UniqueFd ours(open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC));
+  if (!theirs.ok() || !ours.ok() || setns(theirs.get(), CLONE_NEWNET) != 0) return 0;
+  const unique_fd::UniqueFd nl = DiagSocket();
+  if (setns(ours.get(), CLONE_NEWNET) != 0) abort();  // never left in a sandbox's namespace
+  return nl.ok() ? AskPeerInode(nl.get(), st.st_ino) : 0;
+}
+
+// Whether the process (its /proc directory at `dir_fd`) holds the socket
+// with inode `ino` in a descriptor it opened itself: one with O_CLOEXEC. The
+// shim can only make such sockets (its seccomp filter allows no other); a
+// socket that survived an exec never has the flag. So a record sent by a
+// process that then exec'd the shim is not taken for the shim's. At most
+// kMaxFds descriptors are looked at.
+bool HoldsOwnSocket(int dir_fd, uint64_t ino) {
+  constexpr int kMaxFds = 256;
+  const int fd_dir = openat(dir_fd, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd_dir < 0) return false;
+  DIR* dir = fdopendir(fd_dir);
+  if (dir == nullptr) {
+    close(fd_dir);
+    return false;
+  }
+  const std::string want = "socket:[" + std::to_string(ino) + "]";
+  bool found = false;
+  int looked = 0;
+  for (struct dirent* e; !found && looked < kMaxFds && (e = readdir(dir)) != nullptr;) {
+    if (e->d_name[0] == '.') continue;
+    ++looked;
+    char target[64];
+    const ssize_t n = readlinkat(fd_dir, e->d_name, target, sizeof target);
+    if (n <= 0 || std::string_view(target, static_cast<size_t>(n)) != want) continue;
+    std::string info;
+    if (!ReadSmall(dir_fd, ("fdinfo/" + std::string(e->d_name)).c_str(), 4096, &info)) break;
+    const size_t at = info.find("flags:");
+    if (at == std::string::npos) break;
+    const unsigned long flags = strtoul(info.c_str() + at + 6, nullptr, 8);
+    found = (flags & O_CLOEXEC) != 0;
+    break;
+  }
+  closedir(dir);
+  return found;
+}
+
+void AppendStringOr(std::string_view text, const char* if_not_utf8, std::string* out) {
+  if (!canonical_json::AppendString(text, out)) {
+    out->push_back('"');
+    out->append(if_not_utf8);
+    out->push_back('"');
+  }
+}
+
+}  // namespace
+
+const char* Describe(Verdict v) {
+  switch (v) {
+    case Verdict::kGenuine: return "the shim";
+    case Verdict::kNoCredentials: return "the sender's credentials could not be read";
+    case Verdict::kGone: return "the sender exited before it could be checked";
+    case Verdict::kOtherExecutable: return "the sender's executable is not the shim";
+    case Verdict::kTraced: return "the sender runs under a tracer (TracerPid is not 0)";
+    case Verdict::kNotItsSocket:
+      return "the sender's socket was not opened by the shim (inherited across exec, handed over, "
+             "or closed)";
+  }
+  return "?";
+}
+
+pid_t PeerPid(int conn_fd) {
+  struct ucred cred;
+  socklen_t len = sizeof cred;
+  if (getsockopt(conn_fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.pid <= 0) return -1;
+  return cred.pid;
+}
+
+std::string ReadProcCgroup(pid_t pid) {
+  const std::string dir = "/proc/" + std::to_string(pid);
+  const unique_fd::UniqueFd dir_fd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  std::string text;
+  if (!dir_fd.ok() || !ReadSmall(dir_fd.get(), "cgroup", 8192, &text)) text.clear();
+  return text;
+}
+
+Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
+               exe_identity::HashCache* hashes, const cgroup_sandbox_id::Matcher& cgroups,
+               Peer* peer, std::string* err) {
+  *peer = Peer();
+  struct ucred cred;
+  socklen_t len = sizeof cred;
+  if (getsockopt(conn_fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.pid <= 0) {
+    *err = std::string("getsockopt SO_PEERCRED: ") + strerror(errno);
+    return Verdict::kNoCredentials;
+  }
+  peer->pid = cred.pid;
+  peer->uid = cred.uid;
+  peer->gid = cred.gid;
+  int pidfd_raw = -1;
+  len = sizeof pidfd_raw;
+  if (getsockopt(conn_fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd_raw, &len) != 0) {
+    // ESRCH: the peer has been reaped already.
+    if (errno == ESRCH) return Verdict::kGone;
+    *err = std::string("getsockopt SO_PEERPIDFD: ") + strerror(errno);
+    return Verdict::kNoCredentials;
+  }
+  const unique_fd::UniqueFd pidfd(pidfd_raw);
+
+  // The reads. Each may fail because the process is gone (or the pid is
+  // another process's now): the pidfd check below tells.
+  const std::string dir = "/proc/" + std::to_string(peer->pid);
+  const unique_fd::UniqueFd dir_fd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  std::string status, cgroup_text;
+  bool read_all = dir_fd.ok();
+  unique_fd::UniqueFd exe_fd;
+  int exe_errno = 0;
+  if (read_all) {
+    char target[PATH_MAX];
+    const ssize_t n = readlinkat(dir_fd.get(), "exe", target, sizeof target - 1);
+    const int readlink_errno = errno;
+    exe_fd.Reset(openat(dir_fd.get(), "exe", O_RDONLY | O_CLOEXEC));
+    exe_errno = n <= 0 ? readlink_errno : errno;
+    struct stat st;
+    if (n > 0 && exe_fd.ok() && fstat(exe_fd.get(), &st) == 0) {
+      peer->exe_known = true;
+      peer->exe_path.assign(target, static_cast<size_t>(n));
+      peer->exe = exe_identity::Identity::Of(st);
+    }
+    read_all = ReadSmall(dir_fd.get(), "status", 16384, &status) &&
+               ReadSmall(dir_fd.get(), "cgroup", 8192, &cgroup_text) &&
+               TracerPid(status, &peer->tracer_pid);
+  }
+  const uint64_t peer_socket = PeerSocketInode(conn_fd);
+  const bool own_socket = read_all && peer_socket != 0 && HoldsOwnSocket(dir_fd.get(), peer_socket);
+  cgroups.Match(cgroup_text, &peer->cgroup, &peer->sandbox_id);
+  // The check: alive now, so alive through the reads above.
+  if (!Alive(pidfd.get())) return Verdict::kGone;
+  if (!peer->exe_known) {
+    // Alive, so the reads failed for another reason: another user's
+    // process needs CAP_SYS_PTRACE (agt-collector(1), LISTEN).
+    *err = logs::ErrnoReason("open", dir + "/exe", exe_errno);
+    return Verdict::kNoCredentials;
+  }
+  if (!read_all) {
+    *err = "cannot read " + dir + "/status or cgroup";
+    return Verdict::kNoCredentials;
+  }
+  if (!hashes->Sha256(exe_fd.get(), peer->exe, &peer->exe_sha256, err)) {
+    return Verdict::kOtherExecutable;  // unreadable: cannot be shown to be the shim
+  }
+  if (peer->exe_sha256 != shim.sha256()) return Verdict::kOtherExecutable;
+  if (peer->tracer_pid != 0) return Verdict::kTraced;
+  if (!own_socket) return Verdict::kNotItsSocket;
+  return Verdict::kGenuine;
+}
+
+void AppendAttestationJson(const Peer& peer, bool attested, std::string* out) {
+  out->append("{\"attested\": ");
+  out->append(attested ? "true" : "false");
+  out->append(", \"cgroup\": ");
+  AppendStringOr(peer.cgroup, "<cgroup not UTF-8>", out);
+  out->append(", \"exe\": ");
+  if (!peer.exe_known) {
+    out->append("null");
+  } else {
+    out->append("{\"dev\": ");
+    canonical_json::AppendUint(peer.exe.dev, out);
+    out->append(", \"ino\": ");
+    canonical_json::AppendUint(peer.exe.ino, out);
+    out->append(", \"path\": ");
+    AppendStringOr(peer.exe_path, "<path not UTF-8>", out);
+    out->append(", \"sha256\": ");
+    if (peer.exe_sha256.empty()) {
+      out->append("null");
+    } else {
+      out->append("\"" + peer.exe_sha256 + "\"");
+    }
+    out->push_back('}');
+  }
+  out->append(", \"gid\": ");
+  canonical_json::AppendUint(peer.gid, out);
+  out->append(", \"pid\": ");
+  canonical_json::AppendUint(static_cast<uint64_t>(peer.pid), out);
+  out->append(", \"tracer_pid\": ");
+  canonical_json::AppendUint(static_cast<uint64_t>(peer.tracer_pid), out);
+  out->append(", \"uid\": ");
+  canonical_json::AppendUint(peer.uid, out);
+  out->push_back('}');
+}
+
+bool KernelSupportsPeerPidfd(std::string* err) {
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+    *err = std::string("socketpair: ") + strerror(errno);
+    return false;
+  }
+  const unique_fd::UniqueFd a(sv[0]), b(sv[1]);
+  int pidfd = -1;
+  socklen_t len = sizeof pidfd;
+  if (getsockopt(a.get(), SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) != 0) {
+    *err = std::string("getsockopt SO_PEERPIDFD: ") + strerror(errno) +
+           " (attestation needs Linux 6.5 or later)";
+    return false;
+  }
+  close(pidfd);
+  return true;
+}
+
+}  // namespace peer_attestation

@@ -1,0 +1,52 @@
+// Delivers the record to the collector over a unix SOCK_SEQPACKET socket
+// ($AGT_DENIED_SOCKET, else the built-in default) and waits for its one-byte
+// acknowledgement, all within kTimeoutMs. The socket is bound by the host and
+// mounted read-only into the sandbox: the collector learns from the kernel
+// who sent the record, so nothing here adds to what the record says.
+// Anything but an acknowledgement is "not delivered": the caller then writes
+// the log as before, and `warning` holds one line naming why.
+#ifndef AGT_DENY_SHIM_DENIED_SOCKET_H_
+#define AGT_DENY_SHIM_DENIED_SOCKET_H_
+
+#include <sys/socket.h>
+#include <time.h>
+
+#include <cstddef>
+#include <string_view>
+
+#include "fixed_buffer.h"
+
+namespace denied_socket {
+
+inline constexpr std::string_view kEnvName = "AGT_DENIED_SOCKET";
+// The seccomp filter allows socket() with exactly these arguments.
+inline constexpr int kDomain = AF_UNIX;
+inline constexpr int kType = SOCK_SEQPACKET | SOCK_CLOEXEC;
+// ... setsockopt() only at this level, for the two timeouts below, and
+// clock_gettime() only on this clock (the deadline).
+inline constexpr int kOptionLevel = SOL_SOCKET;
+inline constexpr int kSendTimeoutOption = SO_SNDTIMEO;
+inline constexpr int kReceiveTimeoutOption = SO_RCVTIMEO;
+inline constexpr clockid_t kClock = CLOCK_MONOTONIC;
+// The collector's answer: one byte.
+inline constexpr unsigned char kAck = 0x06;
+inline constexpr unsigned char kNak = 0x15;
+// The bound on the whole exchange - connect, send, the acknowledgement -
+// from the first system call on the socket. The man page states it.
+inline constexpr long kTimeoutMs = 200;
+inline constexpr std::string_view kWarningPrefix = "agt-sandbox: warning: denial not delivered to AGT_DENIED_SOCKET ";
+// The longest warning line (checked by the unit test): it fits the stderr
+// write with the record and the human line, like the log's warning.
+inline constexpr std::size_t kMaxWarningSize = 320;
+
+// Sends `record` (the record line without its newline) as one message to the
+// socket at `path` and waits for kAck. True only on kAck. Otherwise fills
+// `warning` (room for kMaxWarningSize bytes) with one line
+// "agt-sandbox: warning: denial not delivered to AGT_DENIED_SOCKET \"<path>\":
+// <reason>; the record goes to AGT_DENIED_LOG\n". The socket is closed again
+// before it returns (it may have been given fd 2).
+bool Deliver(const char* path, std::string_view record, fixed_buffer::Buffer* warning);
+
+}  // namespace denied_socket
+
+#endif  // AGT_DENY_SHIM_DENIED_SOCKET_H_
