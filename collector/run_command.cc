@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "audit_file.h"
+#include "audit_start.h"
 #include "config.h"
 #include "exit_status.h"
 #include "key_file.h"
@@ -32,6 +33,8 @@ struct Settings {
   std::string key_file, out, state_dir, syslog_socket;
   std::vector<std::string> watch;
   long scan_interval_ms = 1000;
+  bool new_chain = false;
+  bool append_only = true;
   bool have_config = false;
   config::Config config;
 };
@@ -76,6 +79,8 @@ bool Resolve(const cli_args::ParsedArgs& args, Settings* s, int* status) {
   s->state_dir = args.get("--state-dir");
   s->syslog_socket = args.get("--syslog-socket");
   s->watch = args.all("--watch");
+  s->new_chain = args.has("--new-chain");
+  s->append_only = !args.has("--no-append-only");
   s->have_config = args.has("--config");
   if (s->have_config) {
     std::vector<std::string> warnings;
@@ -113,13 +118,15 @@ bool Resolve(const cli_args::ParsedArgs& args, Settings* s, int* status) {
   return true;
 }
 
-// SIGTERM, SIGINT and SIGHUP become readable events; nothing runs in a handler.
+// SIGTERM, SIGINT, SIGHUP and SIGUSR1 become readable events; nothing runs
+// in a handler.
 bool SignalFd(unique_fd::UniqueFd* sfd) {
   sigset_t mask;
   sigemptyset(&mask);
   sigaddset(&mask, SIGTERM);
   sigaddset(&mask, SIGINT);
   sigaddset(&mask, SIGHUP);
+  sigaddset(&mask, SIGUSR1);
   if (sigprocmask(SIG_BLOCK, &mask, nullptr) != 0) {
     logs::Error(std::string("sigprocmask: ") + strerror(errno));
     return false;
@@ -171,12 +178,14 @@ int Loop(const Settings& s, int sfd, tail_engine::Engine* engine,
       logs::Error(std::string("poll: ") + strerror(errno));
       return exit_status::kSoftware;
     }
-    bool reopen = false, stopping = false;
+    bool reopen = false, rotate = false, stopping = false;
     if (n > 0 && (fds[0].revents & POLLIN)) {
       struct signalfd_siginfo si;
       while (read(sfd, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
         if (si.ssi_signo == SIGHUP) {
           reopen = true;
+        } else if (si.ssi_signo == SIGUSR1) {
+          rotate = true;
         } else {
           stopping = true;
         }
@@ -194,6 +203,10 @@ int Loop(const Settings& s, int sfd, tail_engine::Engine* engine,
       }
       logs::Note("SIGHUP: reopened " + s.out);
       if (!out->recovery_notice().empty()) logs::Warning(out->recovery_notice());
+    }
+    if (rotate && !engine->RotateLogs(&err)) {
+      logs::Error(err);
+      return exit_status::kIoErr;
     }
     if (stopping) return exit_status::kOk;
   }
@@ -233,11 +246,8 @@ int Run(const cli_args::ParsedArgs& args) {
   RaiseFdLimit();
 
   audit_file::AuditFileWriter out;
-  if (!out.Open(s.out, key, &err)) {
-    logs::Error(err);
-    return exit_status::kIoErr;
-  }
-  if (!out.recovery_notice().empty()) logs::Warning(out.recovery_notice());
+  status = audit_start::Open(s.out, key, s.state_dir, s.new_chain, &out);
+  if (status != exit_status::kOk) return status;
   syslog_sender::SyslogSender syslog;
   const bool use_syslog = s.syslog_socket != "none";
   if (use_syslog) {
@@ -248,6 +258,7 @@ int Run(const cli_args::ParsedArgs& args) {
   tail_engine::Options options;
   options.patterns = s.watch;
   options.state_dir = s.state_dir;
+  options.append_only_logs = s.append_only;
   if (s.have_config) {
     options.limits = s.config.limits;
     options.config = &s.config;
@@ -261,7 +272,7 @@ int Run(const cli_args::ParsedArgs& args) {
   logs::Note(std::to_string(s.watch.size()) + " pattern(s), " +
              std::to_string(engine.stats().sources) + " sandbox(es) found, " +
              std::to_string(engine.stats().watches) + " inotify watch(es); writing " + s.out +
-             "; checkpoints in " + s.state_dir);
+             "; checkpoints in " + s.state_dir + "; " + engine.AppendOnlySummary());
   service_notify::Notifier notifier;
   status = Loop(s, sfd.get(), &engine, &out, &notifier);
   notifier.Stopping();
@@ -270,6 +281,8 @@ int Run(const cli_args::ParsedArgs& args) {
   logs::Note("stopping: " + std::to_string(st.entries_written) + " entries written, " +
              std::to_string(st.entries_already_present) + " already present (replayed), " +
              std::to_string(st.lines_rejected) + " lines rejected, " +
+             std::to_string(st.logs_suppressed) + " log suppression(s) recorded (" +
+             std::to_string(st.logs_restored) + " restored), " +
              std::to_string(syslog.dropped()) + " syslog messages dropped, " +
              std::to_string(st.sources) + " sandbox(es) watched");
   return status;

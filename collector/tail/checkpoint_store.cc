@@ -42,6 +42,36 @@ bool IsHex64(const std::string& s) {
 
 }  // namespace
 
+bool StageFile(int state_dir_fd, const std::string& tmp, const std::string& body, bool sync_file,
+               std::string* err) {
+  const unique_fd::UniqueFd fd(openat(state_dir_fd, tmp.c_str(),
+                                      O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!fd.ok()) {
+    *err = "open " + tmp + ": " + strerror(errno);
+    return false;
+  }
+  if (!WriteAll(fd.get(), body)) {
+    *err = "write " + tmp + ": " + strerror(errno);
+    return false;
+  }
+  if (sync_file && fsync(fd.get()) != 0) {
+    *err = "fsync " + tmp + ": " + strerror(errno);
+    return false;
+  }
+  return true;
+}
+
+bool ReplaceDurably(int state_dir_fd, const std::string& name, const std::string& body,
+                    std::string* err) {
+  const std::string tmp = name + ".tmp";
+  if (!StageFile(state_dir_fd, tmp, body, true, err)) return false;
+  if (renameat(state_dir_fd, tmp.c_str(), state_dir_fd, name.c_str()) != 0) {
+    *err = "rename " + tmp + " -> " + name + ": " + strerror(errno);
+    return false;
+  }
+  return SyncDirectory(state_dir_fd, err);
+}
+
 LoadResult Load(int state_dir_fd, const std::string& key, Checkpoint* out, std::string* err) {
   const std::string name = FileName(key);
   const unique_fd::UniqueFd fd(
@@ -87,29 +117,14 @@ LoadResult Load(int state_dir_fd, const std::string& key, Checkpoint* out, std::
 
 bool Stage(int state_dir_fd, const std::string& key, const Checkpoint& c, bool sync_file,
            std::string* err) {
-  const std::string tmp = FileName(key) + ".tmp";
   char line[256];
   snprintf(line, sizeof line, "dev=%llu ino=%llu offset=%llu skipping=%u hash_len=%u sha256=%s\n",
            static_cast<unsigned long long>(c.file.dev), static_cast<unsigned long long>(c.file.ino),
            static_cast<unsigned long long>(c.position.offset),
            c.position.skipping_long_line ? 1u : 0u, c.hash_len,
            c.sha256_hex.c_str());
-  const std::string body = std::string(kMagic) + line;
-  const unique_fd::UniqueFd fd(openat(state_dir_fd, tmp.c_str(),
-                                      O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600));
-  if (!fd.ok()) {
-    *err = "open " + tmp + ": " + strerror(errno);
-    return false;
-  }
-  if (!WriteAll(fd.get(), body)) {
-    *err = "write " + tmp + ": " + strerror(errno);
-    return false;
-  }
-  if (sync_file && fsync(fd.get()) != 0) {
-    *err = "fsync " + tmp + ": " + strerror(errno);
-    return false;
-  }
-  return true;
+  return StageFile(state_dir_fd, FileName(key) + ".tmp", std::string(kMagic) + line, sync_file,
+                   err);
 }
 
 bool Publish(int state_dir_fd, const std::string& key, std::string* err) {
