@@ -4,7 +4,8 @@ A process running as the sandbox user (uid/gid 65534, no capabilities)
 makes a denial through the real shim and, at once, erases its log one way:
   unlink         os.unlink(log)
   rename_unlink  os.rename(log, log.x), then os.unlink(log.x)
-  overwrite      the log opened for writing without O_APPEND and rewritten
+  overwrite      the log opened for writing without O_APPEND and every byte
+                 rewritten in place (blanks, same size)
   truncate       os.truncate(log, 0)
 Used by tests/test_collector_append_only.py (a short run) and by
 scripts/bench-collector-erasure (1,000 per way, with and without the
@@ -26,9 +27,11 @@ def erase(path, mode):
         os.rename(path, path + ".x")
         os.unlink(path + ".x")
     elif mode == "overwrite":
-        fd = os.open(path, os.O_WRONLY)
+        fd = os.open(path, os.O_WRONLY)  # the same size, every byte replaced
         try:
-            os.write(fd, b'{"event":"nothing to see"}\n' * 4)
+            size = os.fstat(fd).st_size
+            if size > 0:
+                os.write(fd, b" " * (size - 1) + b"\n")
         finally:
             os.close(fd)
     elif mode == "truncate":
