@@ -14,18 +14,6 @@ using audit_tamper::Kind;
 
 namespace {
 
-audit_entry::AuditEntryFields Entry(int i) {
-  audit_entry::AuditEntryFields f;
-  f.timestamp = "2026-06-14T10:00:00+00:00";
-  f.event_type = "command_denied";
-  f.action = "exec";
-  f.resource = "curl";
-  f.data_canonical = "{\"i\": " + std::to_string(i) + "}";
-  f.outcome = "denied";
-  f.policy_decision = "deny";
-  f.matched_rule = "command_denylist";
-  return f;
-}
 
 // A file of `n` entries, synced; the head as run would have saved it.
 chain_head::ChainHead Make(const std::string& path, int n) {
@@ -33,7 +21,7 @@ chain_head::ChainHead Make(const std::string& path, int n) {
   std::string err;
   REQUIRE(w.Open(path, "key", &err));
   for (int i = 0; i < n; ++i) {
-    audit_entry::AuditEntryFields f = Entry(i);
+    audit_entry::AuditEntryFields f = test_util::SampleEntry(i);
     bool appended = false;
     REQUIRE(w.AppendNew(&f, nullptr, &appended, &err));
   }
@@ -70,7 +58,7 @@ TEST_CASE("audit_tamper: an intact file, and one that grew after its head, pass"
     std::string err;
     REQUIRE(w.Open(path, "key", head.size, &err));
     CHECK(w.durable_head().entries == 5);
-    audit_entry::AuditEntryFields e = Entry(9);
+    audit_entry::AuditEntryFields e = test_util::SampleEntry(9);
     bool appended = false;
     REQUIRE(w.AppendNew(&e, nullptr, &appended, &err));
     REQUIRE(w.Sync(&err));

@@ -48,8 +48,14 @@ class Demo(unittest.TestCase):
         self.assertIn("SKIPPED: the denial inside the sandbox image (--no-docker given)", out)
         self.assertIn("collector exit status: 0", out)
         self.assertIn("agt-collector: run: stopping: 6 entries written, 0 already present", out)
+        self.assertIn("1 log suppression(s) recorded (0 restored)", out)
         self.assertRegex(out, r"sb-evil/denied\.log: refused: a symbolic link")
         entries = [json.loads(line) for line in out.splitlines() if line.startswith('{"entry_id":')]
+        # The planted symlink is itself a signed entry (denied_log_suppressed).
+        [suppressed] = [e for e in entries if e["sandbox_id"] == "sb-evil"]
+        entries.remove(suppressed)
+        self.assertTrue(suppressed["resource"].endswith("/sandboxes/sb-evil/denied.log"))
+        self.assertIsNone(suppressed["argv"])
         self.assertEqual([(e["sandbox_id"], e["resource"]) for e in entries],
                          [("sb-1", "curl"), ("sb-1", "wget"), ("sb-1", "ssh"),
                           ("sb-2", "git"), ("sb-2", "kubectl"), ("sb-2", "curl")])
@@ -61,7 +67,7 @@ class Demo(unittest.TestCase):
         verified = re.findall(r"^(/tmp/agt-demo\.\w+)/audit\.jsonl: (\d+) entries, chain and signatures valid$",
                               out, re.M)
         self.assertEqual(len(verified), 1, out[-3000:])
-        self.assertEqual(verified[0][1], "6")
+        self.assertEqual(verified[0][1], "7")
         self.assertIn("verify exit status: 0", out)
         # the temporary tree is gone, and no collector is left running
         self.assertFalse(os.path.exists(verified[0][0]), verified[0][0])

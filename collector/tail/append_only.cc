@@ -64,6 +64,9 @@ Result Create(int dir_fd, const std::string& name, uid_t uid, gid_t gid, mode_t 
   // The umask may have narrowed `mode`; the shim's own logs are exactly it.
   if (fchown(fd->get(), uid, gid) != 0 || fchmod(fd->get(), mode) != 0) {
     *why = std::string("fchown/fchmod ") + name + ": " + strerror(errno);
+    // A log its sandbox could not write would lose every denial: not left.
+    fd->Reset();
+    unlinkat(dir_fd, name.c_str(), 0);
     return Result::kError;
   }
   return Set(fd->get(), why);

@@ -34,7 +34,9 @@ bool IsSet(int fd);
 // followed), owned by uid:gid with `mode`, and then sets the attribute: the
 // owner is changed first, because a chown of an append-only file is refused.
 // *fd is the new file (O_RDONLY) whenever it was created, whatever the
-// attribute's result: kExists leaves *fd closed.
+// attribute's result: kExists leaves *fd closed. When the owner or mode
+// cannot be set, the file is removed again (kError): a log its sandbox
+// cannot write would lose every denial.
 Result Create(int dir_fd, const std::string& name, uid_t uid, gid_t gid, mode_t mode,
               unique_fd::UniqueFd* fd, std::string* why);
 

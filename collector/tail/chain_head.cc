@@ -1,13 +1,9 @@
 #include "tail/chain_head.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "tail/checkpoint_store.h"
-#include "unique_fd.h"
 
 namespace chain_head {
 namespace {
@@ -27,39 +23,27 @@ bool IsHashOrEmpty(const char* s) {
 }  // namespace
 
 LoadResult Load(int state_dir_fd, ChainHead* out, std::string* err) {
-  const unique_fd::UniqueFd fd(openat(state_dir_fd, kFileName, O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
-  if (!fd.ok()) {
-    if (errno == ENOENT) return LoadResult::kNone;
-    *err = std::string("open ") + kFileName + ": " + strerror(errno);
-    return LoadResult::kError;
-  }
-  char buf[512];
-  const ssize_t n = read(fd.get(), buf, sizeof buf - 1);
-  if (n < 0) {
-    *err = std::string("read ") + kFileName + ": " + strerror(errno);
-    return LoadResult::kError;
-  }
-  buf[n] = '\0';
-  const size_t magic_len = sizeof kMagic - 1;
-  if (static_cast<size_t>(n) < magic_len || memcmp(buf, kMagic, magic_len) != 0 ||
-      buf[n - 1] != '\n') {
-    *err = std::string(kFileName) + ": not a chain head of this version";
-    return LoadResult::kCorrupt;
+  std::string body;
+  switch (checkpoint_store::ReadStateFile(state_dir_fd, kFileName, kMagic, &body, err)) {
+    case checkpoint_store::LoadResult::kLoaded: break;
+    case checkpoint_store::LoadResult::kNone: return LoadResult::kNone;
+    case checkpoint_store::LoadResult::kCorrupt: return LoadResult::kCorrupt;
+    case checkpoint_store::LoadResult::kError: return LoadResult::kError;
   }
   unsigned long long dev, ino, entries, size;
   char hash[65] = "";
   int used = 0;
   // "content_hash=" may be empty (no entry yet): %n marks where the value starts.
   int hash_at = 0;
-  if (sscanf(buf + magic_len, "dev=%llu ino=%llu entries=%llu size=%llu content_hash=%n", &dev,
+  if (sscanf(body.c_str(), "dev=%llu ino=%llu entries=%llu size=%llu content_hash=%n", &dev,
              &ino, &entries, &size, &hash_at) != 4 ||
       hash_at == 0) {
     *err = std::string(kFileName) + ": malformed chain head";
     return LoadResult::kCorrupt;
   }
-  const char* rest = buf + magic_len + hash_at;
+  const char* rest = body.c_str() + hash_at;
   if (sscanf(rest, "%64[0-9a-f]%n", hash, &used) != 1) used = 0;
-  if (strcmp(rest + used, "\n") != 0 || !IsHashOrEmpty(hash) || (entries == 0) != (hash[0] == 0) ||
+  if (strcmp(rest + used, "\n") != 0 || strlen(body.c_str()) != body.size() || !IsHashOrEmpty(hash) || (entries == 0) != (hash[0] == 0) ||
       (entries == 0 && size != 0)) {
     *err = std::string(kFileName) + ": malformed chain head";
     return LoadResult::kCorrupt;

@@ -72,8 +72,8 @@ bool ReplaceDurably(int state_dir_fd, const std::string& name, const std::string
   return SyncDirectory(state_dir_fd, err);
 }
 
-LoadResult Load(int state_dir_fd, const std::string& key, Checkpoint* out, std::string* err) {
-  const std::string name = FileName(key);
+LoadResult ReadStateFile(int state_dir_fd, const std::string& name, const char* magic,
+                         std::string* body, std::string* err) {
   const unique_fd::UniqueFd fd(
       openat(state_dir_fd, name.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
   if (!fd.ok()) {
@@ -88,21 +88,29 @@ LoadResult Load(int state_dir_fd, const std::string& key, Checkpoint* out, std::
     *err = "read " + name + ": " + strerror(e);
     return LoadResult::kError;
   }
-  buf[n] = '\0';
-  const size_t magic_len = sizeof kMagic - 1;
+  const size_t magic_len = strlen(magic);
   // The record ends with '\n': a file cut anywhere (even just before it) is refused.
-  if (static_cast<size_t>(n) < magic_len || memcmp(buf, kMagic, magic_len) != 0 ||
+  if (static_cast<size_t>(n) < magic_len || memcmp(buf, magic, magic_len) != 0 ||
       buf[n - 1] != '\n') {
-    *err = name + ": not a checkpoint of this version";
+    *err = name + ": not a file of this version";
     return LoadResult::kCorrupt;
   }
+  body->assign(buf + magic_len, static_cast<size_t>(n) - magic_len);
+  return LoadResult::kLoaded;
+}
+
+LoadResult Load(int state_dir_fd, const std::string& key, Checkpoint* out, std::string* err) {
+  const std::string name = FileName(key);
+  std::string body;
+  const LoadResult r = ReadStateFile(state_dir_fd, name, kMagic, &body, err);
+  if (r != LoadResult::kLoaded) return r;
   unsigned long long dev, ino, offset;
   unsigned skipping, hash_len;
   char hex[65];
   int used = 0;
-  if (sscanf(buf + magic_len, "dev=%llu ino=%llu offset=%llu skipping=%u hash_len=%u sha256=%64s\n%n",
+  if (sscanf(body.c_str(), "dev=%llu ino=%llu offset=%llu skipping=%u hash_len=%u sha256=%64s\n%n",
              &dev, &ino, &offset, &skipping, &hash_len, hex, &used) != 6 ||
-      used == 0 || static_cast<size_t>(used) + magic_len != static_cast<size_t>(n) ||
+      used == 0 || static_cast<size_t>(used) != body.size() ||
       skipping > 1 || hash_len > kHashWindow || hash_len > offset || !IsHex64(hex)) {
     *err = name + ": malformed checkpoint";
     return LoadResult::kCorrupt;

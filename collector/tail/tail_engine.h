@@ -174,7 +174,7 @@ class Engine {
       bool owned = false;       // set: the collector owns the log (creates, restores)
       std::string why_not;      // when tried and not set
       uint32_t dir_mode = 0;    // the log directory's mode when claimed: restored
-      std::string reported;     // the suppression last recorded ("" when none)
+      std::string mode_reported;  // the unusable mode last recorded ("" when none)
       file_id::FileId removed;  // the last file found unlinked, recorded once
     } guard;
   };

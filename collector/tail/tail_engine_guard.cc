@@ -114,8 +114,17 @@ void Engine::GuardLog(Source* s) {
       S_ISDIR(dst.st_mode) && (dst.st_mode & 0700) != 0700) {
     found = "mode " + Octal(dst.st_mode) + " on the log's directory";
     if (s->guard.owned && s->guard.dir_mode != 0) {
-      if (fchmodat(p.base_fd.get(), dir_rel.c_str(), s->guard.dir_mode, 0) == 0) {
-        restored = "directory mode " + Octal(s->guard.dir_mode) + " put back";
+      // Through a descriptor opened without following any link, so a
+      // sandbox that swaps in a symlink meanwhile changes nothing else.
+      int raw = -1;
+      std::string err;
+      if (secure_open::OpenDirectory(p.base_fd.get(), dir_rel, secure_open::Method::kAuto, &raw,
+                                     &err) == secure_open::Result::kOk) {
+        const unique_fd::UniqueFd dir(raw);
+        if (chmod(("/proc/self/fd/" + std::to_string(dir.get())).c_str(), s->guard.dir_mode) ==
+            0) {
+          restored = "directory mode " + Octal(s->guard.dir_mode) + " put back";
+        }
       }
     }
   } else if (fstatat(p.base_fd.get(), LogRelative(*s).c_str(), &lst, AT_SYMLINK_NOFOLLOW) == 0 &&
@@ -123,14 +132,13 @@ void Engine::GuardLog(Source* s) {
     found = "mode " + Octal(lst.st_mode) + " on the log";
   }
   if (found.empty()) {
-    if (!s->guard.reported.empty() && s->guard.reported.rfind("mode ", 0) == 0) {
-      s->guard.reported.clear();
-    }
+    s->guard.mode_reported.clear();
     return;
   }
-  if (found == s->guard.reported) return;  // the same state: said once
+  if (found == s->guard.mode_reported) return;  // the same state: said once
+  // Once put right, the next chmod is a new occurrence.
+  s->guard.mode_reported = restored.empty() ? found : std::string();
   Suppressed(s, found, restored);
-  if (!restored.empty()) s->guard.reported.clear();  // a new chmod is a new occurrence
 }
 
 void Engine::RefusedAtPath(Source* s, const std::string& reason) {
@@ -153,17 +161,23 @@ void Engine::RefusedAtPath(Source* s, const std::string& reason) {
   std::string restored;
   if (options_.append_only_logs && s->guard.owned && !S_ISDIR(st.st_mode)) {
     // The collector's own log was taken away before it was claimed again:
-    // the object the sandbox put there goes, an append-only log comes back.
-    if (unlinkat(p.base_fd.get(), LogRelative(*s).c_str(), 0) == 0) {
-      ClaimLog(s);
-      if (s->guard.owned) restored = "the object removed and a new append-only log created";
+    // the object the sandbox put there goes (removed from the directory
+    // opened without following links), an append-only log comes back.
+    std::string rel = s->sandbox_id;
+    if (!p.suffix_parent.empty()) rel += "/" + p.suffix_parent;
+    int raw = -1;
+    std::string err;
+    if (secure_open::OpenDirectory(p.base_fd.get(), rel, secure_open::Method::kAuto, &raw, &err) ==
+        secure_open::Result::kOk) {
+      const unique_fd::UniqueFd dir(raw);
+      if (unlinkat(dir.get(), p.log_name.c_str(), 0) == 0) {
+        ClaimLog(s);
+        if (s->guard.owned) restored = "the object removed and a new append-only log created";
+      }
     }
   }
   Suppressed(s, found, restored);
-  if (!restored.empty()) {
-    ClearProblem(s);
-    s->guard.reported.clear();
-  }
+  if (!restored.empty()) ClearProblem(s);
 }
 
 void Engine::NoticeRemoved(Source* s, const OpenLog& log) {
@@ -180,7 +194,6 @@ void Engine::NoticeRemoved(Source* s, const OpenLog& log) {
 }
 
 void Engine::Suppressed(Source* s, const std::string& found, const std::string& restored) {
-  s->guard.reported = found;
   ++stats_.logs_suppressed;
   if (!restored.empty()) ++stats_.logs_restored;
   const std::string path = LogPath(*s);
