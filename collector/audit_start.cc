@@ -63,9 +63,9 @@ int Open(const std::string& path, std::string_view key, const std::string& state
     return exit_status::kIoErr;
   }
   chain_head::ChainHead head;
-  std::string err;
-  bool have_head = false;
-  switch (chain_head::Load(state.get(), &head, &err)) {
+  std::string err, head_err;
+  bool have_head = false, head_unreadable = false;
+  switch (chain_head::Load(state.get(), &head, &head_err)) {
     case chain_head::LoadResult::kLoaded:
       have_head = true;
       break;
@@ -75,17 +75,24 @@ int Open(const std::string& path, std::string_view key, const std::string& state
                     "kept from now on");
       break;
     case chain_head::LoadResult::kCorrupt:
-    case chain_head::LoadResult::kError:
-      logs::Error(state_dir + "/" + err + "; refusing to extend " + path +
-                  " unchecked (--new-chain moves it aside and starts a new file)");
-      if (!new_chain) return exit_status::kTampered;
+      head_unreadable = true;  // edited or cut: the file cannot be vouched for
       break;
+    case chain_head::LoadResult::kError:
+      logs::Error(state_dir + "/" + head_err);
+      return exit_status::kIoErr;
   }
   audit_tamper::Finding finding;
   if (audit_tamper::Check(path, key, have_head ? &head : nullptr, &finding, &err) !=
       audit_tamper::CheckResult::kDone) {
     logs::Error(err);
     return exit_status::kIoErr;
+  }
+  if (head_unreadable && !audit_tamper::IsTampered(finding)) {
+    finding.kind = audit_tamper::Kind::kHeadUnreadable;
+    finding.line = 1;
+    finding.detail = state_dir + "/" + head_err + ": " + path + " (" +
+                     std::to_string(finding.entries) + " entries verify as a chain) cannot be "
+                     "checked for a cut tail";
   }
   const bool tampered = audit_tamper::IsTampered(finding);
   if (tampered && !new_chain) {

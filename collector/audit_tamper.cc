@@ -129,6 +129,7 @@ const char* KindName(Kind kind) {
     case Kind::kBroken: return "chain_broken";
     case Kind::kHeadMismatch: return "head_mismatch";
     case Kind::kTornUnproven: return "torn_line_unproven";
+    case Kind::kHeadUnreadable: return "chain_head_unreadable";
   }
   return "unknown";
 }

@@ -24,6 +24,7 @@ enum class Kind {
   kBroken,        // a line fails verification: edited, reordered, deleted or inserted
   kHeadMismatch,  // the chain verifies, but its entry at the head's count is another
   kTornUnproven,  // an incomplete last line that no head shows to be past the durable end
+  kHeadUnreadable,  // the state directory's chain head is not a chain head (run sets it)
 };
 
 struct Finding {

@@ -147,6 +147,21 @@ class TamperTest(unittest.TestCase):
         self.assertEqual(v.returncode, 0, v.stderr)
         self.assertIn("2 entries", v.stdout)
 
+    def test_chain_head_edited_is_refused_then_recorded(self):
+        head = os.path.join(self.h.state, "chain.head")
+        with open(head, "r+b") as f:
+            f.write(b"agt-collector chain head 1\ndev=1 ino=2 entries=x")
+        r = self.run_collector()
+        self.assertEqual(r.returncode, TAMPERED, r.stderr)
+        self.assertIn("tampered with: chain_head_unreadable:", r.stderr)
+        self.h.start("--new-chain")
+        self.h.stop()
+        [first] = self.h.entries()
+        self.assertEqual(first["event_type"], "audit_file_tampered")
+        self.assertEqual(first["data"]["finding"], "chain_head_unreadable")
+        self.assertEqual(first["data"]["found"]["entries_verified"], 5)
+        self.assertEqual(self.verify().returncode, 0)
+
     def test_chain_head_missing_is_said_and_kept_from_then_on(self):
         os.unlink(os.path.join(self.h.state, "chain.head"))
         self.h.deny("sb-1")
