@@ -39,6 +39,20 @@ bool PreadAll(int fd, char* buf, size_t n, uint64_t offset, std::string* err,
   return true;
 }
 
+// The number of '\n' in the first `size` bytes of fd: the file's entries.
+bool CountLines(int fd, const std::string& path, uint64_t size, uint64_t* lines,
+                std::string* err) {
+  std::string chunk(1 << 20, '\0');
+  *lines = 0;
+  for (uint64_t at = 0; at < size;) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(size - at, chunk.size()));
+    if (!PreadAll(fd, chunk.data(), n, at, err, path)) return false;
+    *lines += static_cast<uint64_t>(std::count(chunk.data(), chunk.data() + n, '\n'));
+    at += n;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool ReadLastLine(int fd, const std::string& path, uint64_t size, std::string* line,
@@ -94,9 +108,15 @@ void AuditFileWriter::Close() {
   fd_ = -1;
   pending_.clear();
   pending_used_ = 0;
+  pending_entries_ = 0;
 }
 
 bool AuditFileWriter::Open(const std::string& path, std::string_view key, std::string* err) {
+  return Open(path, key, 0, err);
+}
+
+bool AuditFileWriter::Open(const std::string& path, std::string_view key, uint64_t durable_size,
+                           std::string* err) {
   Close();
   path_ = path;
   key_.assign(key);
@@ -142,6 +162,13 @@ bool AuditFileWriter::Open(const std::string& path, std::string_view key, std::s
     previous = facts.content_hash;
   }
   const uint64_t torn = static_cast<uint64_t>(st.st_size) - complete_size;
+  if (torn > 0 && complete_size < durable_size) {
+    *err = path + ": the last " + std::to_string(torn) + " bytes are an incomplete line that " +
+           "starts at byte " + std::to_string(complete_size) + ", inside what the chain head " +
+           "records as durable (" + std::to_string(durable_size) + " bytes): its entry was " +
+           "checkpointed, so it is kept, not cut";
+    return false;
+  }
   if (torn > 0) {
     // Checked above: what precedes the torn bytes ends in a verified entry.
     if (ftruncate(fd.get(), static_cast<off_t>(complete_size)) != 0) {
@@ -152,10 +179,20 @@ bool AuditFileWriter::Open(const std::string& path, std::string_view key, std::s
       *err = SysError("fsync (after removing a torn last line of)", path);
       return false;
     }
-    recovery_notice_ = path + ": removed " + std::to_string(torn) +
-                       " bytes of an incomplete last line (a write cut short by a crash; "
-                       "never synced, so its records are read again)";
+    recovery_notice_ =
+        path + ": removed " + std::to_string(torn) + " bytes of an incomplete last line (a " +
+        "write cut short by a crash" +
+        (durable_size > 0 ? "; it starts past the chain head's durable end, " +
+                                std::to_string(durable_size) + " bytes, so no checkpoint " +
+                                "covers it and its records are read again)"
+                          : "; never synced)");
   }
+  uint64_t lines = 0;
+  if (!CountLines(fd.get(), path, complete_size, &lines, err)) return false;
+  file_entries_ = lines;
+  file_size_ = complete_size;
+  pending_entries_ = 0;
+  durable_ = {file_id::FileId::Of(st), lines, complete_size, previous};
   signer_.SetPreviousHash(previous);
   fd_ = fd.Release();  // Close() closes it (and so drops the flock)
   return true;
@@ -177,6 +214,7 @@ bool AuditFileWriter::Append(const audit_entry::AuditEntryFields& fields, std::s
   if (!signer_.SignInto(fields, &pending_[pending_used_], &written, err)) return false;
   pending_used_ += written;
   ++entries_appended_;
+  ++pending_entries_;
   if (pending_used_ >= kBatchBytes) return Flush(err);
   return true;
 }
@@ -195,6 +233,7 @@ bool AuditFileWriter::AppendNew(audit_entry::AuditEntryFields* fields,
   *appended = true;
   pending_used_ += written;
   ++entries_appended_;
+  ++pending_entries_;
   if (pending_used_ >= kBatchBytes) return Flush(err);
   return true;
 }
@@ -227,7 +266,10 @@ bool AuditFileWriter::Flush(std::string* err) {
     }
     done += static_cast<size_t>(n);
   }
+  file_size_ = static_cast<uint64_t>(st.st_size) + pending_used_;
+  file_entries_ += pending_entries_;
   pending_used_ = 0;
+  pending_entries_ = 0;
   return true;
 }
 
@@ -237,6 +279,10 @@ bool AuditFileWriter::Sync(std::string* err) {
     *err = SysError("fdatasync", path_);
     return false;
   }
+  // Everything is flushed: the signer's last hash is the file's last line's.
+  durable_.entries = file_entries_;
+  durable_.size = file_size_;
+  durable_.content_hash = signer_.previous_hash();
   return true;
 }
 

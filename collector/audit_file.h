@@ -12,6 +12,7 @@
 
 #include "audit_entry.h"
 #include "chain_signer.h"
+#include "tail/chain_head.h"
 
 namespace audit_file {
 
@@ -31,6 +32,13 @@ class AuditFileWriter {
   // cut off (the file is truncated to its last complete line, which must
   // verify) and recovery_notice() says so; callers print it.
   bool Open(const std::string& path, std::string_view key, std::string* err);
+  // Run mode: `durable_size` is where the chain head says the last durable
+  // entry ends. A torn last line is cut only when it starts at or past it
+  // (never synced, so no checkpoint covers it: its records are read again);
+  // one that starts before it was cut by someone else, and is kept: Open
+  // fails and says so.
+  bool Open(const std::string& path, std::string_view key, uint64_t durable_size,
+            std::string* err);
   // Non-empty after an Open() that removed a torn last line.
   const std::string& recovery_notice() const { return recovery_notice_; }
 
@@ -62,6 +70,9 @@ class AuditFileWriter {
   bool RecentEntryIds(size_t max_entries, std::vector<std::string>* ids, std::string* err);
 
   const std::string& path() const { return path_; }
+  // The file, its entries and size as of the last Sync() (or Open): what
+  // the state directory records as the chain head.
+  const chain_head::ChainHead& durable_head() const { return durable_; }
   const std::string& previous_hash() const { return signer_.previous_hash(); }
   uint64_t entries_appended() const { return entries_appended_; }
   size_t pending_bytes() const { return pending_used_; }
@@ -83,6 +94,9 @@ class AuditFileWriter {
   size_t pending_used_ = 0;
   std::string recovery_notice_;
   uint64_t entries_appended_ = 0;
+  // Written to the file (flushed) so far, and queued in the batch.
+  uint64_t file_entries_ = 0, file_size_ = 0, pending_entries_ = 0;
+  chain_head::ChainHead durable_;
 };
 
 // Reads the last complete line of the file open at `fd` (size `size`) into

@@ -14,21 +14,7 @@
 
 namespace {
 
-audit_entry::AuditEntryFields Entry(int i) {
-  audit_entry::AuditEntryFields f;
-  f.entry_id = "audit_" + std::string(15, '0') + std::to_string(i % 10);
-  f.timestamp = "2026-06-14T10:00:00+00:00";
-  f.event_type = "command_denied";
-  f.agent_did = "did:agt:sandbox:sb";
-  f.action = "exec";
-  f.resource = "curl";
-  f.data_canonical = "{\"i\": " + std::to_string(i) + "}";
-  f.outcome = "denied";
-  f.policy_decision = "deny";
-  f.matched_rule = "command_denylist";
-  f.sandbox_id = "sb";
-  return f;
-}
+audit_entry::AuditEntryFields Entry(int i) { return test_util::SampleEntry(i); }
 
 audit_verifier::VerifyResult Verify(const std::string& path, const std::string& key,
                                     audit_verifier::VerifyReport* report) {

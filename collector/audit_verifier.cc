@@ -194,13 +194,18 @@ bool VerifyLine(std::string_view line, const std::string* expected_previous_hash
 
 VerifyResult VerifyAuditFile(const std::string& path, std::string_view key, VerifyReport* report,
                              std::string* err) {
-  chain_signer::Hasher hasher;
-  if (!hasher.Init(key, err)) return VerifyResult::kError;
   const unique_fd::UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd.ok()) {
     *err = logs::ErrnoReason("open", path);
     return VerifyResult::kCannotOpen;
   }
+  return VerifyAuditFd(fd.get(), path, key, nullptr, report, err);
+}
+
+VerifyResult VerifyAuditFd(int fd, const std::string& path, std::string_view key,
+                           const LineObserver* observer, VerifyReport* report, std::string* err) {
+  chain_signer::Hasher hasher;
+  if (!hasher.Init(key, err)) return VerifyResult::kError;
   line_reader::Reader reader(kReadChunk, kMaxEntryLineBytes);
   line_reader::Position pos;
   std::string previous;
@@ -209,7 +214,7 @@ VerifyResult VerifyAuditFile(const std::string& path, std::string_view key, Veri
   VerifyResult result = VerifyResult::kValid;
   std::string read_err;
   const line_reader::ReadResult r = reader.Read(
-      fd.get(), &pos,
+      fd, &pos,
       [&](const line_reader::Item& item) {
         ++line_number;
         std::string reason;
@@ -218,11 +223,14 @@ VerifyResult VerifyAuditFile(const std::string& path, std::string_view key, Veri
                        ? "line longer than " + std::to_string(kMaxEntryLineBytes >> 20) + " MiB"
                        : line_reader::Describe(item.rejection);
         } else if (VerifyLine(item.line, &previous, &hasher, &facts, &reason)) {
-          previous.swap(facts.content_hash);
           ++report->entries;
+          report->good_bytes = item.end;
+          if (observer != nullptr) (*observer)(line_number, facts, report->good_bytes);
+          previous.swap(facts.content_hash);
           return true;
         }
         report->broken_line = line_number;
+        report->broken_offset = item.offset;
         report->broken_reason = reason;
         result = VerifyResult::kBroken;
         return false;  // the first broken line ends the check
@@ -232,8 +240,10 @@ VerifyResult VerifyAuditFile(const std::string& path, std::string_view key, Veri
     *err = path + ": " + read_err;
     result = VerifyResult::kError;
   } else if (r == line_reader::ReadResult::kEndOfData &&
-             line_reader::Reader::PendingBytes(fd.get(), pos) > 0) {
+             line_reader::Reader::PendingBytes(fd, pos) > 0) {
     report->broken_line = line_number + 1;
+    report->broken_offset = pos.offset;
+    report->torn = true;
     report->broken_reason = "incomplete last line (no newline)";
     result = VerifyResult::kBroken;
   }

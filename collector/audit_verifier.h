@@ -5,6 +5,7 @@
 #define AGT_COLLECTOR_AUDIT_VERIFIER_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -23,8 +24,11 @@ enum class VerifyResult { kValid, kBroken, kCannotOpen, kError };
 struct VerifyReport {
   uint64_t entries = 0;        // lines verified good
   uint64_t broken_line = 0;    // 1-based, when kBroken
+  uint64_t broken_offset = 0;  // its first byte, when kBroken
   std::string broken_reason;   // when kBroken
   std::string last_content_hash;
+  uint64_t good_bytes = 0;     // the end of the last line verified good
+  bool torn = false;           // kBroken only by an incomplete last line (no newline)
 };
 
 struct LineFacts {
@@ -43,6 +47,16 @@ bool VerifyLine(std::string_view line, const std::string* expected_previous_hash
 // kCannotOpen / kError (with *err) for I/O problems; a bad line is kBroken.
 VerifyResult VerifyAuditFile(const std::string& path, std::string_view key, VerifyReport* report,
                              std::string* err);
+
+// Told of each line verified good: its number (1-based), what it holds and
+// the offset just past its newline.
+using LineObserver =
+    std::function<void(uint64_t number, const LineFacts& facts, uint64_t end_offset)>;
+
+// The same over a file already open at `fd` (read from offset 0), named
+// `path` in messages; `observer` may be null.
+VerifyResult VerifyAuditFd(int fd, const std::string& path, std::string_view key,
+                           const LineObserver* observer, VerifyReport* report, std::string* err);
 
 }  // namespace audit_verifier
 

@@ -63,6 +63,16 @@ const cli_args::OptionRow kOptions[] = {
      "reconciliation scan period in milliseconds (default 1000); logs with an inotify watch are"
      " checked every 10th scan",
      kRun},
+    {"--new-chain", nullptr,
+     "when the audit file was tampered with: move it aside (FILE.tampered-TIME) and start a new"
+     " one whose first entry records what was found (without it, run refuses: exit 65)",
+     kRun},
+    {"--no-append-only", nullptr,
+     "do not create the sandbox logs nor mark them append-only (they are only read)", kRun},
+    {"--state-dir", "DIR",
+     "also check FILE against the chain head run keeps in DIR (a cut tail, an emptied or"
+     " replaced file)",
+     kVerify},
     {"--keys", nullptr, "list every configuration key with its type and help, then exit",
      kCheckConfig},
 };
@@ -81,7 +91,7 @@ const Command kCommands[] = {
      "append one signed audit entry per valid record of each LOG", import_command::Import},
     {"validate", kValidate, "validate [--config C] LOG...",
      "check every line of each LOG, write nothing", import_command::Validate},
-    {"verify", kVerify, "verify --key-file K FILE",
+    {"verify", kVerify, "verify --key-file K [--state-dir DIR] FILE",
      "check an audit file's hash chain, content hashes and signatures", verify_command::Verify},
     {"check-config", kCheckConfig, "check-config [--keys] C",
      "check a configuration file (closed vocabulary, lint warnings)",
@@ -89,7 +99,8 @@ const Command kCommands[] = {
     {"run", kRun,
      "run --key-file K --out FILE [--state-dir DIR --watch PATTERN...]\n"
      "                     [--listen PATH (--shim PATH | --shim-sha256 HEX) [--cgroup-pattern REGEX]]\n"
-     "                     [--config C] [--syslog-socket PATH] [--scan-interval MS]",
+     "                     [--config C] [--syslog-socket PATH] [--scan-interval MS] [--new-chain]\n"
+     "                     [--no-append-only]",
      "tail every sandbox log matching PATTERN, and serve the attested socket, into the audit"
      " file, exactly once",
      run_command::Run},
@@ -104,7 +115,8 @@ void PrintUsage(FILE* out) {
   fprintf(out,
           "\n  agt-collector COMMAND --help   options of COMMAND\n"
           "  agt-collector --version\n\n"
-          "exit status: 0 ok, 1 verification failed, 64 usage, 65 rejected input lines,\n"
+          "exit status: 0 ok, 1 verification failed, 64 usage, 65 rejected input lines\n"
+          "(run: the audit file was tampered with),\n"
           "66 input missing, 70 internal error, 73 cannot create output, 74 I/O error,\n"
           "78 bad configuration.\n"
           "See agt-collector(1) and agt-audit-jsonl(5).\n");

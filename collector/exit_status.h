@@ -8,6 +8,7 @@ constexpr int kOk = 0;
 constexpr int kVerifyFailed = 1;  // verify: the chain or a signature is broken
 constexpr int kUsage = 64;        // EX_USAGE: bad command line
 constexpr int kDataErr = 65;      // EX_DATAERR: some input lines were rejected
+constexpr int kTampered = 65;     // run: the audit file was tampered with (refused to extend it)
 constexpr int kNoInput = 66;      // EX_NOINPUT: an input file cannot be opened
 constexpr int kSoftware = 70;     // EX_SOFTWARE: internal error (e.g. OpenSSL)
 constexpr int kCantCreate = 73;   // EX_CANTCREAT: keygen: the key file exists or cannot be made

@@ -1,6 +1,7 @@
 #include "run_command.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -15,11 +16,13 @@
 #include <vector>
 
 #include "audit_file.h"
+#include "audit_start.h"
 #include "clock_ms.h"
 #include "config.h"
 #include "exit_status.h"
 #include "key_file.h"
 #include "listen/listener.h"
+#include "tail/chain_head.h"
 #include "logs.h"
 #include "service_notify.h"
 #include "tail/syslog_sender.h"
@@ -36,6 +39,8 @@ struct Settings {
   std::vector<std::string> watch;
   std::string listen, shim, shim_sha256, cgroup_pattern;  // the attested socket
   long scan_interval_ms = 1000;
+  bool new_chain = false;
+  bool append_only = true;
   bool have_config = false;
   config::Config config;
 };
@@ -80,6 +85,8 @@ bool Resolve(const cli_args::ParsedArgs& args, Settings* s, int* status) {
   s->shim = args.get("--shim");
   s->shim_sha256 = args.get("--shim-sha256");
   s->cgroup_pattern = args.get("--cgroup-pattern");
+  s->new_chain = args.has("--new-chain");
+  s->append_only = !args.has("--no-append-only");
   s->have_config = args.has("--config");
   if (s->have_config) {
     std::vector<std::string> warnings;
@@ -137,13 +144,15 @@ bool Resolve(const cli_args::ParsedArgs& args, Settings* s, int* status) {
   return true;
 }
 
-// SIGTERM, SIGINT and SIGHUP become readable events; nothing runs in a handler.
+// SIGTERM, SIGINT, SIGHUP and SIGUSR1 become readable events; nothing runs
+// in a handler.
 bool SignalFd(unique_fd::UniqueFd* sfd) {
   sigset_t mask;
   sigemptyset(&mask);
   sigaddset(&mask, SIGTERM);
   sigaddset(&mask, SIGINT);
   sigaddset(&mask, SIGHUP);
+  sigaddset(&mask, SIGUSR1);
   if (sigprocmask(SIG_BLOCK, &mask, nullptr) != 0) {
     logs::Error(std::string("sigprocmask: ") + strerror(errno));
     return false;
@@ -162,8 +171,20 @@ bool SignalFd(unique_fd::UniqueFd* sfd) {
 // (--watch) or `listener` (--listen) may be null, not both. Returns on
 // SIGTERM/SIGINT (kOk) or a fatal error.
 int Loop(const Settings& s, int sfd, tail_engine::Engine* engine, listener::Listener* listener,
-         audit_file::AuditFileWriter* out, service_notify::Notifier* notifier) {
+         audit_file::AuditFileWriter* out, int state_fd, service_notify::Notifier* notifier) {
   std::string err;
+  // The engine keeps the chain head after each of its commits; entries the
+  // socket made durable move it here (state_fd < 0: --listen alone, none kept).
+  uint64_t head_saved = out->durable_head().entries;
+  const auto save_head = [&]() {
+    if (state_fd < 0 || out->durable_head().entries == head_saved) return true;
+    if (!chain_head::Save(state_fd, out->durable_head(), &err)) {
+      err = "chain head in " + s.state_dir + ": " + err;
+      return false;
+    }
+    head_saved = out->durable_head().entries;
+    return true;
+  };
   int64_t next_scan = NowMs() + s.scan_interval_ms;
   bool ready = false;
   const auto has_work = [engine] { return engine != nullptr && engine->HasWork(); };
@@ -208,12 +229,14 @@ int Loop(const Settings& s, int sfd, tail_engine::Engine* engine, listener::List
       logs::Error(std::string("poll: ") + strerror(errno));
       return exit_status::kSoftware;
     }
-    bool reopen = false, stopping = false;
+    bool reopen = false, rotate = false, stopping = false;
     if (n > 0 && (fds[0].revents & POLLIN)) {
       struct signalfd_siginfo si;
       while (read(sfd, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
         if (si.ssi_signo == SIGHUP) {
           reopen = true;
+        } else if (si.ssi_signo == SIGUSR1) {
+          rotate = true;
         } else {
           stopping = true;
         }
@@ -225,7 +248,7 @@ int Loop(const Settings& s, int sfd, tail_engine::Engine* engine, listener::List
     // The socket: what is readable, and the timeouts and summaries due.
     if (listener != nullptr && (n == 0 || (n > 0 && (fds[listen_at].revents & POLLIN)) ||
                                 listener->MsUntilDue() == 0)) {
-      if (!listener->Pump(&err)) {
+      if (!listener->Pump(&err) || !save_head()) {
         logs::Error(err);
         return exit_status::kIoErr;
       }
@@ -241,6 +264,12 @@ int Loop(const Settings& s, int sfd, tail_engine::Engine* engine, listener::List
       }
       logs::Note("SIGHUP: reopened " + s.out);
       if (!out->recovery_notice().empty()) logs::Warning(out->recovery_notice());
+    }
+    if (rotate && engine == nullptr) {
+      logs::Warning("SIGUSR1: no sandbox logs to rotate (no --watch)");
+    } else if (rotate && !engine->RotateLogs(&err)) {
+      logs::Error(err);
+      return exit_status::kIoErr;
     }
     if (stopping) return exit_status::kOk;
   }
@@ -294,11 +323,26 @@ int Run(const cli_args::ParsedArgs& args) {
   RaiseFdLimit();
 
   audit_file::AuditFileWriter out;
-  if (!out.Open(s.out, key, &err)) {
-    logs::Error(err);
-    return exit_status::kIoErr;
+  unique_fd::UniqueFd state;
+  if (s.state_dir.empty()) {
+    // --listen alone may run without a state directory, and so without the
+    // chain head that shows a cut tail (agt-collector(1), TAMPER EVIDENCE).
+    if (!out.Open(s.out, key, &err)) {
+      logs::Error(err);
+      return exit_status::kIoErr;
+    }
+    if (!out.recovery_notice().empty()) logs::Warning(out.recovery_notice());
+    logs::Warning("no --state-dir: no chain head is kept, so a cut tail of " + s.out +
+                  " would go unseen");
+  } else {
+    status = audit_start::Open(s.out, key, s.state_dir, s.new_chain, &out);
+    if (status != exit_status::kOk) return status;
+    state.Reset(open(s.state_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!state.ok()) {
+      logs::Error(logs::ErrnoReason("open state directory", s.state_dir));
+      return exit_status::kIoErr;
+    }
   }
-  if (!out.recovery_notice().empty()) logs::Warning(out.recovery_notice());
   syslog_sender::SyslogSender syslog;
   const bool use_syslog = s.syslog_socket != "none";
   if (use_syslog) {
@@ -327,6 +371,7 @@ int Run(const cli_args::ParsedArgs& args) {
     tail_engine::Options options;
     options.patterns = s.watch;
     options.state_dir = s.state_dir;
+    options.append_only_logs = s.append_only;
     if (s.have_config) {
       options.limits = s.config.limits;
       options.config = &s.config;
@@ -340,20 +385,27 @@ int Run(const cli_args::ParsedArgs& args) {
     logs::Note(std::to_string(s.watch.size()) + " pattern(s), " +
                std::to_string(engine->stats().sources) + " sandbox(es) found, " +
                std::to_string(engine->stats().watches) + " inotify watch(es); writing " + s.out +
-               "; checkpoints in " + s.state_dir);
+               "; checkpoints in " + s.state_dir + "; " + engine->AppendOnlySummary());
   } else {
     logs::Note("writing " + s.out);
   }
   service_notify::Notifier notifier;
-  status = Loop(s, sfd.get(), engine.get(), listener.get(), &out, &notifier);
+  status = Loop(s, sfd.get(), engine.get(), listener.get(), &out, state.get(), &notifier);
   notifier.Stopping();
   if (status == exit_status::kOk) status = Drain(engine.get(), listener.get());
+  if (status == exit_status::kOk && state.ok() &&
+      !chain_head::Save(state.get(), out.durable_head(), &err)) {
+    logs::Error("chain head in " + s.state_dir + ": " + err);
+    status = exit_status::kIoErr;
+  }
   std::string summary = "stopping: ";
   if (engine != nullptr) {
     const tail_engine::Stats& st = engine->stats();
     summary += std::to_string(st.entries_written) + " entries written, " +
                std::to_string(st.entries_already_present) + " already present (replayed), " +
                std::to_string(st.lines_rejected) + " lines rejected, " +
+               std::to_string(st.logs_suppressed) + " log suppression(s) recorded (" +
+               std::to_string(st.logs_restored) + " restored), " +
                std::to_string(syslog.dropped()) + " syslog messages dropped, " +
                std::to_string(st.sources) + " sandbox(es) watched";
   }

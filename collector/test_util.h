@@ -32,6 +32,23 @@ inline void WriteFile(const std::string& path, const std::string& text) {
   out << text;
 }
 
+// A small entry, numbered through its data ({"i": i}); its id ends in i % 10.
+inline audit_entry::AuditEntryFields SampleEntry(int i) {
+  audit_entry::AuditEntryFields f;
+  f.entry_id = "audit_" + std::string(15, '0') + std::to_string(i % 10);
+  f.timestamp = "2026-06-14T10:00:00+00:00";
+  f.event_type = "command_denied";
+  f.agent_did = "did:agt:sandbox:sb";
+  f.action = "exec";
+  f.resource = "curl";
+  f.data_canonical = "{\"i\": " + std::to_string(i) + "}";
+  f.outcome = "denied";
+  f.policy_decision = "deny";
+  f.matched_rule = "command_denylist";
+  f.sandbox_id = "sb";
+  return f;
+}
+
 inline std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> lines;
   size_t begin = 0;

@@ -4,13 +4,63 @@
 
 #include <string>
 
+#include <fcntl.h>
+
+#include "audit_tamper.h"
 #include "audit_verifier.h"
 #include "exit_status.h"
 #include "key_file.h"
 #include "logs.h"
 #include "self_confine.h"
+#include "tail/chain_head.h"
+#include "unique_fd.h"
 
 namespace verify_command {
+namespace {
+
+// verify --state-dir: the chain, and the chain head run keeps beside it.
+int VerifyAgainstHead(const std::string& file, const std::string& key,
+                      const std::string& state_dir) {
+  const unique_fd::UniqueFd state(open(state_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!state.ok()) {
+    logs::Error(logs::ErrnoReason("open state directory", state_dir));
+    return exit_status::kNoInput;
+  }
+  chain_head::ChainHead head;
+  std::string err;
+  switch (chain_head::Load(state.get(), &head, &err)) {
+    case chain_head::LoadResult::kLoaded:
+      break;
+    case chain_head::LoadResult::kNone:
+      logs::Error(state_dir + ": no " + chain_head::kFileName + " (run keeps it there)");
+      return exit_status::kNoInput;
+    case chain_head::LoadResult::kCorrupt:
+      logs::Note(state_dir + "/" + err + ": " + file + " cannot be checked against it");
+      return exit_status::kVerifyFailed;
+    case chain_head::LoadResult::kError:
+      logs::Error(state_dir + "/" + err);
+      return exit_status::kIoErr;
+  }
+  audit_tamper::Finding f;
+  if (audit_tamper::Check(file, key, &head, &f, &err) != audit_tamper::CheckResult::kDone) {
+    logs::Error(err);
+    return exit_status::kIoErr;
+  }
+  if (audit_tamper::IsTampered(f)) {
+    logs::Note(file + ":" + std::to_string(f.line) + ": tampered with: " +
+               audit_tamper::Describe(f));
+    return exit_status::kVerifyFailed;
+  }
+  printf("%s: %llu entries, chain and signatures valid; the chain head in %s (%llu entries) "
+         "matches%s\n",
+         file.c_str(), static_cast<unsigned long long>(f.entries), state_dir.c_str(),
+         static_cast<unsigned long long>(head.entries),
+         f.torn_bytes > 0 ? " (then an incomplete last line past it: a write a crash cut short)"
+                          : "");
+  return exit_status::kOk;
+}
+
+}  // namespace
 
 int Verify(const cli_args::ParsedArgs& args) {
   if (!args.has("--key-file") || args.positional.size() != 1) {
@@ -23,11 +73,14 @@ int Verify(const cli_args::ParsedArgs& args) {
     logs::Error(err);
     return exit_status::kNoInput;
   }
-  // With the key read, the one FILE is all that is left to open (self_confine.h).
+  // With the key read, FILE (and the state directory) is all that is left
+  // to open (self_confine.h).
   landlock_ruleset::Grants grants;
   grants.read_files = {file};
+  if (args.has("--state-dir")) grants.read_files.push_back(args.get("--state-dir"));
   const self_confine::Applied applied = self_confine::ConfineOneShot(grants);
   if (!applied.missing.empty()) logs::Warning("not fully confined: " + self_confine::Describe(applied));
+  if (args.has("--state-dir")) return VerifyAgainstHead(file, key, args.get("--state-dir"));
   audit_verifier::VerifyReport report;
   switch (audit_verifier::VerifyAuditFile(file, key, &report, &err)) {
     case audit_verifier::VerifyResult::kValid:

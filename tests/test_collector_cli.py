@@ -492,11 +492,12 @@ class Import(unittest.TestCase):
     def test_every_command_help_prints_its_option_table(self):
         options = {"import": ["--key-file K", "--out FILE", "--sandbox-id ID", "--config C"],
                    "validate": ["--config C"],
-                   "verify": ["--key-file K"],
+                   "verify": ["--key-file K", "--state-dir DIR"],
                    "check-config": ["--keys"],
                    "run": ["--key-file K", "--out FILE", "--state-dir DIR", "--watch PATTERN...",
                            "--listen PATH", "--shim PATH", "--shim-sha256 HEX",
-                           "--cgroup-pattern REGEX", "--config C", "--syslog-socket PATH", "--scan-interval MS"]}
+                           "--cgroup-pattern REGEX", "--config C", "--syslog-socket PATH",
+                           "--scan-interval MS", "--new-chain", "--no-append-only"]}
         for command, rows in options.items():
             for flag in ("--help", "-h"):
                 r = run_collector(command, flag)

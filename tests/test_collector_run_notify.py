@@ -52,7 +52,8 @@ class Notify(unittest.TestCase):
         self.h.stderr_file = open(self.h.stderr_path, "ab")
         self.h.proc = subprocess.Popen(
             [COLLECTOR, "run", "--key-file", self.h.key, "--out", self.h.out, "--state-dir",
-             self.h.state, "--watch", self.h.pattern, "--syslog-socket", "none"],
+             self.h.state, "--watch", self.h.pattern, "--syslog-socket", "none",
+             "--no-append-only"],
             stdout=subprocess.DEVNULL, stderr=self.h.stderr_file, env=env)
 
     def test_ready_only_after_the_backlog_is_durable(self):

@@ -1,4 +1,5 @@
 """agt-collector run: rotation, truncation, deletion, inode reuse."""
+import json
 import os
 import shutil
 import unittest
@@ -164,6 +165,14 @@ class RunRotationTest(unittest.TestCase):
         with open(h.out, "wb") as f:  # the last entry half written
             f.write(data[:last_start] + data[last_start:last_start + 200])
         h.write_checkpoint("sb-1", stale)
+        # ... and never synced: the chain head (saved after each sync) ends
+        # before it, as a crash between the write and its sync leaves it.
+        before = data[:last_start].split(b"\n")[:-1]
+        st = os.stat(h.out)
+        with open(os.path.join(h.state, "chain.head"), "w") as f:
+            f.write("agt-collector chain head 1\ndev=%d ino=%d entries=%d size=%d "
+                    "content_hash=%s\n" % (st.st_dev, st.st_ino, len(before), last_start,
+                                            json.loads(before[-1])["content_hash"]))
         h.start()
         h.deny("sb-1")
         h.finish()

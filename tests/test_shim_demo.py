@@ -49,8 +49,14 @@ class Demo(unittest.TestCase):
         self.assertIn("collector exit status: 0", out)
         self.assertIn("agt-collector: run: stopping: 6 entries written, 0 already present", out)
         self.assertIn("socket: 1 attested entries, 1 forged messages in 1 entries", out)
+        self.assertIn("1 log suppression(s) recorded (0 restored)", out)
         self.assertRegex(out, r"sb-evil/denied\.log: refused: a symbolic link")
         entries = [json.loads(line) for line in out.splitlines() if line.startswith('{"entry_id":')]
+        # The planted symlink is itself a signed entry (denied_log_suppressed).
+        [suppressed] = [e for e in entries if e["sandbox_id"] == "sb-evil"]
+        entries.remove(suppressed)
+        self.assertTrue(suppressed["resource"].endswith("/sandboxes/sb-evil/denied.log"))
+        self.assertIsNone(suppressed["argv"])
         attested_sb = entries[-1]["sandbox_id"]
         self.assertRegex(attested_sb, r"^sb-attested-\d+$")
         self.assertEqual([(e["sandbox_id"], e["event_type"], e["attested"], e["resource"]) for e in entries[:7]],
@@ -74,7 +80,7 @@ class Demo(unittest.TestCase):
         verified = re.findall(r"^(/tmp/agt-demo\.\w+)/audit\.jsonl: (\d+) entries, chain and signatures valid$",
                               out, re.M)
         self.assertEqual(len(verified), 1, out[-3000:])
-        self.assertEqual(verified[0][1], "8")
+        self.assertEqual(verified[0][1], "9")
         self.assertIn("verify exit status: 0", out)
         # the temporary tree is gone, and no collector is left running
         self.assertFalse(os.path.exists(verified[0][0]), verified[0][0])

@@ -42,59 +42,8 @@ bool IsHex64(const std::string& s) {
 
 }  // namespace
 
-LoadResult Load(int state_dir_fd, const std::string& key, Checkpoint* out, std::string* err) {
-  const std::string name = FileName(key);
-  const unique_fd::UniqueFd fd(
-      openat(state_dir_fd, name.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
-  if (!fd.ok()) {
-    if (errno == ENOENT) return LoadResult::kNone;
-    *err = "open " + name + ": " + strerror(errno);
-    return LoadResult::kError;
-  }
-  char buf[512];
-  const ssize_t n = read(fd.get(), buf, sizeof buf - 1);
-  const int e = errno;
-  if (n < 0) {
-    *err = "read " + name + ": " + strerror(e);
-    return LoadResult::kError;
-  }
-  buf[n] = '\0';
-  const size_t magic_len = sizeof kMagic - 1;
-  // The record ends with '\n': a file cut anywhere (even just before it) is refused.
-  if (static_cast<size_t>(n) < magic_len || memcmp(buf, kMagic, magic_len) != 0 ||
-      buf[n - 1] != '\n') {
-    *err = name + ": not a checkpoint of this version";
-    return LoadResult::kCorrupt;
-  }
-  unsigned long long dev, ino, offset;
-  unsigned skipping, hash_len;
-  char hex[65];
-  int used = 0;
-  if (sscanf(buf + magic_len, "dev=%llu ino=%llu offset=%llu skipping=%u hash_len=%u sha256=%64s\n%n",
-             &dev, &ino, &offset, &skipping, &hash_len, hex, &used) != 6 ||
-      used == 0 || static_cast<size_t>(used) + magic_len != static_cast<size_t>(n) ||
-      skipping > 1 || hash_len > kHashWindow || hash_len > offset || !IsHex64(hex)) {
-    *err = name + ": malformed checkpoint";
-    return LoadResult::kCorrupt;
-  }
-  out->file = {dev, ino};
-  out->position.offset = offset;
-  out->position.skipping_long_line = skipping == 1;
-  out->hash_len = hash_len;
-  out->sha256_hex = hex;
-  return LoadResult::kLoaded;
-}
-
-bool Stage(int state_dir_fd, const std::string& key, const Checkpoint& c, bool sync_file,
-           std::string* err) {
-  const std::string tmp = FileName(key) + ".tmp";
-  char line[256];
-  snprintf(line, sizeof line, "dev=%llu ino=%llu offset=%llu skipping=%u hash_len=%u sha256=%s\n",
-           static_cast<unsigned long long>(c.file.dev), static_cast<unsigned long long>(c.file.ino),
-           static_cast<unsigned long long>(c.position.offset),
-           c.position.skipping_long_line ? 1u : 0u, c.hash_len,
-           c.sha256_hex.c_str());
-  const std::string body = std::string(kMagic) + line;
+bool StageFile(int state_dir_fd, const std::string& tmp, const std::string& body, bool sync_file,
+               std::string* err) {
   const unique_fd::UniqueFd fd(openat(state_dir_fd, tmp.c_str(),
                                       O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600));
   if (!fd.ok()) {
@@ -110,6 +59,80 @@ bool Stage(int state_dir_fd, const std::string& key, const Checkpoint& c, bool s
     return false;
   }
   return true;
+}
+
+bool ReplaceDurably(int state_dir_fd, const std::string& name, const std::string& body,
+                    std::string* err) {
+  const std::string tmp = name + ".tmp";
+  if (!StageFile(state_dir_fd, tmp, body, true, err)) return false;
+  if (renameat(state_dir_fd, tmp.c_str(), state_dir_fd, name.c_str()) != 0) {
+    *err = "rename " + tmp + " -> " + name + ": " + strerror(errno);
+    return false;
+  }
+  return SyncDirectory(state_dir_fd, err);
+}
+
+LoadResult ReadStateFile(int state_dir_fd, const std::string& name, const char* magic,
+                         std::string* body, std::string* err) {
+  const unique_fd::UniqueFd fd(
+      openat(state_dir_fd, name.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  if (!fd.ok()) {
+    if (errno == ENOENT) return LoadResult::kNone;
+    *err = "open " + name + ": " + strerror(errno);
+    return LoadResult::kError;
+  }
+  char buf[512];
+  const ssize_t n = read(fd.get(), buf, sizeof buf - 1);
+  const int e = errno;
+  if (n < 0) {
+    *err = "read " + name + ": " + strerror(e);
+    return LoadResult::kError;
+  }
+  const size_t magic_len = strlen(magic);
+  // The record ends with '\n': a file cut anywhere (even just before it) is refused.
+  if (static_cast<size_t>(n) < magic_len || memcmp(buf, magic, magic_len) != 0 ||
+      buf[n - 1] != '\n') {
+    *err = name + ": not a file of this version";
+    return LoadResult::kCorrupt;
+  }
+  body->assign(buf + magic_len, static_cast<size_t>(n) - magic_len);
+  return LoadResult::kLoaded;
+}
+
+LoadResult Load(int state_dir_fd, const std::string& key, Checkpoint* out, std::string* err) {
+  const std::string name = FileName(key);
+  std::string body;
+  const LoadResult r = ReadStateFile(state_dir_fd, name, kMagic, &body, err);
+  if (r != LoadResult::kLoaded) return r;
+  unsigned long long dev, ino, offset;
+  unsigned skipping, hash_len;
+  char hex[65];
+  int used = 0;
+  if (sscanf(body.c_str(), "dev=%llu ino=%llu offset=%llu skipping=%u hash_len=%u sha256=%64s\n%n",
+             &dev, &ino, &offset, &skipping, &hash_len, hex, &used) != 6 ||
+      used == 0 || static_cast<size_t>(used) != body.size() ||
+      skipping > 1 || hash_len > kHashWindow || hash_len > offset || !IsHex64(hex)) {
+    *err = name + ": malformed checkpoint";
+    return LoadResult::kCorrupt;
+  }
+  out->file = {dev, ino};
+  out->position.offset = offset;
+  out->position.skipping_long_line = skipping == 1;
+  out->hash_len = hash_len;
+  out->sha256_hex = hex;
+  return LoadResult::kLoaded;
+}
+
+bool Stage(int state_dir_fd, const std::string& key, const Checkpoint& c, bool sync_file,
+           std::string* err) {
+  char line[256];
+  snprintf(line, sizeof line, "dev=%llu ino=%llu offset=%llu skipping=%u hash_len=%u sha256=%s\n",
+           static_cast<unsigned long long>(c.file.dev), static_cast<unsigned long long>(c.file.ino),
+           static_cast<unsigned long long>(c.position.offset),
+           c.position.skipping_long_line ? 1u : 0u, c.hash_len,
+           c.sha256_hex.c_str());
+  return StageFile(state_dir_fd, FileName(key) + ".tmp", std::string(kMagic) + line, sync_file,
+                   err);
 }
 
 bool Publish(int state_dir_fd, const std::string& key, std::string* err) {

@@ -44,6 +44,19 @@ bool SyncFilesystem(int state_dir_fd, std::string* err);
 // One fsync of the directory after a batch of renames makes them durable.
 bool SyncDirectory(int state_dir_fd, std::string* err);
 
+// Any small state file (at most 511 bytes): ReadStateFile reads NAME,
+// which must start with `magic` and end with '\n', into *body (what
+// follows the magic); kNone when there is no such file, kCorrupt (*err)
+// for anything else. StageFile writes `body` to `tmp` (fsynced when
+// sync_file); ReplaceDurably stages NAME.tmp, renames it over NAME and
+// fsyncs the directory (the chain head, chain_head.h).
+LoadResult ReadStateFile(int state_dir_fd, const std::string& name, const char* magic,
+                         std::string* body, std::string* err);
+bool StageFile(int state_dir_fd, const std::string& tmp, const std::string& body, bool sync_file,
+               std::string* err);
+bool ReplaceDurably(int state_dir_fd, const std::string& name, const std::string& body,
+                    std::string* err);
+
 // Fills hash_len and sha256_hex for `offset` of fd.
 bool HashBefore(int fd, uint64_t offset, uint32_t* hash_len, std::string* sha256_hex,
                 std::string* err);

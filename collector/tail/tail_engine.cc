@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "tail/chain_head.h"
 #include "tail/checkpoint_store.h"
 #include "tail/tail_engine_support.h"
 #include "watch_pattern.h"
@@ -94,8 +95,8 @@ void Engine::MarkDirty(uint32_t index) {
   dirty_.push_back(index);
 }
 
-void Engine::Report(Source* s, const std::string& problem, uint64_t ino) {
-  if (s->problem == problem && s->problem_ino == ino) return;
+bool Engine::Report(Source* s, const std::string& problem, uint64_t ino) {
+  if (s->problem == problem && s->problem_ino == ino) return false;
   s->problem = problem;
   s->problem_ino = ino;
   if (problem.rfind(s->sandbox_id + "/", 0) == 0) {
@@ -103,6 +104,7 @@ void Engine::Report(Source* s, const std::string& problem, uint64_t ino) {
   } else {
     Warn(LogPath(*s) + ": " + problem);
   }
+  return true;
 }
 
 bool Engine::Pump(std::string* err) {
@@ -118,7 +120,13 @@ bool Engine::Pump(std::string* err) {
 
 bool Engine::ReopenOutput(std::string* err) {
   if (!Commit(err)) return false;
-  return out_->Reopen(err);
+  if (!out_->Reopen(err)) return false;
+  // The head names the file now at the path (a new chain after logrotate).
+  if (!chain_head::Save(state_fd_.get(), out_->durable_head(), err)) {
+    *err = "chain head in " + options_.state_dir + ": " + *err;
+    return false;
+  }
+  return true;
 }
 
 }  // namespace tail_engine

@@ -47,6 +47,9 @@ struct Options {
   record_validator::Limits limits;
   const config::Config* config = nullptr;  // labels per source; null: defaults
   size_t max_entries_per_cycle = 4096;     // also the restart de-duplication window
+  // Create each sandbox's log and mark every log append-only where the file
+  // system allows (tail_engine_guard.cc); off: logs are only read.
+  bool append_only_logs = true;
 };
 
 struct Stats {
@@ -55,6 +58,8 @@ struct Stats {
   uint64_t lines_rejected = 0;
   uint64_t sources = 0;
   uint64_t watches = 0;
+  uint64_t logs_suppressed = 0;     // denied_log_suppressed entries written
+  uint64_t logs_restored = 0;       // of those, logs the collector put back
 };
 
 class Engine {
@@ -84,6 +89,15 @@ class Engine {
 
   // SIGHUP: sync, then reopen the output path (a new file starts a new chain).
   bool ReopenOutput(std::string* err);
+
+  // SIGUSR1: the operator's rotation of the append-only logs. Each is read
+  // to its end and committed, its attribute cleared for the rename to
+  // LOG.YYYYmmddTHHMMSSZ and set again (the rotated file stays append-only),
+  // and a fresh append-only log is created in its place.
+  bool RotateLogs(std::string* err);
+  // "append-only: N of M logs" and, where it could not be set, which and why
+  // (the first few): for the start line.
+  std::string AppendOnlySummary() const;
 
   const Stats& stats() const { return stats_; }
 
@@ -153,6 +167,16 @@ class Engine {
     std::string problem;
     uint64_t problem_ino = 0;
     bool two_patterns_reported = false;  // its id matches a second pattern: said once
+    // The log's append-only attribute and what the sandbox did to its log
+    // (tail_engine_guard.cc).
+    struct Guard {
+      bool tried = false;       // the attribute was tried on this sandbox's log
+      bool owned = false;       // set: the collector owns the log (creates, restores)
+      std::string why_not;      // when tried and not set
+      uint32_t dir_mode = 0;    // the log directory's mode when claimed: restored
+      std::string mode_reported;  // the unusable mode last recorded ("" when none)
+      file_id::FileId removed;  // the last file found unlinked, recorded once
+    } guard;
   };
 
   struct Syslogged {
@@ -181,9 +205,18 @@ class Engine {
   void HandleItem(Source* s, const line_reader::Item& item);
   void Reject(Source* s, uint64_t offset, const std::string& reason);
   bool Commit(std::string* err);
-  void Report(Source* s, const std::string& problem, uint64_t ino);
+  // True when said now (a problem not reported before for this object).
+  bool Report(Source* s, const std::string& problem, uint64_t ino);
   void ClearProblem(Source* s) { s->problem.clear(); s->problem_ino = 0; }
   std::string LogPath(const Source& s) const;
+  // tail_engine_guard.cc: the log made append-only, and suppression as evidence.
+  void ClaimLog(Source* s);
+  void ProtectOpened(Source* s, int fd);
+  void GuardLog(Source* s);
+  void Suppressed(Source* s, const std::string& found, const std::string& restored);
+  void RefusedAtPath(Source* s, const std::string& reason);
+  void NoticeRemoved(Source* s, const OpenLog& log);
+  bool RotateLog(uint32_t index, std::string* err);
   std::string LogRelative(const Source& s) const;
 
   Options options_;

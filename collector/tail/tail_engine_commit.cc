@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "pipeline.h"
+#include "tail/chain_head.h"
 #include "tail/checkpoint_store.h"
 #include "tail/tail_engine_support.h"
 
@@ -83,7 +84,15 @@ bool Engine::Commit(std::string* err) {
     return false;
   }
   // 1. The entries are durable before any checkpoint that covers them.
-  if (cycle_appended_ > 0 && !out_->Sync(err)) return false;
+  //    The chain head (state directory) follows every durable append, and
+  //    precedes the checkpoints: a checkpoint never covers an entry past it.
+  if (cycle_appended_ > 0) {
+    if (!out_->Sync(err)) return false;
+    if (!chain_head::Save(state_fd_.get(), out_->durable_head(), err)) {
+      *err = "chain head in " + options_.state_dir + ": " + *err;
+      return false;
+    }
+  }
   cycle_appended_ = 0;
   // 2. Checkpoints for every source that moved: staged, made durable (one
   //    fsync each for a few, one syncfs for many), then renamed into place.

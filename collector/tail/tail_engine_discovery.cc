@@ -125,6 +125,7 @@ Engine::Source* Engine::Discover(uint32_t pattern_index, const std::string& sand
       break;
   }
   AddSourceWatch(index);
+  if (options_.append_only_logs) ClaimLog(&sources_[index]);
   MarkDirty(index);
   return &sources_[index];
 }

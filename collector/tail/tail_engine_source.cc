@@ -69,6 +69,10 @@ void Engine::OpenCurrent(Source* s) {
       return;  // reported once for all (ReleaseIdleFiles); retried at the next scan
     }
   }
+  if (r == secure_open::Result::kMissing && options_.append_only_logs) {
+    ClaimLog(s);  // created (or put back) append-only, where it can be
+    r = OpenLogFile(p.base_fd.get(), LogRelative(*s), &fd, &err);
+  }
   if (r == secure_open::Result::kMissing) {
     ClearProblem(s);
     // Renamed away while stopped and no successor yet: finish the old file.
@@ -81,9 +85,13 @@ void Engine::OpenCurrent(Source* s) {
     // every scan, and either is reported once.
     const uint64_t ino =
         r == secure_open::Result::kRefused ? InodeAt(p.base_fd.get(), LogRelative(*s)) : 0;
-    Report(s, err + (r == secure_open::Result::kRefused ? "; not read (reported once)" : ""), ino);
+    if (Report(s, err + (r == secure_open::Result::kRefused ? "; not read (reported once)" : ""),
+               ino)) {
+      RefusedAtPath(s, err);
+    }
     return;
   }
+  ProtectOpened(s, fd.get());
   if (!s->problem.empty()) {
     Note(LogPath(*s) + ": now a regular file; reading it");
     ClearProblem(s);
@@ -191,6 +199,7 @@ void Engine::Look(uint32_t index) {
   s->dirty = false;
   const Pattern& p = patterns_[s->pattern];
   if (!p.base_fd.ok()) return;
+  GuardLog(s);
   if (!s->current.fd.ok()) {
     OpenCurrent(s);
     if (!s->current.fd.ok()) return;
@@ -230,10 +239,12 @@ void Engine::Look(uint32_t index) {
     std::string open_err;
     const secure_open::Result r = OpenLogFile(p.base_fd.get(), LogRelative(*s), &fd, &open_err);
     if (r != secure_open::Result::kOk) {
-      if (r != secure_open::Result::kMissing) {
-        Report(s, open_err + "; not read (reported once)",
-               InodeAt(p.base_fd.get(), LogRelative(*s)));
+      if (r != secure_open::Result::kMissing &&
+          Report(s, open_err + "; not read (reported once)",
+                 InodeAt(p.base_fd.get(), LogRelative(*s)))) {
+        RefusedAtPath(s, open_err);
       }
+      if (st.st_nlink == 0) NoticeRemoved(s, s->current);
       // Renamed away with no successor yet: keep reading it. Deleted: let go
       // once its position is checkpointed.
       if (st.st_nlink == 0) s->release_after_commit = true;
@@ -245,6 +256,7 @@ void Engine::Look(uint32_t index) {
       return;
     }
     ClearProblem(s);
+    if (st.st_nlink == 0) NoticeRemoved(s, s->current);
     const file_id::FileId next = file_id::FileId::Of(nst);
     Note(s->sandbox_id + ": " + LogPath(*s) + " rotated: previous file " +
          s->current.id.ToString() + " read to its end (offset " +

@@ -1,0 +1,48 @@
+// The append-only file attribute (FS_APPEND_FL, chattr +a) on the sandbox
+// logs the collector tails. With it the kernel refuses truncation, unlink,
+// rename, link, chmod/chown and any open for writing without O_APPEND, to
+// everyone; setting or clearing it needs CAP_LINUX_IMMUTABLE, which a
+// sandbox lacks. So a sandbox can append records but erase none, while the
+// collector (which has it) can still rotate the log.
+#ifndef AGT_COLLECTOR_TAIL_APPEND_ONLY_H_
+#define AGT_COLLECTOR_TAIL_APPEND_ONLY_H_
+
+#include <sys/types.h>
+
+#include <string>
+
+#include "unique_fd.h"
+
+namespace append_only {
+
+enum class Result {
+  kOk,
+  kUnsupported,   // the file system has no such attribute (ENOTTY, EOPNOTSUPP, EINVAL)
+  kNotPermitted,  // EPERM: the collector lacks CAP_LINUX_IMMUTABLE
+  kExists,        // Create: something is already at the name
+  kError,         // anything else: *why says which call failed and why
+};
+
+// Sets (or clears) FS_APPEND_FL on the file open at `fd` (any access mode).
+// On a result other than kOk, *why is a bare reason naming the call and errno.
+Result Set(int fd, std::string* why);
+Result Clear(int fd, std::string* why);
+// Whether the attribute is set (false when it cannot be read).
+bool IsSet(int fd);
+
+// Creates dir_fd/name as a new, empty regular file (O_EXCL, no link
+// followed), owned by uid:gid with `mode`, and then sets the attribute: the
+// owner is changed first, because a chown of an append-only file is refused.
+// *fd is the new file (O_RDONLY) whenever it was created, whatever the
+// attribute's result: kExists leaves *fd closed. When the owner or mode
+// cannot be set, the file is removed again (kError): a log its sandbox
+// cannot write would lose every denial.
+Result Create(int dir_fd, const std::string& name, uid_t uid, gid_t gid, mode_t mode,
+              unique_fd::UniqueFd* fd, std::string* why);
+
+// "not supported by the file system", "not permitted (no CAP_LINUX_IMMUTABLE)", ...
+const char* Describe(Result r);
+
+}  // namespace append_only
+
+#endif  // AGT_COLLECTOR_TAIL_APPEND_ONLY_H_

@@ -1,0 +1,58 @@
+#include "tail/append_only.h"
+
+#include <doctest/doctest.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "tail/tail_test_util.h"
+
+TEST_CASE("append_only: a created log is owned as asked, flagged, and refuses erasure") {
+  // /tmp is the test machine's ext4; root (CAP_LINUX_IMMUTABLE) is needed.
+  REQUIRE_MESSAGE(geteuid() == 0, "this test needs root (CAP_LINUX_IMMUTABLE, chown)");
+  tail_test_util::TempDir d;
+  unique_fd::UniqueFd fd;
+  std::string why;
+  REQUIRE(append_only::Create(d.fd(), "denied.log", 65534, 65534, 0600, &fd, &why) ==
+          append_only::Result::kOk);
+  struct stat st;
+  REQUIRE(fstat(fd.get(), &st) == 0);
+  CHECK(st.st_uid == 65534);
+  CHECK(st.st_gid == 65534);
+  CHECK((st.st_mode & 07777) == 0600);
+  CHECK(append_only::IsSet(fd.get()));
+  // Even root cannot erase it while the attribute is set.
+  CHECK(unlinkat(d.fd(), "denied.log", 0) != 0);
+  CHECK(errno == EPERM);
+  CHECK(truncate(d.Join("denied.log").c_str(), 0) != 0);
+  CHECK(open(d.Join("denied.log").c_str(), O_WRONLY) < 0);
+  const int app = open(d.Join("denied.log").c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  CHECK(app >= 0);
+  CHECK(write(app, "x\n", 2) == 2);
+  close(app);
+  // A second Create finds it there.
+  unique_fd::UniqueFd again;
+  CHECK(append_only::Create(d.fd(), "denied.log", 0, 0, 0600, &again, &why) ==
+        append_only::Result::kExists);
+  CHECK(!again.ok());
+  // Cleared, it can go (TempDir removes it).
+  CHECK(append_only::Clear(fd.get(), &why) == append_only::Result::kOk);
+  CHECK(!append_only::IsSet(fd.get()));
+}
+
+TEST_CASE("append_only: a symbolic link at the name is never followed") {
+  REQUIRE_MESSAGE(geteuid() == 0, "this test needs root (CAP_LINUX_IMMUTABLE, chown)");
+  tail_test_util::TempDir d;
+  d.Write("target", "host file\n");
+  REQUIRE(symlink(d.Join("target").c_str(), d.Join("denied.log").c_str()) == 0);
+  unique_fd::UniqueFd fd;
+  std::string why;
+  CHECK(append_only::Create(d.fd(), "denied.log", 0, 0, 0600, &fd, &why) ==
+        append_only::Result::kExists);
+  const int t = open(d.Join("target").c_str(), O_RDONLY | O_CLOEXEC);
+  CHECK(!append_only::IsSet(t));
+  close(t);
+}

@@ -1,0 +1,310 @@
+// The log as the collector guards it: created by the collector when a
+// sandbox appears and marked append-only (the sandbox can append, never
+// truncate, unlink, rename or overwrite), and every way a sandbox can still
+// suppress its log (a symlink, FIFO or directory in its place, a mode that
+// makes it unusable, its removal) recorded as a signed
+// denied_log_suppressed entry, put right where the collector owns the log.
+// Rotation of append-only logs goes through the collector (SIGUSR1).
+#include "tail/tail_engine.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "collector_events.h"
+#include "tail/append_only.h"
+#include "tail/secure_open.h"
+#include "tail/tail_engine_support.h"
+
+namespace tail_engine {
+namespace {
+
+// The mode the shim creates its log with (shim/denied_log.cc).
+constexpr mode_t kLogMode = 0600;
+
+// How many sandboxes the start line names where the attribute is not set.
+constexpr size_t kNamedInSummary = 5;
+
+std::string Octal(unsigned mode) {
+  char buf[8];
+  snprintf(buf, sizeof buf, "%04o", mode & 07777);
+  return buf;
+}
+
+}  // namespace
+
+void Engine::ClaimLog(Source* s) {
+  const Pattern& p = patterns_[s->pattern];
+  if (!p.base_fd.ok()) return;
+  std::string rel = s->sandbox_id;
+  if (!p.suffix_parent.empty()) rel += "/" + p.suffix_parent;
+  int raw = -1;
+  std::string err;
+  if (secure_open::OpenDirectory(p.base_fd.get(), rel, secure_open::Method::kAuto, &raw, &err) !=
+      secure_open::Result::kOk) {
+    return;  // no directory yet, or a hostile one: the log's open reports it
+  }
+  const unique_fd::UniqueFd dir(raw);
+  struct stat dst;
+  if (fstat(dir.get(), &dst) != 0) return;
+  unique_fd::UniqueFd fd;
+  // Owned by the directory's owner (the sandbox user), as the shim would
+  // have made it; chown comes before the attribute, which forbids it.
+  append_only::Result r =
+      append_only::Create(dir.get(), p.log_name, dst.st_uid, dst.st_gid, kLogMode, &fd, &err);
+  const bool created = fd.ok();
+  if (r == append_only::Result::kExists) {
+    if (secure_open::OpenRegular(p.base_fd.get(), LogRelative(*s), secure_open::Method::kAuto, &raw,
+                                 &err) != secure_open::Result::kOk) {
+      return;  // not a regular file: the open reports it (and records it)
+    }
+    fd.Reset(raw);
+    r = append_only::Set(fd.get(), &err);
+  }
+  Source::Guard& g = s->guard;
+  g.tried = true;
+  g.owned = r == append_only::Result::kOk;
+  if (g.owned) {
+    g.why_not.clear();
+    if (g.dir_mode == 0) g.dir_mode = dst.st_mode & 07777;
+  } else {
+    const std::string why = std::string(append_only::Describe(r)) + " (" + err + ")";
+    // At start the summary says it (AppendOnlySummary); later, each change.
+    if (g.why_not != why && scan_count_ > 0) {
+      Warn(LogPath(*s) + ": append-only attribute not set: " + why);
+    }
+    g.why_not = why;
+  }
+  if (created) {
+    Note(LogPath(*s) + ": created " + (g.owned ? "append-only" : "(not append-only)") +
+         ", owner " + std::to_string(dst.st_uid) + ":" + std::to_string(dst.st_gid) + ", mode " +
+         Octal(kLogMode));
+  }
+}
+
+void Engine::ProtectOpened(Source* s, int fd) {
+  if (!options_.append_only_logs || append_only::IsSet(fd)) return;
+  std::string err;
+  const append_only::Result r = append_only::Set(fd, &err);
+  Source::Guard& g = s->guard;
+  g.tried = true;
+  g.owned = r == append_only::Result::kOk;
+  if (!g.owned) {
+    const std::string why = std::string(append_only::Describe(r)) + " (" + err + ")";
+    if (g.why_not != why) Warn(LogPath(*s) + ": append-only attribute not set: " + why);
+    g.why_not = why;
+  }
+}
+
+void Engine::GuardLog(Source* s) {
+  // chmod on the log or on its directory leaves everything in place but
+  // makes every later denial fail to reach the log (or the collector).
+  const Pattern& p = patterns_[s->pattern];
+  std::string dir_rel = s->sandbox_id;
+  if (!p.suffix_parent.empty()) dir_rel += "/" + p.suffix_parent;
+  struct stat dst, lst;
+  std::string found, restored;
+  if (fstatat(p.base_fd.get(), dir_rel.c_str(), &dst, AT_SYMLINK_NOFOLLOW) == 0 &&
+      S_ISDIR(dst.st_mode) && (dst.st_mode & 0700) != 0700) {
+    found = "mode " + Octal(dst.st_mode) + " on the log's directory";
+    if (s->guard.owned && s->guard.dir_mode != 0) {
+      // Through a descriptor opened without following any link, so a
+      // sandbox that swaps in a symlink meanwhile changes nothing else.
+      int raw = -1;
+      std::string err;
+      if (secure_open::OpenDirectory(p.base_fd.get(), dir_rel, secure_open::Method::kAuto, &raw,
+                                     &err) == secure_open::Result::kOk) {
+        const unique_fd::UniqueFd dir(raw);
+        if (chmod(("/proc/self/fd/" + std::to_string(dir.get())).c_str(), s->guard.dir_mode) ==
+            0) {
+          restored = "directory mode " + Octal(s->guard.dir_mode) + " put back";
+        }
+      }
+    }
+  } else if (fstatat(p.base_fd.get(), LogRelative(*s).c_str(), &lst, AT_SYMLINK_NOFOLLOW) == 0 &&
+             S_ISREG(lst.st_mode) && (lst.st_mode & 0600) != 0600) {
+    found = "mode " + Octal(lst.st_mode) + " on the log";
+  }
+  if (found.empty()) {
+    s->guard.mode_reported.clear();
+    return;
+  }
+  if (found == s->guard.mode_reported) return;  // the same state: said once
+  // Once put right, the next chmod is a new occurrence.
+  s->guard.mode_reported = restored.empty() ? found : std::string();
+  Suppressed(s, found, restored);
+}
+
+void Engine::RefusedAtPath(Source* s, const std::string& reason) {
+  const Pattern& p = patterns_[s->pattern];
+  struct stat st {};
+  std::string found;
+  if (fstatat(p.base_fd.get(), s->sandbox_id.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+      !S_ISDIR(st.st_mode)) {
+    found = std::string(secure_open::DescribeMode(st.st_mode)) +
+            " in place of the sandbox directory";
+  } else if (fstatat(p.base_fd.get(), LogRelative(*s).c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+             !S_ISREG(st.st_mode)) {
+    found = std::string(secure_open::DescribeMode(st.st_mode)) + " in place of the log";
+  } else {
+    // The reason names the path first; the entry names it already.
+    const std::string named = LogRelative(*s) + ": ";
+    found = "unusable (" + (reason.rfind(named, 0) == 0 ? reason.substr(named.size()) : reason) +
+            ")";
+  }
+  std::string restored;
+  if (options_.append_only_logs && s->guard.owned && !S_ISDIR(st.st_mode)) {
+    // The collector's own log was taken away before it was claimed again:
+    // the object the sandbox put there goes (removed from the directory
+    // opened without following links), an append-only log comes back.
+    std::string rel = s->sandbox_id;
+    if (!p.suffix_parent.empty()) rel += "/" + p.suffix_parent;
+    int raw = -1;
+    std::string err;
+    if (secure_open::OpenDirectory(p.base_fd.get(), rel, secure_open::Method::kAuto, &raw, &err) ==
+        secure_open::Result::kOk) {
+      const unique_fd::UniqueFd dir(raw);
+      if (unlinkat(dir.get(), p.log_name.c_str(), 0) == 0) {
+        ClaimLog(s);
+        if (s->guard.owned) restored = "the object removed and a new append-only log created";
+      }
+    }
+  }
+  Suppressed(s, found, restored);
+  if (!restored.empty()) ClearProblem(s);
+}
+
+void Engine::NoticeRemoved(Source* s, const OpenLog& log) {
+  if (s->guard.removed == log.id) return;  // this file: recorded already
+  s->guard.removed = log.id;
+  std::string restored;
+  if (options_.append_only_logs && s->guard.owned) {
+    ClaimLog(s);
+    if (s->guard.owned) restored = "a new append-only log created";
+  }
+  Suppressed(s, "removed (file " + log.id.ToString() + " unlinked after " +
+                    std::to_string(log.pos.offset) + " bytes were read)",
+             restored);
+}
+
+void Engine::Suppressed(Source* s, const std::string& found, const std::string& restored) {
+  ++stats_.logs_suppressed;
+  if (!restored.empty()) ++stats_.logs_restored;
+  const std::string path = LogPath(*s);
+  entry_mapper::SourceLabels labels;
+  std::string reason;
+  pipeline::LabelsFor(options_.config, path, s->sandbox_id, &labels, &reason);
+  audit_entry::AuditEntryFields fields;
+  collector_events::MapSuppression({path, found, restored}, labels, &fields);
+  bool appended = false;
+  if (!out_->AppendNew(&fields, nullptr, &appended, &reason)) {
+    fatal_ = reason;
+    return;
+  }
+  ++cycle_appended_;
+  if (std::find(touched_.begin(), touched_.end(),
+                static_cast<uint32_t>(s - sources_.data())) == touched_.end()) {
+    touched_.push_back(static_cast<uint32_t>(s - sources_.data()));
+  }
+  Warn(path + ": suppressed: " + found + "; recorded as " + fields.entry_id +
+       (restored.empty() ? std::string() : "; restored: " + restored));
+}
+
+bool Engine::RotateLogs(std::string* err) {
+  size_t rotated = 0;
+  for (uint32_t i = 0; i < sources_.size(); ++i) {
+    if (sources_[i].retired || !sources_[i].guard.owned) continue;
+    if (!RotateLog(i, err)) return false;
+    ++rotated;
+  }
+  Note("SIGUSR1: rotated " + std::to_string(rotated) + " append-only log(s)");
+  return true;
+}
+
+bool Engine::RotateLog(uint32_t index, std::string* err) {
+  // 1. Everything in the log so far is read and committed.
+  for (int turns = 0; turns < 1 << 20; ++turns) {
+    Look(index);
+    if (!Commit(err)) return false;
+    if (!sources_[index].dirty) break;
+  }
+  Source& s = sources_[index];
+  if (!s.current.fd.ok() || s.rotated_away) return true;
+  const Pattern& p = patterns_[s.pattern];
+  std::string rel = s.sandbox_id;
+  if (!p.suffix_parent.empty()) rel += "/" + p.suffix_parent;
+  int raw = -1;
+  std::string why;
+  if (secure_open::OpenDirectory(p.base_fd.get(), rel, secure_open::Method::kAuto, &raw, &why) !=
+      secure_open::Result::kOk) {
+    Warn(LogPath(s) + ": not rotated: " + why);
+    return true;
+  }
+  const unique_fd::UniqueFd dir(raw);
+  struct stat st;
+  if (fstatat(dir.get(), p.log_name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+      file_id::FileId::Of(st) != s.current.id) {
+    return true;  // not the file being read: nothing of ours to rotate
+  }
+  // 2. The attribute is off only for the rename; the rotated file gets it back.
+  char stamp[32];
+  const time_t now = time(nullptr);
+  struct tm tm;
+  gmtime_r(&now, &tm);
+  strftime(stamp, sizeof stamp, ".%Y%m%dT%H%M%SZ", &tm);
+  std::string target = p.log_name + stamp;
+  if (append_only::Clear(s.current.fd.get(), &why) != append_only::Result::kOk) {
+    Warn(LogPath(s) + ": not rotated: clearing the append-only attribute: " + why);
+    return true;
+  }
+  int rc = -1;
+  for (int n = 1; n < 100; ++n) {
+    rc = renameat2(dir.get(), p.log_name.c_str(), dir.get(), target.c_str(), RENAME_NOREPLACE);
+    if (rc == 0 || errno != EEXIST) break;
+    target = p.log_name + stamp + "." + std::to_string(n);
+  }
+  const int rename_errno = errno;
+  append_only::Set(s.current.fd.get(), &why);
+  if (rc != 0) {
+    Warn(LogPath(s) + ": not rotated: " + logs::ErrnoReason("rename", target, rename_errno));
+    return true;
+  }
+  // 3. A fresh append-only log in its place; the engine drains the rotated
+  //    file (a writer that opened it before the rename) and moves on.
+  ClaimLog(&s);
+  Note(LogPath(s) + ": rotated to " + target + " (kept append-only) after offset " +
+       std::to_string(s.current.pos.offset));
+  MarkDirty(index);
+  return true;
+}
+
+std::string Engine::AppendOnlySummary() const {
+  if (!options_.append_only_logs) return "append-only logs: off (--no-append-only)";
+  size_t owned = 0, tried = 0;
+  std::string not_set;
+  size_t named = 0;
+  for (const Source& s : sources_) {
+    if (s.retired || !s.guard.tried) continue;
+    ++tried;
+    if (s.guard.owned) {
+      ++owned;
+    } else if (named++ < kNamedInSummary) {
+      not_set += (not_set.empty() ? "" : "; ") + s.sandbox_id + ": " + s.guard.why_not;
+    }
+  }
+  std::string text = "append-only: " + std::to_string(owned) + " of " + std::to_string(tried) +
+                     " log(s)";
+  if (owned < tried) {
+    text += ", not set on " + std::to_string(tried - owned) + " (" + not_set +
+            (tried - owned > kNamedInSummary ? "; ..." : "") + ")";
+  }
+  return text;
+}
+
+}  // namespace tail_engine
