@@ -64,7 +64,8 @@ class Progress {
 
 struct Totals {
   uint64_t lines = 0;
-  uint64_t entries = 0;
+  uint64_t entries = 0;   // appended by this run
+  uint64_t already = 0;   // found in the output already (imported before): not written again
   uint64_t rejected = 0;
   int worst_status = exit_status::kOk;
   void Raise(int status) {
@@ -127,8 +128,10 @@ bool ProcessLog(const std::string& log, const entry_mapper::SourceLabels* labels
             ok = false;
             return false;
           case pipeline::Outcome::kAppended:
-          case pipeline::Outcome::kAlreadyPresent:
             ++totals->entries;
+            return true;
+          case pipeline::Outcome::kAlreadyPresent:
+            ++totals->already;
             return true;
           case pipeline::Outcome::kValid:
             return true;
@@ -176,7 +179,9 @@ int Finish(const Totals& totals, bool wrote) {
   const std::string lines = std::to_string(totals.lines) + " lines, ";
   const std::string rejected = std::to_string(totals.rejected) + " rejected";
   if (wrote) {
-    logs::Note(lines + std::to_string(totals.entries) + " entries written, " + rejected);
+    logs::Note(lines + std::to_string(totals.entries) + " entries written, " +
+               (totals.already > 0 ? std::to_string(totals.already) + " already present, " : "") +
+               rejected);
   } else {
     logs::Note(lines + std::to_string(totals.lines - totals.rejected) + " valid, " + rejected);
   }

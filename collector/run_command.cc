@@ -250,6 +250,7 @@ int Run(const cli_args::ParsedArgs& args) {
   options.state_dir = s.state_dir;
   if (s.have_config) {
     options.limits = s.config.limits;
+    options.quota = s.config.quota;
     options.config = &s.config;
   }
   tail_engine::Engine engine;
@@ -266,10 +267,13 @@ int Run(const cli_args::ParsedArgs& args) {
   status = Loop(s, sfd.get(), &engine, &out, &notifier);
   notifier.Stopping();
   if (status == exit_status::kOk) status = Drain(&engine);
+  engine.ReportRejectionsNotShown(true);
   const tail_engine::Stats& st = engine.stats();
   logs::Note("stopping: " + std::to_string(st.entries_written) + " entries written, " +
              std::to_string(st.entries_already_present) + " already present (replayed), " +
              std::to_string(st.lines_rejected) + " lines rejected, " +
+             std::to_string(st.lines_held) + " lines past a sandbox quota (in " +
+             std::to_string(st.summaries_written) + " summary entries), " +
              std::to_string(syslog.dropped()) + " syslog messages dropped, " +
              std::to_string(st.sources) + " sandbox(es) watched");
   return status;
