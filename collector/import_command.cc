@@ -103,6 +103,7 @@ bool ProcessLog(const std::string& log, const entry_mapper::SourceLabels* labels
   std::string reason;
   bool ok = true;
   line_reader::Position pos;
+  uint64_t appended = 0;
   const line_reader::ReadResult r = reader->Read(
       fd.get(), &pos,
       [&](const line_reader::Item& item) {
@@ -128,7 +129,7 @@ bool ProcessLog(const std::string& log, const entry_mapper::SourceLabels* labels
             ok = false;
             return false;
           case pipeline::Outcome::kAppended:
-            ++totals->entries;
+            ++appended;  // counted as written once synced
             return true;
           case pipeline::Outcome::kAlreadyPresent:
             ++totals->already;
@@ -157,6 +158,7 @@ bool ProcessLog(const std::string& log, const entry_mapper::SourceLabels* labels
     totals->Raise(exit_status::kIoErr);
     ok = false;
   }
+  if (ok) totals->entries += appended;  // durable: what the file holds
   return ok;
 }
 

@@ -64,7 +64,7 @@ struct Options {
 };
 
 struct Stats {
-  uint64_t entries_written = 0;
+  uint64_t entries_written = 0;  // made durable (synced): what the audit file holds
   uint64_t entries_already_present = 0;  // skipped on replay after a restart
   uint64_t lines_rejected = 0;
   uint64_t lines_held = 0;          // past a sandbox's quota: counted, not written one by one
@@ -249,7 +249,8 @@ class Engine {
   std::unordered_map<uint32_t, uint32_t> move_cookies_;  // IN_MOVED_FROM cookie -> source
   std::vector<Syslogged> cycle_syslog_;
   size_t cycle_entries_ = 0;
-  size_t cycle_appended_ = 0;
+  size_t cycle_appended_ = 0;   // appended this cycle, not yet synced
+  size_t cycle_summaries_ = 0;  // of which quota summaries
   std::string fatal_;  // an output error met while reading; Pump returns it
   std::optional<line_reader::Reader> reader_;
   std::optional<pipeline::Ingest> ingest_;

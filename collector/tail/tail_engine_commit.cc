@@ -50,8 +50,7 @@ void Engine::HandleItem(Source* s, const line_reader::Item& item) {
     case pipeline::Outcome::kValid:
       break;
   }
-  ++stats_.entries_written;
-  ++cycle_appended_;
+  ++cycle_appended_;  // counted as written once the sync has made it durable
   RememberWritten(ingest_->entry().entry_id);
   if (syslog_ != nullptr) {
     const audit_entry::AuditEntryFields& entry = ingest_->entry();
@@ -91,7 +90,10 @@ bool Engine::Commit(std::string* err) {
   }
   // 1. The entries are durable before any checkpoint that covers them.
   if (cycle_appended_ > 0 && !out_->Sync(err)) return false;
+  stats_.entries_written += cycle_appended_;  // what the file holds: not what failed to land
+  stats_.summaries_written += cycle_summaries_;
   cycle_appended_ = 0;
+  cycle_summaries_ = 0;
   // 2. Checkpoints for every source that moved: staged, made durable (one
   //    fsync each for a few, one syncfs for many), then renamed into place.
   std::vector<std::pair<uint32_t, checkpoint_store::Checkpoint>> moved;

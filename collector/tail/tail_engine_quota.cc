@@ -55,8 +55,7 @@ void Engine::SummariseIfDue(Source* s) {
   }
   RememberWritten(fields.entry_id);
   if (appended) {
-    ++stats_.entries_written;
-    ++stats_.summaries_written;
+    ++cycle_summaries_;
     ++cycle_appended_;
     Note(path + ": " + std::to_string(held.lines) + " line(s), " + std::to_string(held.bytes) +
          " bytes past the sandbox quota summarised in " + fields.entry_id);
