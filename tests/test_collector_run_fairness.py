@@ -83,6 +83,17 @@ class RunQuotaTest(unittest.TestCase):
     def summaries(self, h):
         return [e for e in h.entries() if e["event_type"] == "sandbox_quota_exceeded"]
 
+    def wait_accounted(self, h, total):
+        """Until each of the flood's `total` lines is an entry or in a summary's count."""
+        def accounted():
+            entries = h.entries()
+            return (sum(e["data"]["lines"] for e in entries
+                        if e["event_type"] == "sandbox_quota_exceeded") +
+                    len([e for e in entries if e["sandbox_id"] == "sb-flood" and
+                         e["event_type"] == "command_denied"])) >= total
+        h.wait_until(accounted, "every flood line is an entry or counted in a summary",
+                     timeout=30)
+
     def check_totals(self, h, flood_lines, others):
         entries = h.entries()
         denied = [e for e in entries if e["event_type"] == "command_denied"]
@@ -108,51 +119,44 @@ class RunQuotaTest(unittest.TestCase):
         h.start(config=config)
         lines = self.flood(h, "sb-flood", 60)
         others = [h.deny("sb-other", expect=False) for _ in range(3)]
-        h.wait_until(lambda: sum(s["data"]["lines"] for s in self.summaries(h)) +
-                     len([e for e in h.entries() if e["sandbox_id"] == "sb-flood" and
-                          e["event_type"] == "command_denied"]) >= 60,
-                     "every flood line is an entry or counted in a summary", timeout=30)
+        self.wait_accounted(h, 60)
         h.stop()
         self.check_totals(h, lines, others)
         self.assertIn("over the sandbox quota", h.stderr())
 
     def test_held_count_survives_kill9_exactly(self):
         h = RunHarness(self, sandboxes=["sb-flood", "sb-other"])
-        config = write_config(h, {"max_entries": 5, "interval_seconds": 4})
+        # An hour's window: nothing is summarised before the kill.
+        config = write_config(h, {"max_entries": 5, "interval_seconds": 3600})
         h.start(config=config)
         lines = self.flood(h, "sb-flood", 40)
         others = [h.deny("sb-other", expect=False) for _ in range(2)]
         h.wait_caught_up()
-        h.kill9()  # the count is only in the checkpoint now (or already summarised)
-        h.start(config=config)
-
-        def accounted():
-            entries = h.entries()
-            return (sum(e["data"]["lines"] for e in entries
-                        if e["event_type"] == "sandbox_quota_exceeded") +
-                    len([e for e in entries if e["sandbox_id"] == "sb-flood" and
-                         e["event_type"] == "command_denied"])) >= 40
-        h.wait_until(accounted, "the held count is summarised after the restart", timeout=30)
+        # The count is durable with the position, and only there.
+        self.assertIn(b" held=35,", h.read_checkpoint("sb-flood"))
+        self.assertEqual(self.summaries(h), [])
+        h.kill9()
+        # Restarted with a short window: the held count's window is over.
+        h.start(config=write_config(h, {"max_entries": 5, "interval_seconds": 1}))
+        self.wait_accounted(h, 40)
         h.stop()
+        summaries = self.summaries(h)
+        self.assertEqual([s["data"]["lines"] for s in summaries], [35])
         self.check_totals(h, lines, others)
 
     def test_check_config_knows_the_quota_keys(self):
         h = RunHarness(self)
         good = write_config(h, {"max_entries": 10, "max_size": "1MiB", "interval_seconds": 30})
-        r = subprocess.run([h_collector(), "check-config", good], capture_output=True, text=True)
+        r = subprocess.run([COLLECTOR, "check-config", good], capture_output=True, text=True)
         self.assertEqual(r.returncode, 0, r.stderr)
         bad = write_config(h, {"max_entrys": 10})
-        r = subprocess.run([h_collector(), "check-config", bad], capture_output=True, text=True)
+        r = subprocess.run([COLLECTOR, "check-config", bad], capture_output=True, text=True)
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("max_entries", r.stderr)
         bad = write_config(h, {"interval_seconds": 0})
-        r = subprocess.run([h_collector(), "check-config", bad], capture_output=True, text=True)
+        r = subprocess.run([COLLECTOR, "check-config", bad], capture_output=True, text=True)
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("sandbox_quota.interval_seconds", r.stderr)
-
-
-def h_collector():
-    return COLLECTOR
 
 
 class RunCountsTest(unittest.TestCase):

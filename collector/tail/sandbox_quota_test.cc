@@ -6,11 +6,20 @@ using sandbox_quota::Held;
 using sandbox_quota::Limits;
 using sandbox_quota::Quota;
 
-TEST_CASE("sandbox_quota: past the entry limit lines are held back and counted exactly") {
+namespace {
+
+Limits Of(uint64_t entries, uint64_t bytes, uint32_t seconds) {
   Limits limits;
-  limits.max_entries = 3;
-  limits.max_bytes = 1000;
-  limits.interval_seconds = 10;
+  limits.max_entries = entries;
+  limits.max_bytes = bytes;
+  limits.interval_seconds = seconds;
+  return limits;
+}
+
+}  // namespace
+
+TEST_CASE("sandbox_quota: past the entry limit lines are held back and counted exactly") {
+  const Limits limits = Of(3, 1000, 10);
   Quota q;
   int admitted = 0;
   for (int i = 0; i < 10; ++i) admitted += q.Admit(limits, 105, 7) ? 1 : 0;
@@ -25,10 +34,7 @@ TEST_CASE("sandbox_quota: past the entry limit lines are held back and counted e
 }
 
 TEST_CASE("sandbox_quota: the volume limit holds back a line that would pass it") {
-  Limits limits;
-  limits.max_entries = 100;
-  limits.max_bytes = 100;
-  limits.interval_seconds = 60;
+  const Limits limits = Of(100, 100, 60);
   Quota q;
   CHECK(q.Admit(limits, 0, 60));
   CHECK(!q.Admit(limits, 1, 60));  // 120 > 100
