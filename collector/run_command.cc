@@ -200,11 +200,13 @@ int Loop(const Settings& s, int sfd, tail_engine::Engine* engine,
 }
 
 // Finishes in-flight work on the way out: what has been seen is made
-// durable, bounded so a flooding sandbox cannot hold the shutdown forever.
+// durable, bounded (cycles and time) so a flooding sandbox cannot hold the
+// shutdown; what is left is read after the next start, from the checkpoints.
 int Drain(tail_engine::Engine* engine) {
   engine->HandleInotify();
   std::string err;
-  for (int i = 0; i < 64 && engine->HasWork(); ++i) {
+  const int64_t until = NowMs() + 500;
+  for (int i = 0; i < 64 && engine->HasWork() && NowMs() < until; ++i) {
     if (!engine->Pump(&err)) {
       logs::Error(err);
       return exit_status::kIoErr;

@@ -125,9 +125,10 @@ class Engine {
     file_id::FileId id;
     line_reader::Position pos;
     // The hash of the bytes before pos as the reader saw them (valid when
-    // hashed_at == pos.offset): the checkpoint vouches for what was read,
-    // even if the file is rewritten before the checkpoint is written.
+    // hashed_file == id and hashed_at == pos.offset): the checkpoint vouches
+    // for what was read, even if the file is rewritten before it is written.
     uint64_t hashed_at = UINT64_MAX;
+    file_id::FileId hashed_file;
     uint32_t hash_len = 0;
     std::string sha256_hex;
   };

@@ -106,7 +106,7 @@ bool Engine::Commit(std::string* err) {
     c.position = s.current.pos;
     c.held = s.quota.held();
     std::string herr;
-    if (s.current.hashed_at == c.position.offset) {
+    if (s.current.hashed_at == c.position.offset && s.current.hashed_file == c.file) {
       // The bytes as they were read: a rewrite since (during the sync) is
       // seen at the next look, not vouched for here.
       c.hash_len = s.current.hash_len;

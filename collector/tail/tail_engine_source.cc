@@ -345,6 +345,7 @@ line_reader::ReadResult Engine::ReadItems(Source* s, std::string* err) {
   budget.deadline_ns = turn_deadline_ns_;
   budget.keep_tail = true;
   OpenLog& log = s->current;
+  log.hashed_at = UINT64_MAX;  // set again below only from what this read saw
   const line_reader::ReadResult rr = reader_->Read(
       log.fd.get(), &log.pos,
       [&](const line_reader::Item& item) {
@@ -359,6 +360,7 @@ line_reader::ReadResult Engine::ReadItems(Source* s, std::string* err) {
   if (reader_->TailBefore(log.pos.offset, &tail)) {
     checkpoint_store::HashBytes(tail, &log.hash_len, &log.sha256_hex);
     log.hashed_at = log.pos.offset;
+    log.hashed_file = log.id;
   }
   return rr;
 }
