@@ -52,6 +52,15 @@ constexpr SchemaRow kConfigSchema[] = {
     {"limits.max_argv_entries", ValueType::kCount, "most argv entries per record (default 4096)"},
     {"limits.max_argv_size", ValueType::kSize,
      "most argument bytes per record, a size (default \"32KiB\")"},
+    {"sandbox_quota", ValueType::kObject,
+     "run mode: per-sandbox rate and volume limit; lines past it are counted into one "
+     "sandbox_quota_exceeded entry per interval"},
+    {"sandbox_quota.max_entries", ValueType::kCount,
+     "lines a sandbox may add as entries per interval (default 100000)"},
+    {"sandbox_quota.max_size", ValueType::kSize,
+     "log bytes of those lines per interval, a size (default \"64MiB\")"},
+    {"sandbox_quota.interval_seconds", ValueType::kCount,
+     "the interval, in seconds (default 60)"},
 };
 
 const char* TypeName(ValueType t) {
@@ -187,6 +196,25 @@ class Checker {
       const uint64_t n = v.GetUint64();
       if (n < 1 || n > 1000000) return Fail(path, "must be between 1 and 1000000");
       out_->limits.max_argv_entries = static_cast<size_t>(n);
+      return true;
+    }
+    if (key == "sandbox_quota") return Object(v, "sandbox_quota.", path + ".");
+    if (key == "sandbox_quota.max_entries") {
+      const uint64_t n = v.GetUint64();
+      if (n < 1 || n > 100000000) return Fail(path, "must be between 1 and 100000000");
+      out_->quota.max_entries = n;
+      return true;
+    }
+    if (key == "sandbox_quota.max_size") {
+      size_t bytes = 0;
+      if (!Size(v, path, 1, uint64_t{1} << 40, &bytes)) return false;
+      out_->quota.max_bytes = bytes;
+      return true;
+    }
+    if (key == "sandbox_quota.interval_seconds") {
+      const uint64_t n = v.GetUint64();
+      if (n < 1 || n > 86400) return Fail(path, "must be between 1 and 86400");
+      out_->quota.interval_seconds = static_cast<uint32_t>(n);
       return true;
     }
     // sources[].*

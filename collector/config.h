@@ -11,6 +11,7 @@
 
 #include "entry_mapper.h"
 #include "record_validator.h"
+#include "tail/sandbox_quota.h"
 
 namespace config {
 
@@ -36,6 +37,7 @@ struct Config {
   std::string listen, shim, shim_sha256, cgroup_pattern;
   std::vector<SourceConfig> sources;
   record_validator::Limits limits;
+  sandbox_quota::Limits quota;  // run mode, per sandbox
 };
 
 // One row per key the config may hold. `key` is the JSON path with "[]" for

@@ -65,7 +65,8 @@ class Progress {
 
 struct Totals {
   uint64_t lines = 0;
-  uint64_t entries = 0;
+  uint64_t entries = 0;   // appended by this run
+  uint64_t already = 0;   // found in the output already (imported before): not written again
   uint64_t rejected = 0;
   int worst_status = exit_status::kOk;
   void Raise(int status) {
@@ -103,6 +104,7 @@ bool ProcessLog(const std::string& log, const entry_mapper::SourceLabels* labels
   std::string reason;
   bool ok = true;
   line_reader::Position pos;
+  uint64_t appended = 0;
   const line_reader::ReadResult r = reader->Read(
       fd.get(), &pos,
       [&](const line_reader::Item& item) {
@@ -128,8 +130,10 @@ bool ProcessLog(const std::string& log, const entry_mapper::SourceLabels* labels
             ok = false;
             return false;
           case pipeline::Outcome::kAppended:
+            ++appended;  // counted as written once synced
+            return true;
           case pipeline::Outcome::kAlreadyPresent:
-            ++totals->entries;
+            ++totals->already;
             return true;
           case pipeline::Outcome::kValid:
             return true;
@@ -155,6 +159,7 @@ bool ProcessLog(const std::string& log, const entry_mapper::SourceLabels* labels
     totals->Raise(exit_status::kIoErr);
     ok = false;
   }
+  if (ok) totals->entries += appended;  // durable: what the file holds
   return ok;
 }
 
@@ -186,7 +191,9 @@ int Finish(const Totals& totals, bool wrote) {
   const std::string lines = std::to_string(totals.lines) + " lines, ";
   const std::string rejected = std::to_string(totals.rejected) + " rejected";
   if (wrote) {
-    logs::Note(lines + std::to_string(totals.entries) + " entries written, " + rejected);
+    logs::Note(lines + std::to_string(totals.entries) + " entries written, " +
+               (totals.already > 0 ? std::to_string(totals.already) + " already present, " : "") +
+               rejected);
   } else {
     logs::Note(lines + std::to_string(totals.lines - totals.rejected) + " valid, " + rejected);
   }

@@ -276,7 +276,8 @@ int Loop(const Settings& s, int sfd, tail_engine::Engine* engine, listener::List
 }
 
 // Finishes in-flight work on the way out: what has been seen is made
-// durable, bounded so a flooding sandbox cannot hold the shutdown forever.
+// durable, bounded (cycles and time) so a flooding sandbox cannot hold the
+// shutdown; what is left is read after the next start, from the checkpoints.
 int Drain(tail_engine::Engine* engine, listener::Listener* listener) {
   std::string err;
   if (listener != nullptr && (!listener->Pump(&err) || !listener->Finish(&err))) {
@@ -285,7 +286,8 @@ int Drain(tail_engine::Engine* engine, listener::Listener* listener) {
   }
   if (engine == nullptr) return exit_status::kOk;
   engine->HandleInotify();
-  for (int i = 0; i < 64 && engine->HasWork(); ++i) {
+  const int64_t until = NowMs() + 500;
+  for (int i = 0; i < 64 && engine->HasWork() && NowMs() < until; ++i) {
     if (!engine->Pump(&err)) {
       logs::Error(err);
       return exit_status::kIoErr;
@@ -374,6 +376,7 @@ int Run(const cli_args::ParsedArgs& args) {
     options.append_only_logs = s.append_only;
     if (s.have_config) {
       options.limits = s.config.limits;
+      options.quota = s.config.quota;
       options.config = &s.config;
     }
     engine = std::make_unique<tail_engine::Engine>();
@@ -400,10 +403,13 @@ int Run(const cli_args::ParsedArgs& args) {
   }
   std::string summary = "stopping: ";
   if (engine != nullptr) {
+    engine->ReportRejectionsNotShown(true);
     const tail_engine::Stats& st = engine->stats();
     summary += std::to_string(st.entries_written) + " entries written, " +
                std::to_string(st.entries_already_present) + " already present (replayed), " +
                std::to_string(st.lines_rejected) + " lines rejected, " +
+               std::to_string(st.lines_held) + " lines past a sandbox quota (in " +
+               std::to_string(st.summaries_written) + " summary entries), " +
                std::to_string(st.logs_suppressed) + " log suppression(s) recorded (" +
                std::to_string(st.logs_restored) + " restored), " +
                std::to_string(syslog.dropped()) + " syslog messages dropped, " +

@@ -108,16 +108,37 @@ LoadResult Load(int state_dir_fd, const std::string& key, Checkpoint* out, std::
   unsigned skipping, hash_len;
   char hex[65];
   int used = 0;
-  if (sscanf(body.c_str(), "dev=%llu ino=%llu offset=%llu skipping=%u hash_len=%u sha256=%64s\n%n",
-             &dev, &ino, &offset, &skipping, &hash_len, hex, &used) != 6 ||
-      used == 0 || static_cast<size_t>(used) != body.size() ||
-      skipping > 1 || hash_len > kHashWindow || hash_len > offset || !IsHex64(hex)) {
+  if (sscanf(body.c_str(), "dev=%llu ino=%llu offset=%llu skipping=%u hash_len=%u sha256=%64s%n",
+             &dev, &ino, &offset, &skipping, &hash_len, hex, &used) != 6 || used == 0) {
+    *err = name + ": malformed checkpoint";
+    return LoadResult::kCorrupt;
+  }
+  // Fields added later, each optional: a checkpoint without them reads as before.
+  unsigned long long run_start = skipping == 1 ? offset : 0;  // unknown: from here
+  unsigned long long held_lines = 0, held_bytes = 0;
+  long long held_since = 0;
+  const char* at = body.c_str() + used;
+  for (;;) {
+    int n_used = 0;
+    if (sscanf(at, " run_start=%llu%n", &run_start, &n_used) == 1 && n_used > 0) {
+    } else if (sscanf(at, " held=%llu,%llu,%lld%n", &held_lines, &held_bytes, &held_since,
+                      &n_used) == 3 && n_used > 0) {
+    } else {
+      break;
+    }
+    at += n_used;
+  }
+  if (strcmp(at, "\n") != 0 || skipping > 2 || hash_len > kHashWindow || hash_len > offset ||
+      run_start > offset || !IsHex64(hex)) {
     *err = name + ": malformed checkpoint";
     return LoadResult::kCorrupt;
   }
   out->file = {dev, ino};
   out->position.offset = offset;
   out->position.skipping_long_line = skipping == 1;
+  out->position.in_nul_run = skipping == 2;
+  out->position.run_start = skipping == 0 ? 0 : run_start;
+  out->held = {held_lines, held_bytes, held_since};
   out->hash_len = hash_len;
   out->sha256_hex = hex;
   return LoadResult::kLoaded;
@@ -125,12 +146,19 @@ LoadResult Load(int state_dir_fd, const std::string& key, Checkpoint* out, std::
 
 bool Stage(int state_dir_fd, const std::string& key, const Checkpoint& c, bool sync_file,
            std::string* err) {
-  char line[256];
-  snprintf(line, sizeof line, "dev=%llu ino=%llu offset=%llu skipping=%u hash_len=%u sha256=%s\n",
+  char line[320];
+  // skipping: 0 at a line start, 1 inside an over-long line, 2 inside a NUL
+  // run; run_start: where that line or run began (its report gives its length).
+  const unsigned skipping = c.position.skipping_long_line ? 1u : c.position.in_nul_run ? 2u : 0u;
+  snprintf(line, sizeof line,
+           "dev=%llu ino=%llu offset=%llu skipping=%u hash_len=%u sha256=%s run_start=%llu "
+           "held=%llu,%llu,%lld\n",
            static_cast<unsigned long long>(c.file.dev), static_cast<unsigned long long>(c.file.ino),
-           static_cast<unsigned long long>(c.position.offset),
-           c.position.skipping_long_line ? 1u : 0u, c.hash_len,
-           c.sha256_hex.c_str());
+           static_cast<unsigned long long>(c.position.offset), skipping, c.hash_len,
+           c.sha256_hex.c_str(),
+           static_cast<unsigned long long>(skipping == 0 ? 0 : c.position.run_start),
+           static_cast<unsigned long long>(c.held.lines),
+           static_cast<unsigned long long>(c.held.bytes), static_cast<long long>(c.held.since));
   return StageFile(state_dir_fd, FileName(key) + ".tmp", std::string(kMagic) + line, sync_file,
                    err);
 }
@@ -165,13 +193,26 @@ bool SyncDirectory(int state_dir_fd, std::string* err) {
   return true;
 }
 
+void HashBytes(const std::string& bytes, uint32_t* hash_len, std::string* sha256_hex) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int md_len = 0;
+  EVP_Digest(bytes.data(), bytes.size(), md, &md_len, EVP_sha256(), nullptr);
+  static const char kHex[] = "0123456789abcdef";
+  sha256_hex->clear();
+  for (unsigned i = 0; i < md_len; ++i) {
+    sha256_hex->push_back(kHex[md[i] >> 4]);
+    sha256_hex->push_back(kHex[md[i] & 15]);
+  }
+  *hash_len = static_cast<uint32_t>(bytes.size());
+}
+
 bool HashBefore(int fd, uint64_t offset, uint32_t* hash_len, std::string* sha256_hex,
                 std::string* err) {
   const uint32_t len = offset < kHashWindow ? static_cast<uint32_t>(offset) : kHashWindow;
-  unsigned char buf[kHashWindow];
+  std::string bytes(len, '\0');
   size_t got = 0;
   while (got < len) {
-    ssize_t n = pread(fd, buf + got, len - got, static_cast<off_t>(offset - len + got));
+    ssize_t n = pread(fd, &bytes[got], len - got, static_cast<off_t>(offset - len + got));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       *err = std::string("pread: ") + strerror(errno);
@@ -183,19 +224,7 @@ bool HashBefore(int fd, uint64_t offset, uint32_t* hash_len, std::string* sha256
     }
     got += static_cast<size_t>(n);
   }
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int md_len = 0;
-  if (EVP_Digest(buf, len, md, &md_len, EVP_sha256(), nullptr) != 1) {
-    *err = "SHA-256 failed";
-    return false;
-  }
-  static const char kHex[] = "0123456789abcdef";
-  sha256_hex->clear();
-  for (unsigned i = 0; i < md_len; ++i) {
-    sha256_hex->push_back(kHex[md[i] >> 4]);
-    sha256_hex->push_back(kHex[md[i] & 15]);
-  }
-  *hash_len = len;
+  HashBytes(bytes, hash_len, sha256_hex);
   return true;
 }
 

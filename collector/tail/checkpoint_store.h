@@ -13,6 +13,7 @@
 
 #include "file_id.h"
 #include "tail/line_reader.h"
+#include "tail/sandbox_quota.h"
 
 namespace checkpoint_store {
 
@@ -25,6 +26,7 @@ struct Checkpoint {
   line_reader::Position position;
   uint32_t hash_len = 0;    // bytes hashed: min(position.offset, kHashWindow)
   std::string sha256_hex;   // of bytes [position.offset - hash_len, position.offset)
+  sandbox_quota::Held held;  // lines read up to here past the quota, not yet summarised
 };
 
 enum class LoadResult { kLoaded, kNone, kCorrupt, kError };
@@ -56,6 +58,11 @@ bool StageFile(int state_dir_fd, const std::string& tmp, const std::string& body
                std::string* err);
 bool ReplaceDurably(int state_dir_fd, const std::string& name, const std::string& body,
                     std::string* err);
+static_assert(kHashWindow == line_reader::kTailWindow, "the reader keeps the hash window");
+
+// The hash of bytes already in hand (line_reader::Reader::TailBefore: what
+// was read, which a later rewrite of the file cannot change).
+void HashBytes(const std::string& bytes, uint32_t* hash_len, std::string* sha256_hex);
 
 // Fills hash_len and sha256_hex for `offset` of fd.
 bool HashBefore(int fd, uint64_t offset, uint32_t* hash_len, std::string* sha256_hex,

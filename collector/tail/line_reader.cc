@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +19,12 @@ const char* Describe(Rejection rejection) {
   return "not rejected";
 }
 
+int64_t MonotonicNs() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
 namespace {
 constexpr size_t kMinChunk = 64;
 }
@@ -28,20 +35,134 @@ Reader::Reader(size_t chunk_bytes, size_t max_line_bytes)
 
 uint64_t Reader::PendingBytes(int fd, const Position& pos) {
   struct stat st;
-  if (pos.skipping_long_line || fstat(fd, &st) != 0) return 0;
+  if (fstat(fd, &st) != 0) return 0;
   const uint64_t size = static_cast<uint64_t>(st.st_size);
-  return size > pos.offset ? size - pos.offset : 0;
+  // An over-long line without its newline yet is pending from its start.
+  const uint64_t from = pos.skipping_long_line ? pos.run_start : pos.offset;
+  return size > from ? size - from : 0;
 }
 
-ReadResult Reader::Read(int fd, Position* pos, const ItemCallback& on_item, std::string* err) {
+void Reader::TailReset(int fd, uint64_t offset, bool keep) {
+  tail_valid_ = keep;
+  tail_head_ = 0;
+  tail_len_ = 0;
+  tail_end_ = offset;
+  if (!keep) return;
+  tail_.resize(kTailWindow);
+  // The bytes before the position, read now: with what this Read consumes
+  // after them, the window is what this Read saw.
+  const uint64_t want = std::min<uint64_t>(offset, kTailWindow);
+  size_t got = 0;
+  while (got < want) {
+    const ssize_t n = pread(fd, tail_.data() + got, want - got,
+                            static_cast<off_t>(offset - want + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  if (got < want) {
+    tail_valid_ = false;  // the file ends before the position: nothing to vouch for
+    return;
+  }
+  tail_len_ = want;
+  tail_head_ = want % kTailWindow;
+}
+
+void Reader::TailAppend(const char* p, size_t n) {
+  tail_end_ += n;
+  if (!tail_valid_) return;
+  if (n >= kTailWindow) {
+    p += n - kTailWindow;
+    n = kTailWindow;
+  }
+  while (n > 0) {
+    const size_t room = kTailWindow - tail_head_;
+    const size_t step = std::min(room, n);
+    memcpy(tail_.data() + tail_head_, p, step);
+    tail_head_ = (tail_head_ + step) % kTailWindow;
+    p += step;
+    n -= step;
+    tail_len_ = std::min<uint64_t>(kTailWindow, tail_len_ + step);
+  }
+}
+
+void Reader::TailAppendZeros(uint64_t n) {
+  static const char kZeros[256] = {};
+  tail_end_ += n;
+  if (!tail_valid_) return;
+  const uint64_t keep = std::min<uint64_t>(n, kTailWindow);
+  tail_end_ -= keep;
+  for (uint64_t done = 0; done < keep;) {
+    const size_t step = static_cast<size_t>(std::min<uint64_t>(sizeof kZeros, keep - done));
+    TailAppend(kZeros, step);
+    done += step;
+  }
+}
+
+bool Reader::TailBefore(uint64_t offset, std::string* bytes) const {
+  if (!tail_valid_ || tail_end_ != offset || tail_len_ != std::min<uint64_t>(offset, kTailWindow)) {
+    return false;
+  }
+  bytes->clear();
+  const size_t len = static_cast<size_t>(tail_len_);
+  const size_t start = (tail_head_ + kTailWindow - len) % kTailWindow;
+  const size_t first = std::min(len, kTailWindow - start);
+  bytes->append(tail_.data() + start, first);
+  bytes->append(tail_.data(), len - first);
+  return true;
+}
+
+bool Reader::JumpHole(int fd, Position* pos) {
+  const off_t from = static_cast<off_t>(pos->offset);
+  const off_t data = lseek(fd, from, SEEK_DATA);
+  uint64_t to = pos->offset;
+  if (data > from) {
+    to = static_cast<uint64_t>(data);
+  } else if (data < 0 && errno == ENXIO) {
+    struct stat st;
+    if (fstat(fd, &st) == 0 && static_cast<uint64_t>(st.st_size) > pos->offset) {
+      to = static_cast<uint64_t>(st.st_size);  // a hole up to the end
+    }
+  }
+  // A file system that cannot say (EINVAL) or data right here: the caller
+  // reads on in chunks, within its budget.
+  if (to == pos->offset) return false;
+  TailAppendZeros(to - pos->offset);
+  pos->offset = to;
+  return true;
+}
+
+ReadResult Reader::Read(int fd, Position* pos, const ItemCallback& on_item, std::string* err,
+                        const Budget& budget) {
+  TailReset(fd, pos->offset, budget.keep_tail);
+  uint64_t spent = 0;
   for (;;) {
+    if (spent >= budget.max_bytes ||
+        (budget.deadline_ns != 0 && spent > 0 && MonotonicNs() >= budget.deadline_ns)) {
+      return ReadResult::kStopped;  // the rest next turn, from the exact position
+    }
     ssize_t n = pread(fd, buffer_.data(), buffer_.size(), static_cast<off_t>(pos->offset));
     if (n < 0) {
       if (errno == EINTR) continue;
       if (err) *err = std::string("pread: ") + strerror(errno);
       return ReadResult::kError;
     }
-    if (n == 0) return ReadResult::kEndOfData;
+    if (n == 0) {
+      if (pos->in_nul_run) {
+        // The run reaches the end of the data: reported now, once.
+        Item item;
+        item.kind = Item::Kind::kRejected;
+        item.rejection = Rejection::kNul;
+        item.ends_line = false;
+        item.offset = pos->run_start;
+        item.end = pos->offset;
+        item.length = pos->offset - pos->run_start;
+        pos->in_nul_run = false;
+        if (!on_item(item)) return ReadResult::kStopped;
+      }
+      return ReadResult::kEndOfData;
+    }
+    spent += static_cast<uint64_t>(n);
     const size_t len = static_cast<size_t>(n);
     const char* buf = buffer_.data();
     size_t at = 0;  // consumed bytes of this chunk; pos->offset tracks it
@@ -50,42 +171,54 @@ ReadResult Reader::Read(int fd, Position* pos, const ItemCallback& on_item, std:
       const size_t rest = len - at;
       if (pos->skipping_long_line) {
         const char* nl = static_cast<const char*>(memchr(p, '\n', rest));
-        size_t used = nl ? static_cast<size_t>(nl - p) + 1 : rest;
+        const size_t used = nl ? static_cast<size_t>(nl - p) + 1 : rest;
+        TailAppend(p, used);
         at += used;
         pos->offset += used;
-        if (nl) pos->skipping_long_line = false;
-        continue;
-      }
-      if (*p == '\0') {
-        // A run of NULs at a line start is its own rejected item, so the
-        // record that follows the hole is still read.
-        size_t run = 0;
-        while (run < rest && p[run] == '\0') ++run;
+        if (!nl) {
+          // A hole inside the line (one byte, a terabyte of hole, a
+          // newline) is jumped, not read as zeros.
+          if (p[used - 1] == '\0') JumpHole(fd, pos);
+          break;
+        }
+        pos->skipping_long_line = false;
         Item item;
         item.kind = Item::Kind::kRejected;
-        item.offset = pos->offset;
-        item.rejection = Rejection::kNul;
-        item.ends_line = false;  // the line goes on after the run (maybe just its '\n')
+        item.rejection = Rejection::kTooLong;
+        item.offset = pos->run_start;
+        item.end = pos->offset;
+        item.length = pos->offset - 1 - pos->run_start;
+        if (!on_item(item)) return ReadResult::kStopped;
+        continue;
+      }
+      if (pos->in_nul_run || *p == '\0') {
+        // A run of NULs at a line start is its own rejected item, so the
+        // record that follows the hole is still read; it is reported once,
+        // when it ends, however many chunks and turns it spans.
+        if (!pos->in_nul_run) {
+          pos->in_nul_run = true;
+          pos->run_start = pos->offset;
+        }
+        size_t run = 0;
+        while (run < rest && p[run] == '\0') ++run;
+        TailAppend(p, run);
         at += run;
         pos->offset += run;
         if (at == len) {
           // The run reaches the end of the chunk: a sparse file's hole reads
-          // as NULs, and a sandbox can make one terabytes long. Jump to the
-          // next data instead of reading zeros.
-          const off_t data = lseek(fd, static_cast<off_t>(pos->offset), SEEK_DATA);
-          if (data > static_cast<off_t>(pos->offset)) {
-            pos->offset = static_cast<uint64_t>(data);
-          } else if (data < 0 && errno == ENXIO) {
-            struct stat st;
-            if (fstat(fd, &st) == 0 && static_cast<uint64_t>(st.st_size) > pos->offset) {
-              pos->offset = static_cast<uint64_t>(st.st_size);  // a hole up to the end
-            }
-          }
+          // as NULs, and a sandbox can make one terabytes long.
+          JumpHole(fd, pos);
+          break;  // read on from the (possibly advanced) offset
         }
+        pos->in_nul_run = false;
+        Item item;
+        item.kind = Item::Kind::kRejected;
+        item.offset = pos->run_start;
+        item.rejection = Rejection::kNul;
+        item.ends_line = false;  // the line goes on after the run (maybe just its '\n')
         item.length = pos->offset - item.offset;
         item.end = pos->offset;
         if (!on_item(item)) return ReadResult::kStopped;
-        if (at == len) break;  // read on from the (possibly advanced) offset
         continue;
       }
       const char* nl = static_cast<const char*>(memchr(p, '\n', rest));
@@ -106,6 +239,7 @@ ReadResult Reader::Read(int fd, Position* pos, const ItemCallback& on_item, std:
           item.kind = Item::Kind::kLine;
           item.line = std::string_view(p, line_len);
         }
+        TailAppend(p, line_len + 1);
         at += line_len + 1;
         pos->offset = item.end;
         if (!on_item(item)) return ReadResult::kStopped;
@@ -113,17 +247,15 @@ ReadResult Reader::Read(int fd, Position* pos, const ItemCallback& on_item, std:
       }
       // No newline in the rest of this chunk.
       if (rest > max_line_bytes_) {
-        Item item;
-        item.kind = Item::Kind::kRejected;
-        item.offset = pos->offset;
-        item.length = rest;
-        item.rejection = Rejection::kTooLong;
+        // Too long already: passed over to its newline, reported there with
+        // its whole length.
+        pos->skipping_long_line = true;
+        pos->run_start = pos->offset;
+        TailAppend(p, rest);
         at += rest;
         pos->offset += rest;
-        pos->skipping_long_line = true;
-        item.end = pos->offset;
-        if (!on_item(item)) return ReadResult::kStopped;
-        continue;
+        if (p[rest - 1] == '\0') JumpHole(fd, pos);
+        break;
       }
       // A partial line: leave it in the file; re-read from its start.
       if (at == 0) {

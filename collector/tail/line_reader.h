@@ -6,8 +6,12 @@
 // memory: the offset simply stays at its start, and it is read again once its
 // newline has arrived. An over-long line is rejected as soon as it is known
 // to be too long and skipped without ever being buffered whole; the lines
-// after it are read normally (a long line never blinds the file). Runs of
-// NUL bytes (a stale writer's hole) are rejected, never emitted.
+// after it are read normally (a long line never blinds the file); it is
+// reported once, when its newline arrives, with its whole length. Runs of
+// NUL bytes (a stale writer's hole) are rejected, never emitted, once per
+// run with its whole length; a sparse hole is jumped with SEEK_DATA, inside a
+// line as well as between lines. Each Read is bounded (Budget): a hostile
+// file costs a turn, never the whole daemon.
 #ifndef AGT_COLLECTOR_TAIL_LINE_READER_H_
 #define AGT_COLLECTOR_TAIL_LINE_READER_H_
 
@@ -27,8 +31,14 @@ namespace line_reader {
 struct Position {
   uint64_t offset = 0;
   bool skipping_long_line = false;
+  // Inside a run of NULs not yet reported (it is reported once, when it ends).
+  bool in_nul_run = false;
+  // Where the over-long line or NUL run being passed over began, so its
+  // report gives its whole length (not the bytes known when it was found).
+  uint64_t run_start = 0;
   bool operator==(const Position& o) const {
-    return offset == o.offset && skipping_long_line == o.skipping_long_line;
+    return offset == o.offset && skipping_long_line == o.skipping_long_line &&
+           in_nul_run == o.in_nul_run && run_start == o.run_start;
   }
   bool operator!=(const Position& o) const { return !(*this == o); }
 };
@@ -51,18 +61,36 @@ struct Item {
   // False only for a run of NULs at a line's start: the same line goes on
   // with the next item, if only its '\n' (for counting lines).
   bool ends_line = true;
-  uint64_t length = 0;    // kRejected: bytes known so far
+  uint64_t length = 0;    // kRejected: the whole run's bytes (without a newline)
   Rejection rejection = Rejection::kNone;  // kRejected: why
 };
 
 enum class ReadResult {
   kEndOfData,  // reached the end of what the file holds now
-  kStopped,    // the callback asked to stop (budget)
+  kStopped,    // the callback asked to stop, or the Budget was spent
   kError,      // pread failed; *err says why
 };
 
 // Called per item, in file order; return false to stop after this item.
 using ItemCallback = std::function<bool(const Item&)>;
+
+// What one Read may spend: bytes read (a hole jumped costs nothing) and a
+// monotonic deadline, checked before each chunk. The position is exact when
+// it stops, so the next Read goes on from there.
+struct Budget {
+  uint64_t max_bytes = UINT64_MAX;
+  int64_t deadline_ns = 0;  // CLOCK_MONOTONIC; 0: none
+  // Keep the last kTailWindow bytes before the position as this Read saw
+  // them (TailBefore): a checkpoint hashes what was read, not what the file
+  // holds by the time the checkpoint is written.
+  bool keep_tail = false;
+};
+
+// The bytes before a position that TailBefore gives (a checkpoint's hash window).
+constexpr uint32_t kTailWindow = 4096;
+
+// CLOCK_MONOTONIC in ns, for Budget::deadline_ns.
+int64_t MonotonicNs();
 
 class Reader {
  public:
@@ -74,16 +102,34 @@ class Reader {
 
   size_t max_line_bytes() const { return max_line_bytes_; }
   // The bytes at the end of fd after *pos that no item covers yet: an
-  // unterminated last line (0 while skipping an over-long line).
+  // unterminated last line, an over-long one counted from its start.
   static uint64_t PendingBytes(int fd, const Position& pos);
 
   // Reads from pos->offset to the current end of fd (or until the callback
   // stops), advancing *pos past every item delivered.
-  ReadResult Read(int fd, Position* pos, const ItemCallback& on_item, std::string* err);
+  ReadResult Read(int fd, Position* pos, const ItemCallback& on_item, std::string* err,
+                  const Budget& budget = Budget());
+
+  // After a Read with keep_tail that ended at `offset`: the min(offset,
+  // kTailWindow) bytes before it, as that Read saw them. False otherwise.
+  bool TailBefore(uint64_t offset, std::string* bytes) const;
 
  private:
+  // The tail ring: bytes consumed by the current Read, the last kTailWindow.
+  void TailReset(int fd, uint64_t offset, bool keep);
+  void TailAppend(const char* p, size_t n);
+  void TailAppendZeros(uint64_t n);
+  // A hole at pos->offset (SEEK_DATA says the data resumes later): jumped,
+  // counted as NULs. False when the file system says nothing or no hole is there.
+  bool JumpHole(int fd, Position* pos);
+
   std::vector<char> buffer_;
   size_t max_line_bytes_;
+  std::vector<char> tail_;   // a ring of kTailWindow bytes
+  size_t tail_head_ = 0;     // where the next byte goes
+  uint64_t tail_len_ = 0;    // valid bytes (<= kTailWindow)
+  uint64_t tail_end_ = 0;    // the offset just after the newest byte
+  bool tail_valid_ = false;
 };
 
 }  // namespace line_reader

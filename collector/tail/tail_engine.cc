@@ -24,6 +24,11 @@ namespace {
 // The shared read buffer starts at this size (grown on demand to a line).
 constexpr size_t kReadChunk = 64 * 1024;
 
+// Each source's share of a cycle is at least this many items, and a cycle
+// serves sources for at most this long (the rest come first in the next).
+constexpr size_t kMinItemsPerTurn = 64;
+constexpr int64_t kCycleNs = 100 * 1000000;
+
 }  // namespace
 
 Engine::Engine() = default;
@@ -110,11 +115,25 @@ bool Engine::Report(Source* s, const std::string& problem, uint64_t ino) {
 bool Engine::Pump(std::string* err) {
   std::vector<uint32_t> work;
   work.swap(dirty_);
+  // Round-robin: every marked source gets an equal share of the cycle; one
+  // with more than its share is marked again (Look) and queued behind the
+  // sources this cycle had no room for.
+  const size_t share = std::max(kMinItemsPerTurn, options_.max_entries_per_cycle /
+                                                      std::max<size_t>(1, work.size()));
+  const int64_t cycle_end = line_reader::MonotonicNs() + kCycleNs;
   size_t i = 0;
-  for (; i < work.size() && cycle_entries_ < options_.max_entries_per_cycle && fatal_.empty(); ++i) {
+  for (; i < work.size() && cycle_entries_ < options_.max_entries_per_cycle && fatal_.empty();
+       ++i) {
+    const int64_t now = line_reader::MonotonicNs();
+    if (i > 0 && now >= cycle_end) break;
+    turn_items_left_ = share;
+    turn_deadline_ns_ = std::min(cycle_end, now + options_.source_ms_per_turn * 1000000);
     Look(work[i]);
   }
-  for (; i < work.size(); ++i) dirty_.push_back(work[i]);  // budget spent: next cycle
+  std::vector<uint32_t> served_again;
+  served_again.swap(dirty_);
+  dirty_.assign(work.begin() + static_cast<std::ptrdiff_t>(i), work.end());
+  dirty_.insert(dirty_.end(), served_again.begin(), served_again.end());
   return Commit(err);
 }
 

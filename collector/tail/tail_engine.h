@@ -15,12 +15,19 @@
 // One class, one concern per file: tail_engine.cc (set-up and the cycle),
 // tail_engine_discovery.cc (sandboxes found, inotify, the scan),
 // tail_engine_source.cc (reading one log: resume, truncation, rotation),
-// tail_engine_commit.cc (validate and append, sync, then checkpoints).
+// tail_engine_commit.cc (validate and append, sync, then checkpoints),
+// tail_engine_quota.cc (each sandbox's rate and volume limit).
+//
+// Fair: each cycle serves the marked sources round-robin, each with a share
+// of the cycle (entries, bytes, time); one that still has work goes to the
+// back of the queue, so a flood or a sparse terabyte in one sandbox delays
+// another's entries by at most one cycle.
 #ifndef AGT_COLLECTOR_TAIL_TAIL_ENGINE_H_
 #define AGT_COLLECTOR_TAIL_TAIL_ENGINE_H_
 
 #include <stdint.h>
 
+#include <deque>
 #include <optional>
 #include <array>
 #include <string>
@@ -36,6 +43,7 @@
 #include "tail/checkpoint_store.h"
 #include "tail/inotify_watcher.h"
 #include "tail/line_reader.h"
+#include "tail/sandbox_quota.h"
 #include "tail/syslog_sender.h"
 #include "unique_fd.h"
 
@@ -50,12 +58,20 @@ struct Options {
   // Create each sandbox's log and mark every log append-only where the file
   // system allows (tail_engine_guard.cc); off: logs are only read.
   bool append_only_logs = true;
+  // Per source and cycle: at most this many bytes read (a hole jumped costs
+  // nothing) and this long spent, so one file cannot hold a cycle.
+  uint64_t source_bytes_per_turn = 1u << 20;
+  int64_t source_ms_per_turn = 20;
+  // Per sandbox: lines past these are counted into one summary entry per window.
+  sandbox_quota::Limits quota;
 };
 
 struct Stats {
-  uint64_t entries_written = 0;
+  uint64_t entries_written = 0;  // made durable (synced): what the audit file holds
   uint64_t entries_already_present = 0;  // skipped on replay after a restart
   uint64_t lines_rejected = 0;
+  uint64_t lines_held = 0;          // past a sandbox's quota: counted, not written one by one
+  uint64_t summaries_written = 0;   // sandbox_quota_exceeded entries
   uint64_t sources = 0;
   uint64_t watches = 0;
   uint64_t logs_suppressed = 0;     // denied_log_suppressed entries written
@@ -100,6 +116,9 @@ class Engine {
   std::string AppendOnlySummary() const;
 
   const Stats& stats() const { return stats_; }
+  // "N more rejected line(s) not shown" for the rejections past the
+  // per-second limit, once their second is over (or now, at_exit).
+  void ReportRejectionsNotShown(bool at_exit);
 
  private:
   struct Pattern {
@@ -119,6 +138,13 @@ class Engine {
     unique_fd::UniqueFd fd;
     file_id::FileId id;
     line_reader::Position pos;
+    // The hash of the bytes before pos as the reader saw them (valid when
+    // hashed_file == id and hashed_at == pos.offset): the checkpoint vouches
+    // for what was read, even if the file is rewritten before it is written.
+    uint64_t hashed_at = UINT64_MAX;
+    file_id::FileId hashed_file;
+    uint32_t hash_len = 0;
+    std::string sha256_hex;
   };
 
   // A file of a sandbox's log that was read and then let go (after its
@@ -161,8 +187,10 @@ class Engine {
     // Read exactly up to what the checkpoint says: nothing to checkpoint,
     // and the file can be let go and resumed later.
     bool AtCheckpoint() const {
-      return have_committed && committed.file == current.id && committed.position == current.pos;
+      return have_committed && committed.file == current.id && committed.position == current.pos &&
+             committed.held == quota.held();
     }
+    sandbox_quota::Quota quota;
     // Something refused or failing at the path, reported once until it changes.
     std::string problem;
     uint64_t problem_ino = 0;
@@ -199,11 +227,23 @@ class Engine {
   size_t ReleaseIdleFiles(const Source* except, size_t want);
   void RetireIfGone(uint32_t index);
   bool ResumeFromRotated(Source* s, file_id::FileId now_at_path);
+  // Of the LOG.* names in dir_fd, the files changed after the source's
+  // checkpoint was written (so never read), oldest first.
+  std::vector<std::string> UnreadSiblings(const Source& s, int dir_fd,
+                                          const std::vector<std::string>& names,
+                                          file_id::FileId now_at_path);
   void ValidateStillSame(Source* s);
   void ReadSource(Source* s, size_t* budget);
   // One item read: a line goes through the pipeline, a rejected run is reported.
   void HandleItem(Source* s, const line_reader::Item& item);
   void Reject(Source* s, uint64_t offset, const std::string& reason);
+  // The sandbox's quota (tail_engine_quota.cc): whether a line is written,
+  // and the summary of the held-back lines once their window has ended.
+  bool AdmitLine(Source* s, uint64_t bytes);
+  void SummariseIfDue(Source* s);
+  // Entry ids written by this run, newest last (bounded): a file read again
+  // (truncated and rewritten with the same bytes) never signs an id twice.
+  void RememberWritten(const std::string& entry_id);
   bool Commit(std::string* err);
   // True when said now (a problem not reported before for this object).
   bool Report(Source* s, const std::string& problem, uint64_t ino);
@@ -237,10 +277,14 @@ class Engine {
   std::vector<uint32_t> dirty_;
   std::vector<uint32_t> touched_;  // read this cycle: checkpoint candidates
   std::unordered_set<std::string> recent_ids_;
+  std::deque<std::string> written_ids_;  // RememberWritten's order, for its bound
+  size_t turn_items_left_ = 0;           // the current source's share of this cycle
+  int64_t turn_deadline_ns_ = 0;         // and its time (line_reader::MonotonicNs)
   std::unordered_map<uint32_t, uint32_t> move_cookies_;  // IN_MOVED_FROM cookie -> source
   std::vector<Syslogged> cycle_syslog_;
   size_t cycle_entries_ = 0;
-  size_t cycle_appended_ = 0;
+  size_t cycle_appended_ = 0;   // appended this cycle, not yet synced
+  size_t cycle_summaries_ = 0;  // of which quota summaries
   std::string fatal_;  // an output error met while reading; Pump returns it
   std::optional<line_reader::Reader> reader_;
   std::optional<pipeline::Ingest> ingest_;

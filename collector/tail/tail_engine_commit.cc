@@ -29,6 +29,7 @@ void Engine::HandleItem(Source* s, const line_reader::Item& item) {
     Reject(s, item.offset, pipeline::RejectionReason(item, reader_->max_line_bytes()));
     return;
   }
+  if (!AdmitLine(s, item.line.size() + 1)) return;  // past the quota: counted
   const std::string path = LogPath(*s);
   entry_mapper::SourceLabels labels;
   std::string reason;
@@ -44,13 +45,14 @@ void Engine::HandleItem(Source* s, const line_reader::Item& item) {
       return;
     case pipeline::Outcome::kAlreadyPresent:
       ++stats_.entries_already_present;  // written before a crash; exactly once
+      RememberWritten(ingest_->entry().entry_id);
       return;
     case pipeline::Outcome::kAppended:
     case pipeline::Outcome::kValid:
       break;
   }
-  ++stats_.entries_written;
-  ++cycle_appended_;
+  ++cycle_appended_;  // counted as written once the sync has made it durable
+  RememberWritten(ingest_->entry().entry_id);
   if (syslog_ != nullptr) {
     const audit_entry::AuditEntryFields& entry = ingest_->entry();
     cycle_syslog_.push_back(
@@ -58,15 +60,19 @@ void Engine::HandleItem(Source* s, const line_reader::Item& item) {
   }
 }
 
+void Engine::ReportRejectionsNotShown(bool at_exit) {
+  const int64_t now = static_cast<int64_t>(time(nullptr));
+  if (rejections_suppressed_ == 0 || (!at_exit && now == rejection_second_)) return;
+  Warn(std::to_string(rejections_suppressed_) + " more rejected line(s) not shown (at most " +
+       std::to_string(kRejectionsPerSecond) + " are shown per second)");
+  rejections_suppressed_ = 0;
+}
+
 void Engine::Reject(Source* s, uint64_t offset, const std::string& reason) {
   ++stats_.lines_rejected;
   const int64_t now = static_cast<int64_t>(time(nullptr));
   if (now != rejection_second_) {
-    if (rejections_suppressed_ > 0) {
-      Warn(std::to_string(rejections_suppressed_) +
-           " more rejected line(s) not shown (at most " + std::to_string(kRejectionsPerSecond) +
-           " are shown per second)");
-    }
+    ReportRejectionsNotShown(false);
     rejection_second_ = now;
     rejections_this_second_ = 0;
     rejections_suppressed_ = 0;
@@ -93,7 +99,10 @@ bool Engine::Commit(std::string* err) {
       return false;
     }
   }
+  stats_.entries_written += cycle_appended_;  // what the file holds: not what failed to land
+  stats_.summaries_written += cycle_summaries_;
   cycle_appended_ = 0;
+  cycle_summaries_ = 0;
   // 2. Checkpoints for every source that moved: staged, made durable (one
   //    fsync each for a few, one syncfs for many), then renamed into place.
   std::vector<std::pair<uint32_t, checkpoint_store::Checkpoint>> moved;
@@ -104,9 +113,15 @@ bool Engine::Commit(std::string* err) {
     checkpoint_store::Checkpoint c;
     c.file = s.current.id;
     c.position = s.current.pos;
+    c.held = s.quota.held();
     std::string herr;
-    if (!checkpoint_store::HashBefore(s.current.fd.get(), c.position.offset, &c.hash_len,
-                                      &c.sha256_hex, &herr)) {
+    if (s.current.hashed_at == c.position.offset && s.current.hashed_file == c.file) {
+      // The bytes as they were read: a rewrite since (during the sync) is
+      // seen at the next look, not vouched for here.
+      c.hash_len = s.current.hash_len;
+      c.sha256_hex = s.current.sha256_hex;
+    } else if (!checkpoint_store::HashBefore(s.current.fd.get(), c.position.offset, &c.hash_len,
+                                             &c.sha256_hex, &herr)) {
       MarkDirty(index);  // changed under us (truncated since the read): look again
       continue;
     }
@@ -152,6 +167,7 @@ bool Engine::Commit(std::string* err) {
   }
   cycle_syslog_.clear();
   cycle_entries_ = 0;
+  ReportRejectionsNotShown(false);  // a second with no rejection after it still says so
   return true;
 }
 

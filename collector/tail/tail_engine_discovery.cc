@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <utility>
@@ -114,6 +115,7 @@ Engine::Source* Engine::Discover(uint32_t pattern_index, const std::string& sand
     case checkpoint_store::LoadResult::kLoaded:
       s.have_committed = true;
       s.resume_pending = true;
+      s.quota.Restore(c.held);
       s.committed = std::move(c);
       break;
     case checkpoint_store::LoadResult::kNone:
@@ -228,9 +230,11 @@ void Engine::Scan() {
   }
   const bool full = force_full_scan_ || ++scan_count_ % kWatchedCheckEvery == 0;
   force_full_scan_ = false;
+  const int64_t now = static_cast<int64_t>(time(nullptr));
   for (uint32_t i = 0; i < sources_.size(); ++i) {
     Source& s = sources_[i];
     if (s.retired) continue;
+    if (s.quota.SummaryDue(options_.quota, now)) MarkDirty(i);  // its window ended
     if (s.wd < 0 && !s.watch_tried) AddSourceWatch(i);
     if (s.wd >= 0 && !full && !s.linger.fd.ok()) continue;
     if (!s.dirty && CheapCheck(&s)) MarkDirty(i);

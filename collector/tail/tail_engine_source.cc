@@ -104,6 +104,11 @@ void Engine::OpenCurrent(Source* s) {
     std::string why;
     if (checkpoint_store::StillValid(fd.get(), s->committed, &why)) {
       start = s->committed.position;
+    } else if (s->resume_pending && ResumeFromRotated(s, id)) {
+      // The inode was reused: the checkpointed file was rotated away and
+      // deleted, and files rotated after it wait beside the log.
+      s->resume_pending = false;
+      return;
     } else {
       Note(s->sandbox_id + ": " + LogPath(*s) + ": reading from offset 0: " + why);
     }
@@ -127,7 +132,9 @@ void Engine::OpenCurrent(Source* s) {
 
 bool Engine::ResumeFromRotated(Source* s, file_id::FileId now_at_path) {
   // Rotated while the collector was stopped: the checkpointed inode may now
-  // sit beside the log under another name (denied.log.1). Finish it first.
+  // sit beside the log under another name (denied.log.1). Finish it first,
+  // then every file rotated after the checkpoint (denied.log.2 -> .1 -> the
+  // new denied.log: two rotations must not skip the middle file).
   const Pattern& p = patterns_[s->pattern];
   std::string rel = s->sandbox_id;
   if (!p.suffix_parent.empty()) rel += "/" + p.suffix_parent;
@@ -145,8 +152,14 @@ bool Engine::ResumeFromRotated(Source* s, file_id::FileId now_at_path) {
   list_fd.Release();  // closedir closes it
   bool found = false;
   const checkpoint_store::Checkpoint& c = s->committed;
+  std::vector<std::string> siblings;  // LOG.*: where rotated files go
+  const std::string prefix = p.log_name + ".";
   while (struct dirent* e = readdir(dir)) {
-    if (static_cast<uint64_t>(e->d_ino) != c.file.ino) continue;
+    const std::string name = e->d_name;
+    if (name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0) {
+      siblings.push_back(name);
+    }
+    if (found || static_cast<uint64_t>(e->d_ino) != c.file.ino) continue;
     unique_fd::UniqueFd fd;
     if (OpenLogFile(dfd.get(), e->d_name, &fd, &err) != secure_open::Result::kOk) continue;
     struct stat st;
@@ -166,10 +179,51 @@ bool Engine::ResumeFromRotated(Source* s, file_id::FileId now_at_path) {
     s->seen_size = st.st_size;
     s->seen_mtime_ns = MtimeNs(st);
     found = true;
-    break;
   }
   closedir(dir);
-  return found;
+  const std::vector<std::string> unread = UnreadSiblings(*s, dfd.get(), siblings, now_at_path);
+  s->rotated_names.insert(s->rotated_names.begin(), unread.begin(), unread.end());
+  if (found || unread.empty()) return found;
+  // The checkpointed file is gone (rotated out of reach, or deleted): what
+  // it held past the checkpoint cannot be read, and is said so by name.
+  // Files rotated after it are read from their start, oldest first.
+  Warn(s->sandbox_id + ": the checkpointed file " + c.file.ToString() + " of " + LogPath(*s) +
+       " is gone: any records it held past offset " + std::to_string(c.position.offset) +
+       " are lost; reading the " + std::to_string(unread.size()) +
+       " file(s) rotated since, then the current one");
+  s->current = OpenLog();
+  s->current.id = c.file;  // none open: TakeRotatedName opens the first
+  s->rotated_away = true;
+  return TakeRotatedName(s);
+}
+
+std::vector<std::string> Engine::UnreadSiblings(const Source& s, int dir_fd,
+                                                const std::vector<std::string>& names,
+                                                file_id::FileId now_at_path) {
+  // Written after the checkpoint was (mtime past the checkpoint file's):
+  // rotated after it, so never read. Oldest first.
+  std::vector<std::string> unread;
+  struct stat cst;
+  const std::string checkpoint = s.sandbox_id + ".checkpoint";
+  if (fstatat(state_fd_.get(), checkpoint.c_str(), &cst, AT_SYMLINK_NOFOLLOW) != 0) {
+    return unread;
+  }
+  std::vector<std::pair<int64_t, std::string>> found;
+  for (const std::string& name : names) {
+    struct stat st;
+    if (fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    const file_id::FileId id = file_id::FileId::Of(st);
+    if (id == s.committed.file || id == now_at_path || MtimeNs(st) <= MtimeNs(cst)) continue;
+    if (!S_ISREG(st.st_mode)) {
+      Warn(LogPath(s) + ": " + name + " beside it changed after the last checkpoint but is not "
+           "a regular file; not read");
+      continue;
+    }
+    found.emplace_back(MtimeNs(st), name);
+  }
+  std::sort(found.begin(), found.end());
+  for (auto& f : found) unread.push_back(std::move(f.second));
+  return unread;
 }
 
 void Engine::ValidateStillSame(Source* s) {
@@ -198,6 +252,7 @@ void Engine::Look(uint32_t index) {
   Source* s = &sources_[index];
   s->dirty = false;
   const Pattern& p = patterns_[s->pattern];
+  SummariseIfDue(s);
   if (!p.base_fd.ok()) return;
   GuardLog(s);
   if (!s->current.fd.ok()) {
@@ -294,14 +349,29 @@ void Engine::ReadLinger(uint32_t index) {
 }
 
 line_reader::ReadResult Engine::ReadItems(Source* s, std::string* err) {
-  return reader_->Read(
-      s->current.fd.get(), &s->current.pos,
+  line_reader::Budget budget;
+  budget.max_bytes = options_.source_bytes_per_turn;
+  budget.deadline_ns = turn_deadline_ns_;
+  budget.keep_tail = true;
+  OpenLog& log = s->current;
+  log.hashed_at = UINT64_MAX;  // set again below only from what this read saw
+  const line_reader::ReadResult rr = reader_->Read(
+      log.fd.get(), &log.pos,
       [&](const line_reader::Item& item) {
         HandleItem(s, item);
         ++cycle_entries_;
-        return cycle_entries_ < options_.max_entries_per_cycle && fatal_.empty();
+        if (turn_items_left_ > 0) --turn_items_left_;
+        return turn_items_left_ > 0 && cycle_entries_ < options_.max_entries_per_cycle &&
+               fatal_.empty();
       },
-      err);
+      err, budget);
+  std::string tail;
+  if (reader_->TailBefore(log.pos.offset, &tail)) {
+    checkpoint_store::HashBytes(tail, &log.hash_len, &log.sha256_hex);
+    log.hashed_at = log.pos.offset;
+    log.hashed_file = log.id;
+  }
+  return rr;
 }
 
 bool Engine::TakeRotatedName(Source* s) {

@@ -1,0 +1,81 @@
+// Each sandbox's rate and volume limit (sandbox_quota.h): lines past it are
+// counted, and the count is written as one signed summary entry per window
+// (quota_entry.h) instead of one entry per line. The count travels in the
+// checkpoint, so it is made durable with the position it belongs to.
+#include <time.h>
+
+#include <algorithm>
+#include <string>
+
+#include "pipeline.h"
+#include "quota_entry.h"
+#include "tail/tail_engine.h"
+#include "tail/tail_engine_support.h"
+
+namespace tail_engine {
+namespace {
+
+// Ids this run wrote that are remembered beyond the restart window.
+constexpr size_t kWrittenIdsKept = 16384;
+
+}  // namespace
+
+bool Engine::AdmitLine(Source* s, uint64_t bytes) {
+  SummariseIfDue(s);
+  const int64_t now = static_cast<int64_t>(time(nullptr));
+  if (s->quota.Admit(options_.quota, now, bytes)) return true;
+  ++stats_.lines_held;
+  if (s->quota.held().lines == 1) {
+    const sandbox_quota::Limits& q = options_.quota;
+    Warn(LogPath(*s) + ": over the sandbox quota (" + std::to_string(q.max_entries) +
+         " entries or " + std::to_string(q.max_bytes) + " bytes per " +
+         std::to_string(q.interval_seconds) + " s); further lines until the window ends are "
+         "counted into one " + quota_entry::kEventType + " entry");
+  }
+  return false;
+}
+
+void Engine::SummariseIfDue(Source* s) {
+  if (!fatal_.empty() ||
+      !s->quota.SummaryDue(options_.quota, static_cast<int64_t>(time(nullptr)))) {
+    return;
+  }
+  const std::string path = LogPath(*s);
+  entry_mapper::SourceLabels labels;
+  std::string reason;
+  pipeline::LabelsFor(options_.config, path, s->sandbox_id, &labels, &reason);
+  audit_entry::AuditEntryFields fields;
+  const sandbox_quota::Held held = s->quota.held();
+  quota_entry::MapSummary(held, options_.quota, labels, path, &fields);
+  bool appended = false;
+  if (!out_->AppendNew(&fields, recent_ids_.empty() ? nullptr : &recent_ids_, &appended,
+                       &reason)) {
+    fatal_ = reason;
+    return;
+  }
+  RememberWritten(fields.entry_id);
+  if (appended) {
+    ++cycle_summaries_;
+    ++cycle_appended_;
+    Note(path + ": " + std::to_string(held.lines) + " line(s), " + std::to_string(held.bytes) +
+         " bytes past the sandbox quota summarised in " + fields.entry_id);
+  } else {
+    ++stats_.entries_already_present;  // written before a crash
+  }
+  s->quota.Summarised();
+  const uint32_t index = static_cast<uint32_t>(s - sources_.data());
+  if (std::find(touched_.begin(), touched_.end(), index) == touched_.end()) {
+    touched_.push_back(index);  // its checkpoint now holds a count of zero
+  }
+}
+
+void Engine::RememberWritten(const std::string& entry_id) {
+  if (!recent_ids_.insert(entry_id).second) return;
+  written_ids_.push_back(entry_id);
+  if (written_ids_.size() > kWrittenIdsKept) {
+    recent_ids_.erase(written_ids_.front());
+    written_ids_.pop_front();
+  }
+}
+
+}  // namespace tail_engine
