@@ -361,6 +361,8 @@ class ListenSetup(unittest.TestCase):
         proc = subprocess.Popen([run_collector.__globals__["COLLECTOR"], "run", "--config", config,
                                  "--syslog-socket", "none"], stderr=subprocess.PIPE, text=True)
         self.addCleanup(proc.kill)
+        # No state_dir in this configuration: the start says the chain head is not kept.
+        self.assertIn("no --state-dir: no chain head is kept", proc.stderr.readline())
         self.assertIn("listening on", proc.stderr.readline())
         r = box.run([SENDER, c.socket, record()])
         self.assertEqual(r.stdout, "ACK\n", r.stderr)
