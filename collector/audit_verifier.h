@@ -25,6 +25,8 @@ struct VerifyReport {
   uint64_t broken_line = 0;    // 1-based, when kBroken
   std::string broken_reason;   // when kBroken
   std::string last_content_hash;
+  uint64_t duplicates = 0;     // drop_duplicates: identical entries seen again, dropped
+  uint64_t chains = 0;         // drop_duplicates: chains (a rotated file starts a new one)
 };
 
 struct LineFacts {
@@ -41,8 +43,13 @@ bool VerifyLine(std::string_view line, const std::string* expected_previous_hash
                 chain_signer::Hasher* hasher, LineFacts* facts, std::string* reason);
 
 // kCannotOpen / kError (with *err) for I/O problems; a bad line is kBroken.
+// drop_duplicates (a file a receiver rebuilt from forwarded messages): an
+// entry whose entry_id was seen before is dropped when it is the same
+// entry (same content_hash, valid signature), and is a break otherwise; an
+// entry with an empty previous_hash starts a new chain (the forwarder went
+// on to a rotated-in audit file) and is counted in report->chains.
 VerifyResult VerifyAuditFile(const std::string& path, std::string_view key, VerifyReport* report,
-                             std::string* err);
+                             std::string* err, bool drop_duplicates = false);
 
 }  // namespace audit_verifier
 

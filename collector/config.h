@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "entry_mapper.h"
+#include "forward/forward_destination.h"
 #include "record_validator.h"
 
 namespace config {
@@ -34,6 +35,7 @@ struct Config {
   std::vector<std::string> watch;  // run mode's patterns (default labels)
   std::vector<SourceConfig> sources;
   record_validator::Limits limits;
+  std::vector<forward_destination::Destination> forward;  // checked (forward_destination::Check)
 };
 
 // One row per key the config may hold. `key` is the JSON path with "[]" for

@@ -16,6 +16,8 @@
 #include "audit_file.h"
 #include "config.h"
 #include "exit_status.h"
+#include "forward/forward_destination.h"
+#include "forward/forward_supervisor.h"
 #include "key_file.h"
 #include "logs.h"
 #include "service_notify.h"
@@ -34,7 +36,53 @@ struct Settings {
   long scan_interval_ms = 1000;
   bool have_config = false;
   config::Config config;
+  // One `agt-collector forward` child per destination (forward_supervisor.h).
+  forward_supervisor::Supervisor forwarders;
 };
+
+// The forwarders `run` starts: --forward URL, and each destination of
+// --config. Checked here, so a bad destination stops `run` at once.
+bool AddForwarders(const cli_args::ParsedArgs& args, Settings* s) {
+  const std::vector<std::string> common = {"forward", "--out", s->out, "--state-dir",
+                                           s->state_dir};
+  if (args.has("--forward")) {
+    forward_destination::Destination d;
+    d.ca_file = args.get("--forward-ca");
+    d.cert_file = args.get("--forward-cert");
+    d.key_file = args.get("--forward-key");
+    std::string err;
+    if (!forward_destination::ParseUrl(args.get("--forward"), &d, &err) ||
+        !forward_destination::Check(&d, &err)) {
+      logs::Error("--forward " + args.get("--forward") + ": " + err);
+      return false;
+    }
+    std::vector<std::string> child = common;
+    for (const char* opt : {"--forward", "--forward-ca", "--forward-cert", "--forward-key",
+                            "--forward-format"}) {
+      if (args.has(opt)) {
+        child.push_back(opt);
+        child.push_back(args.get(opt));
+      }
+    }
+    s->forwarders.Add(d.url, child);
+  } else if (args.has("--forward-ca") || args.has("--forward-cert") ||
+             args.has("--forward-key") || args.has("--forward-format")) {
+    logs::Error("--forward-ca, --forward-cert, --forward-key and --forward-format go with "
+                "--forward URL");
+    return false;
+  }
+  if (s->have_config) {
+    for (const forward_destination::Destination& d : s->config.forward) {
+      std::vector<std::string> child = common;
+      for (const std::string& a : {std::string("--config"), args.get("--config"),
+                                   std::string("--destination"), d.name}) {
+        child.push_back(a);
+      }
+      s->forwarders.Add(d.name, child);
+    }
+  }
+  return true;
+}
 
 int64_t NowMs() {
   struct timespec ts;
@@ -110,7 +158,7 @@ bool Resolve(const cli_args::ParsedArgs& args, Settings* s, int* status) {
       return false;
     }
   }
-  return true;
+  return AddForwarders(args, s);
 }
 
 // SIGTERM, SIGINT and SIGHUP become readable events; nothing runs in a handler.
@@ -135,7 +183,7 @@ bool SignalFd(unique_fd::UniqueFd* sfd) {
 
 // The daemon's loop: pump what is marked, wait for a signal, an inotify
 // event or the next scan. Returns on SIGTERM/SIGINT (kOk) or a fatal error.
-int Loop(const Settings& s, int sfd, tail_engine::Engine* engine,
+int Loop(Settings& s, int sfd, tail_engine::Engine* engine,
          audit_file::AuditFileWriter* out, service_notify::Notifier* notifier) {
   std::string err;
   int64_t next_scan = NowMs() + s.scan_interval_ms;
@@ -155,6 +203,7 @@ int Loop(const Settings& s, int sfd, tail_engine::Engine* engine,
       ready = true;
     }
     const int64_t now = NowMs();
+    s.forwarders.Poll(now);
     // The watchdog is petted from here only: a loop that stops turning is
     // what it must catch.
     notifier->PetIfDue(now);
@@ -266,6 +315,8 @@ int Run(const cli_args::ParsedArgs& args) {
   status = Loop(s, sfd.get(), &engine, &out, &notifier);
   notifier.Stopping();
   if (status == exit_status::kOk) status = Drain(&engine);
+  // Each forwarder keeps its own position: stopping it loses nothing.
+  s.forwarders.StopAll(5000);
   const tail_engine::Stats& st = engine.stats();
   logs::Note("stopping: " + std::to_string(st.entries_written) + " entries written, " +
              std::to_string(st.entries_already_present) + " already present (replayed), " +
