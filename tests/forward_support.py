@@ -17,6 +17,12 @@ SYSLOG_TLS_CONF = os.path.join(TOP, "deploy", "rsyslog", "agt-receiver-syslog-tl
 CLIENT_NAME = "agt-collector.example.org"  # the shipped permittedPeer
 
 
+def syslog_hostname():
+    """The HOSTNAME the collector puts in its messages (the receiver's
+    per-host directory)."""
+    return socket.gethostname()
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -82,7 +82,9 @@ void Supervisor::Poll(int64_t now_ms) {
       const pid_t r = waitpid(c.pid, &status, WNOHANG);
       if (r != c.pid) continue;
       c.pid = -1;
-      if (now_ms - c.started_ms >= kHealthyAfterMs) c.backoff_ms = 0;
+      // Killed, or ran a good while: started again soon. Failing at once
+      // again and again (a bad certificate file): the pause grows.
+      if (WIFSIGNALED(status) || now_ms - c.started_ms >= kHealthyAfterMs) c.backoff_ms = 0;
       c.backoff_ms = c.backoff_ms == 0 ? kFirstBackoffMs : std::min(c.backoff_ms * 2, kMaxBackoffMs);
       c.start_after_ms = now_ms + c.backoff_ms;
       logs::Warning("the forwarder for " + c.name + " " + Describe(status) + "; starting it again in " +
