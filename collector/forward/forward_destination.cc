@@ -37,7 +37,9 @@ bool IsValidName(std::string_view name) {
   return true;
 }
 
-bool ParseUrl(std::string_view url, Destination* out, std::string* err) {
+bool ParseUrl(std::string_view url_in, Destination* out, std::string* err) {
+  const std::string copy(url_in);  // url_in may be out->url itself
+  const std::string_view url = copy;
   const size_t sep = url.find("://");
   const std::string_view scheme = sep == std::string_view::npos ? "" : url.substr(0, sep);
   bool known = false;
