@@ -108,6 +108,60 @@ class Forward(unittest.TestCase):
         p = self.forward("relp+tls://localhost:%d" % port)
         self.assertIn("0 entries forwarded", p.stderr)
 
+    def import_more(self, start, count, out=None):
+        log = os.path.join(self.dir, "more-%d.log" % start)
+        with open(log, "wb") as f:
+            f.write(records(start, count))
+        p = run_collector("import", "--key-file", self.key, "--out", out or self.audit,
+                          "--sandbox-id", "sb-2", log)
+        self.assertEqual(p.returncode, 0, p.stderr)
+
+    def test_a_file_rotated_while_the_forwarder_was_down_is_finished_first(self):
+        self.import_entries(100)
+        rcv = forward_support.Receiver(self, os.path.join(self.dir, "rcv"), self.pki)
+        rcv.start()
+        url = "relp+tls://localhost:%d" % rcv.port
+        self.assertEqual(self.forward(url).returncode, 0)
+        self.import_more(100, 50)             # more in the old file...
+        os.rename(self.audit, self.audit + ".1")  # ...which logrotate moves away
+        self.import_more(150, 70)             # a new file, a new chain
+        p = self.forward(url)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("finishing the rotated file %s.1 first" % self.audit, p.stderr)
+        self.assertIn("120 entries forwarded", p.stderr)
+        path = rcv.file_for(self.host)
+        p = run_collector("verify", "--key-file", self.key, "--drop-duplicates", path)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("220 entries in 2 chain(s)", p.stdout)
+        self.assertIn("0 duplicate(s)", p.stdout)
+
+    def test_run_forwards_through_logrotate_and_sighup(self):
+        h = RunHarness(self, name="forward-rotate", sandboxes=("sb-1",))
+        rcv = forward_support.Receiver(self, os.path.join(h.dir, "rcv"), self.pki)
+        rcv.start()
+        h.start("--forward", "relp+tls://localhost:%d" % rcv.port, *self.tls_args())
+        h.append_raw("sb-1", records(0, 300))
+        h.wait_for_count(300, timeout=60)
+        os.rename(h.out, h.out + ".1")
+        h.append_raw("sb-1", records(300, 20))  # still into the old file
+        time.sleep(0.5)
+        h.proc.send_signal(signal.SIGHUP)
+        time.sleep(0.5)
+        h.append_raw("sb-1", records(320, 200))  # the new file
+        path = rcv.file_for(self.host)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if os.path.exists(path) and len(set(entry_ids(path))) >= 520:
+                break
+            time.sleep(0.2)
+        h.stop()
+        want = set(entry_ids(h.out + ".1")) | set(entry_ids(h.out))
+        self.assertEqual(len(want), 520)
+        self.assertEqual(set(entry_ids(path)), want)
+        p = run_collector("verify", "--key-file", h.key, "--drop-duplicates", path)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("520 entries in 2 chain(s)", p.stdout)
+
     def test_an_edited_or_missing_entry_is_named_at_the_receiver(self):
         self.import_entries(50)
         rcv = forward_support.Receiver(self, os.path.join(self.dir, "rcv"), self.pki)
