@@ -23,6 +23,15 @@ def syslog_hostname():
     return socket.gethostname()
 
 
+def child_pids(pid):
+    """The children of `pid` (the forwarders `run` supervises)."""
+    try:
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+            return [int(p) for p in f.read().split()]
+    except OSError:
+        return []
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

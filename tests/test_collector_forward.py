@@ -28,15 +28,6 @@ def records(start, count):
                    for i in range(start, start + count)).encode()
 
 
-def child_pids(pid):
-    """The children of `pid` (the forwarder that run supervises)."""
-    try:
-        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
-            return [int(p) for p in f.read().split()]
-    except OSError:
-        return []
-
-
 def rss_kb(pid):
     with open("/proc/%d/status" % pid) as f:
         for line in f:
@@ -312,9 +303,9 @@ class KillStorm(unittest.TestCase):
             rcv.start()
             time.sleep(rng.uniform(0.2, 0.8))
             deadline = time.monotonic() + 10
-            while not child_pids(h.proc.pid) and time.monotonic() < deadline:
+            while not forward_support.child_pids(h.proc.pid) and time.monotonic() < deadline:
                 time.sleep(0.05)
-            kids = child_pids(h.proc.pid)
+            kids = forward_support.child_pids(h.proc.pid)
             self.assertTrue(kids, "run has no forwarder child")
             os.kill(kids[0], signal.SIGKILL)
             forwarder_kills += 1
