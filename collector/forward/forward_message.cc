@@ -124,7 +124,8 @@ void AppendStructuredData(const EntryFacts& e, uint64_t seq, std::string* out) {
     out->push_back('=');
     AppendParamValue(value, out);
   }
-  out->append(" seq=\"" + std::to_string(seq) + "\" previous_hash=");
+  if (seq != 0) out->append(" seq=\"" + std::to_string(seq) + "\"");
+  out->append(" previous_hash=");
   AppendParamValue(e.previous_hash, out);
   out->append(" content_hash=");
   AppendParamValue(e.content_hash, out);

@@ -47,7 +47,8 @@ std::string HostName();
 void Format(const EntryFacts& e, std::string_view host, uint64_t seq, std::string_view body,
             size_t max_bytes, std::string* out);
 
-// The structured-data element alone ("[agt@32473 ...]"), for the local notice.
+// The structured-data element alone ("[agt@32473 ...]"), for the local
+// notice, which has no seq (0: left out; run does not count lines).
 void AppendStructuredData(const EntryFacts& e, uint64_t seq, std::string* out);
 
 // A PARAM-VALUE with '"', '\\' and ']' escaped (RFC 5424 6.3.3).

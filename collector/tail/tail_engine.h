@@ -36,6 +36,7 @@
 #include "tail/checkpoint_store.h"
 #include "tail/inotify_watcher.h"
 #include "tail/line_reader.h"
+#include "forward/forward_message.h"
 #include "tail/syslog_sender.h"
 #include "unique_fd.h"
 
@@ -155,9 +156,6 @@ class Engine {
     bool two_patterns_reported = false;  // its id matches a second pattern: said once
   };
 
-  struct Syslogged {
-    std::string entry_id, sandbox_id, binary, timestamp;
-  };
 
   void OpenPatternBase(Pattern* p);
   void ListBase(uint32_t pattern_index);
@@ -205,7 +203,8 @@ class Engine {
   std::vector<uint32_t> touched_;  // read this cycle: checkpoint candidates
   std::unordered_set<std::string> recent_ids_;
   std::unordered_map<uint32_t, uint32_t> move_cookies_;  // IN_MOVED_FROM cookie -> source
-  std::vector<Syslogged> cycle_syslog_;
+  std::vector<forward_message::EntryFacts> cycle_syslog_;  // durable at Commit: then sent
+  std::string previous_hash_;  // the chain's head before the line being ingested
   size_t cycle_entries_ = 0;
   size_t cycle_appended_ = 0;
   std::string fatal_;  // an output error met while reading; Pump returns it
