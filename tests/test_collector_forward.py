@@ -267,6 +267,32 @@ class Forward(unittest.TestCase):
         self.assertLess(max(samples) - samples[1], 512, samples)
 
 
+class Export(unittest.TestCase):
+    VECTORS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
+                           "cloudevents-vectors")
+
+    def test_export_gives_upstreams_envelopes_key_for_key(self):
+        p = run_collector("export", os.path.join(self.VECTORS, "input.jsonl"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(self.VECTORS, "expected.jsonl")) as f:
+            want = [json.loads(line) for line in f]
+        got = [json.loads(line) for line in p.stdout.splitlines()]
+        # Upstream writes "...+00:00Z"; the vectors hold the RFC 3339 form ours has.
+        self.assertEqual(got, want)
+        self.assertTrue(all(e["time"].endswith("Z") and "+00:00" not in e["time"] for e in got))
+
+    def test_export_names_a_line_that_is_not_an_entry(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".jsonl") as f:
+            with open(os.path.join(self.VECTORS, "input.jsonl")) as src:
+                lines = src.readlines()
+            f.write(lines[0] + "not json\n" + lines[1])
+            f.flush()
+            p = run_collector("export", f.name)
+        self.assertEqual(p.returncode, 65)
+        self.assertIn("%s:2: not a JSON object" % f.name, p.stderr)
+        self.assertEqual(len(p.stdout.splitlines()), 2)
+
+
 class KillStorm(unittest.TestCase):
     """50,000 denials through `run --forward`, rsyslogd killed -9 and
     restarted 10 times, the forwarder killed -9 10 times: every entry
