@@ -43,6 +43,20 @@ def _openssl(*args, cwd):
                    timeout=60)
 
 
+def stop_daemon(proc, timeout=15):
+    """SIGTERM to a daemon started with stderr=PIPE (SIGKILL if it lingers)."""
+    if proc is None:
+        return
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    proc.stderr.close()
+
+
 def make_pki(directory, receiver_name="localhost"):
     """A CA, a receiver certificate for receiver_name and a client
     certificate for CLIENT_NAME; returns a dict of their paths."""
@@ -125,13 +139,5 @@ class Receiver:
             os.unlink(self.pidfile)
 
     def stop(self):
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        if self.proc is not None:
-            self.proc.stderr.close()
+        stop_daemon(self.proc)
         self.proc = None

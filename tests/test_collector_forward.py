@@ -3,7 +3,6 @@ and syslog/TLS on loopback, with certificates made by the test, received by
 the shipped configuration (deploy/rsyslog/), rebuilt and verified there."""
 import json
 import os
-import random
 import re
 import signal
 import subprocess

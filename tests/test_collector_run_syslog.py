@@ -5,6 +5,7 @@ import subprocess
 import time
 import unittest
 
+from forward_support import stop_daemon
 from run_harness import RunHarness
 
 RSYSLOGD = shutil.which("rsyslogd") or "/usr/sbin/rsyslogd"
@@ -50,15 +51,7 @@ class PrivateRsyslog:
             time.sleep(0.02)
 
     def stop(self):
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        if self.proc is not None:
-            self.proc.stderr.close()
+        stop_daemon(self.proc, timeout=10)
         self.proc = None
 
     def text(self):
@@ -103,7 +96,8 @@ class RunSyslogTest(unittest.TestCase):
         h.stop()
         h.assert_exact()
 
-    def test_syslog_down_loses_nothing_in_the_audit_file_and_is_reported(self):
+    def running_with_one_notice(self):
+        """A collector and its rsyslogd, one notice through."""
         h = RunHarness(self)
         rs = PrivateRsyslog(self, h.dir)
         rs.start()
@@ -111,6 +105,10 @@ class RunSyslogTest(unittest.TestCase):
         h.start(syslog=rs.socket)
         h.deny_and_wait("sb-1")
         rs.wait_for(["entry_id=" + h.entries()[0]["entry_id"]])
+        return h, rs
+
+    def test_syslog_down_loses_nothing_in_the_audit_file_and_is_reported(self):
+        h, rs = self.running_with_one_notice()
         rs.stop()
         h.deny_and_wait("sb-1", times=2)
         deadline = time.monotonic() + 10
@@ -128,13 +126,7 @@ class RunSyslogTest(unittest.TestCase):
         h.assert_exact()
 
     def test_the_first_notice_after_a_syslog_restart_arrives(self):
-        h = RunHarness(self)
-        rs = PrivateRsyslog(self, h.dir)
-        rs.start()
-        h.add_sandbox("sb-1")
-        h.start(syslog=rs.socket)
-        h.deny_and_wait("sb-1")
-        rs.wait_for(["entry_id=" + h.entries()[0]["entry_id"]])
+        h, rs = self.running_with_one_notice()
         # Restarted between two notices: the collector's socket still points
         # at the old one. The next notice must find the new one, not be the
         # failed send that discovers it.
