@@ -7,12 +7,14 @@
 // tailing and signing never wait for it.
 #include "forward_command.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <deque>
 #include <memory>
 #include <string>

@@ -494,10 +494,16 @@ class Import(unittest.TestCase):
     def test_every_command_help_prints_its_option_table(self):
         options = {"import": ["--key-file K", "--out FILE", "--sandbox-id ID", "--config C"],
                    "validate": ["--config C"],
-                   "verify": ["--key-file K"],
+                   "verify": ["--key-file K", "--drop-duplicates"],
                    "check-config": ["--keys"],
                    "run": ["--key-file K", "--out FILE", "--state-dir DIR", "--watch PATTERN...",
-                           "--config C", "--syslog-socket PATH", "--scan-interval MS"]}
+                           "--config C", "--syslog-socket PATH", "--scan-interval MS",
+                           "--forward URL", "--forward-ca FILE", "--forward-cert FILE",
+                           "--forward-key FILE", "--forward-format F"],
+                   "forward": ["--out FILE", "--state-dir DIR", "--config C", "--destination NAME",
+                               "--forward URL", "--forward-ca FILE", "--forward-cert FILE",
+                               "--forward-key FILE", "--forward-format F", "--until-caught-up"],
+                   "export": ["--format F"]}
         for command, rows in options.items():
             for flag in ("--help", "-h"):
                 r = run_collector(command, flag)
