@@ -8,6 +8,8 @@
 
 #include <rapidjson/document.h>
 
+#include <unordered_map>
+
 #include "canonical_json.h"
 #include "logs.h"
 #include "tail/line_reader.h"
@@ -192,24 +194,59 @@ bool VerifyLine(std::string_view line, const std::string* expected_previous_hash
   return copy == data->value.MemberEnd() || LabelsAgree(copy->value, fields, reason);
 }
 
+namespace {
+
+// A receiver's rebuilt file: what each line is, given the entries so far.
+class DuplicateFilter {
+ public:
+  enum Kind { kNext, kNewChain, kDuplicate, kBroken };
+
+  Kind Check(std::string_view line, const std::string& previous, chain_signer::Hasher* hasher,
+             LineFacts* facts, std::string* reason) {
+    if (!VerifyLine(line, nullptr, hasher, facts, reason)) return kBroken;
+    const auto it = seen_.find(facts->entry_id);
+    if (it != seen_.end()) {
+      if (it->second == facts->content_hash) return kDuplicate;
+      *reason = facts->entry_id + " appears again with other content";
+      return kBroken;
+    }
+    const bool new_chain = facts->previous_hash.empty();
+    if (!new_chain && facts->previous_hash != previous) {
+      *reason = facts->entry_id +
+                ": previous_hash does not link to the previous entry (an entry before it is "
+                "missing or was edited)";
+      return kBroken;
+    }
+    seen_.emplace(facts->entry_id, facts->content_hash);
+    return new_chain ? kNewChain : kNext;
+  }
+
+ private:
+  std::unordered_map<std::string, std::string> seen_;  // entry_id -> content_hash
+};
+
+}  // namespace
+
 VerifyResult VerifyAuditFile(const std::string& path, std::string_view key, VerifyReport* report,
-                             std::string* err) {
+                             std::string* err, bool drop_duplicates) {
   const unique_fd::UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd.ok()) {
     *err = logs::ErrnoReason("open", path);
     return VerifyResult::kCannotOpen;
   }
-  return VerifyAuditFd(fd.get(), path, key, nullptr, report, err);
+  return VerifyAuditFd(fd.get(), path, key, nullptr, report, err, drop_duplicates);
 }
 
 VerifyResult VerifyAuditFd(int fd, const std::string& path, std::string_view key,
-                           const LineObserver* observer, VerifyReport* report, std::string* err) {
+                           const LineObserver* observer, VerifyReport* report, std::string* err,
+                           bool drop_duplicates) {
   chain_signer::Hasher hasher;
   if (!hasher.Init(key, err)) return VerifyResult::kError;
   line_reader::Reader reader(kReadChunk, kMaxEntryLineBytes);
   line_reader::Position pos;
   std::string previous;
   LineFacts facts;
+  DuplicateFilter duplicates;
   uint64_t line_number = 0;
   VerifyResult result = VerifyResult::kValid;
   std::string read_err;
@@ -222,6 +259,22 @@ VerifyResult VerifyAuditFd(int fd, const std::string& path, std::string_view key
           reason = item.rejection == line_reader::Rejection::kTooLong
                        ? "line longer than " + std::to_string(kMaxEntryLineBytes >> 20) + " MiB"
                        : line_reader::Describe(item.rejection);
+        } else if (drop_duplicates) {
+          switch (duplicates.Check(item.line, previous, &hasher, &facts, &reason)) {
+            case DuplicateFilter::kDuplicate:
+              ++report->duplicates;
+              return true;
+            case DuplicateFilter::kNewChain:
+              ++report->chains;
+              [[fallthrough]];
+            case DuplicateFilter::kNext:
+              previous.swap(facts.content_hash);
+              ++report->entries;
+              report->good_bytes = item.end;
+              return true;
+            case DuplicateFilter::kBroken:
+              break;
+          }
         } else if (VerifyLine(item.line, &previous, &hasher, &facts, &reason)) {
           ++report->entries;
           report->good_bytes = item.end;

@@ -29,6 +29,8 @@ struct VerifyReport {
   std::string last_content_hash;
   uint64_t good_bytes = 0;     // the end of the last line verified good
   bool torn = false;           // kBroken only by an incomplete last line (no newline)
+  uint64_t duplicates = 0;     // drop_duplicates: identical entries seen again, dropped
+  uint64_t chains = 0;         // drop_duplicates: chains (a rotated file starts a new one)
 };
 
 struct LineFacts {
@@ -45,8 +47,13 @@ bool VerifyLine(std::string_view line, const std::string* expected_previous_hash
                 chain_signer::Hasher* hasher, LineFacts* facts, std::string* reason);
 
 // kCannotOpen / kError (with *err) for I/O problems; a bad line is kBroken.
+// drop_duplicates (a file a receiver rebuilt from forwarded messages): an
+// entry whose entry_id was seen before is dropped when it is the same
+// entry (same content_hash, valid signature), and is a break otherwise; an
+// entry with an empty previous_hash starts a new chain (the forwarder went
+// on to a rotated-in audit file) and is counted in report->chains.
 VerifyResult VerifyAuditFile(const std::string& path, std::string_view key, VerifyReport* report,
-                             std::string* err);
+                             std::string* err, bool drop_duplicates = false);
 
 // Told of each line verified good: its number (1-based), what it holds and
 // the offset just past its newline.
@@ -56,7 +63,8 @@ using LineObserver =
 // The same over a file already open at `fd` (read from offset 0), named
 // `path` in messages; `observer` may be null.
 VerifyResult VerifyAuditFd(int fd, const std::string& path, std::string_view key,
-                           const LineObserver* observer, VerifyReport* report, std::string* err);
+                           const LineObserver* observer, VerifyReport* report, std::string* err,
+                           bool drop_duplicates = false);
 
 }  // namespace audit_verifier
 

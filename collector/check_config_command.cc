@@ -40,8 +40,8 @@ int CheckConfig(const cli_args::ParsedArgs& args) {
     key_file::LintKeyFile(cfg.key_file, key, &warnings);
   }
   for (const std::string& w : warnings) logs::Warning(w);
-  printf("%s: valid (%zu sources, %zu watch patterns, %zu warnings)\n", path.c_str(),
-         cfg.sources.size(), cfg.watch.size(), warnings.size());
+  printf("%s: valid (%zu sources, %zu watch patterns, %zu forward destinations, %zu warnings)\n",
+         path.c_str(), cfg.sources.size(), cfg.watch.size(), cfg.forward.size(), warnings.size());
   return exit_status::kOk;
 }
 

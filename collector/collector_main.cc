@@ -11,6 +11,8 @@
 #include "cli_args.h"
 #include "collector_version.h"
 #include "exit_status.h"
+#include "export_command.h"
+#include "forward_command.h"
 #include "import_command.h"
 #include "keygen_command.h"
 #include "logs.h"
@@ -27,6 +29,8 @@ enum : unsigned {
   kCheckConfig = 1u << 3,
   kRun = 1u << 4,
   kKeygen = 1u << 5,
+  kForward = 1u << 6,
+  kExport = 1u << 7,
 };
 
 const cli_args::OptionRow kOptions[] = {
@@ -73,6 +77,31 @@ const cli_args::OptionRow kOptions[] = {
      "also check FILE against the chain head run keeps in DIR (a cut tail, an emptied or"
      " replaced file)",
      kVerify},
+    {"--out", "FILE", "the audit file to forward, followed through rotation (or output in --config)",
+     kForward},
+    {"--state-dir", "DIR", "where the forward position is kept (or state_dir in --config)",
+     kForward},
+    {"--config", "C", "configuration: forward destinations, output, state_dir", kForward},
+    {"--destination", "NAME", "which forward destination of --config (needed when it has several)",
+     kForward},
+    {"--forward", "URL",
+     "forward every entry to relp://, relp+tls://, syslog+tcp:// or syslog+tls:// HOST:PORT"
+     " (or forward in --config)",
+     kForward | kRun},
+    {"--forward-ca", "FILE", "TLS: CA certificate(s) the receiver's certificate must chain to",
+     kForward | kRun},
+    {"--forward-cert", "FILE", "TLS: client certificate (with --forward-key)", kForward | kRun},
+    {"--forward-key", "FILE", "TLS: the client certificate's private key", kForward | kRun},
+    {"--forward-format", "F", "message body: rfc5424 (the signed line, default) or cloudevents",
+     kForward | kRun},
+    {"--until-caught-up", nullptr,
+     "exit once every entry in the file is acknowledged (scripts, tests; default: follow)",
+     kForward},
+    {"--drop-duplicates", nullptr,
+     "a file rebuilt by a receiver: drop entries sent twice (same entry_id and content), allow"
+     " a new chain per rotated audit file",
+     kVerify},
+    {"--format", "F", "envelope: cloudevents (the only one, the default)", kExport},
     {"--keys", nullptr, "list every configuration key with its type and help, then exit",
      kCheckConfig},
 };
@@ -91,7 +120,7 @@ const Command kCommands[] = {
      "append one signed audit entry per valid record of each LOG", import_command::Import},
     {"validate", kValidate, "validate [--config C] LOG...",
      "check every line of each LOG, write nothing", import_command::Validate},
-    {"verify", kVerify, "verify --key-file K [--state-dir DIR] FILE",
+    {"verify", kVerify, "verify --key-file K [--state-dir DIR] [--drop-duplicates] FILE",
      "check an audit file's hash chain, content hashes and signatures", verify_command::Verify},
     {"check-config", kCheckConfig, "check-config [--keys] C",
      "check a configuration file (closed vocabulary, lint warnings)",
@@ -100,10 +129,18 @@ const Command kCommands[] = {
      "run --key-file K --out FILE [--state-dir DIR --watch PATTERN...]\n"
      "                     [--listen PATH (--shim PATH | --shim-sha256 HEX) [--cgroup-pattern REGEX]]\n"
      "                     [--config C] [--syslog-socket PATH] [--scan-interval MS] [--new-chain]\n"
-     "                     [--no-append-only]",
+     "                     [--no-append-only] [--forward URL ...]",
      "tail every sandbox log matching PATTERN, and serve the attested socket, into the audit"
      " file, exactly once",
      run_command::Run},
+    {"forward", kForward,
+     "forward --out FILE --state-dir DIR (--forward URL [--forward-ca F] [--forward-cert F\n"
+     "                     --forward-key F] | --config C [--destination NAME]) [--until-caught-up]",
+     "send every entry of the audit file, in order and at least once, to a log receiver",
+     forward_command::Forward},
+    {"export", kExport, "export [--format cloudevents] FILE",
+     "write each entry of an audit file as a CloudEvents 1.0 envelope, one per line",
+     export_command::Export},
     {"keygen", kKeygen, "keygen --out FILE",
      "write a new random 32-byte HMAC key to FILE (never printed, never overwritten)",
      keygen_command::Keygen},

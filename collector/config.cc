@@ -61,6 +61,21 @@ constexpr SchemaRow kConfigSchema[] = {
      "log bytes of those lines per interval, a size (default \"64MiB\")"},
     {"sandbox_quota.interval_seconds", ValueType::kCount,
      "the interval, in seconds (default 60)"},
+    {"forward", ValueType::kObjectArray,
+     "destinations every audit entry is forwarded to (agt-collector forward); each has url"},
+    {"forward[].url", ValueType::kString,
+     "relp://, relp+tls://, syslog+tcp:// or syslog+tls:// HOST:PORT"},
+    {"forward[].name", ValueType::kString,
+     "name of the destination and its position file (default from the url)"},
+    {"forward[].ca_file", ValueType::kString, "TLS: CA certificate(s) the receiver's must chain to"},
+    {"forward[].cert_file", ValueType::kString, "TLS: client certificate (with key_file)"},
+    {"forward[].key_file", ValueType::kString, "TLS: the client certificate's private key"},
+    {"forward[].permitted_peer", ValueType::kString,
+     "TLS: name the receiver's certificate must carry (default: the url's host)"},
+    {"forward[].format", ValueType::kString,
+     "message body: \"rfc5424\" (the signed line, default) or \"cloudevents\""},
+    {"forward[].max_message_size", ValueType::kSize,
+     "longest message sent, a size (default \"128KiB\"); a longer entry is replaced by a notice"},
 };
 
 const char* TypeName(ValueType t) {
@@ -186,6 +201,16 @@ class Checker {
       return true;
     }
     if (key == "limits") return Object(v, "limits.", path + ".");
+    if (key == "forward") {
+      for (rapidjson::SizeType i = 0; i < v.Size(); ++i) {
+        const std::string item_path = path + "[" + std::to_string(i) + "]";
+        if (!v[i].IsObject()) return Fail(item_path, "expected an object");
+        out_->forward.emplace_back();
+        if (!Object(v[i], "forward[].", item_path + ".") || !CheckForward(item_path)) return false;
+      }
+      return true;
+    }
+    if (key.rfind("forward[].", 0) == 0) return ForwardMember(v, key, path);
     if (key == "limits.max_line_size") {
       return Size(v, path, 256, 16u << 20, &out_->limits.max_line_bytes);
     }
@@ -255,6 +280,57 @@ class Checker {
                             " bytes");
     }
     *out = static_cast<size_t>(bytes);
+    return true;
+  }
+
+  // forward[].*: the url is parsed once every key is read (CheckForward).
+  bool ForwardMember(const rapidjson::Value& v, const std::string& key, const std::string& path) {
+    forward_destination::Destination& d = out_->forward.back();
+    if (key == "forward[].max_message_size") {
+      return Size(v, path, 1024, 16u << 20, &d.max_message_bytes);
+    }
+    std::string s;
+    if (!String(v, path, &s)) return false;
+    if (key == "forward[].url") {
+      d.url = s;
+    } else if (key == "forward[].name") {
+      if (!forward_destination::IsValidName(s)) {
+        return Fail(path, "must be 1-64 bytes of [A-Za-z0-9._-], not \".\" or \"..\"");
+      }
+      d.name = s;
+    } else if (key == "forward[].ca_file") {
+      d.ca_file = s;
+    } else if (key == "forward[].cert_file") {
+      d.cert_file = s;
+    } else if (key == "forward[].key_file") {
+      d.key_file = s;
+    } else if (key == "forward[].permitted_peer") {
+      d.permitted_peer = s;
+    } else if (key == "forward[].format") {
+      if (s == "rfc5424") {
+        d.format = forward_destination::Format::kRfc5424;
+      } else if (s == "cloudevents") {
+        d.format = forward_destination::Format::kCloudEvents;
+      } else {
+        return Fail(path, "must be \"rfc5424\" or \"cloudevents\"");
+      }
+    } else {
+      return Fail(path, "internal error: schema row without a handler");
+    }
+    return true;
+  }
+
+  bool CheckForward(const std::string& path) {
+    forward_destination::Destination& d = out_->forward.back();
+    if (d.url.empty()) return Fail(path, "needs \"url\"");
+    std::string why;
+    if (!forward_destination::ParseUrl(d.url, &d, &why)) return Fail(path + ".url", why);
+    if (!forward_destination::Check(&d, &why)) return Fail(path, why);
+    for (size_t i = 0; i + 1 < out_->forward.size(); ++i) {
+      if (out_->forward[i].name == d.name) {
+        return Fail(path, "a second destination named \"" + d.name + "\" (set \"name\")");
+      }
+    }
     return true;
   }
 

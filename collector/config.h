@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "entry_mapper.h"
+#include "forward/forward_destination.h"
 #include "record_validator.h"
 #include "tail/sandbox_quota.h"
 
@@ -38,6 +39,7 @@ struct Config {
   std::vector<SourceConfig> sources;
   record_validator::Limits limits;
   sandbox_quota::Limits quota;  // run mode, per sandbox
+  std::vector<forward_destination::Destination> forward;  // checked (forward_destination::Check)
 };
 
 // One row per key the config may hold. `key` is the JSON path with "[]" for

@@ -120,3 +120,32 @@ TEST_CASE("the schema table covers the run mode's keys") {
     CHECK(std::find(keys.begin(), keys.end(), k) != keys.end());
   }
 }
+
+TEST_CASE("config: forward destinations, checked like every other key") {
+  config::Config c;
+  std::vector<std::string> warnings;
+  std::string err;
+  REQUIRE(config::ParseConfig(R"({"forward": [
+      {"url": "relp+tls://logs.example.org:2514", "ca_file": "/ca.pem", "cert_file": "/c.pem",
+       "key_file": "/c.key", "max_message_size": "64KiB"},
+      {"name": "backup", "url": "syslog+tcp://10.0.0.2:514", "format": "cloudevents"}]})",
+                              "c.json", &c, &warnings, &err));
+  REQUIRE(c.forward.size() == 2);
+  CHECK(c.forward[0].name == "relp_tls-logs.example.org-2514");
+  CHECK(c.forward[0].permitted_peer == "logs.example.org");
+  CHECK(c.forward[0].max_message_bytes == 65536);
+  CHECK(c.forward[1].format == forward_destination::Format::kCloudEvents);
+  CHECK(Fails(R"({"forward": [{"url": "relp://h:1", "ca_fil": "/x"}]})") ==
+        "c.json: forward[0].ca_fil: unknown key (did you mean \"ca_file\"?)");
+  CHECK(Fails(R"({"forward": [{"url": "ftp://h:1"}]})").find("forward[0].url: a destination is") !=
+        std::string::npos);
+  CHECK(Fails(R"({"forward": [{"name": "x"}]})") == "c.json: forward[0]: needs \"url\"");
+  CHECK(Fails(R"({"forward": [{"url": "relp+tls://h:1"}]})").find("needs a CA file") !=
+        std::string::npos);
+  CHECK(Fails(R"({"forward": [{"url": "relp://h:1"}, {"url": "relp://h:1"}]})")
+            .find("a second destination named") != std::string::npos);
+  CHECK(Fails(R"({"forward": [{"url": "relp://h:1", "format": "json"}]})")
+            .find("\"rfc5424\" or \"cloudevents\"") != std::string::npos);
+  CHECK(Fails(R"({"forward": [{"url": "relp://h:1", "name": "../x"}]})")
+            .find("forward[0].name: must be") != std::string::npos);
+}

@@ -20,6 +20,8 @@
 #include "clock_ms.h"
 #include "config.h"
 #include "exit_status.h"
+#include "forward/forward_destination.h"
+#include "forward/forward_supervisor.h"
 #include "key_file.h"
 #include "listen/listener.h"
 #include "tail/chain_head.h"
@@ -43,7 +45,53 @@ struct Settings {
   bool append_only = true;
   bool have_config = false;
   config::Config config;
+  // One `agt-collector forward` child per destination (forward_supervisor.h).
+  forward_supervisor::Supervisor forwarders;
 };
+
+// The forwarders `run` starts: --forward URL, and each destination of
+// --config. Checked here, so a bad destination stops `run` at once.
+bool AddForwarders(const cli_args::ParsedArgs& args, Settings* s) {
+  const std::vector<std::string> common = {"forward", "--out", s->out, "--state-dir",
+                                           s->state_dir};
+  if (args.has("--forward")) {
+    forward_destination::Destination d;
+    d.ca_file = args.get("--forward-ca");
+    d.cert_file = args.get("--forward-cert");
+    d.key_file = args.get("--forward-key");
+    std::string err;
+    if (!forward_destination::ParseUrl(args.get("--forward"), &d, &err) ||
+        !forward_destination::Check(&d, &err)) {
+      logs::Error("--forward " + args.get("--forward") + ": " + err);
+      return false;
+    }
+    std::vector<std::string> child = common;
+    for (const char* opt : {"--forward", "--forward-ca", "--forward-cert", "--forward-key",
+                            "--forward-format"}) {
+      if (args.has(opt)) {
+        child.push_back(opt);
+        child.push_back(args.get(opt));
+      }
+    }
+    s->forwarders.Add(d.url, child);
+  } else if (args.has("--forward-ca") || args.has("--forward-cert") ||
+             args.has("--forward-key") || args.has("--forward-format")) {
+    logs::Error("--forward-ca, --forward-cert, --forward-key and --forward-format go with "
+                "--forward URL");
+    return false;
+  }
+  if (s->have_config) {
+    for (const forward_destination::Destination& d : s->config.forward) {
+      std::vector<std::string> child = common;
+      for (const std::string& a : {std::string("--config"), args.get("--config"),
+                                   std::string("--destination"), d.name}) {
+        child.push_back(a);
+      }
+      s->forwarders.Add(d.name, child);
+    }
+  }
+  return true;
+}
 
 int64_t NowMs() { return clock_ms::Monotonic(); }
 
@@ -141,7 +189,7 @@ bool Resolve(const cli_args::ParsedArgs& args, Settings* s, int* status) {
       return false;
     }
   }
-  return true;
+  return AddForwarders(args, s);
 }
 
 // SIGTERM, SIGINT, SIGHUP and SIGUSR1 become readable events; nothing runs
@@ -170,7 +218,7 @@ bool SignalFd(unique_fd::UniqueFd* sfd) {
 // signal, an inotify event, a socket event or the next scan. `engine`
 // (--watch) or `listener` (--listen) may be null, not both. Returns on
 // SIGTERM/SIGINT (kOk) or a fatal error.
-int Loop(const Settings& s, int sfd, tail_engine::Engine* engine, listener::Listener* listener,
+int Loop(Settings& s, int sfd, tail_engine::Engine* engine, listener::Listener* listener,
          audit_file::AuditFileWriter* out, int state_fd, service_notify::Notifier* notifier) {
   std::string err;
   // The engine keeps the chain head after each of its commits; entries the
@@ -205,6 +253,7 @@ int Loop(const Settings& s, int sfd, tail_engine::Engine* engine, listener::List
       ready = true;
     }
     const int64_t now = NowMs();
+    s.forwarders.Poll(now);
     // The watchdog is petted from here only: a loop that stops turning is
     // what it must catch.
     notifier->PetIfDue(now);
@@ -396,6 +445,8 @@ int Run(const cli_args::ParsedArgs& args) {
   status = Loop(s, sfd.get(), engine.get(), listener.get(), &out, state.get(), &notifier);
   notifier.Stopping();
   if (status == exit_status::kOk) status = Drain(engine.get(), listener.get());
+  // Each forwarder keeps its own position: stopping it loses nothing.
+  s.forwarders.StopAll(5000);
   if (status == exit_status::kOk && state.ok() &&
       !chain_head::Save(state.get(), out.durable_head(), &err)) {
     logs::Error("chain head in " + s.state_dir + ": " + err);

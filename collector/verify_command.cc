@@ -82,10 +82,19 @@ int Verify(const cli_args::ParsedArgs& args) {
   if (!applied.missing.empty()) logs::Warning("not fully confined: " + self_confine::Describe(applied));
   if (args.has("--state-dir")) return VerifyAgainstHead(file, key, args.get("--state-dir"));
   audit_verifier::VerifyReport report;
-  switch (audit_verifier::VerifyAuditFile(file, key, &report, &err)) {
+  const bool drop = args.has("--drop-duplicates");
+  switch (audit_verifier::VerifyAuditFile(file, key, &report, &err, drop)) {
     case audit_verifier::VerifyResult::kValid:
-      printf("%s: %llu entries, chain and signatures valid\n", file.c_str(),
-             static_cast<unsigned long long>(report.entries));
+      if (drop) {
+        printf("%s: %llu entries in %llu chain(s), chain and signatures valid, complete; "
+               "%llu duplicate(s) dropped\n",
+               file.c_str(), static_cast<unsigned long long>(report.entries),
+               static_cast<unsigned long long>(report.chains),
+               static_cast<unsigned long long>(report.duplicates));
+      } else {
+        printf("%s: %llu entries, chain and signatures valid\n", file.c_str(),
+               static_cast<unsigned long long>(report.entries));
+      }
       return exit_status::kOk;
     case audit_verifier::VerifyResult::kBroken:
       logs::Note(file + ":" + std::to_string(report.broken_line) + ": " + report.broken_reason +

@@ -492,12 +492,18 @@ class Import(unittest.TestCase):
     def test_every_command_help_prints_its_option_table(self):
         options = {"import": ["--key-file K", "--out FILE", "--sandbox-id ID", "--config C"],
                    "validate": ["--config C"],
-                   "verify": ["--key-file K", "--state-dir DIR"],
+                   "verify": ["--key-file K", "--state-dir DIR", "--drop-duplicates"],
                    "check-config": ["--keys"],
                    "run": ["--key-file K", "--out FILE", "--state-dir DIR", "--watch PATTERN...",
                            "--listen PATH", "--shim PATH", "--shim-sha256 HEX",
                            "--cgroup-pattern REGEX", "--config C", "--syslog-socket PATH",
-                           "--scan-interval MS", "--new-chain", "--no-append-only"]}
+                           "--scan-interval MS", "--new-chain", "--no-append-only",
+                           "--forward URL", "--forward-ca FILE", "--forward-cert FILE",
+                           "--forward-key FILE", "--forward-format F"],
+                   "forward": ["--out FILE", "--state-dir DIR", "--config C", "--destination NAME",
+                               "--forward URL", "--forward-ca FILE", "--forward-cert FILE",
+                               "--forward-key FILE", "--forward-format F", "--until-caught-up"],
+                   "export": ["--format F"]}
         for command, rows in options.items():
             for flag in ("--help", "-h"):
                 r = run_collector(command, flag)

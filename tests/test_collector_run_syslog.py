@@ -5,6 +5,7 @@ import subprocess
 import time
 import unittest
 
+from forward_support import stop_daemon
 from run_harness import RunHarness
 
 RSYSLOGD = shutil.which("rsyslogd") or "/usr/sbin/rsyslogd"
@@ -25,9 +26,12 @@ class PrivateRsyslog:
         with open(self.conf, "w") as f:
             f.write('global(workDirectory="%s")\n' % work)
             f.write('module(load="imuxsock" SysSock.Use="off")\n')
-            f.write('input(type="imuxsock" Socket="%s" RateLimit.Interval="0")\n' % self.socket)
+            # The collector's notices are RFC 5424: imuxsock's special
+            # parser knows only the classic local format (agt-collector(1)).
+            f.write('input(type="imuxsock" Socket="%s" RateLimit.Interval="0" '
+                    'UseSpecialParser="off" ParseHostname="on")\n' % self.socket)
             f.write('*.* action(type="omfile" file="%s" '
-                    'template="RSYSLOG_TraditionalFileFormat")\n' % self.output)
+                    'template="RSYSLOG_SyslogProtocol23Format")\n' % self.output)
         self.proc = None
         testcase.addCleanup(self.stop)
 
@@ -47,15 +51,7 @@ class PrivateRsyslog:
             time.sleep(0.02)
 
     def stop(self):
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        if self.proc is not None:
-            self.proc.stderr.close()
+        stop_daemon(self.proc, timeout=10)
         self.proc = None
 
     def text(self):
@@ -89,12 +85,19 @@ class RunSyslogTest(unittest.TestCase):
         for e in h.entries():
             self.assertEqual(text.count("entry_id=" + e["entry_id"]), 1, text)
             line = [l for l in text.splitlines() if e["entry_id"] in l][0]
-            self.assertIn("agt-collector[%d]: command_denied" % h.proc.pid, line)
+            # rsyslog parsed it as RFC 5424: APP-NAME, PROCID, MSGID and the
+            # structured data of the forwarded messages come through.
+            self.assertIn(" agt-collector %d command_denied [agt@32473 entry_id=\"%s\" "
+                          "sandbox_id=\"sb-1\" resource=\"%s\" outcome=\"denied\" "
+                          "previous_hash=\"%s\" content_hash=\"%s\"]"
+                          % (h.proc.pid, e["entry_id"], e["resource"], e["previous_hash"],
+                             e["content_hash"]), line)
             self.assertIn("sandbox_id=sb-1 binary=%s" % e["resource"], line)
         h.stop()
         h.assert_exact()
 
-    def test_syslog_down_loses_nothing_in_the_audit_file_and_is_reported(self):
+    def running_with_one_notice(self):
+        """A collector and its rsyslogd, one notice through."""
         h = RunHarness(self)
         rs = PrivateRsyslog(self, h.dir)
         rs.start()
@@ -102,6 +105,10 @@ class RunSyslogTest(unittest.TestCase):
         h.start(syslog=rs.socket)
         h.deny_and_wait("sb-1")
         rs.wait_for(["entry_id=" + h.entries()[0]["entry_id"]])
+        return h, rs
+
+    def test_syslog_down_loses_nothing_in_the_audit_file_and_is_reported(self):
+        h, rs = self.running_with_one_notice()
         rs.stop()
         h.deny_and_wait("sb-1", times=2)
         deadline = time.monotonic() + 10
@@ -116,6 +123,19 @@ class RunSyslogTest(unittest.TestCase):
         h.deny_and_wait("sb-1")
         rs.wait_for(["entry_id=" + h.entries()[-1]["entry_id"]])
         h.stop()
+        h.assert_exact()
+
+    def test_the_first_notice_after_a_syslog_restart_arrives(self):
+        h, rs = self.running_with_one_notice()
+        # Restarted between two notices: the collector's socket still points
+        # at the old one. The next notice must find the new one, not be the
+        # failed send that discovers it.
+        rs.stop()
+        rs.start()
+        h.deny_and_wait("sb-1")
+        rs.wait_for(["entry_id=" + h.entries()[-1]["entry_id"]])
+        h.stop()
+        self.assertIn(" 0 syslog messages dropped", h.stderr())
         h.assert_exact()
 
 

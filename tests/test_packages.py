@@ -41,10 +41,12 @@ class Packages(unittest.TestCase):
             raise AssertionError("scripts/docker-engine start printed %r" % out)
         cls.env = dict(os.environ, DOCKER_HOST=out.split("=", 1)[1])
         # The container has no network and minbase has no systemd: the
-        # dependency that creates the user (sysusers.d) comes from the host's
-        # Debian mirror, as apt would fetch it.
+        # dependency that creates the user (sysusers.d), and librelp (the
+        # forwarder's RELP client), come from the host's Debian mirror, as
+        # apt would fetch them.
         cls.deps = tempfile.mkdtemp(prefix="agt-debs-deps.")
-        subprocess.run(["apt-get", "download", "systemd-standalone-sysusers"], cwd=cls.deps,
+        subprocess.run(["apt-get", "download", "systemd-standalone-sysusers", "librelp0"],
+                       cwd=cls.deps,
                        check=True, capture_output=True, timeout=600)
         base = script("base-image", env=cls.env).stdout.strip().splitlines()[-1]
         # The unit's one capability, granted to the container so the

@@ -16,6 +16,11 @@ SyslogSender::~SyslogSender() {
 void SyslogSender::Open(const std::string& socket_path, const std::string& tag) {
   path_ = socket_path;
   tag_ = tag;
+  char name[256] = {};
+  host_ = gethostname(name, sizeof name - 1) == 0 && name[0] != '\0' ? name : "-";
+  for (char& c : host_) {
+    if (c < 33 || c > 126) c = '-';
+  }
   fd_ = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd_ < 0) {
     last_error_ = std::string("socket(AF_UNIX, SOCK_DGRAM): ") + strerror(errno);
@@ -43,13 +48,14 @@ bool SyslogSender::Connect() {
   return true;
 }
 
-bool SyslogSender::Send(std::string_view message) {
+bool SyslogSender::Send(std::string_view msgid, std::string_view structured_data,
+                       std::string_view message) {
   if (fd_ < 0) {
     ++dropped_;
     return false;
   }
-  // Reconnect at most once a second: a restarted syslog daemon makes a new
-  // socket, and a datagram socket stays bound to the old one.
+  // Reconnect at most once a second while the daemon is away (a stale
+  // socket found by a failed send is retried at once, in SendDatagram).
   if (!connected_ && time(nullptr) != last_connect_try_ && !Connect()) {
     ++dropped_;
     return false;
@@ -58,22 +64,37 @@ bool SyslogSender::Send(std::string_view message) {
     ++dropped_;
     return false;
   }
-  char head[96];
-  time_t now = time(nullptr);
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
   struct tm tm;
-  localtime_r(&now, &tm);
-  char stamp[32];
-  strftime(stamp, sizeof stamp, "%b %e %H:%M:%S", &tm);
-  snprintf(head, sizeof head, "<%d>%s %s[%d]: ", kPriority, stamp, tag_.c_str(),
-           static_cast<int>(getpid()));
+  gmtime_r(&ts.tv_sec, &tm);
+  char stamp[40];
+  strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &tm);
+  char head[128];
+  snprintf(head, sizeof head, "<%d>1 %s.%06ldZ %s %s %d ", kPriority, stamp, ts.tv_nsec / 1000,
+           host_.c_str(), tag_.c_str(), static_cast<int>(getpid()));
   datagram_.assign(head);
-  if (datagram_.size() + message.size() > kMaxMessageBytes) {
-    static constexpr std::string_view kCut = "...[cut]";
-    datagram_.append(message.substr(0, kMaxMessageBytes - datagram_.size() - kCut.size()));
-    datagram_.append(kCut);
-  } else {
-    datagram_.append(message);
+  datagram_.append(msgid.empty() ? std::string_view("-") : msgid);
+  datagram_.push_back(' ');
+  datagram_.append(structured_data.empty() ? std::string_view("-") : structured_data);
+  if (!message.empty()) {
+    datagram_.push_back(' ');
+    if (datagram_.size() + message.size() > kMaxMessageBytes) {
+      static constexpr std::string_view kCut = "...[cut]";
+      const size_t room = kMaxMessageBytes > datagram_.size() + kCut.size()
+                              ? kMaxMessageBytes - datagram_.size() - kCut.size()
+                              : 0;
+      datagram_.append(message.substr(0, room));
+      datagram_.append(kCut);
+    } else {
+      datagram_.append(message);
+    }
   }
+  return SendDatagram();
+}
+
+bool SyslogSender::SendDatagram() {
+  bool retried = false;
   for (;;) {
     ssize_t n = send(fd_, datagram_.data(), datagram_.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
     if (n >= 0) {
@@ -82,9 +103,20 @@ bool SyslogSender::Send(std::string_view message) {
     }
     if (errno == EINTR) continue;
     last_error_ = std::string("send: ") + strerror(errno);
-    // EAGAIN: the daemon is behind; drop rather than stall. Anything else:
-    // the socket is gone or refused; reconnect later.
-    if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOBUFS) connected_ = false;
+    // EAGAIN: the daemon is behind; drop rather than stall.
+    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) {
+      ++dropped_;
+      return false;
+    }
+    // The socket is gone or refused: a restarted daemon made a new one,
+    // and this socket is still bound to the old. Connect again at once and
+    // send this message once more, so the first one after a restart is
+    // not lost.
+    connected_ = false;
+    if (!retried && Connect()) {
+      retried = true;
+      continue;
+    }
     ++dropped_;
     return false;
   }

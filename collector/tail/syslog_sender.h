@@ -1,7 +1,9 @@
 // The syslog output channel: one datagram per audit entry to a local syslog
-// socket (default /dev/log), in the classic local format libc's syslog(3)
-// uses ("<PRI>Mmm dd hh:mm:ss TAG[PID]: MSG"), which rsyslog's imuxsock and
-// journald both parse. Best effort by design: the signed audit file is the
+// socket (default /dev/log), in RFC 5424 ("<PRI>1 TIMESTAMP HOST TAG PID
+// MSGID [SD] MSG"), so the receiver gets the MSGID and the structured data
+// the forwarded messages carry (forward_message.h). rsyslog parses it with
+// imuxsock's UseSpecialParser="off" (its special parser knows only the
+// classic local format); agt-collector(1) says so. Best effort by design: the signed audit file is the
 // record that loses nothing; syslog never blocks or stalls the pipeline. But
 // a failure is never silent: dropped messages are counted and reported.
 #ifndef AGT_COLLECTOR_TAIL_SYSLOG_SENDER_H_
@@ -34,7 +36,8 @@ class SyslogSender {
   void Open(const std::string& socket_path, const std::string& tag);
 
   // Sends one message without blocking: false when it was dropped.
-  bool Send(std::string_view message);
+  // `structured_data` is one or more SD-ELEMENTs, or "-".
+  bool Send(std::string_view msgid, std::string_view structured_data, std::string_view message);
 
   // A warning to print (a bare reason: the caller adds the prefix) when
   // something new went wrong since the last call (the first failure at
@@ -47,11 +50,13 @@ class SyslogSender {
 
  private:
   bool Connect();
+  bool SendDatagram();
 
   int fd_ = -1;
   bool connected_ = false;
   std::string path_;
   std::string tag_;
+  std::string host_;  // RFC 5424 HOSTNAME
   uint64_t sent_ = 0;
   uint64_t dropped_ = 0;
   uint64_t dropped_reported_ = 0;

@@ -44,6 +44,7 @@
 #include "tail/inotify_watcher.h"
 #include "tail/line_reader.h"
 #include "tail/sandbox_quota.h"
+#include "forward/forward_message.h"
 #include "tail/syslog_sender.h"
 #include "unique_fd.h"
 
@@ -207,9 +208,6 @@ class Engine {
     } guard;
   };
 
-  struct Syslogged {
-    std::string entry_id, sandbox_id, binary, timestamp;
-  };
 
   void OpenPatternBase(Pattern* p);
   void ListBase(uint32_t pattern_index);
@@ -281,7 +279,8 @@ class Engine {
   size_t turn_items_left_ = 0;           // the current source's share of this cycle
   int64_t turn_deadline_ns_ = 0;         // and its time (line_reader::MonotonicNs)
   std::unordered_map<uint32_t, uint32_t> move_cookies_;  // IN_MOVED_FROM cookie -> source
-  std::vector<Syslogged> cycle_syslog_;
+  std::vector<forward_message::EntryFacts> cycle_syslog_;  // durable at Commit: then sent
+  std::string previous_hash_;  // the chain's head before the line being ingested
   size_t cycle_entries_ = 0;
   size_t cycle_appended_ = 0;   // appended this cycle, not yet synced
   size_t cycle_summaries_ = 0;  // of which quota summaries

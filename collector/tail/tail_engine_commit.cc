@@ -36,6 +36,7 @@ void Engine::HandleItem(Source* s, const line_reader::Item& item) {
   // Never fails: the run intake always knows the sandbox id (pipeline.h).
   pipeline::LabelsFor(options_.config, path, s->sandbox_id, &labels, &reason);
   const pipeline::Origin origin{path, s->current.id, item.offset, &labels, {}};
+  if (syslog_ != nullptr) previous_hash_ = out_->previous_hash();
   switch (ingest_->Line(item.line, origin, &reason)) {
     case pipeline::Outcome::kRejected:
       Reject(s, item.offset, reason);
@@ -55,8 +56,16 @@ void Engine::HandleItem(Source* s, const line_reader::Item& item) {
   RememberWritten(ingest_->entry().entry_id);
   if (syslog_ != nullptr) {
     const audit_entry::AuditEntryFields& entry = ingest_->entry();
-    cycle_syslog_.push_back(
-        {entry.entry_id, s->sandbox_id, ingest_->record().binary, entry.timestamp});
+    forward_message::EntryFacts e;
+    e.entry_id = entry.entry_id;
+    e.event_type = entry.event_type;
+    e.sandbox_id = s->sandbox_id;
+    e.resource = ingest_->record().binary;
+    e.outcome = entry.outcome;
+    e.timestamp = entry.timestamp;
+    e.previous_hash = previous_hash_;
+    e.content_hash = out_->previous_hash();  // the entry just signed
+    cycle_syslog_.push_back(std::move(e));
   }
 }
 
@@ -158,9 +167,14 @@ bool Engine::Commit(std::string* err) {
   touched_.clear();
   // 3. Syslog, best effort, only for what is durable.
   if (syslog_ != nullptr) {
-    for (const Syslogged& e : cycle_syslog_) {
-      syslog_->Send("command_denied entry_id=" + e.entry_id + " sandbox_id=" + e.sandbox_id +
-                    " binary=" + e.binary + " timestamp=" + e.timestamp);
+    // RFC 5424 with the forwarded messages' structured data (no seq).
+    std::string sd;
+    for (const forward_message::EntryFacts& e : cycle_syslog_) {
+      sd.clear();
+      forward_message::AppendStructuredData(e, 0, &sd);
+      syslog_->Send(e.event_type, sd,
+                    "command_denied entry_id=" + e.entry_id + " sandbox_id=" + e.sandbox_id +
+                        " binary=" + e.resource + " timestamp=" + e.timestamp);
     }
     std::string line;
     if (syslog_->TakeReport(&line, time(nullptr))) Warn(line);
