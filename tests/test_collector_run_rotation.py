@@ -107,7 +107,9 @@ class RunRotationTest(unittest.TestCase):
                 pass
             if os.stat(log).st_ino == old_ino:
                 break
-            parked.append(log + ".p%d" % i)
+            # Parked under a name no rotation uses (denied.log.* would be
+            # read as files rotated while the collector was stopped).
+            parked.append(os.path.join(os.path.dirname(log), "parked-%d" % i))
             os.rename(log, parked[-1])
         self.assertEqual(os.stat(log).st_ino, old_ino, "could not get the inode reused")
         # New content, longer than the old offset: only the hash can tell.
