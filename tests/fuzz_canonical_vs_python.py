@@ -19,6 +19,16 @@ import sys
 BATCH = 500  # files per harness run (argument lists stay small)
 
 
+def input_id(data):
+    """FNV-1a, as the harness prints it before each output: libFuzzer may run
+    an input more than once or out of the order given, so outputs are
+    matched to files by it, never by position."""
+    h = 14695981039346656037
+    for b in data:
+        h = ((h ^ b) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+    return "%016x" % h
+
+
 def main():
     harness, dirs = sys.argv[1], sys.argv[2:]
     files = sorted(os.path.join(d, name) for d in dirs if os.path.isdir(d)
@@ -29,17 +39,21 @@ def main():
         batch = files[start:start + BATCH]
         r = subprocess.run([harness, "-runs=1"] + batch, env=env, stdout=subprocess.PIPE,
                            stderr=subprocess.DEVNULL, check=True)
-        # libFuzzer runs one empty input first, then the files in order.
-        outputs = r.stdout.decode("ascii").splitlines()[1:]
-        if len(outputs) != len(batch):
-            sys.exit("canonical vs python: %d outputs for %d inputs" % (len(outputs), len(batch)))
-        for path, line in zip(batch, outputs):
+        outputs = {}
+        for out_line in r.stdout.decode("ascii").splitlines():
+            ident, _, rest = out_line.partition(" ")
+            outputs[ident] = rest
+        for path in batch:
+            with open(path, "rb") as f:
+                data = f.read()
+            line = outputs.get(input_id(data))
+            if line is None:
+                sys.exit("canonical vs python: no output for %s" % path)
             if line == "refused":
                 refused += 1
                 continue
             accepted += 1
-            with open(path, "rb") as f:
-                want = json.dumps(json.loads(f.read().decode("utf-8")), sort_keys=True)
+            want = json.dumps(json.loads(data.decode("utf-8")), sort_keys=True)
             if line[len("canonical "):] != want:
                 differ += 1
                 print("differs: %s\n  ours:   %s\n  python: %s" % (path, line[10:200], want[:200]))

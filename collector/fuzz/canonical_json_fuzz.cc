@@ -7,6 +7,7 @@
 // AGT_FUZZ_PRINT set, each input's output (or "refused") is printed, one
 // line per input file, for it to compare with json.dumps.
 #include <rapidjson/document.h>
+#include <rapidjson/memorystream.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -40,6 +41,14 @@ void CheckSorted(const rapidjson::Value& v) {
   }
 }
 
+// FNV-1a of the input: the printed line names the input it is about, since
+// libFuzzer may run an input more than once or in another order.
+uint64_t InputId(const uint8_t* data, size_t size) {
+  uint64_t h = 14695981039346656037ull;
+  for (size_t i = 0; i < size; ++i) h = (h ^ data[i]) * 1099511628211ull;
+  return h;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -49,15 +58,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // such text before parsing); what follows one is not the writer's input.
   const bool has_nul = text.find('\0') != std::string::npos;
   rapidjson::Document doc;
-  doc.Parse<kParseFlags>(text.data(), text.size());
+  // A plain memory stream: Document::Parse(str, len) wraps the text in an
+  // EncodedInputStream that drops a leading 0xEF, 0xBB or 0xBF byte each on
+  // its own (its BOM skip), so "\xbb995" read as 995. The writer's input is
+  // the text as given.
+  rapidjson::MemoryStream stream(text.data(), text.size());
+  doc.ParseStream<kParseFlags, rapidjson::UTF8<>>(stream);
   std::string out;
   std::string err;
   if (has_nul || doc.HasParseError() || !canonical_json::AppendValue(doc, &out, &err)) {
     FUZZ_CHECK(has_nul || doc.HasParseError() || !err.empty());
-    if (print) printf("refused\n");
+    if (print) printf("%016llx refused\n", static_cast<unsigned long long>(InputId(data, size)));
     return 0;
   }
-  if (print) printf("canonical %s\n", out.c_str());
+  if (print) {
+    printf("%016llx canonical %s\n", static_cast<unsigned long long>(InputId(data, size)),
+           out.c_str());
+  }
   for (const char c : out) FUZZ_CHECK(c >= 0x20 && c <= 0x7e);
 
   rapidjson::Document back;
