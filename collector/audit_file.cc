@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "audit_verifier.h"
 #include "logs.h"
@@ -99,13 +100,12 @@ bool ReadLastLine(int fd, const std::string& path, uint64_t size, std::string* l
 
 AuditFileWriter::~AuditFileWriter() {
   std::string err;
-  if (fd_ >= 0) Flush(&err);
+  if (fd_.ok()) Flush(&err);
   Close();
 }
 
 void AuditFileWriter::Close() {
-  if (fd_ >= 0) close(fd_);  // also drops the flock
-  fd_ = -1;
+  fd_.Reset();  // closing also drops the flock
   pending_.clear();
   pending_used_ = 0;
   pending_entries_ = 0;
@@ -194,12 +194,12 @@ bool AuditFileWriter::Open(const std::string& path, std::string_view key, uint64
   pending_entries_ = 0;
   durable_ = {file_id::FileId::Of(st), lines, complete_size, previous};
   signer_.SetPreviousHash(previous);
-  fd_ = fd.Release();  // Close() closes it (and so drops the flock)
+  fd_ = std::move(fd);  // Close() closes it (and so drops the flock)
   return true;
 }
 
 bool AuditFileWriter::MakeRoom(const audit_entry::AuditEntryFields& fields, std::string* err) {
-  if (fd_ < 0) {
+  if (!fd_.ok()) {
     *err = "the audit file is not open";
     return false;
   }
@@ -240,25 +240,25 @@ bool AuditFileWriter::AppendNew(audit_entry::AuditEntryFields* fields,
 
 bool AuditFileWriter::Flush(std::string* err) {
   if (pending_used_ == 0) return true;
-  if (fd_ < 0) {
+  if (!fd_.ok()) {
     *err = path_ + ": the audit file is not open";
     return false;
   }
   struct stat st;
-  if (fstat(fd_, &st) != 0) {
+  if (fstat(fd_.get(), &st) != 0) {
     *err = SysError("fstat", path_);
     return false;
   }
   size_t done = 0;
   while (done < pending_used_) {
-    const ssize_t n = write(fd_, pending_.data() + done, pending_used_ - done);
+    const ssize_t n = write(fd_.get(), pending_.data() + done, pending_used_ - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       if (n == 0) errno = EIO;
       *err = SysError("write", path_);
       // Cut a partial batch back off so the file ends on a whole, chained
       // line; the batch stays pending for a retry.
-      if (done > 0 && ftruncate(fd_, st.st_size) != 0) {
+      if (done > 0 && ftruncate(fd_.get(), st.st_size) != 0) {
         *err += std::string("; ftruncate to undo the partial write failed too: ") +
                 strerror(errno);
       }
@@ -275,7 +275,7 @@ bool AuditFileWriter::Flush(std::string* err) {
 
 bool AuditFileWriter::Sync(std::string* err) {
   if (!Flush(err)) return false;
-  if (fd_ >= 0 && fdatasync(fd_) != 0) {
+  if (fd_.ok() && fdatasync(fd_.get()) != 0) {
     *err = SysError("fdatasync", path_);
     return false;
   }
@@ -287,7 +287,7 @@ bool AuditFileWriter::Sync(std::string* err) {
 }
 
 bool AuditFileWriter::Reopen(std::string* err) {
-  if (fd_ >= 0 && !Sync(err)) return false;
+  if (fd_.ok() && !Sync(err)) return false;
   const std::string path = path_;
   const std::string key = key_;
   return Open(path, key, err);
@@ -298,7 +298,7 @@ bool AuditFileWriter::RecentEntryIds(size_t max_entries, std::vector<std::string
   ids->clear();
   if (!Flush(err)) return false;
   struct stat st;
-  if (fstat(fd_, &st) != 0) {
+  if (fstat(fd_.get(), &st) != 0) {
     *err = SysError("fstat", path_);
     return false;
   }
@@ -312,7 +312,7 @@ bool AuditFileWriter::RecentEntryIds(size_t max_entries, std::vector<std::string
   uint64_t stop = size;  // the lines before this offset are still to read
   while (newest_first.size() < max_entries && stop > 0) {
     uint64_t complete = 0;
-    if (!ReadLastLine(fd_, path_, stop, &line, &complete, err)) return false;
+    if (!ReadLastLine(fd_.get(), path_, stop, &line, &complete, err)) return false;
     if (complete == 0) break;  // no whole line left
     std::string reason;
     if (!audit_verifier::VerifyLine(line, nullptr, signer_.hasher(), &facts, &reason)) {

@@ -13,6 +13,7 @@
 #include "audit_entry.h"
 #include "chain_signer.h"
 #include "tail/chain_head.h"
+#include "unique_fd.h"
 
 namespace audit_file {
 
@@ -84,7 +85,7 @@ class AuditFileWriter {
   // Append and AppendNew: room in the batch for one more line.
   bool MakeRoom(const audit_entry::AuditEntryFields& fields, std::string* err);
 
-  int fd_ = -1;
+  unique_fd::UniqueFd fd_;
   std::string path_;
   std::string key_;  // kept for Reopen(); never printed
   chain_signer::ChainSigner signer_;

@@ -24,6 +24,8 @@
 
 #include <rapidjson/reader.h>
 
+#include "unique_fd.h"
+
 namespace {
 
 // CPU time (user + sys) of this process, as bench_chain.cc measures: on a
@@ -112,7 +114,8 @@ int IoFloor(const char* log_path, const char* out_bytes_arg, const char* dest) {
   // Not zeros: the kernel copies whatever the import's batch holds.
   std::vector<char> write_buffer(1 << 20, 'x');
   const double start = Now();
-  const int in_fd = open(log_path, O_RDONLY | O_CLOEXEC);
+  const unique_fd::UniqueFd in(open(log_path, O_RDONLY | O_CLOEXEC));
+  const int in_fd = in.get();
   if (in_fd < 0) {
     fprintf(stderr, "collector-bench-parse-floor: error: open %s: %s\n", log_path, strerror(errno));
     return 66;
@@ -129,10 +132,10 @@ int IoFloor(const char* log_path, const char* out_bytes_arg, const char* dest) {
     if (n == 0) break;
     read_bytes += static_cast<unsigned long long>(n);
   }
-  close(in_fd);
   // A fresh file opened as the audit file is (append, owner only).
-  const int out_fd =
-      open(dest, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  const unique_fd::UniqueFd out(
+      open(dest, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
+  const int out_fd = out.get();
   if (out_fd < 0) {
     fprintf(stderr, "collector-bench-parse-floor: error: open %s: %s\n", dest, strerror(errno));
     return 73;
@@ -154,7 +157,6 @@ int IoFloor(const char* log_path, const char* out_bytes_arg, const char* dest) {
             strerror(errno));
     return 74;
   }
-  close(out_fd);
   const double seconds = Now() - start;
   printf("io-floor: %zu records in %.3f s: %.0f records/s (checksum %llu)\n", records, seconds,
          static_cast<double>(records) / seconds, read_bytes + out_bytes);

@@ -15,6 +15,7 @@
 
 #include "audit_verifier.h"
 #include "fuzz_check.h"
+#include "unique_fd.h"
 
 namespace {
 
@@ -23,13 +24,13 @@ constexpr std::string_view kVectorKey("agt-collector-test-key-\0\xff\x10", 26);
 
 audit_verifier::VerifyResult VerifyText(std::string_view text, std::string_view key,
                                         audit_verifier::VerifyReport* report) {
-  const int fd = memfd_create("audit_verifier_fuzz", MFD_CLOEXEC);
+  const unique_fd::UniqueFd memfd(memfd_create("audit_verifier_fuzz", MFD_CLOEXEC));
+  const int fd = memfd.get();
   FUZZ_CHECK(fd >= 0);
   FUZZ_CHECK(write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()));
   std::string err;
   const audit_verifier::VerifyResult result =
       audit_verifier::VerifyAuditFile("/proc/self/fd/" + std::to_string(fd), key, report, &err);
-  close(fd);
   FUZZ_CHECK(result == audit_verifier::VerifyResult::kValid ||
              result == audit_verifier::VerifyResult::kBroken);
   return result;

@@ -130,13 +130,11 @@ uint64_t PeerSocketInode(int fd) {
 // kMaxFds descriptors are looked at.
 bool HoldsOwnSocket(int dir_fd, uint64_t ino) {
   constexpr int kMaxFds = 256;
-  const int fd_dir = openat(dir_fd, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd_dir < 0) return false;
-  DIR* dir = fdopendir(fd_dir);
-  if (dir == nullptr) {
-    close(fd_dir);
-    return false;
-  }
+  unique_fd::UniqueFd fd_dir(openat(dir_fd, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fd_dir.ok()) return false;
+  DIR* dir = fdopendir(fd_dir.get());
+  if (dir == nullptr) return false;
+  fd_dir.Release();  // the DIR owns it now: closedir closes it
   const std::string want = "socket:[" + std::to_string(ino) + "]";
   bool found = false;
   int looked = 0;
@@ -144,7 +142,7 @@ bool HoldsOwnSocket(int dir_fd, uint64_t ino) {
     if (e->d_name[0] == '.') continue;
     ++looked;
     char target[64];
-    const ssize_t n = readlinkat(fd_dir, e->d_name, target, sizeof target);
+    const ssize_t n = readlinkat(dirfd(dir), e->d_name, target, sizeof target);
     if (n <= 0 || std::string_view(target, static_cast<size_t>(n)) != want) continue;
     std::string info;
     if (!ReadSmall(dir_fd, ("fdinfo/" + std::string(e->d_name)).c_str(), 4096, &info)) break;
@@ -316,7 +314,7 @@ bool KernelSupportsPeerPidfd(std::string* err) {
            " (attestation needs Linux 6.5 or later)";
     return false;
   }
-  close(pidfd);
+  const unique_fd::UniqueFd peer(pidfd);
   return true;
 }
 

@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "unique_fd.h"
+
 namespace {
 
 int64_t NowUs() {
@@ -32,8 +34,9 @@ int64_t NowUs() {
 
 // One exchange; returns the answer's name.
 std::string Exchange(const char* path, const std::string& record, int timeout_ms) {
-  const int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-  if (fd < 0) return std::string("socket: ") + strerror(errno);
+  const unique_fd::UniqueFd sock(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+  if (!sock.ok()) return std::string("socket: ") + strerror(errno);
+  const int fd = sock.get();
   struct sockaddr_un addr = {};
   addr.sun_family = AF_UNIX;
   strncpy(addr.sun_path, path, sizeof addr.sun_path - 1);
@@ -53,7 +56,6 @@ std::string Exchange(const char* path, const std::string& record, int timeout_ms
       answer = n == 1 ? (byte == 0x06 ? "ACK" : byte == 0x15 ? "NAK" : "OTHER") : "EOF";
     }
   }
-  close(fd);
   return answer;
 }
 

@@ -20,13 +20,10 @@ long ReadLong(const char* path) {
 
 }  // namespace
 
-Watcher::~Watcher() {
-  if (fd_ >= 0) close(fd_);
-}
 
 bool Watcher::Init(std::string* err) {
-  fd_ = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-  if (fd_ < 0) {
+  fd_.Reset(inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
+  if (!fd_.ok()) {
     *err = std::string("inotify_init1: ") + strerror(errno) +
            (errno == EMFILE ? " (fs.inotify.max_user_instances)" : "");
     return false;
@@ -36,11 +33,11 @@ bool Watcher::Init(std::string* err) {
 
 AddResult Watcher::Add(const char* path, const std::string& what, uint32_t mask, int* wd,
                        std::string* err) {
-  if (fd_ < 0) {
+  if (!fd_.ok()) {
     *err = "no inotify instance";
     return AddResult::kError;
   }
-  const int w = inotify_add_watch(fd_, path, mask);
+  const int w = inotify_add_watch(fd_.get(), path, mask);
   if (w >= 0) {
     *wd = w;
     ++watches_;
@@ -71,11 +68,11 @@ AddResult Watcher::AddPath(const std::string& path, uint32_t mask, int* wd, std:
 }
 
 bool Watcher::Drain(const std::function<void(const Event&)>& on_event) {
-  if (fd_ < 0) return false;
+  if (!fd_.ok()) return false;
   alignas(struct inotify_event) char buf[16384];
   bool overflow = false;
   for (;;) {
-    ssize_t n = read(fd_, buf, sizeof buf);
+    ssize_t n = read(fd_.get(), buf, sizeof buf);
     if (n < 0) {
       if (errno == EINTR) continue;
       break;  // EAGAIN: drained

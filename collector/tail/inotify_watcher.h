@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "unique_fd.h"
+
 namespace inotify_watcher {
 
 struct Event {
@@ -30,14 +32,13 @@ enum class AddResult {
 class Watcher {
  public:
   Watcher() = default;
-  ~Watcher();
   Watcher(const Watcher&) = delete;
   Watcher& operator=(const Watcher&) = delete;
 
   // False with *err when no inotify instance can be had (the caller then
   // relies on scans alone).
   bool Init(std::string* err);
-  int fd() const { return fd_; }
+  int fd() const { return fd_.get(); }
 
   // Watches the directory open at dir_fd (O_PATH is enough), or a trusted path.
   AddResult AddDirectoryFd(int dir_fd, uint32_t mask, int* wd, std::string* err);
@@ -55,7 +56,7 @@ class Watcher {
   AddResult Add(const char* path, const std::string& what, uint32_t mask, int* wd,
                 std::string* err);
 
-  int fd_ = -1;
+  unique_fd::UniqueFd fd_;
   size_t watches_ = 0;
 };
 

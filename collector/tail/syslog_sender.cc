@@ -9,9 +9,6 @@
 
 namespace syslog_sender {
 
-SyslogSender::~SyslogSender() {
-  if (fd_ >= 0) close(fd_);
-}
 
 void SyslogSender::Open(const std::string& socket_path, const std::string& tag) {
   path_ = socket_path;
@@ -21,8 +18,8 @@ void SyslogSender::Open(const std::string& socket_path, const std::string& tag) 
   for (char& c : host_) {
     if (c < 33 || c > 126) c = '-';
   }
-  fd_ = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd_ < 0) {
+  fd_.Reset(socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (!fd_.ok()) {
     last_error_ = std::string("socket(AF_UNIX, SOCK_DGRAM): ") + strerror(errno);
     return;
   }
@@ -39,7 +36,7 @@ bool SyslogSender::Connect() {
     return false;
   }
   memcpy(addr.sun_path, path_.c_str(), path_.size() + 1);
-  if (connect(fd_, reinterpret_cast<struct sockaddr*>(&addr), sizeof addr) != 0) {
+  if (connect(fd_.get(), reinterpret_cast<struct sockaddr*>(&addr), sizeof addr) != 0) {
     last_error_ = std::string("connect: ") + strerror(errno);
     connected_ = false;
     return false;
@@ -50,7 +47,7 @@ bool SyslogSender::Connect() {
 
 bool SyslogSender::Send(std::string_view msgid, std::string_view structured_data,
                        std::string_view message) {
-  if (fd_ < 0) {
+  if (!fd_.ok()) {
     ++dropped_;
     return false;
   }
@@ -96,7 +93,7 @@ bool SyslogSender::Send(std::string_view msgid, std::string_view structured_data
 bool SyslogSender::SendDatagram() {
   bool retried = false;
   for (;;) {
-    ssize_t n = send(fd_, datagram_.data(), datagram_.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+    ssize_t n = send(fd_.get(), datagram_.data(), datagram_.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
     if (n >= 0) {
       ++sent_;
       return true;

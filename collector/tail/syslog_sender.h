@@ -15,6 +15,8 @@
 #include <string>
 #include <string_view>
 
+#include "unique_fd.h"
+
 namespace syslog_sender {
 
 constexpr const char* kDefaultSocket = "/dev/log";
@@ -27,7 +29,6 @@ constexpr size_t kMaxMessageBytes = 2048;
 class SyslogSender {
  public:
   SyslogSender() = default;
-  ~SyslogSender();
   SyslogSender(const SyslogSender&) = delete;
   SyslogSender& operator=(const SyslogSender&) = delete;
 
@@ -52,7 +53,7 @@ class SyslogSender {
   bool Connect();
   bool SendDatagram();
 
-  int fd_ = -1;
+  unique_fd::UniqueFd fd_;
   bool connected_ = false;
   std::string path_;
   std::string tag_;
