@@ -14,7 +14,7 @@ import tempfile
 import unittest
 
 from run_harness import RunHarness
-from test_collector_confinement import sanitizer_build
+from test_collector_confinement import assert_confined_before, sanitizer_build
 
 EACCES, EPERM = 13, 1
 AF_UNIX, AF_INET, SOCK_STREAM = 1, 2, 1
@@ -68,21 +68,7 @@ class RunConfinement(unittest.TestCase):
                 os.kill(int(f.read().split()[0]), signal.SIGTERM)
             self.assertEqual(self.h.proc.wait(timeout=20), 0, self.h.stderr())
             lines = trace.read().splitlines()
-
-        def index(pattern):
-            for i, line in enumerate(lines):
-                if re.search(pattern, line):
-                    return i
-            self.fail("no %r in the trace:\n%s" % (pattern, "\n".join(lines[-30:])))
-        nnp = index(r"prctl\(PR_SET_NO_NEW_PRIVS, 1.*= 0$")
-        restrict = index(r"landlock_restrict_self\(.*= 0$")
-        loop = index(r"poll\(")
-        self.assertLess(nnp, restrict)
-        self.assertLess(restrict, loop)
-        if not sanitizer_build():
-            seccomp = index(r"(seccomp\(SECCOMP_SET_MODE_FILTER|prctl\(PR_SET_SECCOMP).*= 0$")
-            self.assertLess(restrict, seccomp)
-            self.assertLess(seccomp, loop)
+        assert_confined_before(self, lines, r"poll\(")
         self.assertRegex(self.h.stderr(), r"(?m)^agt-collector: run: confined: no_new_privs, "
                                           r".*Landlock ABI \d+$")
 
