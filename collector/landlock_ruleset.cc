@@ -93,7 +93,10 @@ Result Restrict(const Grants& grants, int* abi, std::string* reason) {
   }
   RulesetAttr attr = {};
   attr.handled_access_fs = HandledFs(*abi);
-  attr.handled_access_net = kNetBindTcp | kNetConnectTcp;
+  if (grants.read_anywhere) {
+    attr.handled_access_fs &= ~(LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR);
+  }
+  attr.handled_access_net = kNetBindTcp | (grants.tcp_connect ? 0 : kNetConnectTcp);
   attr.scoped = kScopeAbstractUnix | kScopeSignal;
   const unique_fd::UniqueFd ruleset(
       static_cast<int>(syscall(SYS_landlock_create_ruleset, &attr, AttrSize(*abi), 0)));
@@ -109,6 +112,12 @@ Result Restrict(const Grants& grants, int* abi, std::string* reason) {
   }
   for (const std::string& path : grants.write_dirs) {
     if (!AddRule(ruleset.get(), path, write, attr.handled_access_fs, reason)) return Result::kFailed;
+  }
+  for (const std::string& path : grants.exec_files) {
+    if (!AddRule(ruleset.get(), path, read | LANDLOCK_ACCESS_FS_EXECUTE, attr.handled_access_fs,
+                 reason)) {
+      return Result::kFailed;
+    }
   }
   if (syscall(SYS_landlock_restrict_self, ruleset.get(), 0) != 0) {
     *reason = logs::ErrnoReason("landlock_restrict_self", "", errno);

@@ -17,6 +17,11 @@ namespace landlock_ruleset {
 struct Grants {
   std::vector<std::string> read_files;  // each may be opened for reading (a file or a tree)
   std::vector<std::string> write_dirs;  // files beneath each may be created, read and written
+  std::vector<std::string> exec_files;  // each may be executed (and read)
+  // Reading left unrestricted: the read rights are not handled at all.
+  bool read_anywhere = false;
+  // TCP connect left to the kernel's other checks (bind stays refused).
+  bool tcp_connect = false;
 };
 
 enum class Result {

@@ -26,6 +26,7 @@
 #include "listen/listener.h"
 #include "tail/chain_head.h"
 #include "logs.h"
+#include "self_confine.h"
 #include "service_notify.h"
 #include "tail/syslog_sender.h"
 #include "tail/tail_engine.h"
@@ -441,6 +442,9 @@ int Run(const cli_args::ParsedArgs& args) {
   } else {
     logs::Note("writing " + s.out);
   }
+  // Started: from here on, only what the loop needs (self_confine.h).
+  self_confine::ConfineRun({s.out, s.state_dir, s.listen, s.key_file, args.get("--config"), s.watch,
+                            !s.forwarders.empty()});
   service_notify::Notifier notifier;
   status = Loop(s, sfd.get(), engine.get(), listener.get(), &out, state.get(), &notifier);
   notifier.Stopping();

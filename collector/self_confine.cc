@@ -1,9 +1,16 @@
 #include "self_confine.h"
 
+#include <elf.h>
+#include <link.h>
+#include <sys/auxv.h>
 #include <sys/prctl.h>
+#include <unistd.h>
+
+#include <functional>
 
 #include "logs.h"
 #include "syscall_allowlist.h"
+#include "watch_pattern.h"
 
 namespace self_confine {
 
@@ -29,9 +36,10 @@ void AddMissing(Applied* applied, const std::string& what) {
   applied->missing += what;
 }
 
-}  // namespace
-
-Applied ConfineOneShot(const landlock_ruleset::Grants& grants) {
+// The three layers in order; `load_filter` loads the seccomp allow-list.
+// `grants` null: no Landlock ruleset (ConfineRun says when, and why).
+Applied Confine(const landlock_ruleset::Grants* grants,
+                const std::function<bool(std::string*)>& load_filter) {
   Applied applied;
   // Both later layers rely on it: without it, neither may be applied.
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
@@ -40,22 +48,101 @@ Applied ConfineOneShot(const landlock_ruleset::Grants& grants) {
   }
   applied.no_new_privs = true;
   // Landlock first: its own system calls are not on the allow-list.
-  landlock_ruleset::Grants granted = grants;
-  // LeakSanitizer reads /proc/self/maps and the task list at exit.
-  if (kSanitizerBuild) granted.read_files.push_back("/proc");
-  int abi = 0;
   std::string reason;
-  if (landlock_ruleset::Restrict(granted, &abi, &reason) == landlock_ruleset::Result::kApplied) {
-    applied.landlock_abi = abi;
-  } else {
-    AddMissing(&applied, "Landlock (" + reason + ")");
+  if (grants != nullptr) {
+    landlock_ruleset::Grants granted = *grants;
+    // LeakSanitizer reads /proc/self/maps and the task list at exit.
+    if (kSanitizerBuild) granted.read_files.push_back("/proc");
+    int abi = 0;
+    if (landlock_ruleset::Restrict(granted, &abi, &reason) == landlock_ruleset::Result::kApplied) {
+      applied.landlock_abi = abi;
+    } else {
+      AddMissing(&applied, "Landlock (" + reason + ")");
+    }
   }
   if (kSanitizerBuild) {
     applied.sanitizer_build = true;
-  } else if (syscall_allowlist::LoadOneShot(&reason)) {
+  } else if (load_filter(&reason)) {
     applied.seccomp = true;
   } else {
     AddMissing(&applied, "seccomp (" + reason + ")");
+  }
+  return applied;
+}
+
+std::string DirectoryOf(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// The running binary, and the dynamic loader its exec needs (its PT_INTERP;
+// Landlock checks the loader's EXECUTE right too): what a forwarder child
+// is started from.
+std::vector<std::string> OwnExecutables() {
+  std::vector<std::string> files;
+  char self[4096];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) files.emplace_back(self, static_cast<size_t>(n));
+  const auto* phdr = reinterpret_cast<const ElfW(Phdr)*>(getauxval(AT_PHDR));
+  const size_t count = getauxval(AT_PHNUM);
+  uintptr_t bias = 0;
+  for (size_t i = 0; phdr != nullptr && i < count; ++i) {
+    if (phdr[i].p_type == PT_PHDR) bias = reinterpret_cast<uintptr_t>(phdr) - phdr[i].p_vaddr;
+  }
+  for (size_t i = 0; phdr != nullptr && i < count; ++i) {
+    if (phdr[i].p_type == PT_INTERP) {
+      files.emplace_back(reinterpret_cast<const char*>(bias + phdr[i].p_vaddr));
+    }
+  }
+  return files;
+}
+
+}  // namespace
+
+Applied ConfineOneShot(const landlock_ruleset::Grants& grants) {
+  return Confine(&grants, syscall_allowlist::LoadOneShot);
+}
+
+Applied ConfineRun(const RunScope& scope) {
+  landlock_ruleset::Grants grants;
+  for (const std::string& pattern : scope.watch) {
+    grants.write_dirs.emplace_back(watch_pattern::PatternBaseDir(pattern));
+  }
+  grants.write_dirs.push_back(DirectoryOf(scope.out));
+  if (!scope.state_dir.empty()) grants.write_dirs.push_back(scope.state_dir);
+  if (!scope.listen.empty()) grants.write_dirs.push_back(DirectoryOf(scope.listen));
+  grants.read_files = {scope.key_file, "/proc"};
+  if (!scope.config.empty()) grants.read_files.push_back(scope.config);
+  std::string left_open;
+  const auto leave_open = [&left_open](const std::string& what) {
+    left_open += (left_open.empty() ? "" : "; ") + what;
+  };
+  if (scope.forwarders) {
+    // A forwarder is exec'd under this ruleset and filter: it loads shared
+    // libraries, reads certificates, resolves names, and connects to its
+    // destination over TCP.
+    grants.exec_files = OwnExecutables();
+    grants.tcp_connect = true;
+    grants.read_anywhere = true;
+    leave_open("reads, TCP connect and exec of the collector's own binary (the forwarders it "
+               "starts run under the same ruleset and filter)");
+  }
+  if (!scope.listen.empty()) {
+    // Landlock refuses a confined process every ptrace-mode access to a
+    // process outside its domain, and attesting a peer is one: its
+    // /proc/PID/exe, fd and status. So no ruleset with --listen.
+    leave_open("no Landlock ruleset: --listen reads each peer's /proc/PID/exe and fd, which "
+               "Landlock refuses for processes outside the collector's domain");
+  }
+  Applied applied = Confine(scope.listen.empty() ? &grants : nullptr, [&scope](std::string* reason) {
+    return syscall_allowlist::LoadRun(scope.forwarders, reason);
+  });
+  applied.left_open = left_open;
+  if (applied.missing.empty()) {
+    logs::Note("confined: " + Describe(applied));
+  } else {
+    logs::Warning("not fully confined: " + Describe(applied));
   }
   return applied;
 }
@@ -70,6 +157,7 @@ std::string Describe(const Applied& applied) {
   if (applied.landlock_abi > 0) add("Landlock ABI " + std::to_string(applied.landlock_abi));
   if (applied.sanitizer_build) add("no seccomp (a sanitizer build)");
   if (text.empty()) text = "not confined";
+  if (!applied.left_open.empty()) text += " - left open: " + applied.left_open;
   if (!applied.missing.empty()) text += " - not applied: " + applied.missing;
   return text;
 }

@@ -9,6 +9,7 @@
 #define AGT_COLLECTOR_SELF_CONFINE_H_
 
 #include <string>
+#include <vector>
 
 #include "landlock_ruleset.h"
 
@@ -20,10 +21,26 @@ struct Applied {
   int landlock_abi = 0;  // of the ruleset applied; 0 when none was
   bool sanitizer_build = false;  // seccomp left off on purpose (self_confine.cc says why)
   std::string missing;   // what could not be applied and why ("; "-separated): worth a warning
+  std::string left_open;  // what is not limited on purpose, and why: for the startup line
+};
+
+// What `run` still touches once started: the grants follow from these.
+struct RunScope {
+  std::string out;        // the audit file: its directory is writable (SIGHUP reopens it)
+  std::string state_dir;  // writable
+  std::string listen;     // the socket: its directory is writable (a stale one is replaced)
+  std::string key_file, config;     // readable
+  std::vector<std::string> watch;   // patterns: each base directory is readable and writable
+  bool forwarders = false;  // it starts `agt-collector forward` children
 };
 
 // Confines a one-shot subcommand (import, validate, verify) to `grants`.
 Applied ConfineOneShot(const landlock_ruleset::Grants& grants);
+
+// Confines `run` after start-up to `scope` (self_confine.cc says what is
+// left open with --listen and forwarders, and why), and says so: one line,
+// or a warning when a layer could not be applied.
+Applied ConfineRun(const RunScope& scope);
 
 // "no_new_privs, seccomp allow-list, Landlock ABI 7" and, after " - not
 // applied: ", what is missing; for a startup line or a warning.

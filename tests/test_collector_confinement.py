@@ -34,6 +34,30 @@ def traced(args):
         return p, trace.read().splitlines()
 
 
+def assert_confined_before(testcase, lines, first_use):
+    """In a strace of a confining command, no_new_privs, the Landlock ruleset
+    and the seccomp filter each succeed, in that order, before the first line
+    matching `first_use`."""
+    def index(pattern):
+        for i, line in enumerate(lines):
+            if re.search(pattern, line):
+                return i
+        testcase.fail("no %r in the trace:\n%s" % (pattern, "\n".join(lines[-30:])))
+    nnp = index(r"prctl\(PR_SET_NO_NEW_PRIVS, 1.*= 0$")
+    restrict = index(r"landlock_restrict_self\(.*= 0$")
+    first = index(first_use)
+    testcase.assertLess(nnp, restrict)
+    testcase.assertLess(restrict, first)
+    # libseccomp loads with seccomp(2) (or prctl(PR_SET_SECCOMP) on old kernels).
+    seccomp_pattern = r"(seccomp\(SECCOMP_SET_MODE_FILTER|prctl\(PR_SET_SECCOMP).*= 0$"
+    if sanitizer_build():
+        testcase.assertFalse(any(re.search(seccomp_pattern, line) for line in lines))
+    else:
+        seccomp = index(seccomp_pattern)
+        testcase.assertLess(restrict, seccomp)
+        testcase.assertLess(seccomp, first)
+
+
 class SelfConfinement(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -49,25 +73,8 @@ class SelfConfinement(unittest.TestCase):
         self.tmp.cleanup()
 
     def assert_confined_before_opening(self, lines, first_input):
-        def index(pattern):
-            for i, line in enumerate(lines):
-                if re.search(pattern, line):
-                    return i
-            self.fail("no %r in the trace:\n%s" % (pattern, "\n".join(lines[-30:])))
-        nnp = index(r"prctl\(PR_SET_NO_NEW_PRIVS, 1.*= 0$")
-        restrict = index(r"landlock_restrict_self\(.*= 0$")
         # The first open to read it (the Landlock rule's O_PATH open comes before).
-        opened = index(r'openat\(.*"%s", (?!.*O_PATH)' % re.escape(first_input))
-        self.assertLess(nnp, restrict)
-        self.assertLess(restrict, opened)
-        # libseccomp loads with seccomp(2) (or prctl(PR_SET_SECCOMP) on old kernels).
-        seccomp_pattern = r"(seccomp\(SECCOMP_SET_MODE_FILTER|prctl\(PR_SET_SECCOMP).*= 0$"
-        if sanitizer_build():
-            self.assertFalse(any(re.search(seccomp_pattern, line) for line in lines))
-        else:
-            seccomp = index(seccomp_pattern)
-            self.assertLess(restrict, seccomp)
-            self.assertLess(seccomp, opened)
+        assert_confined_before(self, lines, r'openat\(.*"%s", (?!.*O_PATH)' % re.escape(first_input))
 
     def test_import_confines_itself_before_reading_a_log(self):
         p, lines = traced(["import", "--key-file", self.key, "--out", self.out,
