@@ -5,8 +5,11 @@
 // Exactly once, in order: lines are read, validated and appended; then the
 // output is synced; only then are the checkpoints (position + identity +
 // hash of the bytes before it) written. A crash after the sync but before a
-// checkpoint replays at most one cycle (<= max_entries_per_cycle entries),
-// and those entry_ids are found among the output's last entries and skipped.
+// checkpoint replays what that cycle appended, and those entry_ids are
+// skipped: the output's last entries (one cycle and some), and, for a source
+// whose checkpoint is older than that (its renames failed to land again and
+// again while other sources moved on), its entries since the output size
+// its checkpoint names (LoadReplayWindow, tail_engine_commit.cc).
 //
 // Events come from inotify (one watch per pattern base and per sandbox
 // directory); a periodic scan (fstat/fstatat per known file) catches whatever
@@ -55,7 +58,7 @@ struct Options {
   std::string state_dir;
   record_validator::Limits limits;
   const config::Config* config = nullptr;  // labels per source; null: defaults
-  size_t max_entries_per_cycle = 4096;     // also the restart de-duplication window
+  size_t max_entries_per_cycle = 4096;     // also the restart de-duplication window (and more)
   // Create each sandbox's log and mark every log append-only where the file
   // system allows (tail_engine_guard.cc); off: logs are only read.
   bool append_only_logs = true;
@@ -243,6 +246,8 @@ class Engine {
   // (truncated and rewritten with the same bytes) never signs an id twice.
   void RememberWritten(const std::string& entry_id);
   bool Commit(std::string* err);
+  // Init: the entry ids a restart may read again (recent_ids_).
+  bool LoadReplayWindow(std::string* err);
   // True when said now (a problem not reported before for this object).
   bool Report(Source* s, const std::string& problem, uint64_t ino);
   void ClearProblem(Source* s) { s->problem.clear(); s->problem_ino = 0; }
