@@ -294,7 +294,7 @@ bool AuditFileWriter::Reopen(std::string* err) {
 }
 
 bool AuditFileWriter::RecentEntryIds(size_t max_entries, std::vector<std::string>* ids,
-                                     std::string* err) {
+                                     std::string* err, uint64_t* first_offset) {
   ids->clear();
   if (!Flush(err)) return false;
   struct stat st;
@@ -323,7 +323,48 @@ bool AuditFileWriter::RecentEntryIds(size_t max_entries, std::vector<std::string
     stop = complete - 1 - line.size();
   }
   ids->assign(newest_first.rbegin(), newest_first.rend());
+  if (first_offset != nullptr) *first_offset = stop;
   return true;
+}
+
+bool AuditFileWriter::ReadLinesFrom(uint64_t offset,
+                                    const std::function<bool(uint64_t, std::string_view)>& each,
+                                    std::string* err) {
+  if (!Flush(err)) return false;
+  struct stat st;
+  if (fstat(fd_, &st) != 0) {
+    *err = SysError("fstat", path_);
+    return false;
+  }
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  std::string line;
+  char buf[64 * 1024];
+  uint64_t at = offset, line_start = offset;
+  while (at < size) {
+    const ssize_t n = pread(fd_, buf, static_cast<size_t>(std::min<uint64_t>(sizeof buf, size - at)),
+                            static_cast<off_t>(at));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      *err = n < 0 ? SysError("pread", path_) : path_ + ": shorter than its size while read";
+      return false;
+    }
+    const char* p = buf;
+    const char* end = buf + n;
+    while (p < end) {
+      const char* nl = static_cast<const char*>(memchr(p, '\n', static_cast<size_t>(end - p)));
+      if (nl == nullptr) {
+        line.append(p, static_cast<size_t>(end - p));
+        break;
+      }
+      line.append(p, static_cast<size_t>(nl - p));
+      if (!each(line_start, line)) return true;
+      line_start += line.size() + 1;
+      line.clear();
+      p = nl + 1;
+    }
+    at += static_cast<uint64_t>(n);
+  }
+  return true;  // a torn last line (none after Open) is not a line
 }
 
 }  // namespace audit_file

@@ -5,6 +5,7 @@
 #define AGT_COLLECTOR_AUDIT_FILE_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -68,7 +69,15 @@ class AuditFileWriter {
   // entry_ids of the last `max_entries` lines in the file (oldest first),
   // read from the end of the file. Run mode uses this on restart to skip
   // entries already written (exactly once).
-  bool RecentEntryIds(size_t max_entries, std::vector<std::string>* ids, std::string* err);
+  // *first_offset (may be null): where the oldest of them starts.
+  bool RecentEntryIds(size_t max_entries, std::vector<std::string>* ids, std::string* err,
+                      uint64_t* first_offset = nullptr);
+  // Each complete line from byte `offset` (a line start) to the end, in
+  // order, with the offset it starts at; one line in memory at a time.
+  // `each` returning false stops the reading (not an error).
+  bool ReadLinesFrom(uint64_t offset,
+                     const std::function<bool(uint64_t, std::string_view)>& each,
+                     std::string* err);
 
   const std::string& path() const { return path_; }
   // The file, its entries and size as of the last Sync() (or Open): what

@@ -83,6 +83,11 @@ void MapSuppression(const Suppression& what, const entry_mapper::SourceLabels& l
   d.AddMember("restored", !what.restored.empty(), a);
   if (!what.restored.empty()) d.AddMember("restoration", Text(what.restored, a), a);
   d.AddMember("attested", false, a);
+  if (what.repeats > 0) {
+    d.AddMember("repeats", what.repeats, a);
+    d.AddMember("window_start", what.window_start, a);
+    d.AddMember("interval_seconds", what.interval_seconds, a);
+  }
   out->data_canonical = Canonical(d);
 }
 

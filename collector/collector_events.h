@@ -22,6 +22,11 @@ struct Suppression {
   std::string log;        // the log's path
   std::string found;      // "a symbolic link", "removed", "mode 0000 on its directory", ...
   std::string restored;   // what was put back ("" when nothing was)
+  // A summary: this many more occurrences of the same kind (the last one
+  // is `found`) in the quota window [window_start, +interval_seconds).
+  uint64_t repeats = 0;
+  int64_t window_start = 0;
+  uint32_t interval_seconds = 0;
 };
 
 // Python's isoformat() of the current UTC time, microseconds included.

@@ -14,6 +14,7 @@
 
 #include "canonical_json.h"
 #include "did_you_mean.h"
+#include "json_text.h"
 #include "logs.h"
 #include "unique_fd.h"
 #include "watch_pattern.h"
@@ -454,8 +455,7 @@ bool ParseConfig(std::string_view text, const std::string& file, Config* out,
   // Comments (// and /* */) are allowed: the packaged default explains itself.
   constexpr unsigned kFlags = rapidjson::kParseValidateEncodingFlag |
                               rapidjson::kParseIterativeFlag | rapidjson::kParseCommentsFlag;
-  doc.Parse<kFlags>(text.data(), text.size());
-  if (doc.HasParseError()) {
+  if (!json_text::Parse<kFlags>(text, &doc)) {  // no NUL here: refused above
     *err = file + ":" + LineColumn(text, doc.GetErrorOffset()) +
            ": invalid JSON: " + rapidjson::GetParseError_En(doc.GetParseError());
     return false;

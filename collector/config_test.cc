@@ -149,3 +149,13 @@ TEST_CASE("config: forward destinations, checked like every other key") {
   CHECK(Fails(R"({"forward": [{"url": "relp://h:1", "name": "../x"}]})")
             .find("forward[0].name: must be") != std::string::npos);
 }
+
+TEST_CASE("config: a lone byte of a byte-order mark is refused, not skipped") {
+  // Document::Parse(str, len) would drop each of 0xEF, 0xBB, 0xBF at the
+  // start on its own: "\xbb{...}" read as the object after it.
+  for (const char* lead : {"\xef", "\xbb", "\xbf", "\xef\xbb\xbf"}) {
+    CAPTURE(lead);
+    CHECK(Fails(std::string(lead) + R"({"output": "/var/log/a.jsonl"})")
+              .find("c.json:1:1: invalid JSON") != std::string::npos);
+  }
+}

@@ -343,6 +343,10 @@ int Drain(tail_engine::Engine* engine, listener::Listener* listener) {
       return exit_status::kIoErr;
     }
   }
+  if (!engine->FinishSuppressions(&err)) {
+    logs::Error(err);
+    return exit_status::kIoErr;
+  }
   return exit_status::kOk;
 }
 

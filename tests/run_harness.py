@@ -14,6 +14,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -64,6 +65,9 @@ class RunHarness:
             self.proc.wait()
         if self.stderr_file is not None:
             self.stderr_file.close()
+        if os.environ.get("AGT_TEST_KEEP_DIRS"):
+            sys.stderr.write("kept %s\n" % self.dir)
+            return
         shutil.rmtree(self.dir, ignore_errors=True)
 
     # --- sandboxes and denials -------------------------------------------------

@@ -291,6 +291,20 @@ class Export(unittest.TestCase):
         self.assertIn("%s:2: not a JSON object" % f.name, p.stderr)
         self.assertEqual(len(p.stdout.splitlines()), 2)
 
+    def test_export_refuses_a_lone_byte_order_mark_byte(self):
+        # Document::Parse(str, len) skipped 0xEF, 0xBB and 0xBF at the start
+        # one by one: "\xbb{entry}" was exported as the entry.
+        with open(os.path.join(self.VECTORS, "input.jsonl"), "rb") as src:
+            lines = src.readlines()
+        for lead in (b"\xef", b"\xbb", b"\xbf", b"\xef\xbb\xbf"):
+            with self.subTest(lead=lead), tempfile.NamedTemporaryFile("wb", suffix=".jsonl") as f:
+                f.write(lines[0] + lead + lines[1])
+                f.flush()
+                p = run_collector("export", f.name)
+                self.assertEqual(p.returncode, 65, p.stderr)
+                self.assertIn("%s:2: not a JSON object" % f.name, p.stderr)
+                self.assertEqual(len(p.stdout.splitlines()), 1)
+
 
 class KillStorm(unittest.TestCase):
     """50,000 denials through `run --forward`, rsyslogd killed -9 and

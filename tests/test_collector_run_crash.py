@@ -6,6 +6,7 @@ import unittest
 
 from run_harness import RunHarness
 from seeded_random import seeded_random
+from test_collector_faults import traced_child
 
 
 class RunCrashTest(unittest.TestCase):
@@ -83,6 +84,57 @@ class RunCrashTest(unittest.TestCase):
         keys = [(e["sandbox_id"], e["data"]["source"]["offset"]) for e in entries]
         self.assertEqual(len(keys), total)
         self.assertEqual(len(set(keys)), total)
+        h.assert_chain(entries)
+
+    def test_a_checkpoint_left_behind_further_back_than_one_cycle_replays_nothing(self):
+        # kill -9 after the audit file's sync, before a source's checkpoint
+        # rename; another source then appends more than a cycle (the restart
+        # window of the output's last entries) before the first is read
+        # again. That is the state kill -9s landing between the checkpoint
+        # renames leave at restart after restart, while the sources whose
+        # renames landed move on: the first one's entries are skipped all
+        # the same, none signed twice.
+        h = RunHarness(self)
+        for sid in ("sb-a", "sb-b"):
+            h.add_sandbox(sid)
+        _, line_a = h.shim_line("sb-a")
+        _, line_b = h.shim_line("sb-b")
+        h.append_raw("sb-b", line_b)
+        h.start()
+        h.wait_for_count(1)
+        h.wait_caught_up()
+        h.stop()  # sb-b has a checkpoint after its first line
+        h.append_raw("sb-b", line_b * 10)
+        tmp = h.checkpoint_path("sb-b") + ".tmp"
+        log = os.path.join(h.dir, "strace.log")
+        h.start(wrap=["strace", "-f", "-qq", "-o", log, "-P", os.path.basename(tmp), "-P", tmp,
+                      "-e", "inject=renameat,renameat2,rename:delay_enter=5000000"])
+        tracee = traced_child(h.proc.pid)
+        h.wait_for_count(11)
+        h.wait_until(lambda: os.path.exists(tmp), "sb-b's checkpoint is staged")
+        time.sleep(0.5)  # well inside the 5 s its rename is held
+        os.kill(tracee, signal.SIGKILL)
+        h.proc.wait()
+        self.assertIn("killed by SIGKILL", open(log).read())
+        self.assertTrue(os.path.exists(tmp))  # killed inside the rename: not done
+        self.assertEqual(h.line_count(), 11)
+        # sb-b away (its checkpoint stays) while sb-a appends past the window.
+        away = os.path.join(h.dir, "sb-b-away")
+        os.rename(os.path.join(h.base, "sb-b"), away)
+        h.append_raw("sb-a", line_a * 5000)
+        h.start()
+        h.wait_for_count(5011, timeout=120)
+        h.wait_caught_up()
+        h.stop()
+        os.rename(away, os.path.join(h.base, "sb-b"))
+        h.start()
+        h.wait_caught_up()
+        h.stop()
+        entries = h.entries()
+        keys = [(e["sandbox_id"], e["data"]["source"]["offset"]) for e in entries]
+        self.assertEqual(len(set(keys)), 5011)
+        self.assertEqual(len(keys), 5011, "entries signed twice")
+        self.assertIn("10 already present (replayed)", h.stderr())
         h.assert_chain(entries)
 
     def test_inotify_overflow_costs_latency_not_data(self):

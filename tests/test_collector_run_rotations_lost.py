@@ -106,6 +106,50 @@ class RunRotationsLostTest(unittest.TestCase):
     def test_rewrite_with_the_same_bytes_during_a_slow_sync_signs_no_id_twice(self):
         self.rewrite_during_slow_sync(same_bytes=True)
 
+    def test_a_rotated_file_an_old_writer_appends_to_is_read_on_after_a_restart(self):
+        # A writer that opened the log before its rotation keeps appending to
+        # the rotated file after the collector let it go. After a restart
+        # that finds the log rotated again, that file is read on from where
+        # reading stopped (the checkpoint keeps the files let go), not again
+        # from its start: its first lines lie further back than the
+        # restart's window of recent entries.
+        h = RunHarness(self, sandboxes=["sb-1"])
+        log = h.log_path("sb-1")
+        writer = open(log, "ab", buffering=0)  # the old writer, holding the file
+        self.addCleanup(writer.close)
+        for _ in range(3):
+            writer.write(h.shim_line("sb-1")[1])
+        h.start()
+        h.wait_for_count(3)
+        h.wait_caught_up()
+        os.rename(log, log + ".1")
+        h.append_raw("sb-1", h.shim_line("sb-1")[1] * 4400)  # past the window
+        h.wait_for_count(4403, timeout=120)
+        h.wait_released(log + ".1")  # its wait after the rotation is over
+        h.append_raw("sb-1", h.shim_line("sb-1")[1])
+        h.wait_until(lambda: b" gone=" in h.read_checkpoint("sb-1"),
+                     "the checkpoint names the file let go")
+        h.kill9()
+        for _ in range(2):
+            writer.write(h.shim_line("sb-1")[1])
+        # Rotated again while stopped (logrotate's shift): the restart looks
+        # at every denied.log.* changed since the checkpoint, and the old
+        # writer's file is one of them.
+        os.rename(log + ".1", log + ".2")
+        os.rename(log, log + ".1")
+        h.append_raw("sb-1", h.shim_line("sb-1")[1])
+        h.start()
+        h.wait_for_count(4407, timeout=60)
+        h.wait_caught_up()
+        h.wait_expected()  # three scans for a duplicate to show
+        h.stop()
+        entries = h.entries()
+        keys = [(e["data"]["source"]["inode"], e["data"]["source"]["offset"]) for e in entries]
+        self.assertEqual(len(set(keys)), 4407)
+        self.assertEqual(len(keys), 4407, "entries signed twice")
+        self.assertIn("grew after it was let go; reading it on from offset", h.stderr())
+        h.assert_chain(entries)
+
 
 if __name__ == "__main__":
     unittest.main()

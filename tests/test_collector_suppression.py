@@ -85,6 +85,43 @@ class SuppressionTest(unittest.TestCase):
         self.assertIn("restored: directory mode", h.stderr())
         self.assertTrue(os.path.exists(log))
 
+    def test_a_sandbox_flipping_its_directory_mode_costs_a_count_not_an_entry_per_look(self):
+        # Through the sandbox quota's window: the first occurrence of a kind
+        # is written at once, the rest are counted into one entry when the
+        # window ends (here: at SIGTERM), as forged socket messages are.
+        h = RunHarness(self, name="suppression-flips")
+        os.chmod(h.dir, 0o755)
+        h.add_sandbox("sb-1")
+        sandbox_dir = os.path.join(h.base, "sb-1")
+        os.chown(sandbox_dir, erasure_support.NOBODY, erasure_support.NOBODY)
+        mode_before = os.stat(sandbox_dir).st_mode & 0o7777
+        h.start(append_only=True)
+        self.addCleanup(subprocess.run, ["chattr", "-a", h.log_path("sb-1")], capture_output=True)
+
+        def sandbox_hides_its_log():
+            os.chmod(sandbox_dir, 0)
+            return True
+        flips = 10
+        for _ in range(flips):
+            erasure_support.as_sandbox_user(sandbox_hides_its_log)
+            h.wait_until(lambda: os.stat(sandbox_dir).st_mode & 0o7777 == mode_before,
+                         "the directory's mode is put back")
+        h.deny("sb-1")
+        h.finish()
+        got = h.events(EVENT)
+        first = [e for e in got if "repeats" not in e["data"]]
+        summaries = [e for e in got if "repeats" in e["data"]]
+        # One window, or two when the flips straddle a minute's end.
+        self.assertIn(len(first), (1, 2), got)
+        self.assertLessEqual(len(summaries), len(first))
+        self.assertEqual(len(first) + sum(e["data"]["repeats"] for e in summaries), flips)
+        for e in summaries:
+            self.assertEqual(e["data"]["found"], "mode 0000 on the log's directory")
+            self.assertEqual(e["data"]["interval_seconds"], 60)
+            self.assertEqual(e["data"]["window_start"] % 60, 0)
+            self.assertTrue(e["data"]["restored"])
+        self.assertIn("%d log suppression(s) recorded (%d restored)" % (flips, flips), h.stderr())
+
 
 if __name__ == "__main__":
     unittest.main()

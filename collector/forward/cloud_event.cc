@@ -3,6 +3,7 @@
 #include <rapidjson/document.h>
 
 #include "canonical_json.h"
+#include "json_text.h"
 
 namespace cloud_event {
 namespace {
@@ -47,8 +48,7 @@ bool Truthy(const rapidjson::Value& v) {
 
 bool FromEntryLine(std::string_view line, std::string* out, std::string* err) {
   rapidjson::Document doc;
-  doc.Parse<rapidjson::kParseValidateEncodingFlag>(line.data(), line.size());
-  if (doc.HasParseError() || !doc.IsObject()) {
+  if (!json_text::Parse<rapidjson::kParseValidateEncodingFlag>(line, &doc) || !doc.IsObject()) {
     *err = "not a JSON object";
     return false;
   }

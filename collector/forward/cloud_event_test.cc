@@ -43,3 +43,17 @@ TEST_CASE("cloud event: time is RFC 3339 (upstream's '+00:00Z' is not)") {
   CHECK(out.find(R"("outcome": "x")") != std::string::npos);  // the entry's data wins
   CHECK_FALSE(cloud_event::FromEntryLine("[]", &out, &err));
 }
+
+TEST_CASE("cloud event: a lone byte of a byte-order mark before the entry is refused") {
+  const std::string entry =
+      R"({"entry_id": "audit_1", "event_type": "command_denied", "timestamp": "t", )"
+      R"("content_hash": "a", "previous_hash": "b"})";
+  std::string out, err;
+  REQUIRE(cloud_event::FromEntryLine(entry, &out, &err));
+  for (const char* lead : {"\xef", "\xbb", "\xbf", "\xef\xbb\xbf"}) {
+    CAPTURE(lead);
+    CHECK_FALSE(cloud_event::FromEntryLine(lead + entry, &out, &err));
+    CHECK(err == "not a JSON object");
+  }
+  CHECK_FALSE(cloud_event::FromEntryLine(entry + std::string("\0{}", 3), &out, &err));
+}

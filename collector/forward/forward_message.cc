@@ -4,6 +4,8 @@
 
 #include <rapidjson/document.h>
 
+#include "json_text.h"
+
 namespace forward_message {
 namespace {
 
@@ -74,8 +76,7 @@ void AppendHeader(const EntryFacts& e, std::string_view host, std::string_view m
 
 bool ParseEntry(std::string_view line, EntryFacts* out, std::string* err) {
   rapidjson::Document doc;
-  doc.Parse<rapidjson::kParseValidateEncodingFlag>(line.data(), line.size());
-  if (doc.HasParseError() || !doc.IsObject()) {
+  if (!json_text::Parse<rapidjson::kParseValidateEncodingFlag>(line, &doc) || !doc.IsObject()) {
     *err = "not a JSON object";
     return false;
   }

@@ -62,3 +62,16 @@ TEST_CASE("forward message: a line that is not an entry is refused by the parser
   CHECK_FALSE(forward_message::ParseEntry(R"({"entry_id": 1})", &e, &err));
   CHECK(err.find("entry_id") != std::string::npos);
 }
+
+TEST_CASE("forward message: a lone byte of a byte-order mark before the entry is refused") {
+  forward_message::EntryFacts e;
+  std::string err;
+  REQUIRE(forward_message::ParseEntry(kLine, &e, &err));
+  for (const char* lead : {"\xef", "\xbb", "\xbf", "\xef\xbb\xbf"}) {
+    CAPTURE(lead);
+    CHECK_FALSE(forward_message::ParseEntry(lead + std::string(kLine), &e, &err));
+    CHECK(err == "not a JSON object");
+  }
+  // A NUL is not the end of the text.
+  CHECK_FALSE(forward_message::ParseEntry(kLine + std::string("\0{}", 3), &e, &err));
+}

@@ -1,6 +1,7 @@
 #include "tail/checkpoint_store.h"
 
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <openssl/evp.h>
 #include <stdio.h>
@@ -81,7 +82,7 @@ LoadResult ReadStateFile(int state_dir_fd, const std::string& name, const char* 
     *err = "open " + name + ": " + strerror(errno);
     return LoadResult::kError;
   }
-  char buf[512];
+  char buf[1024];
   const ssize_t n = read(fd.get(), buf, sizeof buf - 1);
   const int e = errno;
   if (n < 0) {
@@ -117,12 +118,23 @@ LoadResult Load(int state_dir_fd, const std::string& key, Checkpoint* out, std::
   unsigned long long run_start = skipping == 1 ? offset : 0;  // unknown: from here
   unsigned long long held_lines = 0, held_bytes = 0;
   long long held_since = 0;
+  unsigned long long audit_dev = 0, audit_ino = 0, audit_size = 0;
+  bool has_audit = false;
+  std::vector<Checkpoint::Gone> gone;
+  unsigned long long gone_dev = 0, gone_ino = 0, gone_offset = 0;
   const char* at = body.c_str() + used;
   for (;;) {
     int n_used = 0;
     if (sscanf(at, " run_start=%llu%n", &run_start, &n_used) == 1 && n_used > 0) {
     } else if (sscanf(at, " held=%llu,%llu,%lld%n", &held_lines, &held_bytes, &held_since,
                       &n_used) == 3 && n_used > 0) {
+    } else if (sscanf(at, " audit=%llu,%llu,%llu%n", &audit_dev, &audit_ino, &audit_size,
+                      &n_used) == 3 && n_used > 0) {
+      has_audit = true;
+    } else if (gone.size() < kGoneKept &&
+               sscanf(at, " gone=%llu,%llu,%llu%n", &gone_dev, &gone_ino, &gone_offset,
+                      &n_used) == 3 && n_used > 0) {
+      gone.push_back({{gone_dev, gone_ino}, gone_offset});
     } else {
       break;
     }
@@ -141,26 +153,41 @@ LoadResult Load(int state_dir_fd, const std::string& key, Checkpoint* out, std::
   out->held = {held_lines, held_bytes, held_since};
   out->hash_len = hash_len;
   out->sha256_hex = hex;
+  out->has_audit = has_audit;
+  out->audit_file = {audit_dev, audit_ino};
+  out->audit_size = audit_size;
+  out->gone = std::move(gone);
   return LoadResult::kLoaded;
 }
 
 bool Stage(int state_dir_fd, const std::string& key, const Checkpoint& c, bool sync_file,
            std::string* err) {
-  char line[320];
+  char line[800];
   // skipping: 0 at a line start, 1 inside an over-long line, 2 inside a NUL
   // run; run_start: where that line or run began (its report gives its length).
   const unsigned skipping = c.position.skipping_long_line ? 1u : c.position.in_nul_run ? 2u : 0u;
   snprintf(line, sizeof line,
            "dev=%llu ino=%llu offset=%llu skipping=%u hash_len=%u sha256=%s run_start=%llu "
-           "held=%llu,%llu,%lld\n",
+           "held=%llu,%llu,%lld audit=%llu,%llu,%llu",
            static_cast<unsigned long long>(c.file.dev), static_cast<unsigned long long>(c.file.ino),
            static_cast<unsigned long long>(c.position.offset), skipping, c.hash_len,
            c.sha256_hex.c_str(),
            static_cast<unsigned long long>(skipping == 0 ? 0 : c.position.run_start),
            static_cast<unsigned long long>(c.held.lines),
-           static_cast<unsigned long long>(c.held.bytes), static_cast<long long>(c.held.since));
-  return StageFile(state_dir_fd, FileName(key) + ".tmp", std::string(kMagic) + line, sync_file,
-                   err);
+           static_cast<unsigned long long>(c.held.bytes), static_cast<long long>(c.held.since),
+           static_cast<unsigned long long>(c.audit_file.dev),
+           static_cast<unsigned long long>(c.audit_file.ino),
+           static_cast<unsigned long long>(c.audit_size));
+  std::string body = std::string(kMagic) + line;
+  for (size_t i = 0; i < c.gone.size() && i < kGoneKept; ++i) {
+    snprintf(line, sizeof line, " gone=%llu,%llu,%llu",
+             static_cast<unsigned long long>(c.gone[i].file.dev),
+             static_cast<unsigned long long>(c.gone[i].file.ino),
+             static_cast<unsigned long long>(c.gone[i].offset));
+    body += line;
+  }
+  body += '\n';
+  return StageFile(state_dir_fd, FileName(key) + ".tmp", body, sync_file, err);
 }
 
 bool Publish(int state_dir_fd, const std::string& key, std::string* err) {
@@ -182,6 +209,27 @@ bool SyncFilesystem(int state_dir_fd, std::string* err) {
     *err = std::string("syncfs state directory: ") + strerror(errno);
     return false;
   }
+  return true;
+}
+
+bool ListKeys(int state_dir_fd, std::vector<std::string>* keys, std::string* err) {
+  keys->clear();
+  const int fd = openat(state_dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR* dir = fd < 0 ? nullptr : fdopendir(fd);
+  if (dir == nullptr) {
+    if (fd >= 0) close(fd);
+    *err = std::string("list state directory: ") + strerror(errno);
+    return false;
+  }
+  const std::string suffix = FileName("");
+  while (const struct dirent* d = readdir(dir)) {
+    const std::string name = d->d_name;
+    if (name.size() > suffix.size() &&
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      keys->push_back(name.substr(0, name.size() - suffix.size()));
+    }
+  }
+  closedir(dir);
   return true;
 }
 

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include <string>
+#include <vector>
 
 #include "file_id.h"
 #include "tail/line_reader.h"
@@ -27,7 +28,25 @@ struct Checkpoint {
   uint32_t hash_len = 0;    // bytes hashed: min(position.offset, kHashWindow)
   std::string sha256_hex;   // of bytes [position.offset - hash_len, position.offset)
   sandbox_quota::Held held;  // lines read up to here past the quota, not yet summarised
+  // The audit file and its durable size when this checkpoint was written.
+  // Entries are durable before the checkpoints that cover them, so an entry
+  // for a line past `position` can only lie at or after audit_size in that
+  // file: a restart skips the entries of this source from there on, however
+  // many restarts ago the checkpoint was written. has_audit is false in a
+  // checkpoint from before this field (then: the whole file).
+  bool has_audit = false;
+  file_id::FileId audit_file;
+  uint64_t audit_size = 0;
+  // Earlier files of this log read and let go (rotated away), and where
+  // reading each stopped: one that a writer still holding it appends to
+  // after a restart is read on from there, not from its start.
+  struct Gone {
+    file_id::FileId file;
+    uint64_t offset = 0;
+  };
+  std::vector<Gone> gone;  // at most kGoneKept
 };
+constexpr size_t kGoneKept = 4;
 
 enum class LoadResult { kLoaded, kNone, kCorrupt, kError };
 
@@ -43,10 +62,12 @@ bool Stage(int state_dir_fd, const std::string& key, const Checkpoint& c, bool s
            std::string* err);
 bool Publish(int state_dir_fd, const std::string& key, std::string* err);
 bool SyncFilesystem(int state_dir_fd, std::string* err);
+// The keys of every KEY.checkpoint in the state directory.
+bool ListKeys(int state_dir_fd, std::vector<std::string>* keys, std::string* err);
 // One fsync of the directory after a batch of renames makes them durable.
 bool SyncDirectory(int state_dir_fd, std::string* err);
 
-// Any small state file (at most 511 bytes): ReadStateFile reads NAME,
+// Any small state file (at most 1023 bytes): ReadStateFile reads NAME,
 // which must start with `magic` and end with '\n', into *body (what
 // follows the magic); kNone when there is no such file, kCorrupt (*err)
 // for anything else. StageFile writes `body` to `tmp` (fsynced when

@@ -132,3 +132,44 @@ TEST_CASE("checkpoint_store: a run in progress and a held-back count survive a r
                             "hash_len=10 sha256=" + std::string(64, 'b') + " held=1,2\n");
   CHECK(checkpoint_store::Load(d.fd(), "bad", &got, &err) == checkpoint_store::LoadResult::kCorrupt);
 }
+
+TEST_CASE("checkpoint_store: the audit file's size and the files let go, at their widest") {
+  tail_test_util::TempDir d;
+  d.Write("log", "a\n");
+  int fd = open(d.Join("log").c_str(), O_RDONLY | O_CLOEXEC);
+  Checkpoint c = At(fd, 2);
+  close(fd);
+  const uint64_t kMax = UINT64_MAX;
+  c.file = {kMax, kMax};
+  c.position.offset = kMax;
+  c.position.in_nul_run = true;
+  c.position.run_start = kMax;
+  c.held = {kMax, kMax, INT64_MIN};
+  c.has_audit = true;
+  c.audit_file = {kMax, kMax - 1};
+  c.audit_size = kMax - 2;
+  for (uint64_t i = 0; i < checkpoint_store::kGoneKept; ++i) c.gone.push_back({{kMax, kMax - i}, i});
+  std::string err;
+  REQUIRE(checkpoint_store::Save(d.fd(), "sb-1", c, &err));
+  Checkpoint got;
+  REQUIRE(checkpoint_store::Load(d.fd(), "sb-1", &got, &err) == LoadResult::kLoaded);
+  CHECK(got.has_audit);
+  CHECK(got.audit_file == c.audit_file);
+  CHECK(got.audit_size == kMax - 2);
+  REQUIRE(got.gone.size() == checkpoint_store::kGoneKept);
+  for (uint64_t i = 0; i < checkpoint_store::kGoneKept; ++i) {
+    CHECK(got.gone[i].file == c.gone[i].file);
+    CHECK(got.gone[i].offset == i);
+  }
+  std::vector<std::string> keys;
+  REQUIRE(checkpoint_store::ListKeys(d.fd(), &keys, &err));
+  CHECK(keys == std::vector<std::string>{"sb-1"});
+  // A checkpoint from before these fields: no audit size (the whole file is
+  // searched at restart), no files let go.
+  d.Write("old.checkpoint",
+          "agt-collector checkpoint 1\ndev=1 ino=2 offset=0 skipping=0 hash_len=0 sha256=" +
+              std::string(64, '0') + "\n");
+  REQUIRE(checkpoint_store::Load(d.fd(), "old", &got, &err) == LoadResult::kLoaded);
+  CHECK_FALSE(got.has_audit);
+  CHECK(got.gone.empty());
+}

@@ -73,11 +73,7 @@ bool Engine::Init(const Options& options, audit_file::AuditFileWriter* out,
   if (!watcher_.Init(&werr)) {
     Warn(werr + "; every change is found by the periodic scan only");
   }
-  std::vector<std::string> ids;
-  // A cycle can overshoot its budget by an item or two (one per file it
-  // touches after the budget is spent): the window has room to spare.
-  if (!out_->RecentEntryIds(options_.max_entries_per_cycle + 256, &ids, err)) return false;
-  recent_ids_.insert(ids.begin(), ids.end());
+  if (!LoadReplayWindow(err)) return false;
   reader_.emplace(kReadChunk, options_.limits.max_line_bytes);
   ingest_.emplace(options_.limits, out_, &recent_ids_);
   for (Pattern& p : patterns_) OpenPatternBase(&p);

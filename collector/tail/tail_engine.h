@@ -5,8 +5,11 @@
 // Exactly once, in order: lines are read, validated and appended; then the
 // output is synced; only then are the checkpoints (position + identity +
 // hash of the bytes before it) written. A crash after the sync but before a
-// checkpoint replays at most one cycle (<= max_entries_per_cycle entries),
-// and those entry_ids are found among the output's last entries and skipped.
+// checkpoint replays what that cycle appended, and those entry_ids are
+// skipped: the output's last entries (one cycle and some), and, for a source
+// whose checkpoint is older than that (its renames failed to land again and
+// again while other sources moved on), its entries since the output size
+// its checkpoint names (LoadReplayWindow, tail_engine_commit.cc).
 //
 // Events come from inotify (one watch per pattern base and per sandbox
 // directory); a periodic scan (fstat/fstatat per known file) catches whatever
@@ -28,6 +31,7 @@
 #include <stdint.h>
 
 #include <deque>
+#include <map>
 #include <optional>
 #include <array>
 #include <string>
@@ -36,6 +40,7 @@
 #include <vector>
 
 #include "audit_file.h"
+#include "collector_events.h"
 #include "config.h"
 #include "file_id.h"
 #include "pipeline.h"
@@ -55,7 +60,7 @@ struct Options {
   std::string state_dir;
   record_validator::Limits limits;
   const config::Config* config = nullptr;  // labels per source; null: defaults
-  size_t max_entries_per_cycle = 4096;     // also the restart de-duplication window
+  size_t max_entries_per_cycle = 4096;     // also the restart de-duplication window (and more)
   // Create each sandbox's log and mark every log append-only where the file
   // system allows (tail_engine_guard.cc); off: logs are only read.
   bool append_only_logs = true;
@@ -75,7 +80,7 @@ struct Stats {
   uint64_t summaries_written = 0;   // sandbox_quota_exceeded entries
   uint64_t sources = 0;
   uint64_t watches = 0;
-  uint64_t logs_suppressed = 0;     // denied_log_suppressed entries written
+  uint64_t logs_suppressed = 0;     // suppressions recorded (an entry each, or counted into one)
   uint64_t logs_restored = 0;       // of those, logs the collector put back
 };
 
@@ -117,6 +122,8 @@ class Engine {
   std::string AppendOnlySummary() const;
 
   const Stats& stats() const { return stats_; }
+  // On the way out: every counted suppression written, then committed.
+  bool FinishSuppressions(std::string* err);
   // "N more rejected line(s) not shown" for the rejections past the
   // per-second limit, once their second is over (or now, at_exit).
   void ReportRejectionsNotShown(bool at_exit);
@@ -205,6 +212,16 @@ class Engine {
       uint32_t dir_mode = 0;    // the log directory's mode when claimed: restored
       std::string mode_reported;  // the unusable mode last recorded ("" when none)
       file_id::FileId removed;  // the last file found unlinked, recorded once
+      // Suppression entries go through the sandbox's quota window: of each
+      // kind, the first in a window is written at once, the rest are
+      // counted into one entry when the window ends (a sandbox flipping its
+      // directory's mode costs a counter, not an entry per look).
+      struct Repeats {
+        int64_t window = -1;  // the quota window of the last one written
+        uint64_t count = 0;   // seen since, not yet written
+        std::string found, restored;  // the last of those
+      };
+      std::map<std::string, Repeats> repeats;  // by kind
     } guard;
   };
 
@@ -243,6 +260,8 @@ class Engine {
   // (truncated and rewritten with the same bytes) never signs an id twice.
   void RememberWritten(const std::string& entry_id);
   bool Commit(std::string* err);
+  // Init: the entry ids a restart may read again (recent_ids_).
+  bool LoadReplayWindow(std::string* err);
   // True when said now (a problem not reported before for this object).
   bool Report(Source* s, const std::string& problem, uint64_t ino);
   void ClearProblem(Source* s) { s->problem.clear(); s->problem_ino = 0; }
@@ -251,7 +270,13 @@ class Engine {
   void ClaimLog(Source* s);
   void ProtectOpened(Source* s, int fd);
   void GuardLog(Source* s);
-  void Suppressed(Source* s, const std::string& found, const std::string& restored);
+  // `kind`: what the quota window counts by ("mode": any mode; "removed";
+  // or what was found in the log's place, each object type its own).
+  void Suppressed(Source* s, const std::string& kind, const std::string& found,
+                  const std::string& restored);
+  void WriteSuppression(Source* s, const collector_events::Suppression& what);
+  // The counted suppressions of windows that have ended (all, at_exit).
+  void SummariseSuppressions(Source* s, bool at_exit);
   void RefusedAtPath(Source* s, const std::string& reason);
   void NoticeRemoved(Source* s, const OpenLog& log);
   bool RotateLog(uint32_t index, std::string* err);

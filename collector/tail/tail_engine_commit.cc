@@ -6,9 +6,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "json_text.h"
 #include "pipeline.h"
 #include "tail/chain_head.h"
 #include "tail/checkpoint_store.h"
@@ -93,6 +96,75 @@ void Engine::Reject(Source* s, uint64_t offset, const std::string& reason) {
   Warn(LogPath(*s) + ":" + std::to_string(offset) + ": rejected: " + reason);
 }
 
+bool Engine::LoadReplayWindow(std::string* err) {
+  // The last cycle's entries and some: a cycle can overshoot its budget by
+  // an item or two (one per file it touches after the budget is spent).
+  std::vector<std::string> ids;
+  uint64_t window_start = 0;
+  if (!out_->RecentEntryIds(options_.max_entries_per_cycle + 256, &ids, err, &window_start)) {
+    return false;
+  }
+  recent_ids_.insert(ids.begin(), ids.end());
+  // A source can be further behind: kill -9 between the output's sync and
+  // its checkpoint's rename, at each of several restarts, while other
+  // sources' checkpoints landed and their new entries pushed its replayed
+  // ones out of that window. Its entries since the output size its
+  // checkpoint names are loaded too (none for a source with nothing past
+  // its checkpoint; the scan reads from the oldest such size).
+  std::vector<std::string> keys;
+  if (!checkpoint_store::ListKeys(state_fd_.get(), &keys, err)) return false;
+  const chain_head::ChainHead& head = out_->durable_head();
+  std::unordered_map<std::string, uint64_t> from;  // sandbox id -> output offset
+  uint64_t scan_from = window_start;
+  for (const std::string& key : keys) {
+    checkpoint_store::Checkpoint c;
+    std::string ignored;  // an unusable checkpoint is reported at Discover
+    if (checkpoint_store::Load(state_fd_.get(), key, &c, &ignored) !=
+        checkpoint_store::LoadResult::kLoaded) {
+      continue;
+    }
+    // Written for another output file (before a SIGHUP's new one) or
+    // before the field existed: every entry of this file may be past it.
+    const uint64_t at =
+        c.has_audit && c.audit_file == head.file && c.audit_size <= head.size ? c.audit_size : 0;
+    if (at >= window_start) continue;  // within the window already loaded
+    from[key] = at;
+    scan_from = std::min(scan_from, at);
+  }
+  if (from.empty()) return true;
+  size_t loaded = 0;
+  const bool ok = out_->ReadLinesFrom(
+      scan_from,
+      [&](uint64_t offset, std::string_view line) {
+        if (offset >= window_start) return false;
+        // Only entries read from a log (data.source): the socket's and the
+        // collector's own entries are never read again.
+        rapidjson::Document doc;
+        if (!json_text::Parse<0>(line, &doc) || !doc.IsObject()) return true;  // verified at start
+        const auto sandbox = doc.FindMember("sandbox_id");
+        const auto id = doc.FindMember("entry_id");
+        const auto data = doc.FindMember("data");
+        if (sandbox == doc.MemberEnd() || !sandbox->value.IsString() || id == doc.MemberEnd() ||
+            !id->value.IsString() || data == doc.MemberEnd() || !data->value.IsObject() ||
+            !data->value.HasMember("source")) {
+          return true;
+        }
+        const auto it = from.find(sandbox->value.GetString());
+        if (it != from.end() && offset >= it->second &&
+            recent_ids_.insert(std::string(id->value.GetString(), id->value.GetStringLength()))
+                .second) {
+          ++loaded;
+        }
+        return true;
+      },
+      err);
+  if (ok && loaded > 0) {
+    Note("restart: " + std::to_string(loaded) + " older entries of sources behind their "
+         "checkpoints are skipped if read again");
+  }
+  return ok;
+}
+
 bool Engine::Commit(std::string* err) {
   if (!fatal_.empty()) {
     *err = fatal_;
@@ -123,6 +195,14 @@ bool Engine::Commit(std::string* err) {
     c.file = s.current.id;
     c.position = s.current.pos;
     c.held = s.quota.held();
+    c.has_audit = true;
+    c.audit_file = out_->durable_head().file;
+    c.audit_size = out_->durable_head().size;  // after this cycle's sync
+    for (const LetGoLog& gone : s.let_go) {
+      if (gone.id != file_id::FileId() && gone.id != c.file) {
+        c.gone.push_back({gone.id, gone.pos.offset});
+      }
+    }
     std::string herr;
     if (s.current.hashed_at == c.position.offset && s.current.hashed_file == c.file) {
       // The bytes as they were read: a rewrite since (during the sync) is

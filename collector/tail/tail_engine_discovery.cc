@@ -116,6 +116,14 @@ Engine::Source* Engine::Discover(uint32_t pattern_index, const std::string& sand
       s.have_committed = true;
       s.resume_pending = true;
       s.quota.Restore(c.held);
+      // The files let go before the restart: a writer still appending to
+      // one is read on from where reading stopped (TakeRotatedName).
+      for (const checkpoint_store::Checkpoint::Gone& gone : c.gone) {
+        line_reader::Position at;
+        at.offset = gone.offset;
+        s.let_go[s.let_go_next] = {gone.file, at};
+        s.let_go_next = static_cast<uint8_t>((s.let_go_next + 1) % kLetGoRemembered);
+      }
       s.committed = std::move(c);
       break;
     case checkpoint_store::LoadResult::kNone:

@@ -138,7 +138,7 @@ void Engine::GuardLog(Source* s) {
   if (found == s->guard.mode_reported) return;  // the same state: said once
   // Once put right, the next chmod is a new occurrence.
   s->guard.mode_reported = restored.empty() ? found : std::string();
-  Suppressed(s, found, restored);
+  Suppressed(s, "mode", found, restored);
 }
 
 void Engine::RefusedAtPath(Source* s, const std::string& reason) {
@@ -176,7 +176,7 @@ void Engine::RefusedAtPath(Source* s, const std::string& reason) {
       }
     }
   }
-  Suppressed(s, found, restored);
+  Suppressed(s, found, found, restored);  // each kind of object a kind of its own
   if (!restored.empty()) ClearProblem(s);
 }
 
@@ -188,20 +188,55 @@ void Engine::NoticeRemoved(Source* s, const OpenLog& log) {
     ClaimLog(s);
     if (s->guard.owned) restored = "a new append-only log created";
   }
-  Suppressed(s, "removed (file " + log.id.ToString() + " unlinked after " +
+  Suppressed(s, "removed", "removed (file " + log.id.ToString() + " unlinked after " +
                     std::to_string(log.pos.offset) + " bytes were read)",
              restored);
 }
 
-void Engine::Suppressed(Source* s, const std::string& found, const std::string& restored) {
+void Engine::Suppressed(Source* s, const std::string& kind, const std::string& found,
+                        const std::string& restored) {
   ++stats_.logs_suppressed;
   if (!restored.empty()) ++stats_.logs_restored;
-  const std::string path = LogPath(*s);
+  SummariseSuppressions(s, false);
+  const int64_t interval = std::max<int64_t>(1, options_.quota.interval_seconds);
+  const int64_t window = static_cast<int64_t>(time(nullptr)) / interval;
+  Source::Guard::Repeats& r = s->guard.repeats[kind];
+  if (r.window == window) {
+    if (r.count++ == 0) {
+      Warn(LogPath(*s) + ": suppressed again: " + found + "; further ones of this kind until " +
+           "the quota window ends are counted into one entry");
+    }
+    r.found = found;
+    r.restored = restored;
+    return;
+  }
+  r.window = window;
+  WriteSuppression(s, {LogPath(*s), found, restored});
+  Warn(LogPath(*s) + ": suppressed: " + found + (restored.empty() ? "" : "; restored: " + restored));
+}
+
+void Engine::SummariseSuppressions(Source* s, bool at_exit) {
+  const int64_t interval = std::max<int64_t>(1, options_.quota.interval_seconds);
+  const int64_t window = static_cast<int64_t>(time(nullptr)) / interval;
+  for (auto& [kind, r] : s->guard.repeats) {
+    if (r.count == 0 || (!at_exit && r.window == window)) continue;
+    collector_events::Suppression what{LogPath(*s), r.found, r.restored};
+    what.repeats = r.count;
+    what.window_start = r.window * interval;
+    what.interval_seconds = static_cast<uint32_t>(interval);
+    r.count = 0;
+    WriteSuppression(s, what);
+    Note(what.log + ": " + std::to_string(what.repeats) + " more suppression(s) of this kind " +
+         "in the quota window summarised (the last: " + what.found + ")");
+  }
+}
+
+void Engine::WriteSuppression(Source* s, const collector_events::Suppression& what) {
   entry_mapper::SourceLabels labels;
   std::string reason;
-  pipeline::LabelsFor(options_.config, path, s->sandbox_id, &labels, &reason);
+  pipeline::LabelsFor(options_.config, what.log, s->sandbox_id, &labels, &reason);
   audit_entry::AuditEntryFields fields;
-  collector_events::MapSuppression({path, found, restored}, labels, &fields);
+  collector_events::MapSuppression(what, labels, &fields);
   bool appended = false;
   if (!out_->AppendNew(&fields, nullptr, &appended, &reason)) {
     fatal_ = reason;
@@ -212,8 +247,14 @@ void Engine::Suppressed(Source* s, const std::string& found, const std::string& 
                 static_cast<uint32_t>(s - sources_.data())) == touched_.end()) {
     touched_.push_back(static_cast<uint32_t>(s - sources_.data()));
   }
-  Warn(path + ": suppressed: " + found + "; recorded as " + fields.entry_id +
-       (restored.empty() ? std::string() : "; restored: " + restored));
+  Note(what.log + ": suppression recorded as " + fields.entry_id);
+}
+
+bool Engine::FinishSuppressions(std::string* err) {
+  for (Source& s : sources_) {
+    if (!s.retired) SummariseSuppressions(&s, true);
+  }
+  return Commit(err);
 }
 
 bool Engine::RotateLogs(std::string* err) {

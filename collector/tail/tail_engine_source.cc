@@ -253,6 +253,7 @@ void Engine::Look(uint32_t index) {
   s->dirty = false;
   const Pattern& p = patterns_[s->pattern];
   SummariseIfDue(s);
+  SummariseSuppressions(s, false);
   if (!p.base_fd.ok()) return;
   GuardLog(s);
   if (!s->current.fd.ok()) {
