@@ -160,7 +160,7 @@ bool VerifyLine(std::string_view line, const std::string* expected_previous_hash
 }
 
 VerifyResult VerifyAuditFile(const std::string& path, std::string_view key, VerifyReport* report,
-                             std::string* err) {
+                             std::string* err, progress::Meter* meter) {
   chain_signer::Hasher hasher;
   if (!hasher.Init(key, err)) return VerifyResult::kError;
   const unique_fd::UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
@@ -179,6 +179,7 @@ VerifyResult VerifyAuditFile(const std::string& path, std::string_view key, Veri
       fd.get(), &pos,
       [&](const line_reader::Item& item) {
         ++line_number;
+        if (meter != nullptr) meter->Update(line_number, item.end);
         std::string reason;
         if (item.kind == line_reader::Item::Kind::kRejected) {
           reason = item.rejection == line_reader::Rejection::kTooLong

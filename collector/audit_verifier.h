@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "chain_signer.h"
+#include "progress.h"
 
 namespace audit_verifier {
 
@@ -41,8 +42,9 @@ bool VerifyLine(std::string_view line, const std::string* expected_previous_hash
                 chain_signer::Hasher* hasher, LineFacts* facts, std::string* reason);
 
 // kCannotOpen / kError (with *err) for I/O problems; a bad line is kBroken.
+// `meter` (may be null) is told the entries and bytes read as it goes.
 VerifyResult VerifyAuditFile(const std::string& path, std::string_view key, VerifyReport* report,
-                             std::string* err);
+                             std::string* err, progress::Meter* meter = nullptr);
 
 }  // namespace audit_verifier
 

@@ -52,6 +52,12 @@ const cli_args::OptionRow kOptions[] = {
      "reconciliation scan period in milliseconds (default 1000); logs with an inotify watch are"
      " checked every 10th scan",
      kRun},
+    {"--metrics-file", "PATH",
+     "Prometheus text file, rewritten atomically every --metrics-interval (or metrics_file in"
+     " --config)",
+     kRun},
+    {"--metrics-interval", "SECONDS",
+     "seconds between metrics writes, 1-3600 (default 15; or metrics_interval in --config)", kRun},
     {"--keys", nullptr, "list every configuration key with its type and help, then exit",
      kCheckConfig},
 };
@@ -77,7 +83,8 @@ const Command kCommands[] = {
      check_config_command::CheckConfig},
     {"run", kRun,
      "run --key-file K --out FILE --state-dir DIR --watch PATTERN... [--config C]\n"
-     "                     [--syslog-socket PATH] [--scan-interval MS]",
+     "                     [--syslog-socket PATH] [--scan-interval MS]\n"
+     "                     [--metrics-file PATH [--metrics-interval SECONDS]]",
      "tail every sandbox log matching PATTERN into the audit file, exactly once",
      run_command::Run},
     {"keygen", kKeygen, "keygen --out FILE",

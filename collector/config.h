@@ -32,9 +32,15 @@ struct Config {
   std::string key_file;    // "" when not set
   std::string state_dir;   // run mode's checkpoint directory
   std::vector<std::string> watch;  // run mode's patterns (default labels)
+  std::string metrics_file;        // run mode's Prometheus text file ("" when not set)
+  uint32_t metrics_interval_s = 0;  // 0 when not set (run's default applies)
   std::vector<SourceConfig> sources;
   record_validator::Limits limits;
 };
+
+// Run mode's metrics interval, in seconds (--metrics-interval, metrics_interval).
+constexpr uint32_t kMetricsIntervalDefault = 15;
+constexpr uint32_t kMetricsIntervalMax = 3600;
 
 // One row per key the config may hold. `key` is the JSON path with "[]" for
 // any array index, e.g. "sources[].sandbox_id".

@@ -18,6 +18,8 @@
 #include "exit_status.h"
 #include "key_file.h"
 #include "logs.h"
+#include "metrics.h"
+#include "run_metrics.h"
 #include "service_notify.h"
 #include "tail/syslog_sender.h"
 #include "tail/tail_engine.h"
@@ -29,9 +31,10 @@ namespace {
 
 // The command line and the configuration, merged: the command line wins.
 struct Settings {
-  std::string key_file, out, state_dir, syslog_socket;
+  std::string key_file, out, state_dir, syslog_socket, metrics_file;
   std::vector<std::string> watch;
   long scan_interval_ms = 1000;
+  uint32_t metrics_interval_s = 0;  // 0: not given
   bool have_config = false;
   config::Config config;
 };
@@ -71,6 +74,23 @@ bool Resolve(const cli_args::ParsedArgs& args, Settings* s, int* status) {
     }
     s->scan_interval_ms = ms;
   }
+  if (args.has("--metrics-interval")) {
+    const std::string value = args.get("--metrics-interval");
+    char* end = nullptr;
+    errno = 0;
+    const long seconds = strtol(value.c_str(), &end, 10);
+    if (*end != '\0' || errno != 0 || seconds < 1 || seconds > config::kMetricsIntervalMax) {
+      logs::Error("--metrics-interval: \"" + value + "\" is not a number of seconds in 1.." +
+                  std::to_string(config::kMetricsIntervalMax));
+      return false;
+    }
+    s->metrics_interval_s = static_cast<uint32_t>(seconds);
+  }
+  s->metrics_file = args.get("--metrics-file");
+  if (!s->metrics_file.empty() && s->metrics_file[0] != '/') {
+    logs::Error("--metrics-file: \"" + s->metrics_file + "\" is not an absolute path");
+    return false;
+  }
   s->key_file = args.get("--key-file");
   s->out = args.get("--out");
   s->state_dir = args.get("--state-dir");
@@ -91,12 +111,15 @@ bool Resolve(const cli_args::ParsedArgs& args, Settings* s, int* status) {
     if (s->out.empty()) s->out = cfg.output;
     if (s->state_dir.empty()) s->state_dir = cfg.state_dir;
     if (s->watch.empty()) s->watch = cfg.watch;
+    if (s->metrics_file.empty()) s->metrics_file = cfg.metrics_file;
+    if (s->metrics_interval_s == 0) s->metrics_interval_s = cfg.metrics_interval_s;
     if (s->watch.empty()) {
       for (const config::SourceConfig& src : cfg.sources) {
         if (!src.pattern.empty()) s->watch.push_back(src.pattern);
       }
     }
   }
+  if (s->metrics_interval_s == 0) s->metrics_interval_s = config::kMetricsIntervalDefault;
   if (s->key_file.empty() || s->out.empty() || s->state_dir.empty() || s->watch.empty()) {
     logs::Error("--key-file, --out, --state-dir and --watch are required (or key_file, output, "
                 "state_dir and watch in --config)");
@@ -136,7 +159,8 @@ bool SignalFd(unique_fd::UniqueFd* sfd) {
 // The daemon's loop: pump what is marked, wait for a signal, an inotify
 // event or the next scan. Returns on SIGTERM/SIGINT (kOk) or a fatal error.
 int Loop(const Settings& s, int sfd, tail_engine::Engine* engine,
-         audit_file::AuditFileWriter* out, service_notify::Notifier* notifier) {
+         audit_file::AuditFileWriter* out, service_notify::Notifier* notifier,
+         run_metrics::Writer* metrics) {
   std::string err;
   int64_t next_scan = NowMs() + s.scan_interval_ms;
   bool ready = false;
@@ -158,9 +182,11 @@ int Loop(const Settings& s, int sfd, tail_engine::Engine* engine,
     // The watchdog is petted from here only: a loop that stops turning is
     // what it must catch.
     notifier->PetIfDue(now);
+    metrics->WriteIfDue(now);
     int64_t wait = engine->HasWork() ? 0 : (next_scan > now ? next_scan - now : 0);
-    const int64_t pet = notifier->MsUntilDue(now);
-    if (pet >= 0 && pet < wait) wait = pet;
+    for (const int64_t due : {notifier->MsUntilDue(now), metrics->MsUntilDue(now)}) {
+      if (due >= 0 && due < wait) wait = due;
+    }
     const int timeout = static_cast<int>(wait);
     struct pollfd fds[2];
     fds[0] = {sfd, POLLIN, 0};
@@ -262,10 +288,21 @@ int Run(const cli_args::ParsedArgs& args) {
              std::to_string(engine.stats().sources) + " sandbox(es) found, " +
              std::to_string(engine.stats().watches) + " inotify watch(es); writing " + s.out +
              "; checkpoints in " + s.state_dir);
+  // Declared after the engine and syslog it reads: destroyed before them.
+  metrics::Registry registry;
+  run_metrics::Register(&engine, use_syslog ? &syslog : nullptr,
+                        static_cast<int64_t>(time(nullptr)), &registry);
+  for (const std::string& e : registry.errors()) {
+    logs::Error("internal error: " + e);
+    return exit_status::kSoftware;
+  }
+  run_metrics::Writer metrics(&registry, s.metrics_file,
+                              static_cast<int64_t>(s.metrics_interval_s) * 1000);
   service_notify::Notifier notifier;
-  status = Loop(s, sfd.get(), &engine, &out, &notifier);
+  status = Loop(s, sfd.get(), &engine, &out, &notifier, &metrics);
   notifier.Stopping();
   if (status == exit_status::kOk) status = Drain(&engine);
+  metrics.Write();  // the final numbers, as the audit file holds them
   const tail_engine::Stats& st = engine.stats();
   logs::Note("stopping: " + std::to_string(st.entries_written) + " entries written, " +
              std::to_string(st.entries_already_present) + " already present (replayed), " +

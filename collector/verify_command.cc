@@ -1,6 +1,7 @@
 #include "verify_command.h"
 
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include <string>
 
@@ -8,6 +9,7 @@
 #include "exit_status.h"
 #include "key_file.h"
 #include "logs.h"
+#include "progress.h"
 
 namespace verify_command {
 
@@ -23,7 +25,13 @@ int Verify(const cli_args::ParsedArgs& args) {
     return exit_status::kNoInput;
   }
   audit_verifier::VerifyReport report;
-  switch (audit_verifier::VerifyAuditFile(file, key, &report, &err)) {
+  struct stat st;
+  progress::Meter meter("verify " + file,
+                        stat(file.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0);
+  const audit_verifier::VerifyResult result =
+      audit_verifier::VerifyAuditFile(file, key, &report, &err, &meter);
+  meter.Finish();  // the status line is gone before the verdict is printed
+  switch (result) {
     case audit_verifier::VerifyResult::kValid:
       printf("%s: %llu entries, chain and signatures valid\n", file.c_str(),
              static_cast<unsigned long long>(report.entries));

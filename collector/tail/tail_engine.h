@@ -53,8 +53,20 @@ struct Stats {
   uint64_t entries_written = 0;
   uint64_t entries_already_present = 0;  // skipped on replay after a restart
   uint64_t lines_rejected = 0;
+  // lines_rejected by kind, indexed by record_validator::Problem.
+  std::array<uint64_t, static_cast<size_t>(record_validator::Problem::kProblemCount)>
+      rejected_by_problem{};
   uint64_t sources = 0;
   uint64_t watches = 0;
+  int64_t last_checkpoint_unix = 0;  // wall clock of the last checkpoint written; 0: none yet
+};
+
+// Bytes in the sandboxes' logs not read yet, by the state of the file that
+// holds them (the metrics' `state` label).
+struct UnreadBytes {
+  uint64_t open = 0;     // a sandbox's current log, open for reading
+  uint64_t rotated = 0;  // a rotated-away log still open until its wait ends
+  uint64_t closed = 0;   // a log not open now (let go at the fd limit, or not yet opened)
 };
 
 class Engine {
@@ -86,6 +98,8 @@ class Engine {
   bool ReopenOutput(std::string* err);
 
   const Stats& stats() const { return stats_; }
+  // One fstat per open log (sizes the scan saw for closed ones): for metrics.
+  UnreadBytes Unread() const;
 
  private:
   struct Pattern {
@@ -179,7 +193,8 @@ class Engine {
   void ReadSource(Source* s, size_t* budget);
   // One item read: a line goes through the pipeline, a rejected run is reported.
   void HandleItem(Source* s, const line_reader::Item& item);
-  void Reject(Source* s, uint64_t offset, const std::string& reason);
+  void Reject(Source* s, uint64_t offset, record_validator::Problem problem,
+              const std::string& reason);
   bool Commit(std::string* err);
   void Report(Source* s, const std::string& problem, uint64_t ino);
   void ClearProblem(Source* s) { s->problem.clear(); s->problem_ino = 0; }
