@@ -1,23 +1,19 @@
 #include "progress.h"
 
 #include <stdio.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <utility>
 
 #include "logs.h"
+#include "monotonic_clock.h"
 
 namespace progress {
 namespace {
 
 constexpr double kRedrawSeconds = 0.25;
 
-double Now() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
-}
+double Now() { return static_cast<double>(monotonic_clock::NowMs()) / 1000; }
 
 // 999 B, 1.5 KB, 12.0 MB, 3.2 GB (powers of 1000, as dd and curl print).
 std::string Bytes(double n) {

@@ -18,6 +18,7 @@
 #include "exit_status.h"
 #include "key_file.h"
 #include "logs.h"
+#include "monotonic_clock.h"
 #include "metrics.h"
 #include "run_metrics.h"
 #include "service_notify.h"
@@ -39,11 +40,7 @@ struct Settings {
   config::Config config;
 };
 
-int64_t NowMs() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
-}
+using monotonic_clock::NowMs;
 
 // Thousands of sandboxes need thousands of fds: take the hard limit.
 void RaiseFdLimit() {

@@ -16,6 +16,17 @@ REAL_DIRS = ["usr/local/sbin", "usr/local/bin", "usr/sbin", "usr/bin", "sbin", "
 HUMAN_LINE = "agt-sandbox: command denied: %s (blocked by sandbox command denylist)"
 
 
+def script(name, *args, env=None, timeout=1800):
+    """Runs scripts/NAME; its CompletedProcess (text), or AssertionError with its output."""
+    p = subprocess.run([os.path.join(TOP, "scripts", name)] + list(args), capture_output=True,
+                       text=True, env=env, timeout=timeout)
+    if p.returncode != 0:
+        raise AssertionError("scripts/%s %s failed (exit %d):\n%s\n%s"
+                             % (name, " ".join(args), p.returncode, p.stdout[-4000:],
+                                p.stderr[-4000:]))
+    return p
+
+
 def require_shim(test):
     if not os.access(SHIM, os.X_OK):
         test.fail("no built shim at %s: run scripts/build (AGT_BUILD_DIR=%s)" % (SHIM, BUILD))

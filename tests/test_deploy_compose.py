@@ -12,6 +12,7 @@ import time
 import unittest
 
 from build_paths import BUILD, COLLECTOR, TOP
+from image_support import script
 
 PROJECT = "agt-deny-compose-test-%d" % os.getpid()
 COMPOSE_FILE = os.path.join(TOP, "deploy", "compose", "docker-compose.yml")
@@ -19,25 +20,19 @@ SANDBOX_TAG = "agt-deny/sandbox:compose-test-%d" % os.getpid()
 COLLECTOR_TAG = "agt-deny/collector:compose-test-%d" % os.getpid()
 
 
-def script(name, *args, env=None, timeout=1800):
-    p = subprocess.run([os.path.join(TOP, "scripts", name)] + list(args), capture_output=True,
-                       text=True, env=env, timeout=timeout)
-    if p.returncode != 0:
-        raise AssertionError("scripts/%s %s failed (exit %d):\n%s\n%s"
-                             % (name, " ".join(args), p.returncode, p.stdout[-4000:],
-                                p.stderr[-4000:]))
+def last_line(p):
     return p.stdout.strip().splitlines()[-1]
 
 
 class ComposeDeployment(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        engine = script("docker-engine", "start", timeout=300)
+        engine = last_line(script("docker-engine", "start", timeout=300))
         if not engine.startswith("DOCKER_HOST="):
             raise AssertionError("scripts/docker-engine start printed %r" % engine)
         cls.env = dict(os.environ, DOCKER_HOST=engine.split("=", 1)[1],
                        AGT_BUILD_DIR=BUILD)
-        base = script("base-image", env=cls.env)
+        base = last_line(script("base-image", env=cls.env))
         cls.images = []
         script("build-image", "--base", base, "--tag", SANDBOX_TAG, env=cls.env)
         cls.images.append(SANDBOX_TAG)

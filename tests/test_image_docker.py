@@ -15,22 +15,13 @@ import time
 import unittest
 
 from image_support import (BUILD, HUMAN_LINE, PINNED, SHIM, SHIM_IN_IMAGE, TOP, parse_record,
-                           run_shim, snapshot)
+                           run_shim, script, snapshot)
 
 # Per run: several test runs may share the private engine at once.
 TAG = "agt-deny/sandbox:test-%d" % os.getpid()
 ALLOWED = "python=python3 python3 cat echo ls sleep"
 # What upstream's DockerSandboxProvider() picks when no image= is given.
 PROVIDER_DEFAULT_TAG = "agt-sandbox/python-minimal-path:3.11"
-
-
-def script(name, *args, env=None, timeout=1800):
-    p = subprocess.run([os.path.join(TOP, "scripts", name)] + list(args), capture_output=True, text=True,
-                       env=env, timeout=timeout)
-    if p.returncode != 0:
-        raise AssertionError("scripts/%s %s failed (exit %d):\n%s\n%s"
-                             % (name, " ".join(args), p.returncode, p.stdout[-4000:], p.stderr[-4000:]))
-    return p
 
 
 class DockerImage(unittest.TestCase):

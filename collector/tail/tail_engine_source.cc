@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "monotonic_clock.h"
 #include "tail/checkpoint_store.h"
 #include "tail/secure_open.h"
 #include "tail/tail_engine_support.h"
@@ -26,11 +27,7 @@ namespace {
 // rotate_wait): appends by a writer that opened it before the rename are read.
 constexpr int64_t kRotateWaitMs = 5000;
 
-int64_t NowMs() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
-}
+using monotonic_clock::NowMs;
 
 // A readable directory fd for an O_PATH one (O_PATH cannot be listed).
 unique_fd::UniqueFd ReopenDirectory(int path_fd) {
