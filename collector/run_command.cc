@@ -18,8 +18,8 @@
 #include "exit_status.h"
 #include "key_file.h"
 #include "logs.h"
-#include "monotonic_clock.h"
 #include "metrics.h"
+#include "monotonic_clock.h"
 #include "run_metrics.h"
 #include "service_notify.h"
 #include "tail/syslog_sender.h"
@@ -51,6 +51,23 @@ void RaiseFdLimit() {
   }
 }
 
+// A whole number option in [min, max]; *value untouched when not given.
+bool NumberOption(const cli_args::ParsedArgs& args, const char* name, long min, long max,
+                  const char* unit, long* value) {
+  if (!args.has(name)) return true;
+  const std::string text = args.get(name);
+  char* end = nullptr;
+  errno = 0;
+  const long n = strtol(text.c_str(), &end, 10);
+  if (*end != '\0' || errno != 0 || n < min || n > max) {
+    logs::Error(std::string(name) + ": \"" + text + "\" is not a number of " + unit + " in " +
+                std::to_string(min) + ".." + std::to_string(max));
+    return false;
+  }
+  *value = n;
+  return true;
+}
+
 // Fills *s from the command line and --config; false with *status set (and
 // the reason said) when they do not make a runnable daemon.
 bool Resolve(const cli_args::ParsedArgs& args, Settings* s, int* status) {
@@ -59,30 +76,13 @@ bool Resolve(const cli_args::ParsedArgs& args, Settings* s, int* status) {
     logs::Error("unexpected argument \"" + args.positional.front() + "\"");
     return false;
   }
-  if (args.has("--scan-interval")) {
-    const std::string value = args.get("--scan-interval");
-    char* end = nullptr;
-    errno = 0;
-    const long ms = strtol(value.c_str(), &end, 10);
-    if (*end != '\0' || errno != 0 || ms < 10 || ms > 3600000) {
-      logs::Error("--scan-interval: \"" + value +
-                  "\" is not a number of milliseconds in 10..3600000");
-      return false;
-    }
-    s->scan_interval_ms = ms;
+  long metrics_interval_s = 0;
+  if (!NumberOption(args, "--scan-interval", 10, 3600000, "milliseconds", &s->scan_interval_ms) ||
+      !NumberOption(args, "--metrics-interval", 1, config::kMetricsIntervalMax, "seconds",
+                    &metrics_interval_s)) {
+    return false;
   }
-  if (args.has("--metrics-interval")) {
-    const std::string value = args.get("--metrics-interval");
-    char* end = nullptr;
-    errno = 0;
-    const long seconds = strtol(value.c_str(), &end, 10);
-    if (*end != '\0' || errno != 0 || seconds < 1 || seconds > config::kMetricsIntervalMax) {
-      logs::Error("--metrics-interval: \"" + value + "\" is not a number of seconds in 1.." +
-                  std::to_string(config::kMetricsIntervalMax));
-      return false;
-    }
-    s->metrics_interval_s = static_cast<uint32_t>(seconds);
-  }
+  s->metrics_interval_s = static_cast<uint32_t>(metrics_interval_s);
   s->metrics_file = args.get("--metrics-file");
   if (!s->metrics_file.empty() && s->metrics_file[0] != '/') {
     logs::Error("--metrics-file: \"" + s->metrics_file + "\" is not an absolute path");
