@@ -102,6 +102,12 @@ const cli_args::OptionRow kOptions[] = {
      " a new chain per rotated audit file",
      kVerify},
     {"--format", "F", "envelope: cloudevents (the only one, the default)", kExport},
+    {"--metrics-file", "PATH",
+     "Prometheus text file, rewritten atomically every --metrics-interval (or metrics_file in"
+     " --config)",
+     kRun},
+    {"--metrics-interval", "SECONDS",
+     "seconds between metrics writes, 1-3600 (default 15; or metrics_interval in --config)", kRun},
     {"--keys", nullptr, "list every configuration key with its type and help, then exit",
      kCheckConfig},
 };
@@ -129,7 +135,8 @@ const Command kCommands[] = {
      "run --key-file K --out FILE [--state-dir DIR --watch PATTERN...]\n"
      "                     [--listen PATH (--shim PATH | --shim-sha256 HEX) [--cgroup-pattern REGEX]]\n"
      "                     [--config C] [--syslog-socket PATH] [--scan-interval MS] [--new-chain]\n"
-     "                     [--no-append-only] [--forward URL ...]",
+     "                     [--no-append-only] [--forward URL ...]\n"
+     "                     [--metrics-file PATH [--metrics-interval SECONDS]]",
      "tail every sandbox log matching PATTERN, and serve the attested socket, into the audit"
      " file, exactly once",
      run_command::Run},

@@ -26,6 +26,8 @@
 #include "listen/listener.h"
 #include "tail/chain_head.h"
 #include "logs.h"
+#include "metrics.h"
+#include "run_metrics.h"
 #include "service_notify.h"
 #include "tail/syslog_sender.h"
 #include "tail/tail_engine.h"
@@ -37,12 +39,13 @@ namespace {
 
 // The command line and the configuration, merged: the command line wins.
 struct Settings {
-  std::string key_file, out, state_dir, syslog_socket;
+  std::string key_file, out, state_dir, syslog_socket, metrics_file;
   std::vector<std::string> watch;
   std::string listen, shim, shim_sha256, cgroup_pattern;  // the attested socket
   long scan_interval_ms = 1000;
   bool new_chain = false;
   bool append_only = true;
+  uint32_t metrics_interval_s = 0;  // 0: not given
   bool have_config = false;
   config::Config config;
   // One `agt-collector forward` child per destination (forward_supervisor.h).
@@ -104,6 +107,23 @@ void RaiseFdLimit() {
   }
 }
 
+// A whole number option in [min, max]; *value untouched when not given.
+bool NumberOption(const cli_args::ParsedArgs& args, const char* name, long min, long max,
+                  const char* unit, long* value) {
+  if (!args.has(name)) return true;
+  const std::string text = args.get(name);
+  char* end = nullptr;
+  errno = 0;
+  const long n = strtol(text.c_str(), &end, 10);
+  if (*end != '\0' || errno != 0 || n < min || n > max) {
+    logs::Error(std::string(name) + ": \"" + text + "\" is not a number of " + unit + " in " +
+                std::to_string(min) + ".." + std::to_string(max));
+    return false;
+  }
+  *value = n;
+  return true;
+}
+
 // Fills *s from the command line and --config; false with *status set (and
 // the reason said) when they do not make a runnable daemon.
 bool Resolve(const cli_args::ParsedArgs& args, Settings* s, int* status) {
@@ -112,17 +132,17 @@ bool Resolve(const cli_args::ParsedArgs& args, Settings* s, int* status) {
     logs::Error("unexpected argument \"" + args.positional.front() + "\"");
     return false;
   }
-  if (args.has("--scan-interval")) {
-    const std::string value = args.get("--scan-interval");
-    char* end = nullptr;
-    errno = 0;
-    const long ms = strtol(value.c_str(), &end, 10);
-    if (*end != '\0' || errno != 0 || ms < 10 || ms > 3600000) {
-      logs::Error("--scan-interval: \"" + value +
-                  "\" is not a number of milliseconds in 10..3600000");
-      return false;
-    }
-    s->scan_interval_ms = ms;
+  long metrics_interval_s = 0;
+  if (!NumberOption(args, "--scan-interval", 10, 3600000, "milliseconds", &s->scan_interval_ms) ||
+      !NumberOption(args, "--metrics-interval", 1, config::kMetricsIntervalMax, "seconds",
+                    &metrics_interval_s)) {
+    return false;
+  }
+  s->metrics_interval_s = static_cast<uint32_t>(metrics_interval_s);
+  s->metrics_file = args.get("--metrics-file");
+  if (!s->metrics_file.empty() && s->metrics_file[0] != '/') {
+    logs::Error("--metrics-file: \"" + s->metrics_file + "\" is not an absolute path");
+    return false;
   }
   s->key_file = args.get("--key-file");
   s->out = args.get("--out");
@@ -156,12 +176,15 @@ bool Resolve(const cli_args::ParsedArgs& args, Settings* s, int* status) {
       s->shim_sha256 = cfg.shim_sha256;
     }
     if (s->cgroup_pattern.empty()) s->cgroup_pattern = cfg.cgroup_pattern;
+    if (s->metrics_file.empty()) s->metrics_file = cfg.metrics_file;
+    if (s->metrics_interval_s == 0) s->metrics_interval_s = cfg.metrics_interval_s;
     if (s->watch.empty()) {
       for (const config::SourceConfig& src : cfg.sources) {
         if (!src.pattern.empty()) s->watch.push_back(src.pattern);
       }
     }
   }
+  if (s->metrics_interval_s == 0) s->metrics_interval_s = config::kMetricsIntervalDefault;
   if (s->key_file.empty() || s->out.empty() || (s->watch.empty() && s->listen.empty())) {
     logs::Error("--key-file, --out, and --watch or --listen (or both) are required (or key_file, "
                 "output, watch and listen in --config)");
@@ -219,7 +242,8 @@ bool SignalFd(unique_fd::UniqueFd* sfd) {
 // (--watch) or `listener` (--listen) may be null, not both. Returns on
 // SIGTERM/SIGINT (kOk) or a fatal error.
 int Loop(Settings& s, int sfd, tail_engine::Engine* engine, listener::Listener* listener,
-         audit_file::AuditFileWriter* out, int state_fd, service_notify::Notifier* notifier) {
+         audit_file::AuditFileWriter* out, int state_fd, service_notify::Notifier* notifier,
+         run_metrics::Writer* metrics) {
   std::string err;
   // The engine keeps the chain head after each of its commits; entries the
   // socket made durable move it here (state_fd < 0: --listen alone, none kept).
@@ -257,11 +281,12 @@ int Loop(Settings& s, int sfd, tail_engine::Engine* engine, listener::Listener* 
     // The watchdog is petted from here only: a loop that stops turning is
     // what it must catch.
     notifier->PetIfDue(now);
+    metrics->WriteIfDue(now);
     int64_t wait = has_work() ? 0 : (next_scan > now ? next_scan - now : 0);
-    const int64_t pet = notifier->MsUntilDue(now);
-    if (pet >= 0 && pet < wait) wait = pet;
-    const int64_t due = listener != nullptr ? listener->MsUntilDue() : -1;
-    if (due >= 0 && due < wait) wait = due;
+    for (const int64_t due : {notifier->MsUntilDue(now), metrics->MsUntilDue(now),
+                              listener != nullptr ? listener->MsUntilDue() : int64_t{-1}}) {
+      if (due >= 0 && due < wait) wait = due;
+    }
     const int timeout = static_cast<int>(wait);
     // sfd first; then the socket's epoll set, then inotify (when present).
     struct pollfd fds[3];
@@ -441,8 +466,19 @@ int Run(const cli_args::ParsedArgs& args) {
   } else {
     logs::Note("writing " + s.out);
   }
+  // Declared after the engine, the socket and syslog it reads: destroyed before them.
+  metrics::Registry registry;
+  run_metrics::Register(engine.get(), use_syslog ? &syslog : nullptr,
+                        static_cast<int64_t>(time(nullptr)), &registry);
+  for (const std::string& e : registry.errors()) {
+    logs::Error("internal error: " + e);
+    return exit_status::kSoftware;
+  }
+  run_metrics::Writer metrics(&registry, s.metrics_file,
+                              static_cast<int64_t>(s.metrics_interval_s) * 1000);
   service_notify::Notifier notifier;
-  status = Loop(s, sfd.get(), engine.get(), listener.get(), &out, state.get(), &notifier);
+  status = Loop(s, sfd.get(), engine.get(), listener.get(), &out, state.get(), &notifier,
+                &metrics);
   notifier.Stopping();
   if (status == exit_status::kOk) status = Drain(engine.get(), listener.get());
   // Each forwarder keeps its own position: stopping it loses nothing.
@@ -452,6 +488,7 @@ int Run(const cli_args::ParsedArgs& args) {
     logs::Error("chain head in " + s.state_dir + ": " + err);
     status = exit_status::kIoErr;
   }
+  metrics.Write();  // the final numbers, as the audit file holds them
   std::string summary = "stopping: ";
   if (engine != nullptr) {
     engine->ReportRejectionsNotShown(true);

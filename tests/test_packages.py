@@ -12,21 +12,12 @@ import tempfile
 import time
 import unittest
 
-from build_paths import BUILD, TOP
+from build_paths import BUILD
+from image_support import script
 
 NAME = "agt-deny-packages-test-%d" % os.getpid()
 UNIT = "/lib/systemd/system/agt-collector.service"
 USER = "_agt-collector"
-
-
-def script(name, *args, env=None, timeout=3600):
-    p = subprocess.run([os.path.join(TOP, "scripts", name)] + list(args), capture_output=True,
-                       text=True, env=env, timeout=timeout)
-    if p.returncode != 0:
-        raise AssertionError("scripts/%s %s failed (exit %d):\n%s\n%s"
-                             % (name, " ".join(args), p.returncode, p.stdout[-4000:],
-                                p.stderr[-4000:]))
-    return p
 
 
 class Packages(unittest.TestCase):
@@ -35,7 +26,8 @@ class Packages(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.debs = tempfile.mkdtemp(prefix="agt-debs.")
-        script("package", "--out-dir", cls.debs, env=dict(os.environ, AGT_BUILD_DIR=BUILD))
+        script("package", "--out-dir", cls.debs, env=dict(os.environ, AGT_BUILD_DIR=BUILD),
+               timeout=3600)
         out = script("docker-engine", "start", timeout=300).stdout.strip().splitlines()[-1]
         if not out.startswith("DOCKER_HOST="):
             raise AssertionError("scripts/docker-engine start printed %r" % out)
