@@ -83,7 +83,11 @@ class Packages(unittest.TestCase):
         for path in ("/usr/bin/agt-collector", UNIT, "/etc/agt-collector/config.json",
                      "/etc/logrotate.d/agt-collector", "/usr/lib/sysusers.d/agt-collector.conf",
                      "/usr/lib/tmpfiles.d/agt-collector.conf",
-                     "/usr/share/man/man1/agt-collector.1.gz"):
+                     "/usr/share/man/man1/agt-collector.1.gz",
+                     "/usr/share/agt-collector/dropins/README",
+                     "/usr/share/agt-collector/dropins/listen.conf",
+                     "/usr/share/agt-collector/dropins/append-only.conf",
+                     "/usr/share/agt-collector/dropins/forward.conf"):
             self.sh("test -e " + path)
         # postinst: the user from sysusers.d, and a key it alone reads.
         self.assertIn("/usr/sbin/nologin", self.sh("getent passwd " + USER).stdout)
