@@ -10,6 +10,7 @@ namespace {
 
 std::string g_command;
 int64_t g_last_problem = 0;
+std::string g_last_problem_text;
 bool g_status_shown = false;
 
 // "\r" and erase-to-end-of-line: the status line is gone, the cursor at its start.
@@ -38,10 +39,12 @@ void SetCommand(const std::string& command) { g_command = command; }
 
 void Error(const std::string& reason) {
   g_last_problem = static_cast<int64_t>(time(nullptr));
+  g_last_problem_text = "error: " + reason;
   Say("error: ", reason);
 }
 void Warning(const std::string& reason) {
   g_last_problem = static_cast<int64_t>(time(nullptr));
+  g_last_problem_text = "warning: " + reason;
   Say("warning: ", reason);
 }
 void Status(const std::string& text) {
@@ -52,6 +55,7 @@ void Status(const std::string& text) {
 void ClearStatus() { ClearStatusLine(); }
 
 int64_t LastProblemTime() { return g_last_problem; }
+const std::string& LastProblem() { return g_last_problem_text; }
 void Note(const std::string& message) { Say("", message); }
 
 void Rejected(const std::string& where, const std::string& reason) {

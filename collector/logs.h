@@ -36,6 +36,9 @@ void ClearStatus();
 // Wall-clock seconds of the last Error or Warning (0: none yet), for the
 // metrics' last error time.
 int64_t LastProblemTime();
+// Its text, "error: reason" or "warning: reason" ("": none yet), for
+// `agt-collector status` (run_status.h).
+const std::string& LastProblem();
 
 // "CALL PATH: strerror(errnum)", e.g. "open /x/denied.log: Permission denied";
 // "CALL: strerror(errnum)" when PATH is empty.

@@ -22,12 +22,14 @@
 #include "exit_status.h"
 #include "forward/forward_destination.h"
 #include "forward/forward_supervisor.h"
+#include "io_error_exits.h"
 #include "key_file.h"
 #include "listen/listener.h"
 #include "tail/chain_head.h"
 #include "logs.h"
 #include "metrics.h"
 #include "run_metrics.h"
+#include "run_status.h"
 #include "service_notify.h"
 #include "tail/syslog_sender.h"
 #include "tail/tail_engine.h"
@@ -50,6 +52,7 @@ struct Settings {
   config::Config config;
   // One `agt-collector forward` child per destination (forward_supervisor.h).
   forward_supervisor::Supervisor forwarders;
+  std::vector<std::string> forward_names;  // their position files' names
 };
 
 // The forwarders `run` starts: --forward URL, and each destination of
@@ -77,6 +80,7 @@ bool AddForwarders(const cli_args::ParsedArgs& args, Settings* s) {
       }
     }
     s->forwarders.Add(d.url, child);
+    s->forward_names.push_back(d.name);
   } else if (args.has("--forward-ca") || args.has("--forward-cert") ||
              args.has("--forward-key") || args.has("--forward-format")) {
     logs::Error("--forward-ca, --forward-cert, --forward-key and --forward-format go with "
@@ -91,6 +95,7 @@ bool AddForwarders(const cli_args::ParsedArgs& args, Settings* s) {
         child.push_back(a);
       }
       s->forwarders.Add(d.name, child);
+      s->forward_names.push_back(d.name);
     }
   }
   return true;
@@ -379,9 +384,8 @@ bool ListenOptions(const Settings& s, listener::Options* options, std::string* e
                         : options->shim.FromFile(s.shim, err);
 }
 
-}  // namespace
-
-int Run(const cli_args::ParsedArgs& args) {
+// The daemon; `exits` is opened once the state directory is.
+int Serve(const cli_args::ParsedArgs& args, io_error_exits::Counter* exits) {
   Settings s;
   int status = exit_status::kOk;
   if (!Resolve(args, &s, &status)) return status;
@@ -466,16 +470,52 @@ int Run(const cli_args::ParsedArgs& args) {
   } else {
     logs::Note("writing " + s.out);
   }
+  if (state.ok() && !exits->Open(state.get(), &err)) {
+    logs::Warning("exits on an I/O error are not counted: " + err);
+  }
   // Declared after the engine, the socket and syslog it reads: destroyed before them.
   metrics::Registry registry;
-  run_metrics::Register(engine.get(), use_syslog ? &syslog : nullptr,
-                        static_cast<int64_t>(time(nullptr)), &registry);
+  run_metrics::Parts parts;
+  parts.engine = engine.get();
+  parts.listener = listener.get();
+  parts.syslog = use_syslog ? &syslog : nullptr;
+  parts.forwarders = &s.forwarders;
+  if (state.ok()) {
+    parts.forward_destinations = s.forward_names;
+    parts.state_dir_fd = state.get();
+  }
+  parts.out = &out;
+  parts.io_error_exits = exits->count();
+  parts.started_unix = static_cast<int64_t>(time(nullptr));
+  run_metrics::Register(parts, &registry);
   for (const std::string& e : registry.errors()) {
     logs::Error("internal error: " + e);
     return exit_status::kSoftware;
   }
   run_metrics::Writer metrics(&registry, s.metrics_file,
                               static_cast<int64_t>(s.metrics_interval_s) * 1000);
+  // run.status for `agt-collector status`, at the metrics' pace.
+  run_status::Snapshot snapshot;
+  snapshot.pid = getpid();
+  snapshot.started_unix = parts.started_unix;
+  snapshot.output = s.out;
+  snapshot.forward = s.forward_names;
+  bool status_failing = false;
+  if (state.ok()) {
+    metrics.AlsoWrite([&] {
+      snapshot.written_unix = static_cast<int64_t>(time(nullptr));
+      if (engine != nullptr) snapshot.sources = engine->SourceLogs();
+      snapshot.last_problem_unix = logs::LastProblemTime();
+      snapshot.last_problem = logs::LastProblem();
+      std::string write_err;
+      if (run_status::Write(s.state_dir, snapshot, &write_err)) {
+        status_failing = false;
+      } else if (!status_failing) {
+        status_failing = true;
+        logs::Warning("status: " + write_err + "; retried every interval (said once)");
+      }
+    });
+  }
   service_notify::Notifier notifier;
   status = Loop(s, sfd.get(), engine.get(), listener.get(), &out, state.get(), &notifier,
                 &metrics);
@@ -488,6 +528,8 @@ int Run(const cli_args::ParsedArgs& args) {
     logs::Error("chain head in " + s.state_dir + ": " + err);
     status = exit_status::kIoErr;
   }
+  snapshot.stopped = true;
+  snapshot.exit_status = status;
   metrics.Write();  // the final numbers, as the audit file holds them
   std::string summary = "stopping: ";
   if (engine != nullptr) {
@@ -512,6 +554,20 @@ int Run(const cli_args::ParsedArgs& args) {
                " refused over a limit";
   }
   logs::Note(summary);
+  return status;
+}
+
+}  // namespace
+
+int Run(const cli_args::ParsedArgs& args) {
+  io_error_exits::Counter exits;
+  const int status = Serve(args, &exits);
+  // The unit restarts run after this: counted first, in place (no new
+  // block on a full disk), so the next start can say how often it happened.
+  std::string err;
+  if (status == exit_status::kIoErr && exits.open() && !exits.Add(&err)) {
+    logs::Warning("exit on an I/O error not counted: " + err);
+  }
   return status;
 }
 

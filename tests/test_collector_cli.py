@@ -474,7 +474,8 @@ class Import(unittest.TestCase):
                    "forward": ["--out FILE", "--state-dir DIR", "--config C", "--destination NAME",
                                "--forward URL", "--forward-ca FILE", "--forward-cert FILE",
                                "--forward-key FILE", "--forward-format F", "--until-caught-up"],
-                   "export": ["--format F"]}
+                   "export": ["--format F"],
+                   "status": ["--state-dir DIR"]}
         for command, rows in options.items():
             for flag in ("--help", "-h"):
                 r = run_collector(command, flag)

@@ -2,6 +2,7 @@
 strict parser written here (not a lenient client library), its numbers
 compared with the audit file and with what the test wrote into the logs."""
 import json
+import signal
 import math
 import os
 import re
@@ -12,12 +13,16 @@ import threading
 import unittest
 
 from build_paths import COLLECTOR, TOP
+from forward_support import child_pids, free_port
+from listen_support import SENDER, Container, ListenCollector, modified_copy
+from collector_support import record
 from run_harness import RunHarness
 
 MAN1 = os.path.join(TOP, "man", "agt-collector.1")
 NAME = r"[a-zA-Z_:][a-zA-Z0-9_:]*"
 LABEL_VALUE = r'(?:[^"\\\n]|\\\\|\\"|\\n)*'
 SAMPLE = re.compile(r"(%s)(?:\{(%s)=\"(%s)\"\})? (\S+)$" % (NAME, NAME, LABEL_VALUE))
+PER_DESTINATION = {"agt_collector_forward_lag_bytes", "agt_collector_forward_lag_entries"}
 REASONS = ["too_long", "nul_bytes", "empty", "not_utf8", "not_json", "cut_record", "unknown_key",
            "duplicate_key", "wrong_type", "argv_too_large", "missing_key", "bad_value", "internal"]
 
@@ -155,7 +160,8 @@ class MetricsFileTest(unittest.TestCase):
             documented = set(re.findall(r"^\.It Sy (agt_collector_\w+)",
                                         f.read().split(".Sh METRICS\n")[1].split("\n.Sh ")[0],
                                         re.M))
-        self.assertEqual(set(types), documented)
+        # The forward lag has a series per destination: none without forwarding.
+        self.assertEqual(set(types) | PER_DESTINATION, documented)
         h.assert_exact()
 
     def test_restart_counts_replays_and_syslog_drops(self):
@@ -215,6 +221,122 @@ class MetricsFileTest(unittest.TestCase):
         r = subprocess.run([COLLECTOR, "check-config", config], capture_output=True, text=True)
         self.assertEqual(r.returncode, 78, r.stderr)
         self.assertIn("metrics_interval", r.stderr)
+
+
+class MainFeaturesMetricsTest(unittest.TestCase):
+    """The series of the socket, the quota, suppression, forwarding and the
+    exits on an I/O error, each against the audit file."""
+
+    def setUp(self):
+        self.h = RunHarness(self, sandboxes=["sb-1", "sb-2"], name="metrics-main")
+        self.prom = os.path.join(self.h.dir, "agt-collector.prom")
+
+    def read(self):
+        with open(self.prom) as f:
+            return parse_strict(f.read())[0]
+
+    def test_attested_entries_and_forged_messages_match_the_entries(self):
+        prom = self.prom
+        c = ListenCollector(self, extra=["--metrics-file", prom]).start()
+        box = Container()
+        self.addCleanup(box.close)
+        for n in range(2):
+            r = box.run([SENDER, c.socket, record(argv=["genuine-%d" % n])])
+            self.assertEqual(r.stdout, "ACK\n", r.stderr)
+        copy = modified_copy(SENDER, c.w.join("sender-copy"))
+        for n in range(3):
+            r = box.run([copy, c.socket, record(argv=["forged-%d" % n])])
+            self.assertEqual(r.stdout, "NAK\n", r.stderr)
+        self.assertEqual(c.stop(), 0)
+        samples = self.read()
+        entries = c.entries()
+        self.assertEqual(samples[("agt_collector_attested_entries_total", None)],
+                         len([e for e in entries if e["event_type"] == "command_denied"]))
+        self.assertEqual(samples[("agt_collector_attested_entries_total", None)], 2)
+        forged = [e for e in entries if e["event_type"] == "denial_record_forged"]
+        self.assertEqual(samples[("agt_collector_forged_messages_total", None)],
+                         sum(e["data"]["count"] for e in forged))
+        self.assertEqual(samples[("agt_collector_forged_messages_total", None)], 3)
+        # --listen alone: the log series are there, at 0.
+        self.assertEqual(samples[("agt_collector_entries_written_total", None)], 0)
+        self.assertEqual(samples[("agt_collector_sources", None)], 0)
+
+    def test_quota_and_suppression_match_their_entries(self):
+        h = self.h
+        config = os.path.join(h.dir, "collector.json")
+        with open(config, "w") as f:
+            json.dump({"output": h.out, "key_file": h.key, "state_dir": h.state,
+                       "watch": [h.pattern], "metrics_file": self.prom, "metrics_interval": 1,
+                       "sandbox_quota": {"max_entries": 3, "interval_seconds": 1}}, f)
+        h.start(config=config)
+        h.append_raw("sb-1", b"".join(h.shim_line("sb-1")[1] for _ in range(20)))
+        h.deny("sb-2", expect=False)
+        os.unlink(h.log_path("sb-2"))
+        os.symlink("/etc/passwd", h.log_path("sb-2"))
+
+        def accounted():
+            entries = h.entries()
+            return (sum(e["data"]["lines"] for e in entries
+                        if e["event_type"] == "sandbox_quota_exceeded") +
+                    len([e for e in entries if e["sandbox_id"] == "sb-1" and
+                         e["event_type"] == "command_denied"]) == 20 and
+                    len([e for e in entries if e["event_type"] == "denied_log_suppressed"]) >= 1)
+        h.wait_until(accounted, "the flood accounted for and the symlink recorded", timeout=30)
+        h.stop()
+        samples = self.read()
+        entries = h.entries()
+        summaries = [e for e in entries if e["event_type"] == "sandbox_quota_exceeded"]
+        self.assertGreater(len(summaries), 0)
+        self.assertEqual(samples[("agt_collector_quota_summaries_total", None)], len(summaries))
+        self.assertEqual(samples[("agt_collector_quota_lines_dropped_total", None)],
+                         sum(e["data"]["lines"] for e in summaries))
+        self.assertEqual(samples[("agt_collector_log_suppressions_total", None)],
+                         len([e for e in entries if e["event_type"] == "denied_log_suppressed"]))
+        h.assert_chain(entries)
+
+    def test_forward_lag_exits_and_restarts(self):
+        h = self.h
+        # Nothing listens there: nothing is acknowledged, the forwarder retries.
+        h.start("--metrics-file", self.prom, "--metrics-interval", "1",
+                "--forward", "syslog+tcp://127.0.0.1:%d" % free_port())
+        h.deny_and_wait("sb-1", times=3)
+        h.deny_and_wait("sb-2")
+        size = os.path.getsize(h.out)
+        lag = [k for k in self.read_when_present() if k[0] == "agt_collector_forward_lag_bytes"]
+        self.assertEqual(len(lag), 1, lag)
+        destination = lag[0][1]
+        self.wait_series(("agt_collector_forward_lag_bytes", destination), size)
+        self.wait_series(("agt_collector_forward_lag_entries", destination), 4)
+        self.assertEqual(self.read()[("agt_collector_forward_exits_total", None)], 0)
+        h.wait_until(lambda: child_pids(h.proc.pid), "the forwarder runs")
+        os.kill(child_pids(h.proc.pid)[0], signal.SIGKILL)
+        self.wait_series(("agt_collector_forward_exits_total", None), 1)
+        self.wait_series(("agt_collector_forward_restarts_total", None), 1)
+        h.stop()
+
+    def wait_series(self, key, value):
+        self.h.wait_until(lambda: os.path.exists(self.prom) and self.read().get(key) == value,
+                          "%s = %s" % (key, value))
+
+    def read_when_present(self):
+        self.h.wait_until(lambda: os.path.exists(self.prom), "the metrics file")
+        return self.read()
+
+    def test_exits_on_an_io_error_are_counted_across_restarts(self):
+        h = self.h
+        log = os.path.join(h.dir, "strace.log")
+        wrap = ["strace", "-f", "-qq", "-o", log, "-P", h.out, "-e", "inject=fdatasync:error=EIO"]
+        for _ in range(2):
+            h.deny("sb-1")  # a record to write: the append's fdatasync fails
+            proc = h.start(wrap=wrap)
+            self.assertEqual(proc.wait(timeout=60), 74, h.stderr()[-2000:])
+        with open(os.path.join(h.state, "io-error.exits")) as f:
+            self.assertEqual(f.read(), "%020d\n" % 2)
+        h.start("--metrics-file", self.prom)
+        h.wait_expected()
+        h.stop()
+        self.assertEqual(self.read()[("agt_collector_io_error_exits_total", None)], 2)
+        h.assert_exact()
 
 
 class PackagedExampleTest(unittest.TestCase):

@@ -96,6 +96,14 @@ std::string Engine::LogRelative(const Source& s) const {
   return s.sandbox_id + "/" + patterns_[s.pattern].suffix;
 }
 
+std::vector<std::pair<std::string, std::string>> Engine::SourceLogs() const {
+  std::vector<std::pair<std::string, std::string>> logs;
+  for (const Source& s : sources_) {
+    if (!s.retired) logs.emplace_back(s.sandbox_id, LogPath(s));
+  }
+  return logs;
+}
+
 std::string Engine::LogPath(const Source& s) const {
   const Pattern& p = patterns_[s.pattern];
   return (p.base == "/" ? "" : p.base) + "/" + LogRelative(s);

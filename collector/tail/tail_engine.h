@@ -135,6 +135,9 @@ class Engine {
   void ReportRejectionsNotShown(bool at_exit);
   // One fstat per open log (sizes the scan saw for closed ones): for metrics.
   UnreadBytes Unread() const;
+  // Each sandbox watched and its log's path (its checkpoint is named by
+  // the sandbox id): for `agt-collector status` (run_status.h).
+  std::vector<std::pair<std::string, std::string>> SourceLogs() const;
 
  private:
   struct Pattern {
