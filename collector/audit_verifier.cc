@@ -228,18 +228,18 @@ class DuplicateFilter {
 }  // namespace
 
 VerifyResult VerifyAuditFile(const std::string& path, std::string_view key, VerifyReport* report,
-                             std::string* err, bool drop_duplicates) {
+                             std::string* err, bool drop_duplicates, progress::Meter* meter) {
   const unique_fd::UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd.ok()) {
     *err = logs::ErrnoReason("open", path);
     return VerifyResult::kCannotOpen;
   }
-  return VerifyAuditFd(fd.get(), path, key, nullptr, report, err, drop_duplicates);
+  return VerifyAuditFd(fd.get(), path, key, nullptr, report, err, drop_duplicates, meter);
 }
 
 VerifyResult VerifyAuditFd(int fd, const std::string& path, std::string_view key,
                            const LineObserver* observer, VerifyReport* report, std::string* err,
-                           bool drop_duplicates) {
+                           bool drop_duplicates, progress::Meter* meter) {
   chain_signer::Hasher hasher;
   if (!hasher.Init(key, err)) return VerifyResult::kError;
   line_reader::Reader reader(kReadChunk, kMaxEntryLineBytes);
@@ -254,6 +254,7 @@ VerifyResult VerifyAuditFd(int fd, const std::string& path, std::string_view key
       fd, &pos,
       [&](const line_reader::Item& item) {
         ++line_number;
+        if (meter != nullptr) meter->Update(line_number, item.end);
         std::string reason;
         if (item.kind == line_reader::Item::Kind::kRejected) {
           reason = item.rejection == line_reader::Rejection::kTooLong

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "chain_signer.h"
+#include "progress.h"
 
 namespace audit_verifier {
 
@@ -52,8 +53,10 @@ bool VerifyLine(std::string_view line, const std::string* expected_previous_hash
 // entry (same content_hash, valid signature), and is a break otherwise; an
 // entry with an empty previous_hash starts a new chain (the forwarder went
 // on to a rotated-in audit file) and is counted in report->chains.
+// `meter` (may be null) is told the entries and bytes read as it goes.
 VerifyResult VerifyAuditFile(const std::string& path, std::string_view key, VerifyReport* report,
-                             std::string* err, bool drop_duplicates = false);
+                             std::string* err, bool drop_duplicates = false,
+                             progress::Meter* meter = nullptr);
 
 // Told of each line verified good: its number (1-based), what it holds and
 // the offset just past its newline.
@@ -64,7 +67,7 @@ using LineObserver =
 // `path` in messages; `observer` may be null.
 VerifyResult VerifyAuditFd(int fd, const std::string& path, std::string_view key,
                            const LineObserver* observer, VerifyReport* report, std::string* err,
-                           bool drop_duplicates = false);
+                           bool drop_duplicates = false, progress::Meter* meter = nullptr);
 
 }  // namespace audit_verifier
 

@@ -17,6 +17,7 @@
 #include "keygen_command.h"
 #include "logs.h"
 #include "run_command.h"
+#include "status_command.h"
 #include "verify_command.h"
 
 namespace {
@@ -31,6 +32,7 @@ enum : unsigned {
   kKeygen = 1u << 5,
   kForward = 1u << 6,
   kExport = 1u << 7,
+  kStatus = 1u << 8,
 };
 
 const cli_args::OptionRow kOptions[] = {
@@ -102,6 +104,13 @@ const cli_args::OptionRow kOptions[] = {
      " a new chain per rotated audit file",
      kVerify},
     {"--format", "F", "envelope: cloudevents (the only one, the default)", kExport},
+    {"--metrics-file", "PATH",
+     "Prometheus text file, rewritten atomically every --metrics-interval (or metrics_file in"
+     " --config)",
+     kRun},
+    {"--metrics-interval", "SECONDS",
+     "seconds between metrics writes, 1-3600 (default 15; or metrics_interval in --config)", kRun},
+    {"--state-dir", "DIR", "the state directory of the run daemon to report on", kStatus},
     {"--keys", nullptr, "list every configuration key with its type and help, then exit",
      kCheckConfig},
 };
@@ -129,7 +138,8 @@ const Command kCommands[] = {
      "run --key-file K --out FILE [--state-dir DIR --watch PATTERN...]\n"
      "                     [--listen PATH (--shim PATH | --shim-sha256 HEX) [--cgroup-pattern REGEX]]\n"
      "                     [--config C] [--syslog-socket PATH] [--scan-interval MS] [--new-chain]\n"
-     "                     [--no-append-only] [--forward URL ...]",
+     "                     [--no-append-only] [--forward URL ...]\n"
+     "                     [--metrics-file PATH [--metrics-interval SECONDS]]",
      "tail every sandbox log matching PATTERN, and serve the attested socket, into the audit"
      " file, exactly once",
      run_command::Run},
@@ -141,6 +151,10 @@ const Command kCommands[] = {
     {"export", kExport, "export [--format cloudevents] FILE",
      "write each entry of an audit file as a CloudEvents 1.0 envelope, one per line",
      export_command::Export},
+    {"status", kStatus, "status --state-dir DIR",
+     "what a run daemon is doing (sources, lag, last entry, last error), from its state"
+     " directory; never touches the daemon",
+     status_command::Status},
     {"keygen", kKeygen, "keygen --out FILE",
      "write a new random 32-byte HMAC key to FILE (never printed, never overwritten)",
      keygen_command::Keygen},

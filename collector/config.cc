@@ -28,6 +28,11 @@ constexpr SchemaRow kConfigSchema[] = {
     {"output", ValueType::kString, "audit JSONL file the signed entries are appended to"},
     {"key_file", ValueType::kString, "file holding the raw HMAC key bytes (mode 0600)"},
     {"state_dir", ValueType::kString, "run mode: directory of the per-file checkpoints"},
+    {"metrics_file", ValueType::kString,
+     "run mode: Prometheus text file rewritten every metrics_interval (node_exporter's"
+     " textfile collector reads *.prom)"},
+    {"metrics_interval", ValueType::kCount,
+     "run mode: seconds between metrics_file writes, 1-3600 (default 15)"},
     {"watch", ValueType::kStringArray,
      "run mode: log path patterns with one {sandbox_id} component (default labels)"},
     {"listen", ValueType::kString,
@@ -181,6 +186,22 @@ class Checker {
     if (key == "shim") return String(v, path, &out_->shim);
     if (key == "shim_sha256") return String(v, path, &out_->shim_sha256);
     if (key == "cgroup_pattern") return String(v, path, &out_->cgroup_pattern);
+    if (key == "metrics_file") {
+      if (!String(v, path, &out_->metrics_file)) return false;
+      if (out_->metrics_file.empty() || out_->metrics_file[0] != '/') {
+        return Fail(path, "must be an absolute path");
+      }
+      return true;
+    }
+    if (key == "metrics_interval") {
+      const uint64_t n = v.GetUint64();
+      if (n < 1 || n > kMetricsIntervalMax) {
+        return Fail(path, "must be between 1 and " + std::to_string(kMetricsIntervalMax) +
+                              " seconds");
+      }
+      out_->metrics_interval_s = static_cast<uint32_t>(n);
+      return true;
+    }
     if (key == "watch") {
       for (rapidjson::SizeType i = 0; i < v.Size(); ++i) {
         const std::string item_path = path + "[" + std::to_string(i) + "]";

@@ -2,10 +2,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <string>
@@ -19,6 +17,7 @@
 #include "key_file.h"
 #include "logs.h"
 #include "pipeline.h"
+#include "progress.h"
 #include "self_confine.h"
 #include "tail/line_reader.h"
 #include "unique_fd.h"
@@ -31,39 +30,8 @@ namespace {
 // Bytes read at a time (the buffer grows beyond it only for a longer line).
 constexpr size_t kReadChunk = 256 * 1024;
 
-double MonotonicSeconds() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
-}
-
-// Shows "LOG: 42%" on a terminal for files big enough to take a while.
-class Progress {
- public:
-  Progress(const std::string& log, uint64_t size)
-      : log_(log), size_(size), enabled_(isatty(STDERR_FILENO) && size >= (16u << 20)) {}
-  void Update(uint64_t offset, uint64_t lines) {
-    if (!enabled_ || (lines & 0xfff) != 0) return;
-    const double now = MonotonicSeconds();
-    if (now - last_ < 0.25) return;
-    last_ = now;
-    fprintf(stderr, "\ragt-collector: %s: %3d%%", log_.c_str(),
-            static_cast<int>(offset * 100 / (size_ ? size_ : 1)));
-    shown_ = true;
-  }
-  ~Progress() {
-    if (shown_) fprintf(stderr, "\r\033[K");
-  }
-
- private:
-  std::string log_;
-  uint64_t size_;
-  bool enabled_;
-  bool shown_ = false;
-  double last_ = 0;
-};
-
 struct Totals {
+  uint64_t bytes = 0;  // of the LOGs read before this one
   uint64_t lines = 0;
   uint64_t entries = 0;   // appended by this run
   uint64_t already = 0;   // found in the output already (imported before): not written again
@@ -82,7 +50,7 @@ struct Totals {
 // must stop everything. `ingest` has no output for validate.
 bool ProcessLog(const std::string& log, const entry_mapper::SourceLabels* labels,
                 line_reader::Reader* reader, pipeline::Ingest* ingest,
-                audit_file::AuditFileWriter* writer, Totals* totals) {
+                audit_file::AuditFileWriter* writer, progress::Meter* meter, Totals* totals) {
   // The sandbox controls its log: a symlink, FIFO or device in its place is refused.
   const unique_fd::UniqueFd fd(
       open(log.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY));
@@ -99,7 +67,6 @@ bool ProcessLog(const std::string& log, const entry_mapper::SourceLabels* labels
     return true;
   }
   pipeline::Origin origin{log, file_id::FileId::Of(st), 0, labels, {}};
-  Progress progress(log, static_cast<uint64_t>(st.st_size));
   uint64_t line_number = 0;  // of the last line that ended
   std::string reason;
   bool ok = true;
@@ -111,7 +78,7 @@ bool ProcessLog(const std::string& log, const entry_mapper::SourceLabels* labels
         ++totals->lines;
         const uint64_t number = line_number + 1;
         if (item.ends_line) ++line_number;
-        progress.Update(item.offset, totals->lines);
+        meter->Update(totals->lines, totals->bytes + item.end);
         if (item.kind == line_reader::Item::Kind::kRejected) {
           ++totals->rejected;
           logs::Rejected(log + ":" + std::to_string(number),
@@ -153,6 +120,7 @@ bool ProcessLog(const std::string& log, const entry_mapper::SourceLabels* labels
                      "incomplete last line (" + std::to_string(pending) + " bytes, no newline)");
     }
   }
+  totals->bytes += pos.offset;
   // Durable per input file: a later failure never loses an earlier file's entries.
   if (ok && writer != nullptr && !writer->Sync(&reason)) {
     logs::Error(reason);
@@ -183,6 +151,17 @@ void ConfineToLogs(const std::vector<std::string>& logs_given) {
   grants.read_files = logs_given;
   const self_confine::Applied applied = self_confine::ConfineOneShot(grants);
   if (!applied.missing.empty()) logs::Warning("not fully confined: " + self_confine::Describe(applied));
+}
+
+// What the LOGs hold in all, for the progress line (a LOG that is not a
+// regular file counts 0; it is refused when its turn comes).
+uint64_t TotalBytes(const std::vector<std::string>& logs) {
+  uint64_t total = 0;
+  for (const std::string& log : logs) {
+    struct stat st;
+    if (lstat(log.c_str(), &st) == 0 && S_ISREG(st.st_mode)) total += static_cast<uint64_t>(st.st_size);
+  }
+  return total;
 }
 
 int Finish(const Totals& totals, bool wrote) {
@@ -255,9 +234,13 @@ int Import(const cli_args::ParsedArgs& args) {
   line_reader::Reader reader(kReadChunk, cfg.limits.max_line_bytes);
   pipeline::Ingest ingest(cfg.limits, &writer, nullptr);
   Totals totals;
+  progress::Meter meter("import", TotalBytes(args.positional));
   for (size_t i = 0; i < args.positional.size(); ++i) {
-    if (!ProcessLog(args.positional[i], &labels[i], &reader, &ingest, &writer, &totals)) break;
+    if (!ProcessLog(args.positional[i], &labels[i], &reader, &ingest, &writer, &meter, &totals)) {
+      break;
+    }
   }
+  meter.Finish();
   return Finish(totals, true);
 }
 
@@ -273,9 +256,11 @@ int Validate(const cli_args::ParsedArgs& args) {
   line_reader::Reader reader(kReadChunk, cfg.limits.max_line_bytes);
   pipeline::Ingest ingest(cfg.limits, nullptr, nullptr);
   Totals totals;
+  progress::Meter meter("validate", TotalBytes(args.positional));
   for (const std::string& log : args.positional) {
-    ProcessLog(log, nullptr, &reader, &ingest, nullptr, &totals);
+    ProcessLog(log, nullptr, &reader, &ingest, nullptr, &meter, &totals);
   }
+  meter.Finish();
   return Finish(totals, false);
 }
 

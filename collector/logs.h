@@ -6,6 +6,8 @@
 #ifndef AGT_COLLECTOR_LOGS_H_
 #define AGT_COLLECTOR_LOGS_H_
 
+#include <stdint.h>
+
 #include <string>
 
 namespace logs {
@@ -19,9 +21,24 @@ void Error(const std::string& reason);
 void Warning(const std::string& reason);
 // "agt-collector: COMMAND: message": progress and state changes.
 void Note(const std::string& message);
-// "WHERE: reason" alone on a line: a rejected input line (LOG:LINE or
-// LOG:OFFSET), shaped like a compiler's message so editors can jump to it.
+// "WHERE: reason" alone on a line: a rejected input line of import or
+// validate, WHERE being LOG:LINE (1-based), shaped like a compiler's message
+// so editors can jump to it. (run names a byte offset instead, in a warning:
+// "LOG: offset N: rejected: reason".)
 void Rejected(const std::string& where, const std::string& reason);
+
+// A status line (progress) on a terminal: drawn over itself with "\r",
+// cleared before any other message and by ClearStatus(). Only
+// progress::Meter calls these, and only when stderr is a terminal.
+void Status(const std::string& text);
+void ClearStatus();
+
+// Wall-clock seconds of the last Error or Warning (0: none yet), for the
+// metrics' last error time.
+int64_t LastProblemTime();
+// Its text, "error: reason" or "warning: reason" ("": none yet), for
+// `agt-collector status` (run_status.h).
+const std::string& LastProblem();
 
 // "CALL PATH: strerror(errnum)", e.g. "open /x/denied.log: Permission denied";
 // "CALL: strerror(errnum)" when PATH is empty.

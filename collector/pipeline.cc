@@ -27,12 +27,21 @@ std::string RejectionReason(const line_reader::Item& item, size_t max_line_bytes
   return reason + ")";
 }
 
+record_validator::Problem ProblemOf(line_reader::Rejection rejection) {
+  switch (rejection) {
+    case line_reader::Rejection::kTooLong: return record_validator::Problem::kTooLong;
+    case line_reader::Rejection::kNul: return record_validator::Problem::kNulBytes;
+    case line_reader::Rejection::kNone: break;
+  }
+  return record_validator::Problem::kNone;
+}
+
 Ingest::Ingest(const record_validator::Limits& limits, audit_file::AuditFileWriter* out,
                std::unordered_set<std::string>* already_written)
     : limits_(limits), out_(out), already_written_(already_written) {}
 
 Outcome Ingest::Line(std::string_view line, const Origin& origin, std::string* reason) {
-  if (!record_validator::ValidateRecord(line, limits_, &record_, reason)) {
+  if (!record_validator::ValidateRecord(line, limits_, &record_, reason, &problem_)) {
     return Outcome::kRejected;
   }
   if (out_ == nullptr) return Outcome::kValid;

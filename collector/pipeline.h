@@ -60,6 +60,8 @@ bool LabelsFor(const config::Config* config, std::string_view path,
 // The words for a line the reader would not deliver: "line longer than the
 // limit (N bytes, limit M)", "NUL bytes (N bytes)".
 std::string RejectionReason(const line_reader::Item& item, size_t max_line_bytes);
+// The same rejection in the one bounded set of reasons (metrics labels).
+record_validator::Problem ProblemOf(line_reader::Rejection rejection);
 
 enum class Outcome {
   kAppended,        // a new entry is queued in the output
@@ -78,6 +80,8 @@ class Ingest {
 
   Outcome Line(std::string_view line, const Origin& origin, std::string* reason);
 
+  // Why the last line was rejected (after kRejected).
+  record_validator::Problem problem() const { return problem_; }
   // The last line's record and entry (after kAppended): for syslog.
   const record_validator::ValidRecord& record() const { return record_; }
   const audit_entry::AuditEntryFields& entry() const { return fields_; }
@@ -90,6 +94,7 @@ class Ingest {
   record_validator::ValidRecord record_;
   audit_entry::AuditEntryFields fields_;
   entry_mapper::SourceRef source_;
+  record_validator::Problem problem_ = record_validator::Problem::kNone;
 };
 
 }  // namespace pipeline

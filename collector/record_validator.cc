@@ -4,6 +4,7 @@
 #include <rapidjson/reader.h>
 
 #include <cstring>
+#include <utility>
 
 #include "canonical_json.h"
 
@@ -123,6 +124,7 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
         reason_(reason) {}
 
   bool failed() const { return failed_; }
+  Problem problem() const { return problem_; }
   size_t used() const { return used_; }
   bool sorted() const { return sorted_; }
 
@@ -134,7 +136,7 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
   bool Int(int i) { return Int64(i); }
   bool Int64(int64_t) {  // RapidJSON reports only negative numbers here
     if (depth_ == 1 && kKeys[key_].type == KeyType::kCount) {
-      return Fail("key " + Printable(kKeys[key_].name) + ": must be >= 0");
+      return Fail(Problem::kWrongType, "key " + Printable(kKeys[key_].name) + ": must be >= 0");
     }
     return Scalar("a negative integer");
   }
@@ -159,7 +161,7 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
     char* const start = base_ + used_;
     char* const end = canonical_json::WriteString(s, start);
     if (end == nullptr) {
-      return Fail("key " + Printable(kKeys[key_].name) +
+      return Fail(Problem::kNotUtf8, "key " + Printable(kKeys[key_].name) +
                   ": string is not valid UTF-8 (an escaped lone surrogate?)");
     }
     SetSlot(key_, start, end);
@@ -177,8 +179,8 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
   bool Key(const char* str, rapidjson::SizeType length, bool) {
     const std::string_view name(str, length);
     key_ = FindKey(name);
-    if (key_ < 0) return Fail("unknown key " + Printable(name));
-    if (rec_->present(key_)) return Fail("duplicate key " + Printable(name));
+    if (key_ < 0) return Fail(Problem::kUnknownKey, "unknown key " + Printable(name));
+    if (rec_->present(key_)) return Fail(Problem::kDuplicateKey, "duplicate key " + Printable(name));
     rec_->present_mask |= 1u << key_;
     // The member's canonical start, `, "key": `; its value follows.
     if (!HasRoom(name.size() + 6)) return false;
@@ -222,7 +224,7 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
   // The bound makes this unreachable; checked anyway, as the text is hostile.
   bool HasRoom(size_t bytes) {
     if (used_ + bytes <= room_) return true;
-    return Fail("internal error: canonical text exceeds its bound");
+    return Fail(Problem::kInternal, "internal error: canonical text exceeds its bound");
   }
   bool Store(std::string_view canonical_text) {
     if (!HasRoom(canonical_text.size())) return false;
@@ -235,23 +237,24 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
     rec_->value_length[key] = static_cast<uint32_t>(end - start);
     used_ = static_cast<size_t>(end - base_);
   }
-  bool Fail(std::string reason) {
+  bool Fail(Problem problem, std::string reason) {
     failed_ = true;
+    problem_ = problem;
     *reason_ = std::move(reason);
     return false;
   }
   bool Nested(const char* what) {
-    if (depth_ == 0) return Fail("not a JSON object");
-    if (depth_ == 2) return Fail("argv element " + std::to_string(argv_count_) + " is " + what +
+    if (depth_ == 0) return Fail(Problem::kNotJson, "not a JSON object");
+    if (depth_ == 2) return Fail(Problem::kWrongType, "argv element " + std::to_string(argv_count_) + " is " + what +
                                  ": nesting deeper than the schema");
-    return Fail("key " + Printable(kKeys[key_].name) + ": expected " +
+    return Fail(Problem::kWrongType, "key " + Printable(kKeys[key_].name) + ": expected " +
                 TypeName(kKeys[key_].type) + ", got " + what + " (nesting deeper than the schema)");
   }
   bool Scalar(const char* what) {
-    if (depth_ == 0) return Fail("not a JSON object");
-    if (depth_ == 2) return Fail("argv element " + std::to_string(argv_count_) + " is " + what +
+    if (depth_ == 0) return Fail(Problem::kNotJson, "not a JSON object");
+    if (depth_ == 2) return Fail(Problem::kWrongType, "argv element " + std::to_string(argv_count_) + " is " + what +
                                  ", not a string");
-    return Fail("key " + Printable(kKeys[key_].name) + ": expected " +
+    return Fail(Problem::kWrongType, "key " + Printable(kKeys[key_].name) + ": expected " +
                 TypeName(kKeys[key_].type) + ", got " + what);
   }
   bool Expect(KeyType type, const char* what) {
@@ -260,18 +263,18 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
   }
   bool ArgvElement(std::string_view s) {
     if (++argv_count_ > limits_.max_argv_entries) {
-      return Fail("argv has more than " + std::to_string(limits_.max_argv_entries) + " entries");
+      return Fail(Problem::kArgvTooLarge, "argv has more than " + std::to_string(limits_.max_argv_entries) + " entries");
     }
     argv_bytes_ += s.size();
     if (argv_bytes_ > limits_.max_argv_bytes) {
-      return Fail("argv exceeds " + std::to_string(limits_.max_argv_bytes) + " bytes");
+      return Fail(Problem::kArgvTooLarge, "argv exceeds " + std::to_string(limits_.max_argv_bytes) + " bytes");
     }
     if (!HasRoom(2 + canonical_json::MaxStringBytes(s.size()))) return false;
     char* out = base_ + used_;
     if (argv_count_ > 1) out = canonical_json::WriteRaw(", ", out);
     char* const end = canonical_json::WriteString(s, out);
     if (end == nullptr) {
-      return Fail("argv element " + std::to_string(argv_count_ - 1) +
+      return Fail(Problem::kNotUtf8, "argv element " + std::to_string(argv_count_ - 1) +
                   ": string is not valid UTF-8 (an escaped lone surrogate?)");
     }
     used_ = static_cast<size_t>(end - base_);
@@ -293,6 +296,7 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
   int last_key_ = -1;
   bool sorted_ = true;
   bool failed_ = false;
+  Problem problem_ = Problem::kNone;
 };
 
 bool StartsWithAt(std::string_view s, size_t at, std::string_view word) {
@@ -366,15 +370,39 @@ bool ParseShimTimestamp(std::string_view t, int64_t* epoch_seconds) {
   return true;
 }
 
+const char* ProblemLabel(Problem problem) {
+  switch (problem) {
+    case Problem::kNone: return "none";
+    case Problem::kTooLong: return "too_long";
+    case Problem::kNulBytes: return "nul_bytes";
+    case Problem::kEmpty: return "empty";
+    case Problem::kNotUtf8: return "not_utf8";
+    case Problem::kNotJson: return "not_json";
+    case Problem::kCutRecord: return "cut_record";
+    case Problem::kUnknownKey: return "unknown_key";
+    case Problem::kDuplicateKey: return "duplicate_key";
+    case Problem::kWrongType: return "wrong_type";
+    case Problem::kArgvTooLarge: return "argv_too_large";
+    case Problem::kMissingKey: return "missing_key";
+    case Problem::kBadValue: return "bad_value";
+    case Problem::kInternal: return "internal";
+    case Problem::kProblemCount: break;
+  }
+  return "unknown";
+}
+
 bool ValidateRecord(std::string_view line, const Limits& limits, ValidRecord* out,
-                    std::string* reason) {
-  if (line.size() > limits.max_line_bytes) {
-    *reason = "line exceeds " + std::to_string(limits.max_line_bytes) + " bytes";
+                    std::string* reason, Problem* problem) {
+  const auto fail = [&](Problem kind, std::string why) {
+    if (problem != nullptr) *problem = kind;
+    *reason = std::move(why);
     return false;
+  };
+  if (line.size() > limits.max_line_bytes) {
+    return fail(Problem::kTooLong, "line exceeds " + std::to_string(limits.max_line_bytes) + " bytes");
   }
   if (line.empty()) {
-    *reason = "empty line";
-    return false;
+    return fail(Problem::kEmpty, "empty line");
   }
   out->present_mask = 0;
   out->has_timestamp_ns = false;
@@ -387,8 +415,7 @@ bool ValidateRecord(std::string_view line, const Limits& limits, ValidRecord* ou
   // keeps far below that; a caller's larger limit is capped here.
   const size_t room = 6 * line.size() + 64;
   if (room > UINT32_MAX) {
-    *reason = "line exceeds " + std::to_string((UINT32_MAX - 64) / 6) + " bytes";
-    return false;
+    return fail(Problem::kTooLong, "line exceeds " + std::to_string((UINT32_MAX - 64) / 6) + " bytes");
   }
   if (out->canonical.size() < room) out->canonical.resize(room);
   Handler handler(limits, out, room, reason);
@@ -409,68 +436,63 @@ bool ValidateRecord(std::string_view line, const Limits& limits, ValidRecord* ou
     // Bad bytes anywhere take precedence: the most basic reason is the clearest.
     const size_t bad = canonical_json::FirstInvalidUtf8(line);
     if (bad != std::string_view::npos) {
-      *reason = "not valid UTF-8 (byte " + std::to_string(bad) + ")";
-      return false;
+      return fail(Problem::kNotUtf8, "not valid UTF-8 (byte " + std::to_string(bad) + ")");
     }
   }
-  if (handler.failed()) return false;
+  if (handler.failed()) {
+    if (problem != nullptr) *problem = handler.problem();
+    return false;
+  }
   if (result.IsError()) {
     const size_t at = result.Offset();
     if (line.substr(0, 3) == "\xef\xbb\xbf") {  // an editor's UTF-8 signature
-      *reason = "a byte order mark (EF BB BF) before the JSON object";
-    } else if (IsNanOrInfinityAt(line, at)) {
-      *reason = "NaN or Infinity is not JSON (byte " + std::to_string(at) + ")";
-    } else if (line[0] != '{') {
-      *reason = "not a JSON object";
-    } else if (at >= line.size()) {
+      return fail(Problem::kNotJson, "a byte order mark (EF BB BF) before the JSON object");
+    }
+    if (IsNanOrInfinityAt(line, at)) {
+      return fail(Problem::kNotJson, "NaN or Infinity is not JSON (byte " + std::to_string(at) + ")");
+    }
+    if (line[0] != '{') return fail(Problem::kNotJson, "not a JSON object");
+    if (at >= line.size()) {
       // The line ends inside the object: what a short append (a full disk,
       // RLIMIT_FSIZE) leaves; the shim starts its next record on a new line.
-      *reason = "a cut record (the line ends inside the JSON object after " + std::to_string(line.size()) +
-                " bytes, as a short append leaves it): " + rapidjson::GetParseError_En(result.Code());
-    } else {
-      *reason = std::string("invalid JSON at byte ") + std::to_string(at) + ": " +
-                rapidjson::GetParseError_En(result.Code());
+      return fail(Problem::kCutRecord,
+                  "a cut record (the line ends inside the JSON object after " +
+                      std::to_string(line.size()) + " bytes, as a short append leaves it): " +
+                      rapidjson::GetParseError_En(result.Code()));
     }
-    return false;
+    return fail(Problem::kNotJson, std::string("invalid JSON at byte ") + std::to_string(at) +
+                                       ": " + rapidjson::GetParseError_En(result.Code()));
   }
   if (line[0] != '{') {  // leading whitespace: the shim writes none
-    *reason = "bytes before the JSON object";
-    return false;
+    return fail(Problem::kNotJson, "bytes before the JSON object");
   }
   if (stream.Tell() + 1 == line.size() && line.back() == '\r') {
-    *reason = "a carriage return after the JSON object (CRLF line ending)";
-    return false;
+    return fail(Problem::kNotJson, "a carriage return after the JSON object (CRLF line ending)");
   }
   if (stream.Tell() != line.size()) {
-    *reason = "trailing bytes after the JSON object (byte " + std::to_string(stream.Tell()) + ")";
-    return false;
+    return fail(Problem::kNotJson, "trailing bytes after the JSON object (byte " + std::to_string(stream.Tell()) + ")");
   }
 
   out->canonical_bytes = handler.used();
   out->members_sorted = handler.sorted();
   for (int k = 0; k < kRecordKeyCount; ++k) {
     if (kKeys[k].required && !out->present(k)) {
-      *reason = "missing key \"" + std::string(kKeys[k].name) + "\"";
-      return false;
+      return fail(Problem::kMissingKey, "missing key \"" + std::string(kKeys[k].name) + "\"");
     }
   }
   if (out->value(kEvent) != "\"command_denied\"") {
-    *reason = "key \"event\" is not \"command_denied\"";
-    return false;
+    return fail(Problem::kBadValue, "key \"event\" is not \"command_denied\"");
   }
   if (!IsPlausibleCommandName(out->binary)) {
-    *reason = "key \"binary\" is not a plausible command name (1-64 bytes of [A-Za-z0-9._+-])";
-    return false;
+    return fail(Problem::kBadValue, "key \"binary\" is not a plausible command name (1-64 bytes of [A-Za-z0-9._+-])");
   }
   if (!ParseShimTimestamp(out->timestamp, &out->epoch_seconds)) {
-    *reason = "key \"timestamp\" is not a real UTC instant as YYYY-MM-DDTHH:MM:SSZ";
-    return false;
+    return fail(Problem::kBadValue, "key \"timestamp\" is not a real UTC instant as YYYY-MM-DDTHH:MM:SSZ");
   }
   if (out->has_timestamp_ns &&
       (out->epoch_seconds < 0 ||
        out->timestamp_ns / 1000000000u != static_cast<uint64_t>(out->epoch_seconds))) {
-    *reason = "key \"timestamp_ns\" is not within the second of \"timestamp\"";
-    return false;
+    return fail(Problem::kBadValue, "key \"timestamp_ns\" is not within the second of \"timestamp\"");
   }
   return true;
 }

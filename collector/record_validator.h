@@ -64,11 +64,34 @@ struct ValidRecord {
   std::string scratch;         // the validator's working copy of the line
 };
 
+// Why a line was rejected, as a small closed set (the metrics' `reason`
+// label; the text reason says more). The line reader's two reasons are in
+// it too, so one bounded set names every rejected line (ProblemOf).
+enum class Problem {
+  kNone,
+  kTooLong,       // longer than the line limit
+  kNulBytes,      // a run of NUL bytes (the line reader's)
+  kEmpty,         // an empty line
+  kNotUtf8,       // bytes that are not UTF-8
+  kNotJson,       // not one JSON object alone on the line
+  kCutRecord,     // the line ends inside the object (a short append)
+  kUnknownKey,    // a key outside the vocabulary
+  kDuplicateKey,  // a key twice
+  kWrongType,     // a value of the wrong type, or nested deeper than the schema
+  kArgvTooLarge,  // argv over its entry or byte limit
+  kMissingKey,    // a required key absent
+  kBadValue,      // event, binary, timestamp or timestamp_ns not as the shim writes it
+  kInternal,      // a bound the validator checks on itself
+  kProblemCount
+};
+// "too_long", "nul_bytes", ...: stable, for metric labels.
+const char* ProblemLabel(Problem problem);
+
 // Validates one line (without its '\n'). On success fills *out; on failure
 // returns false with a one-line reason that never echoes record content
-// beyond a short, escaped key name.
+// beyond a short, escaped key name, and (when `problem` is not null) its kind.
 bool ValidateRecord(std::string_view line, const Limits& limits, ValidRecord* out,
-                    std::string* reason);
+                    std::string* reason, Problem* problem = nullptr);
 
 // Helpers the validator uses, exposed for the config and for tests.
 bool IsPlausibleCommandName(std::string_view name);

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <set>
 #include <string>
 
 namespace {
@@ -263,4 +264,44 @@ TEST_CASE("edge values: accepted ones get Python's canonical text, the rest a re
   // A key spelled with an escape is that key: a duplicate all the same.
   CHECK(Reject(Edit("\"issue\":2662", "\"issue\":2662,\"\\u0069ssue\":2662")) ==
         "duplicate key \"issue\"");
+}
+
+TEST_CASE("every rejection names one kind from the bounded set, with a stable label") {
+  const struct {
+    std::string line;
+    record_validator::Problem problem;
+  } cases[] = {
+      {"", record_validator::Problem::kEmpty},
+      {"{\"argv\":\"\xff\"}", record_validator::Problem::kNotUtf8},
+      {"[1]", record_validator::Problem::kNotJson},
+      {kUpstream + " x", record_validator::Problem::kNotJson},
+      {kUpstream.substr(0, 30), record_validator::Problem::kCutRecord},
+      {Edit("\"issue\":2662", "\"issue\":2662,\"nope\":1"), record_validator::Problem::kUnknownKey},
+      {Edit("\"issue\":2662", "\"issue\":2662,\"issue\":1"), record_validator::Problem::kDuplicateKey},
+      {Edit("\"issue\":2662", "\"issue\":\"x\""), record_validator::Problem::kWrongType},
+      {Edit("\"issue\":2662,", ""), record_validator::Problem::kMissingKey},
+      {Edit("command_denied", "other"), record_validator::Problem::kBadValue},
+      {Edit("2026-06-14T10:00:00Z", "2026-02-30T10:00:00Z"), record_validator::Problem::kBadValue},
+  };
+  for (const auto& c : cases) {
+    ValidRecord rec;
+    std::string reason;
+    record_validator::Problem problem = record_validator::Problem::kNone;
+    CAPTURE(c.line);
+    CHECK_FALSE(record_validator::ValidateRecord(c.line, Limits(), &rec, &reason, &problem));
+    CHECK(problem == c.problem);
+  }
+  Limits small;
+  small.max_argv_entries = 1;
+  ValidRecord rec;
+  std::string reason;
+  record_validator::Problem problem = record_validator::Problem::kNone;
+  CHECK_FALSE(record_validator::ValidateRecord(kUpstream, small, &rec, &reason, &problem));
+  CHECK(problem == record_validator::Problem::kArgvTooLarge);
+  // Labels are distinct metric label values.
+  std::set<std::string> labels;
+  for (int i = 0; i < static_cast<int>(record_validator::Problem::kProblemCount); ++i) {
+    labels.insert(record_validator::ProblemLabel(static_cast<record_validator::Problem>(i)));
+  }
+  CHECK(labels.size() == static_cast<size_t>(record_validator::Problem::kProblemCount));
 }

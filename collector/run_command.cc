@@ -22,10 +22,14 @@
 #include "exit_status.h"
 #include "forward/forward_destination.h"
 #include "forward/forward_supervisor.h"
+#include "io_error_exits.h"
 #include "key_file.h"
 #include "listen/listener.h"
 #include "tail/chain_head.h"
 #include "logs.h"
+#include "metrics.h"
+#include "run_metrics.h"
+#include "run_status.h"
 #include "self_confine.h"
 #include "service_notify.h"
 #include "tail/syslog_sender.h"
@@ -38,16 +42,18 @@ namespace {
 
 // The command line and the configuration, merged: the command line wins.
 struct Settings {
-  std::string key_file, out, state_dir, syslog_socket;
+  std::string key_file, out, state_dir, syslog_socket, metrics_file;
   std::vector<std::string> watch;
   std::string listen, shim, shim_sha256, cgroup_pattern;  // the attested socket
   long scan_interval_ms = 1000;
   bool new_chain = false;
   bool append_only = true;
+  uint32_t metrics_interval_s = 0;  // 0: not given
   bool have_config = false;
   config::Config config;
   // One `agt-collector forward` child per destination (forward_supervisor.h).
   forward_supervisor::Supervisor forwarders;
+  std::vector<std::string> forward_names;  // their position files' names
 };
 
 // The forwarders `run` starts: --forward URL, and each destination of
@@ -75,6 +81,7 @@ bool AddForwarders(const cli_args::ParsedArgs& args, Settings* s) {
       }
     }
     s->forwarders.Add(d.url, child);
+    s->forward_names.push_back(d.name);
   } else if (args.has("--forward-ca") || args.has("--forward-cert") ||
              args.has("--forward-key") || args.has("--forward-format")) {
     logs::Error("--forward-ca, --forward-cert, --forward-key and --forward-format go with "
@@ -89,6 +96,7 @@ bool AddForwarders(const cli_args::ParsedArgs& args, Settings* s) {
         child.push_back(a);
       }
       s->forwarders.Add(d.name, child);
+      s->forward_names.push_back(d.name);
     }
   }
   return true;
@@ -105,6 +113,23 @@ void RaiseFdLimit() {
   }
 }
 
+// A whole number option in [min, max]; *value untouched when not given.
+bool NumberOption(const cli_args::ParsedArgs& args, const char* name, long min, long max,
+                  const char* unit, long* value) {
+  if (!args.has(name)) return true;
+  const std::string text = args.get(name);
+  char* end = nullptr;
+  errno = 0;
+  const long n = strtol(text.c_str(), &end, 10);
+  if (*end != '\0' || errno != 0 || n < min || n > max) {
+    logs::Error(std::string(name) + ": \"" + text + "\" is not a number of " + unit + " in " +
+                std::to_string(min) + ".." + std::to_string(max));
+    return false;
+  }
+  *value = n;
+  return true;
+}
+
 // Fills *s from the command line and --config; false with *status set (and
 // the reason said) when they do not make a runnable daemon.
 bool Resolve(const cli_args::ParsedArgs& args, Settings* s, int* status) {
@@ -113,17 +138,17 @@ bool Resolve(const cli_args::ParsedArgs& args, Settings* s, int* status) {
     logs::Error("unexpected argument \"" + args.positional.front() + "\"");
     return false;
   }
-  if (args.has("--scan-interval")) {
-    const std::string value = args.get("--scan-interval");
-    char* end = nullptr;
-    errno = 0;
-    const long ms = strtol(value.c_str(), &end, 10);
-    if (*end != '\0' || errno != 0 || ms < 10 || ms > 3600000) {
-      logs::Error("--scan-interval: \"" + value +
-                  "\" is not a number of milliseconds in 10..3600000");
-      return false;
-    }
-    s->scan_interval_ms = ms;
+  long metrics_interval_s = 0;
+  if (!NumberOption(args, "--scan-interval", 10, 3600000, "milliseconds", &s->scan_interval_ms) ||
+      !NumberOption(args, "--metrics-interval", 1, config::kMetricsIntervalMax, "seconds",
+                    &metrics_interval_s)) {
+    return false;
+  }
+  s->metrics_interval_s = static_cast<uint32_t>(metrics_interval_s);
+  s->metrics_file = args.get("--metrics-file");
+  if (!s->metrics_file.empty() && s->metrics_file[0] != '/') {
+    logs::Error("--metrics-file: \"" + s->metrics_file + "\" is not an absolute path");
+    return false;
   }
   s->key_file = args.get("--key-file");
   s->out = args.get("--out");
@@ -157,12 +182,15 @@ bool Resolve(const cli_args::ParsedArgs& args, Settings* s, int* status) {
       s->shim_sha256 = cfg.shim_sha256;
     }
     if (s->cgroup_pattern.empty()) s->cgroup_pattern = cfg.cgroup_pattern;
+    if (s->metrics_file.empty()) s->metrics_file = cfg.metrics_file;
+    if (s->metrics_interval_s == 0) s->metrics_interval_s = cfg.metrics_interval_s;
     if (s->watch.empty()) {
       for (const config::SourceConfig& src : cfg.sources) {
         if (!src.pattern.empty()) s->watch.push_back(src.pattern);
       }
     }
   }
+  if (s->metrics_interval_s == 0) s->metrics_interval_s = config::kMetricsIntervalDefault;
   if (s->key_file.empty() || s->out.empty() || (s->watch.empty() && s->listen.empty())) {
     logs::Error("--key-file, --out, and --watch or --listen (or both) are required (or key_file, "
                 "output, watch and listen in --config)");
@@ -220,7 +248,8 @@ bool SignalFd(unique_fd::UniqueFd* sfd) {
 // (--watch) or `listener` (--listen) may be null, not both. Returns on
 // SIGTERM/SIGINT (kOk) or a fatal error.
 int Loop(Settings& s, int sfd, tail_engine::Engine* engine, listener::Listener* listener,
-         audit_file::AuditFileWriter* out, int state_fd, service_notify::Notifier* notifier) {
+         audit_file::AuditFileWriter* out, int state_fd, service_notify::Notifier* notifier,
+         run_metrics::Writer* metrics) {
   std::string err;
   // The engine keeps the chain head after each of its commits; entries the
   // socket made durable move it here (state_fd < 0: --listen alone, none kept).
@@ -258,11 +287,12 @@ int Loop(Settings& s, int sfd, tail_engine::Engine* engine, listener::Listener* 
     // The watchdog is petted from here only: a loop that stops turning is
     // what it must catch.
     notifier->PetIfDue(now);
+    metrics->WriteIfDue(now);
     int64_t wait = has_work() ? 0 : (next_scan > now ? next_scan - now : 0);
-    const int64_t pet = notifier->MsUntilDue(now);
-    if (pet >= 0 && pet < wait) wait = pet;
-    const int64_t due = listener != nullptr ? listener->MsUntilDue() : -1;
-    if (due >= 0 && due < wait) wait = due;
+    for (const int64_t due : {notifier->MsUntilDue(now), metrics->MsUntilDue(now),
+                              listener != nullptr ? listener->MsUntilDue() : int64_t{-1}}) {
+      if (due >= 0 && due < wait) wait = due;
+    }
     const int timeout = static_cast<int>(wait);
     // sfd first; then the socket's epoll set, then inotify (when present).
     struct pollfd fds[3];
@@ -359,9 +389,8 @@ bool ListenOptions(const Settings& s, listener::Options* options, std::string* e
                         : options->shim.FromFile(s.shim, err);
 }
 
-}  // namespace
-
-int Run(const cli_args::ParsedArgs& args) {
+// The daemon; `exits` is opened once the state directory is.
+int Serve(const cli_args::ParsedArgs& args, io_error_exits::Counter* exits) {
   Settings s;
   int status = exit_status::kOk;
   if (!Resolve(args, &s, &status)) return status;
@@ -446,11 +475,58 @@ int Run(const cli_args::ParsedArgs& args) {
   } else {
     logs::Note("writing " + s.out);
   }
+  if (state.ok() && !exits->Open(state.get(), &err)) {
+    logs::Warning("exits on an I/O error are not counted: " + err);
+  }
+  // Declared after the engine, the socket and syslog it reads: destroyed before them.
+  metrics::Registry registry;
+  run_metrics::Parts parts;
+  parts.engine = engine.get();
+  parts.listener = listener.get();
+  parts.syslog = use_syslog ? &syslog : nullptr;
+  parts.forwarders = &s.forwarders;
+  if (state.ok()) {
+    parts.forward_destinations = s.forward_names;
+    parts.state_dir_fd = state.get();
+  }
+  parts.out = &out;
+  parts.io_error_exits = exits->count();
+  parts.started_unix = static_cast<int64_t>(time(nullptr));
+  run_metrics::Register(parts, &registry);
+  for (const std::string& e : registry.errors()) {
+    logs::Error("internal error: " + e);
+    return exit_status::kSoftware;
+  }
+  run_metrics::Writer metrics(&registry, s.metrics_file,
+                              static_cast<int64_t>(s.metrics_interval_s) * 1000);
+  // run.status for `agt-collector status`, at the metrics' pace.
+  run_status::Snapshot snapshot;
+  snapshot.pid = getpid();
+  snapshot.started_unix = parts.started_unix;
+  snapshot.output = s.out;
+  snapshot.forward = s.forward_names;
+  bool status_failing = false;
+  if (state.ok()) {
+    metrics.AlsoWrite([&] {
+      snapshot.written_unix = static_cast<int64_t>(time(nullptr));
+      if (engine != nullptr) snapshot.sources = engine->SourceLogs();
+      snapshot.last_problem_unix = logs::LastProblemTime();
+      snapshot.last_problem = logs::LastProblem();
+      std::string write_err;
+      if (run_status::Write(s.state_dir, snapshot, &write_err)) {
+        status_failing = false;
+      } else if (!status_failing) {
+        status_failing = true;
+        logs::Warning("status: " + write_err + "; retried every interval (said once)");
+      }
+    });
+  }
   // Started: from here on, only what the loop needs (self_confine.h).
   self_confine::ConfineRun({s.out, s.state_dir, s.listen, s.key_file, args.get("--config"), s.watch,
-                            !s.forwarders.empty()});
+                            !s.forwarders.empty(), s.metrics_file});
   service_notify::Notifier notifier;
-  status = Loop(s, sfd.get(), engine.get(), listener.get(), &out, state.get(), &notifier);
+  status = Loop(s, sfd.get(), engine.get(), listener.get(), &out, state.get(), &notifier,
+                &metrics);
   notifier.Stopping();
   if (status == exit_status::kOk) status = Drain(engine.get(), listener.get());
   // Each forwarder keeps its own position: stopping it loses nothing.
@@ -460,6 +536,9 @@ int Run(const cli_args::ParsedArgs& args) {
     logs::Error("chain head in " + s.state_dir + ": " + err);
     status = exit_status::kIoErr;
   }
+  snapshot.stopped = true;
+  snapshot.exit_status = status;
+  metrics.Write();  // the final numbers, as the audit file holds them
   std::string summary = "stopping: ";
   if (engine != nullptr) {
     engine->ReportRejectionsNotShown(true);
@@ -483,6 +562,20 @@ int Run(const cli_args::ParsedArgs& args) {
                " refused over a limit";
   }
   logs::Note(summary);
+  return status;
+}
+
+}  // namespace
+
+int Run(const cli_args::ParsedArgs& args) {
+  io_error_exits::Counter exits;
+  const int status = Serve(args, &exits);
+  // The unit restarts run after this: counted first, in place (no new
+  // block on a full disk), so the next start can say how often it happened.
+  std::string err;
+  if (status == exit_status::kIoErr && exits.open() && !exits.Add(&err)) {
+    logs::Warning("exit on an I/O error not counted: " + err);
+  }
   return status;
 }
 

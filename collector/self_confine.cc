@@ -112,6 +112,7 @@ Applied ConfineRun(const RunScope& scope) {
   grants.write_dirs.push_back(DirectoryOf(scope.out));
   if (!scope.state_dir.empty()) grants.write_dirs.push_back(scope.state_dir);
   if (!scope.listen.empty()) grants.write_dirs.push_back(DirectoryOf(scope.listen));
+  if (!scope.metrics_file.empty()) grants.write_dirs.push_back(DirectoryOf(scope.metrics_file));
   grants.read_files = {scope.key_file, "/proc"};
   if (!scope.config.empty()) grants.read_files.push_back(scope.config);
   std::string left_open;

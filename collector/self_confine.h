@@ -32,6 +32,7 @@ struct RunScope {
   std::string key_file, config;     // readable
   std::vector<std::string> watch;   // patterns: each base directory is readable and writable
   bool forwarders = false;  // it starts `agt-collector forward` children
+  std::string metrics_file;  // its directory is writable (written as a temp file, then renamed)
 };
 
 // Confines a one-shot subcommand (import, validate, verify) to `grants`.

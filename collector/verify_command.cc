@@ -1,6 +1,7 @@
 #include "verify_command.h"
 
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include <string>
 
@@ -11,6 +12,7 @@
 #include "exit_status.h"
 #include "key_file.h"
 #include "logs.h"
+#include "progress.h"
 #include "self_confine.h"
 #include "tail/chain_head.h"
 #include "unique_fd.h"
@@ -83,7 +85,13 @@ int Verify(const cli_args::ParsedArgs& args) {
   if (args.has("--state-dir")) return VerifyAgainstHead(file, key, args.get("--state-dir"));
   audit_verifier::VerifyReport report;
   const bool drop = args.has("--drop-duplicates");
-  switch (audit_verifier::VerifyAuditFile(file, key, &report, &err, drop)) {
+  struct stat st;
+  progress::Meter meter("verify " + file,
+                        stat(file.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0);
+  const audit_verifier::VerifyResult result =
+      audit_verifier::VerifyAuditFile(file, key, &report, &err, drop, &meter);
+  meter.Finish();  // the status line is gone before the verdict is printed
+  switch (result) {
     case audit_verifier::VerifyResult::kValid:
       if (drop) {
         printf("%s: %llu entries in %llu chain(s), chain and signatures valid, complete; "

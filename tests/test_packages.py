@@ -12,21 +12,12 @@ import tempfile
 import time
 import unittest
 
-from build_paths import BUILD, TOP
+from build_paths import BUILD
+from image_support import script
 
 NAME = "agt-deny-packages-test-%d" % os.getpid()
 UNIT = "/lib/systemd/system/agt-collector.service"
 USER = "_agt-collector"
-
-
-def script(name, *args, env=None, timeout=3600):
-    p = subprocess.run([os.path.join(TOP, "scripts", name)] + list(args), capture_output=True,
-                       text=True, env=env, timeout=timeout)
-    if p.returncode != 0:
-        raise AssertionError("scripts/%s %s failed (exit %d):\n%s\n%s"
-                             % (name, " ".join(args), p.returncode, p.stdout[-4000:],
-                                p.stderr[-4000:]))
-    return p
 
 
 class Packages(unittest.TestCase):
@@ -35,7 +26,8 @@ class Packages(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.debs = tempfile.mkdtemp(prefix="agt-debs.")
-        script("package", "--out-dir", cls.debs, env=dict(os.environ, AGT_BUILD_DIR=BUILD))
+        script("package", "--out-dir", cls.debs, env=dict(os.environ, AGT_BUILD_DIR=BUILD),
+               timeout=3600)
         out = script("docker-engine", "start", timeout=300).stdout.strip().splitlines()[-1]
         if not out.startswith("DOCKER_HOST="):
             raise AssertionError("scripts/docker-engine start printed %r" % out)
@@ -91,7 +83,11 @@ class Packages(unittest.TestCase):
         for path in ("/usr/bin/agt-collector", UNIT, "/etc/agt-collector/config.json",
                      "/etc/logrotate.d/agt-collector", "/usr/lib/sysusers.d/agt-collector.conf",
                      "/usr/lib/tmpfiles.d/agt-collector.conf",
-                     "/usr/share/man/man1/agt-collector.1.gz"):
+                     "/usr/share/man/man1/agt-collector.1.gz",
+                     "/usr/share/agt-collector/dropins/README",
+                     "/usr/share/agt-collector/dropins/listen.conf",
+                     "/usr/share/agt-collector/dropins/append-only.conf",
+                     "/usr/share/agt-collector/dropins/forward.conf"):
             self.sh("test -e " + path)
         # postinst: the user from sysusers.d, and a key it alone reads.
         self.assertIn("/usr/sbin/nologin", self.sh("getent passwd " + USER).stdout)

@@ -72,6 +72,8 @@ bool Supervisor::Spawn(Child* c, int64_t now_ms) {
     return false;
   }
   c->started_ms = now_ms;
+  if (c->started_before) ++restarts_;
+  c->started_before = true;
   return true;
 }
 
@@ -82,6 +84,7 @@ void Supervisor::Poll(int64_t now_ms) {
       const pid_t r = waitpid(c.pid, &status, WNOHANG);
       if (r != c.pid) continue;
       c.pid = -1;
+      ++exits_;
       // Killed, or ran a good while: started again soon. Failing at once
       // again and again (a bad certificate file): the pause grows.
       if (WIFSIGNALED(status) || now_ms - c.started_ms >= kHealthyAfterMs) c.backoff_ms = 0;

@@ -27,6 +27,11 @@ class Supervisor {
   // SIGTERM to every child, then waits (SIGKILL after timeout_ms).
   void StopAll(int timeout_ms);
 
+  // For the metrics: children that stopped on their own (an error they
+  // could not get past, or killed), and starts after a child's first.
+  uint64_t exits() const { return exits_; }
+  uint64_t restarts() const { return restarts_; }
+
  private:
   struct Child {
     std::string name;
@@ -35,10 +40,12 @@ class Supervisor {
     int64_t start_after_ms = 0;
     int backoff_ms = 0;
     int64_t started_ms = 0;
+    bool started_before = false;
   };
   bool Spawn(Child* c, int64_t now_ms);
 
   std::vector<Child> children_;
+  uint64_t exits_ = 0, restarts_ = 0;
 };
 
 }  // namespace forward_supervisor

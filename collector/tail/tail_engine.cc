@@ -29,6 +29,14 @@ constexpr size_t kReadChunk = 64 * 1024;
 constexpr size_t kMinItemsPerTurn = 64;
 constexpr int64_t kCycleNs = 100 * 1000000;
 
+// Bytes of an open log after `pos` (0 when it shrank: the next look rereads it).
+uint64_t UnreadIn(const unique_fd::UniqueFd& fd, const line_reader::Position& pos) {
+  struct stat st;
+  if (fstat(fd.get(), &st) != 0) return 0;
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  return size > pos.offset ? size - pos.offset : 0;
+}
+
 }  // namespace
 
 Engine::Engine() = default;
@@ -82,6 +90,14 @@ bool Engine::Init(const Options& options, audit_file::AuditFileWriter* out,
 
 std::string Engine::LogRelative(const Source& s) const {
   return s.sandbox_id + "/" + patterns_[s.pattern].suffix;
+}
+
+std::vector<std::pair<std::string, std::string>> Engine::SourceLogs() const {
+  std::vector<std::pair<std::string, std::string>> logs;
+  for (const Source& s : sources_) {
+    if (!s.retired) logs.emplace_back(s.sandbox_id, LogPath(s));
+  }
+  return logs;
 }
 
 std::string Engine::LogPath(const Source& s) const {
@@ -142,6 +158,34 @@ bool Engine::ReopenOutput(std::string* err) {
     return false;
   }
   return true;
+}
+
+UnreadBytes Engine::Unread() const {
+  UnreadBytes u;
+  for (const Source& s : sources_) {
+    if (s.retired) continue;
+    if (s.linger.fd.ok()) u.rotated += UnreadIn(s.linger.fd, s.linger.pos);
+    if (s.current.fd.ok()) {
+      (s.rotated_away ? u.rotated : u.open) += UnreadIn(s.current.fd, s.current.pos);
+      continue;
+    }
+    // Not open: what the path holds beyond its checkpoint (all of it when
+    // the checkpoint names another file). A refused path is not counted.
+    const Pattern& p = patterns_[s.pattern];
+    struct stat st;
+    if (!s.problem.empty() || !p.base_fd.ok() ||
+        fstatat(p.base_fd.get(), LogRelative(s).c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+        !S_ISREG(st.st_mode)) {
+      continue;
+    }
+    uint64_t done = 0;
+    if (s.have_committed && file_id::FileId::Of(st) == s.committed.file) {
+      done = s.committed.position.offset;
+    }
+    const uint64_t size = static_cast<uint64_t>(st.st_size);
+    u.closed += size > done ? size - done : 0;
+  }
+  return u;
 }
 
 }  // namespace tail_engine

@@ -30,13 +30,14 @@
 
 #include <stdint.h>
 
+#include <array>
 #include <deque>
 #include <map>
 #include <optional>
-#include <array>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "audit_file.h"
@@ -78,10 +79,22 @@ struct Stats {
   uint64_t lines_rejected = 0;
   uint64_t lines_held = 0;          // past a sandbox's quota: counted, not written one by one
   uint64_t summaries_written = 0;   // sandbox_quota_exceeded entries
+  // lines_rejected by kind, indexed by record_validator::Problem.
+  std::array<uint64_t, static_cast<size_t>(record_validator::Problem::kProblemCount)>
+      rejected_by_problem{};
   uint64_t sources = 0;
   uint64_t watches = 0;
   uint64_t logs_suppressed = 0;     // suppressions recorded (an entry each, or counted into one)
   uint64_t logs_restored = 0;       // of those, logs the collector put back
+  int64_t last_checkpoint_unix = 0;  // wall clock of the last checkpoint written; 0: none yet
+};
+
+// Bytes in the sandboxes' logs not read yet, by the state of the file that
+// holds them (the metrics' `state` label).
+struct UnreadBytes {
+  uint64_t open = 0;     // a sandbox's current log, open for reading
+  uint64_t rotated = 0;  // a rotated-away log still open until its wait ends
+  uint64_t closed = 0;   // a log not open now (let go at the fd limit, or not yet opened)
 };
 
 class Engine {
@@ -127,6 +140,11 @@ class Engine {
   // "N more rejected line(s) not shown" for the rejections past the
   // per-second limit, once their second is over (or now, at_exit).
   void ReportRejectionsNotShown(bool at_exit);
+  // One fstat per open log (sizes the scan saw for closed ones): for metrics.
+  UnreadBytes Unread() const;
+  // Each sandbox watched and its log's path (its checkpoint is named by
+  // the sandbox id): for `agt-collector status` (run_status.h).
+  std::vector<std::pair<std::string, std::string>> SourceLogs() const;
 
  private:
   struct Pattern {
@@ -251,7 +269,8 @@ class Engine {
   void ReadSource(Source* s, size_t* budget);
   // One item read: a line goes through the pipeline, a rejected run is reported.
   void HandleItem(Source* s, const line_reader::Item& item);
-  void Reject(Source* s, uint64_t offset, const std::string& reason);
+  void Reject(Source* s, uint64_t offset, record_validator::Problem problem,
+              const std::string& reason);
   // The sandbox's quota (tail_engine_quota.cc): whether a line is written,
   // and the summary of the held-back lines once their window has ended.
   bool AdmitLine(Source* s, uint64_t bytes);

@@ -29,7 +29,8 @@ constexpr size_t kFsyncEachUpTo = 4;
 
 void Engine::HandleItem(Source* s, const line_reader::Item& item) {
   if (item.kind == line_reader::Item::Kind::kRejected) {
-    Reject(s, item.offset, pipeline::RejectionReason(item, reader_->max_line_bytes()));
+    Reject(s, item.offset, pipeline::ProblemOf(item.rejection),
+           pipeline::RejectionReason(item, reader_->max_line_bytes()));
     return;
   }
   if (!AdmitLine(s, item.line.size() + 1)) return;  // past the quota: counted
@@ -42,7 +43,7 @@ void Engine::HandleItem(Source* s, const line_reader::Item& item) {
   if (syslog_ != nullptr) previous_hash_ = out_->previous_hash();
   switch (ingest_->Line(item.line, origin, &reason)) {
     case pipeline::Outcome::kRejected:
-      Reject(s, item.offset, reason);
+      Reject(s, item.offset, ingest_->problem(), reason);
       return;
     case pipeline::Outcome::kOutputFailed:
       fatal_ = reason;
@@ -80,8 +81,10 @@ void Engine::ReportRejectionsNotShown(bool at_exit) {
   rejections_suppressed_ = 0;
 }
 
-void Engine::Reject(Source* s, uint64_t offset, const std::string& reason) {
+void Engine::Reject(Source* s, uint64_t offset, record_validator::Problem problem,
+                    const std::string& reason) {
   ++stats_.lines_rejected;
+  ++stats_.rejected_by_problem[static_cast<size_t>(problem)];
   const int64_t now = static_cast<int64_t>(time(nullptr));
   if (now != rejection_second_) {
     ReportRejectionsNotShown(false);
@@ -93,7 +96,9 @@ void Engine::Reject(Source* s, uint64_t offset, const std::string& reason) {
     ++rejections_suppressed_;
     return;
   }
-  Warn(LogPath(*s) + ":" + std::to_string(offset) + ": rejected: " + reason);
+  // "LOG: offset N:", not import's "LOG:LINE:": the run mode reads from
+  // checkpoints and never counts lines, so it names the line's first byte.
+  Warn(LogPath(*s) + ": offset " + std::to_string(offset) + ": rejected: " + reason);
 }
 
 bool Engine::LoadReplayWindow(std::string* err) {
@@ -236,8 +241,9 @@ bool Engine::Commit(std::string* err) {
     s.have_committed = true;
     s.committed = m.second;
   }
-  if (!moved.empty() && !checkpoint_store::SyncDirectory(state_fd_.get(), err)) {
-    return false;
+  if (!moved.empty()) {
+    if (!checkpoint_store::SyncDirectory(state_fd_.get(), err)) return false;
+    stats_.last_checkpoint_unix = static_cast<int64_t>(time(nullptr));
   }
   for (uint32_t index : touched_) {
     Source& s = sources_[index];
