@@ -332,7 +332,7 @@ bool AuditFileWriter::ReadLinesFrom(uint64_t offset,
                                     std::string* err) {
   if (!Flush(err)) return false;
   struct stat st;
-  if (fstat(fd_, &st) != 0) {
+  if (fstat(fd_.get(), &st) != 0) {
     *err = SysError("fstat", path_);
     return false;
   }
@@ -341,7 +341,7 @@ bool AuditFileWriter::ReadLinesFrom(uint64_t offset,
   char buf[64 * 1024];
   uint64_t at = offset, line_start = offset;
   while (at < size) {
-    const ssize_t n = pread(fd_, buf, static_cast<size_t>(std::min<uint64_t>(sizeof buf, size - at)),
+    const ssize_t n = pread(fd_.get(), buf, static_cast<size_t>(std::min<uint64_t>(sizeof buf, size - at)),
                             static_cast<off_t>(at));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {

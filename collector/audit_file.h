@@ -80,7 +80,7 @@ class AuditFileWriter {
                      std::string* err);
 
   const std::string& path() const { return path_; }
-  int fd() const { return fd_; }  // read only, by the metrics (forward lag)
+  int fd() const { return fd_.get(); }  // read only, by the metrics (forward lag)
   // The file, its entries and size as of the last Sync() (or Open): what
   // the state directory records as the chain head.
   const chain_head::ChainHead& durable_head() const { return durable_; }
