@@ -171,7 +171,7 @@ TEST_CASE("ReadLastLine finds the last line across chunk boundaries") {
   close(fd);
 }
 
-TEST_CASE("VerifyLine rejects what upstream's json.loads rejects: bytes after a NUL") {
+TEST_CASE("VerifyLine rejects what upstream's json.loads rejects: bytes after a NUL, a BOM") {
   chain_signer::ChainSigner signer;
   std::string err;
   REQUIRE(signer.Init("k3y-bytes-for-the-test", &err));
@@ -190,6 +190,74 @@ TEST_CASE("VerifyLine rejects what upstream's json.loads rejects: bytes after a 
   CHECK(reason.find("NUL") != std::string::npos);
   CHECK_FALSE(audit_verifier::VerifyLine(line + std::string(1, '\0'), &none, signer.hasher(),
                                          &facts, &reason));
+  // Document::Parse(str, len) skips a UTF-8 BOM byte by byte, so a lone
+  // 0xBB before "995" read as 995; the verifier's stream skips nothing,
+  // and Python (upstream's verifier) refuses all of these.
+  for (const char* prefix : {"\xef", "\xbb", "\xbf", "\xef\xbb", "\xbb\xbf", "\xef\xbb\xbf",
+                             " \xbb", "\xef\xbb\xbf\xef\xbb\xbf"}) {
+    CAPTURE(prefix);
+    CHECK_FALSE(audit_verifier::VerifyLine(prefix + line, &none, signer.hasher(), &facts,
+                                           &reason));
+    CHECK(reason == "not a JSON object");
+  }
+  // After the object too (trailing bytes are "Extra data" to Python).
+  CHECK_FALSE(audit_verifier::VerifyLine(line + "\xbb", &none, signer.hasher(), &facts, &reason));
+}
+
+TEST_CASE("VerifyLine holds the outer labels to their signed copy in data.labels") {
+  chain_signer::ChainSigner signer;
+  std::string err;
+  REQUIRE(signer.Init("k3y-bytes-for-the-test", &err));
+  audit_verifier::LineFacts facts;
+  // Signed with `labels` as data.labels, the outer labels then set to
+  // sandbox_id / environment (compute_driver stays null).
+  auto verify = [&](const std::string& labels, const char* sandbox_id, const char* environment,
+                    std::string* reason) {
+    audit_entry::AuditEntryFields f = Entry(1);
+    f.data_canonical = "{\"i\": 1, \"labels\": " + labels + ", \"z\": [{\"labels\": 5}]}";
+    std::string line;
+    REQUIRE(signer.SignAppend(f, &line, &err));
+    line.pop_back();
+    // The outer labels are not under the signature: edit them in the line.
+    auto set = [&](const char* name, const char* value) {
+      const std::string from = std::string("\"") + name + "\": " +
+                               (name == std::string("sandbox_id") ? "\"sb\"" : "null");
+      const size_t at = line.rfind(from);  // the outer one: after "data"
+      REQUIRE(at != std::string::npos);
+      line.replace(at, from.size(),
+                   std::string("\"") + name + "\": " +
+                       (value ? std::string("\"") + value + "\"" : std::string("null")));
+    };
+    set("sandbox_id", sandbox_id);
+    set("environment", environment);
+    // Each line is signed after the last (chained): the link is not checked.
+    return audit_verifier::VerifyLine(line, nullptr, signer.hasher(), &facts, reason);
+  };
+  std::string reason;
+  const std::string agree =
+      R"({"compute_driver": null, "environment": "prod", "sandbox_id": "sb"})";
+  CHECK(verify(agree, "sb", "prod", &reason));
+  CHECK_FALSE(verify(agree, "sb-other", "prod", &reason));
+  CHECK(reason.find("\"sandbox_id\" disagrees with its signed copy") != std::string::npos);
+  CHECK_FALSE(verify(agree, "sb", nullptr, &reason));
+  CHECK(reason.find("\"environment\" disagrees") != std::string::npos);
+  // A label missing from the copy, or of another type, disagrees.
+  CHECK_FALSE(verify(R"({"environment": "prod", "sandbox_id": "sb"})", "sb", "prod", &reason));
+  CHECK(reason.find("\"compute_driver\" disagrees") != std::string::npos);
+  CHECK_FALSE(verify(R"({"compute_driver": [null], "environment": "prod", "sandbox_id": "sb"})",
+                     "sb", "prod", &reason));
+  CHECK(reason.find("\"compute_driver\" disagrees") != std::string::npos);
+  CHECK_FALSE(verify(R"({"compute_driver": null, "environment": {"x": "prod"}, "sandbox_id": "sb"})",
+                     "sb", "prod", &reason));
+  CHECK(reason.find("\"environment\" disagrees") != std::string::npos);
+  CHECK_FALSE(verify("[1]", "sb", "prod", &reason));
+  CHECK(reason == "data.labels is not an object");
+  CHECK_FALSE(verify("\"sb\"", "sb", "prod", &reason));
+  CHECK(reason == "data.labels is not an object");
+  // Other members of the copy, and nested "labels" keys elsewhere, do not count.
+  CHECK(verify(R"({"compute_driver": null, "environment": "prod", "extra": {"sandbox_id": "x"},)"
+               R"( "sandbox_id": "sb"})",
+               "sb", "prod", &reason));
 }
 
 TEST_CASE("RecentEntryIds holds one line at a time, not a window of lines") {

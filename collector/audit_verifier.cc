@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <rapidjson/document.h>
+#include <rapidjson/reader.h>
 
 #include <unordered_map>
 
@@ -50,22 +50,7 @@ const FieldRow kFields[] = {
 // Besides those: data (object), content_hash, previous_hash, signature.
 constexpr size_t kFieldCount = sizeof kFields / sizeof kFields[0] + 4;
 
-bool GetString(const rapidjson::Value& obj, const char* name, std::string* out,
-               std::string* reason) {
-  const auto it = obj.FindMember(name);
-  if (it == obj.MemberEnd()) {
-    *reason = std::string("missing field \"") + name + "\"";
-    return false;
-  }
-  if (!it->value.IsString()) {
-    *reason = std::string("field \"") + name + "\" is not a string";
-    return false;
-  }
-  out->assign(it->value.GetString(), it->value.GetStringLength());
-  return true;
-}
-
-bool IsLowerHex64(const std::string& s) {
+bool IsLowerHex64(std::string_view s) {
   if (s.size() != chain_signer::kHashHexLength) return false;
   for (const char c : s) {
     if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
@@ -73,109 +58,245 @@ bool IsLowerHex64(const std::string& s) {
   return true;
 }
 
+// Where each of the 19 fields is in kFields order, then the four others.
+constexpr int kData = sizeof kFields / sizeof kFields[0];
+constexpr int kContentHash = kData + 1;
+constexpr int kPreviousHash = kData + 2;
+constexpr int kSignature = kData + 3;
+constexpr int kNoSlot = -1;
+const char* const kOtherFields[] = {"data", "content_hash", "previous_hash", "signature"};
+static_assert(kSignature + 1 == kFieldCount, "LineChecker::seen_ has a slot per field");
+
+int SlotOf(std::string_view name) {
+  for (int i = 0; i < kData; ++i) {
+    if (name == kFields[i].name) return i;
+  }
+  for (int i = 0; i < 4; ++i) {
+    if (name == kOtherFields[i]) return kData + i;
+  }
+  return kNoSlot;
+}
+
 // data.labels is the signed copy of the three labels upstream's payload
 // leaves unsigned (agt-audit-jsonl(5)); an entry whose outer labels differ
 // from it was edited after signing. Upstream's own entries have no copy.
-bool LabelsAgree(const rapidjson::Value& copy, const audit_entry::AuditEntryFields& fields,
-                 std::string* reason) {
-  if (!copy.IsObject()) {
-    *reason = "data.labels is not an object";
-    return false;
+const char* const kLabels[] = {"compute_driver", "environment", "sandbox_id"};
+const audit_entry::NullableString audit_entry::AuditEntryFields::*const kLabelFields[] = {
+    &F::compute_driver, &F::environment, &F::sandbox_id};
+static_assert(sizeof kLabels / sizeof kLabels[0] == 3, "LineChecker::label_ has a slot per label");
+
+int LabelSlotOf(std::string_view name) {
+  for (int i = 0; i < 3; ++i) {
+    if (name == kLabels[i]) return i;
   }
-  const struct {
-    const char* name;
-    const audit_entry::NullableString& outer;
-  } labels[] = {{"compute_driver", fields.compute_driver},
-                {"environment", fields.environment},
-                {"sandbox_id", fields.sandbox_id}};
-  for (const auto& label : labels) {
-    const auto it = copy.FindMember(label.name);
-    const bool agree =
-        it != copy.MemberEnd() &&
-        (it->value.IsNull() ? !label.outer
-                            : it->value.IsString() && label.outer &&
-                                  std::string_view(it->value.GetString(),
-                                                   it->value.GetStringLength()) == *label.outer);
-    if (!agree) {
-      *reason = std::string("field \"") + label.name +
-                "\" disagrees with its signed copy in data.labels (edited after signing)";
-      return false;
-    }
-  }
-  return true;
+  return kNoSlot;
 }
 
 }  // namespace
 
-bool VerifyLine(std::string_view line, const std::string* expected_previous_hash,
-                chain_signer::Hasher* hasher, LineFacts* facts, std::string* reason) {
-  // RapidJSON's length-bounded parse takes a NUL byte for the end of the
-  // text, so "{...}\0junk" would pass; Python's json.loads (upstream's
-  // verifier) rejects it. A raw NUL is never valid JSON anywhere in a line.
+// SAX handler for one entry line: keeps the first value of each field (as
+// the value tree's FindMember did), counts the members, canonicalises
+// "data" as it goes by and keeps the first value of each label in
+// data.labels. It never stops the parse: every check is made
+// after, in the order the reasons have always been given.
+class LineChecker::Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> {
+ public:
+  explicit Handler(LineChecker* c) : c_(c) {}
+
+  bool Null() { return Value(Seen::kNull, {}, [&] { c_->data_.Null(); }); }
+  bool Bool(bool b) { return Value(Seen::kOther, {}, [&] { c_->data_.Bool(b); }); }
+  bool Int(int i) { return Int64(i); }
+  bool Uint(unsigned u) { return Uint64(u); }
+  bool Int64(int64_t i) { return Value(Seen::kOther, {}, [&] { c_->data_.Int64(i); }); }
+  bool Uint64(uint64_t u) { return Value(Seen::kOther, {}, [&] { c_->data_.Uint64(u); }); }
+  bool Double(double) { return Value(Seen::kOther, {}, [&] { c_->data_.Double(); }); }
+  bool String(const char* str, rapidjson::SizeType length, bool) {
+    const std::string_view s(str, length);
+    return Value(Seen::kString, s, [&] { c_->data_.String(s); });
+  }
+  bool Key(const char* str, rapidjson::SizeType length, bool) {
+    if (in_data_) {
+      const std::string_view key(str, length);
+      c_->data_.Key(key);
+      if (depth_ == 2) {
+        labels_next_ = key == "labels" && c_->labels_.type == Seen::kAbsent;
+      } else if (depth_ == 3 && in_labels_) {
+        label_slot_ = LabelSlotOf(key);
+      }
+    } else if (depth_ == 1) {
+      ++c_->members_;
+      slot_ = SlotOf(std::string_view(str, length));
+    }
+    return true;
+  }
+  bool StartObject() { return Start(true); }
+  bool StartArray() { return Start(false); }
+  bool EndObject(rapidjson::SizeType) { return End(true); }
+  bool EndArray(rapidjson::SizeType) { return End(false); }
+
+ private:
+  template <typename ForData>
+  bool Value(Seen::Type type, std::string_view text, ForData for_data) {
+    if (in_data_) {
+      for_data();
+      if (depth_ == 2 && labels_next_) {
+        c_->labels_ = {Seen::kOther, {}};
+        labels_next_ = false;
+      } else if (depth_ == 3 && in_labels_) {
+        RecordLabel(type, text);
+      }
+    } else if (depth_ == 1) {
+      Record(type, text);
+    } else if (depth_ == 0) {
+      c_->root_object_ = false;
+    }
+    return true;
+  }
+  void Record(Seen::Type type, std::string_view text) {
+    if (slot_ != kNoSlot && c_->seen_[slot_].type == Seen::kAbsent) {
+      c_->seen_[slot_] = {type, text};
+    }
+  }
+  void RecordLabel(Seen::Type type, std::string_view text) {
+    if (label_slot_ != kNoSlot && c_->label_[label_slot_].type == Seen::kAbsent) {
+      c_->label_[label_slot_] = {type, text};
+    }
+  }
+  bool Start(bool object) {
+    if (in_data_) {
+      object ? c_->data_.StartObject() : c_->data_.StartArray();
+      if (depth_ == 2 && labels_next_) {
+        c_->labels_ = {object ? Seen::kObjectData : Seen::kOther, {}};
+        in_labels_ = object;
+        labels_next_ = false;
+      } else if (depth_ == 3 && in_labels_) {
+        RecordLabel(Seen::kOther, {});
+      }
+    } else if (depth_ == 0) {
+      c_->root_object_ = object;
+    } else if (depth_ == 1) {
+      if (object && slot_ == kData && c_->seen_[kData].type == Seen::kAbsent) {
+        in_data_ = true;
+        c_->data_.Reset();
+        c_->data_.StartObject();
+        Record(Seen::kObjectData, {});
+      } else {
+        Record(Seen::kOther, {});
+      }
+    }
+    ++depth_;
+    return true;
+  }
+  bool End(bool object) {
+    --depth_;
+    if (in_data_) {
+      object ? c_->data_.EndObject() : c_->data_.EndArray();
+      if (depth_ == 2) in_labels_ = false;
+      if (depth_ == 1) in_data_ = false;
+    }
+    return true;
+  }
+
+  LineChecker* c_;
+  int depth_ = 0;  // containers open
+  int slot_ = kNoSlot;
+  bool in_data_ = false;
+  bool labels_next_ = false;  // the next value in data is data.labels
+  bool in_labels_ = false;    // inside the data.labels object
+  int label_slot_ = kNoSlot;
+};
+
+bool LineChecker::Check(std::string_view line, const std::string* expected_previous_hash,
+                        chain_signer::Hasher* hasher, LineFacts* facts, std::string* reason) {
+  // RapidJSON's parse takes a NUL byte for the end of the text, so
+  // "{...}\0junk" would pass; Python's json.loads (upstream's verifier)
+  // rejects it. A raw NUL is never valid JSON anywhere in a line.
   if (line.find('\0') != std::string_view::npos) {
     *reason = "not a JSON object (a NUL byte in the line)";
     return false;
   }
-  rapidjson::Document doc;
-  constexpr unsigned kFlags = rapidjson::kParseValidateEncodingFlag | rapidjson::kParseIterativeFlag;
-  doc.Parse<kFlags>(line.data(), line.size());
-  if (doc.HasParseError() || !doc.IsObject()) {
+  for (Seen& s : seen_) s = Seen();
+  for (Seen& s : label_) s = Seen();
+  labels_ = Seen();
+  members_ = 0;
+  root_object_ = false;
+  // In-situ parsing of a private copy: strings are decoded in place, and
+  // the fields point into it until the next line.
+  copy_.assign(line.data(), line.size());
+  copy_.push_back('\0');
+  rapidjson::InsituStringStream stream(&copy_[0]);
+  Handler handler(this);
+  rapidjson::Reader reader;
+  // The stream starts at the line's first byte: unlike Document::Parse
+  // (whose stream skips a UTF-8 BOM, even a lone 0xEF, 0xBB or 0xBF), no
+  // byte is dropped before the parse, so such a line is refused as
+  // upstream's Python verifier refuses it.
+  constexpr unsigned kFlags = rapidjson::kParseValidateEncodingFlag |
+                              rapidjson::kParseIterativeFlag | rapidjson::kParseInsituFlag;
+  if (reader.Parse<kFlags>(stream, handler).IsError() || !root_object_) {
     *reason = "not a JSON object";
     return false;
   }
-  if (doc.MemberCount() != kFieldCount) {
-    *reason = "has " + std::to_string(doc.MemberCount()) + " fields, a SignedAuditEntry has " +
+  if (members_ != kFieldCount) {
+    *reason = "has " + std::to_string(members_) + " fields, a SignedAuditEntry has " +
               std::to_string(kFieldCount);
     return false;
   }
-  audit_entry::AuditEntryFields fields;
-  for (const FieldRow& row : kFields) {
-    const auto it = doc.FindMember(row.name);
-    if (it == doc.MemberEnd()) {
+  audit_entry::AuditEntryFields& fields = fields_;
+  for (int i = 0; i < kData; ++i) {
+    const FieldRow& row = kFields[i];
+    const Seen& v = seen_[i];
+    if (v.type == Seen::kAbsent) {
       *reason = std::string("missing field \"") + row.name + "\"";
       return false;
     }
-    const rapidjson::Value& v = it->value;
-    if (row.nullable && v.IsNull()) continue;  // optional stays empty: null
-    if (!v.IsString()) {
+    if (row.nullable && v.type == Seen::kNull) {
+      (fields.*row.maybe).reset();  // optional stays empty: null
+      continue;
+    }
+    if (v.type != Seen::kString) {
       *reason = std::string("field \"") + row.name + "\" is not a string" +
                 (row.nullable ? " or null" : "");
       return false;
     }
-    std::string s(v.GetString(), v.GetStringLength());
     if (row.nullable) {
-      fields.*row.maybe = std::move(s);
+      (fields.*row.maybe).emplace(v.text);
     } else {
-      fields.*row.text = std::move(s);
+      (fields.*row.text).assign(v.text);
     }
   }
-  const auto data = doc.FindMember("data");
-  if (data == doc.MemberEnd() || !data->value.IsObject()) {
+  if (seen_[kData].type != Seen::kObjectData) {
     *reason = "field \"data\" is missing or not an object";
     return false;
   }
-  fields.data_canonical.clear();
   std::string err;
-  if (!canonical_json::AppendValue(data->value, &fields.data_canonical, &err)) {
+  if (!data_.Finish(&fields.data_canonical, &err)) {
     *reason = "field \"data\": " + err;
     return false;
   }
-  std::string signature;
-  if (!GetString(doc, "content_hash", &facts->content_hash, reason) ||
-      !GetString(doc, "previous_hash", &facts->previous_hash, reason) ||
-      !GetString(doc, "signature", &signature, reason)) {
-    return false;
+  for (const int slot : {kContentHash, kPreviousHash, kSignature}) {
+    const char* name = kOtherFields[slot - kData];
+    if (seen_[slot].type == Seen::kAbsent) {
+      *reason = std::string("missing field \"") + name + "\"";
+      return false;
+    }
+    if (seen_[slot].type != Seen::kString) {
+      *reason = std::string("field \"") + name + "\" is not a string";
+      return false;
+    }
   }
+  facts->content_hash.assign(seen_[kContentHash].text);
+  facts->previous_hash.assign(seen_[kPreviousHash].text);
+  const std::string_view signature = seen_[kSignature].text;
   facts->entry_id = fields.entry_id;
 
-  std::string payload;
-  if (!chain_signer::AppendPayload(fields, facts->previous_hash, &payload)) {
+  payload_.clear();
+  if (!chain_signer::AppendPayload(fields, facts->previous_hash, &payload_)) {
     *reason = "a field is not valid UTF-8";
     return false;
   }
-  std::string computed;
-  if (!hasher->Sha256Hex(payload, &computed, reason)) return false;
-  if (computed != facts->content_hash) {
+  if (!hasher->Sha256Hex(payload_, &computed_, reason)) return false;
+  if (computed_ != facts->content_hash) {
     *reason = "content_hash does not match the entry's content";
     return false;
   }
@@ -183,15 +304,41 @@ bool VerifyLine(std::string_view line, const std::string* expected_previous_hash
     *reason = "previous_hash does not link to the previous entry";
     return false;
   }
-  std::string mac;
-  if (!hasher->HmacHex(facts->content_hash, &mac, reason)) return false;
+  if (!hasher->HmacHex(facts->content_hash, &mac_, reason)) return false;
   if (!IsLowerHex64(signature) ||
-      CRYPTO_memcmp(mac.data(), signature.data(), mac.size()) != 0) {
+      CRYPTO_memcmp(mac_.data(), signature.data(), mac_.size()) != 0) {
     *reason = "signature does not match (wrong key or altered entry)";
     return false;
   }
-  const auto copy = data->value.FindMember("labels");
-  return copy == data->value.MemberEnd() || LabelsAgree(copy->value, fields, reason);
+  return LabelsAgree(fields, reason);
+}
+
+bool LineChecker::LabelsAgree(const audit_entry::AuditEntryFields& fields,
+                              std::string* reason) const {
+  if (labels_.type == Seen::kAbsent) return true;
+  if (labels_.type != Seen::kObjectData) {
+    *reason = "data.labels is not an object";
+    return false;
+  }
+  for (int i = 0; i < 3; ++i) {
+    const Seen& copy = label_[i];
+    const audit_entry::NullableString& outer = fields.*kLabelFields[i];
+    const bool agree = copy.type == Seen::kNull     ? !outer
+                       : copy.type == Seen::kString ? outer && copy.text == *outer
+                                                    : false;
+    if (!agree) {
+      *reason = std::string("field \"") + kLabels[i] +
+                "\" disagrees with its signed copy in data.labels (edited after signing)";
+      return false;
+    }
+  }
+  return true;
+}
+
+bool VerifyLine(std::string_view line, const std::string* expected_previous_hash,
+                chain_signer::Hasher* hasher, LineFacts* facts, std::string* reason) {
+  LineChecker checker;
+  return checker.Check(line, expected_previous_hash, hasher, facts, reason);
 }
 
 namespace {
@@ -201,9 +348,9 @@ class DuplicateFilter {
  public:
   enum Kind { kNext, kNewChain, kDuplicate, kBroken };
 
-  Kind Check(std::string_view line, const std::string& previous, chain_signer::Hasher* hasher,
-             LineFacts* facts, std::string* reason) {
-    if (!VerifyLine(line, nullptr, hasher, facts, reason)) return kBroken;
+  Kind Check(LineChecker* checker, std::string_view line, const std::string& previous,
+             chain_signer::Hasher* hasher, LineFacts* facts, std::string* reason) {
+    if (!checker->Check(line, nullptr, hasher, facts, reason)) return kBroken;
     const auto it = seen_.find(facts->entry_id);
     if (it != seen_.end()) {
       if (it->second == facts->content_hash) return kDuplicate;
@@ -243,6 +390,7 @@ VerifyResult VerifyAuditFd(int fd, const std::string& path, std::string_view key
   chain_signer::Hasher hasher;
   if (!hasher.Init(key, err)) return VerifyResult::kError;
   line_reader::Reader reader(kReadChunk, kMaxEntryLineBytes);
+  LineChecker checker;
   line_reader::Position pos;
   std::string previous;
   LineFacts facts;
@@ -261,7 +409,7 @@ VerifyResult VerifyAuditFd(int fd, const std::string& path, std::string_view key
                        ? "line longer than " + std::to_string(kMaxEntryLineBytes >> 20) + " MiB"
                        : line_reader::Describe(item.rejection);
         } else if (drop_duplicates) {
-          switch (duplicates.Check(item.line, previous, &hasher, &facts, &reason)) {
+          switch (duplicates.Check(&checker, item.line, previous, &hasher, &facts, &reason)) {
             case DuplicateFilter::kDuplicate:
               ++report->duplicates;
               return true;
@@ -276,7 +424,7 @@ VerifyResult VerifyAuditFd(int fd, const std::string& path, std::string_view key
             case DuplicateFilter::kBroken:
               break;
           }
-        } else if (VerifyLine(item.line, &previous, &hasher, &facts, &reason)) {
+        } else if (checker.Check(item.line, &previous, &hasher, &facts, &reason)) {
           ++report->entries;
           report->good_bytes = item.end;
           if (observer != nullptr) (*observer)(line_number, facts, report->good_bytes);

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "canonical_json_stream.h"
 #include "chain_signer.h"
 #include "progress.h"
 
@@ -46,6 +47,33 @@ struct LineFacts {
 // line. Used by the verifier and by the writer when resuming a file.
 bool VerifyLine(std::string_view line, const std::string* expected_previous_hash,
                 chain_signer::Hasher* hasher, LineFacts* facts, std::string* reason);
+
+// VerifyLine for many lines: one SAX pass per line (no value tree), its
+// buffers kept from line to line.
+class LineChecker {
+ public:
+  bool Check(std::string_view line, const std::string* expected_previous_hash,
+             chain_signer::Hasher* hasher, LineFacts* facts, std::string* reason);
+
+ private:
+  class Handler;
+  // A field's first value in the line (the type is all a non-string needs).
+  struct Seen {
+    enum Type : uint8_t { kAbsent, kString, kNull, kObjectData, kOther } type = kAbsent;
+    std::string_view text;  // kString: into copy_
+  };
+  // The outer labels against their signed copy in data.labels, if any.
+  bool LabelsAgree(const audit_entry::AuditEntryFields& fields, std::string* reason) const;
+
+  Seen seen_[19];
+  Seen labels_;   // data.labels (kObjectData when an object)
+  Seen label_[3];  // its compute_driver, environment, sandbox_id
+  size_t members_ = 0;
+  bool root_object_ = false;
+  std::string copy_, payload_, computed_, mac_;
+  audit_entry::AuditEntryFields fields_;
+  canonical_json::StreamWriter data_;
+};
 
 // kCannotOpen / kError (with *err) for I/O problems; a bad line is kBroken.
 // drop_duplicates (a file a receiver rebuilt from forwarded messages): an

@@ -471,7 +471,10 @@ int Serve(const cli_args::ParsedArgs& args, io_error_exits::Counter* exits) {
     logs::Note(std::to_string(s.watch.size()) + " pattern(s), " +
                std::to_string(engine->stats().sources) + " sandbox(es) found, " +
                std::to_string(engine->stats().watches) + " inotify watch(es); writing " + s.out +
-               "; checkpoints in " + s.state_dir + "; " + engine->AppendOnlySummary());
+               "; checkpoints in " + s.state_dir + "; batch: up to " +
+               std::to_string(options.max_entries_per_cycle) +
+               " records per fdatasync, then one checkpoint per source read; " +
+               engine->AppendOnlySummary());
   } else {
     logs::Note("writing " + s.out);
   }

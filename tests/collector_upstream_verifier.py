@@ -85,4 +85,8 @@ def verify_file(path, key):
         data = f.read()
     if data and not data.endswith(b"\n"):
         return False, data.count(b"\n") + 1, "incomplete last line"
-    return verify_lines(data.decode("utf-8").splitlines(), key)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:  # upstream reads the file as UTF-8 text
+        return False, data.count(b"\n", 0, e.start) + 1, "not UTF-8: %s" % e
+    return verify_lines(text.splitlines(), key)

@@ -339,6 +339,11 @@ class Import(unittest.TestCase):
             "a duplicate key inside data": (
                 lines[:1] + [second.replace(b'"data": {', b'"data": {"argv": ["x"], ', 1)] +
                 lines[2:], True),
+            # Document::Parse skips a BOM byte by byte: "\xbb995" read as 995.
+            "a stray 0xEF before a line": (lines[:1] + [b"\xef" + second] + lines[2:], False),
+            "a stray 0xBB before a line": (lines[:1] + [b"\xbb" + second] + lines[2:], False),
+            "a stray 0xBF before a line": (lines[:1] + [b"\xbf" + second] + lines[2:], False),
+            "a BOM before a line": (lines[:1] + [b"\xef\xbb\xbf" + second] + lines[2:], False),
         }
         edited = self.w.join("edited.jsonl")
         for name, (edited_lines, upstream_accepts) in edits.items():

@@ -55,7 +55,11 @@ enum class LoadResult { kLoaded, kNone, kCorrupt, kError };
 LoadResult Load(int state_dir_fd, const std::string& key, Checkpoint* out, std::string* err);
 bool Save(int state_dir_fd, const std::string& key, const Checkpoint& c, std::string* err);
 // Save() in two steps, for batches: Stage() writes KEY.checkpoint.tmp (and
-// fsyncs it when sync_file); Publish() renames it over KEY.checkpoint. A
+// fsyncs it when sync_file); Publish() swaps it with KEY.checkpoint
+// (renameat2 RENAME_EXCHANGE; a plain rename for the first one), so the
+// previous checkpoint stays behind as KEY.checkpoint.tmp, never read, and
+// is overwritten by the next Stage(): no inode is freed or allocated per
+// checkpoint. A
 // batch stages every file, makes them durable at once (SyncFilesystem, one
 // syncfs instead of one fsync per file), then publishes.
 bool Stage(int state_dir_fd, const std::string& key, const Checkpoint& c, bool sync_file,

@@ -52,6 +52,33 @@ TEST_CASE("checkpoint_store: save, load, round trip") {
   close(fd);
 }
 
+TEST_CASE("checkpoint_store: a later save swaps files, freeing and allocating no inode") {
+  tail_test_util::TempDir d;
+  d.Write("log", std::string(10000, 'a') + "\n");
+  int fd = open(d.Join("log").c_str(), O_RDONLY | O_CLOEXEC);
+  std::string err;
+  REQUIRE(checkpoint_store::Save(d.fd(), "sb-1", At(fd, 100), &err));
+  REQUIRE(checkpoint_store::Save(d.fd(), "sb-1", At(fd, 200), &err));
+  // The second save's file now sits behind as .tmp: the first checkpoint.
+  struct stat first, behind;
+  REQUIRE(stat(d.Join("sb-1.checkpoint.tmp").c_str(), &behind) == 0);
+  REQUIRE(stat(d.Join("sb-1.checkpoint").c_str(), &first) == 0);
+  REQUIRE(checkpoint_store::Save(d.fd(), "sb-1", At(fd, 300), &err));
+  struct stat now, now_behind;
+  REQUIRE(stat(d.Join("sb-1.checkpoint").c_str(), &now) == 0);
+  REQUIRE(stat(d.Join("sb-1.checkpoint.tmp").c_str(), &now_behind) == 0);
+  CHECK(now.st_ino == behind.st_ino);      // the staged file was the one left behind
+  CHECK(now_behind.st_ino == first.st_ino);
+  Checkpoint got;
+  REQUIRE(checkpoint_store::Load(d.fd(), "sb-1", &got, &err) == LoadResult::kLoaded);
+  CHECK(got.position.offset == 300);
+  // A stage cut short (a crash while writing the .tmp) leaves the published one whole.
+  d.Write("sb-1.checkpoint.tmp", "agt-collector checkpoint 1\ndev=");
+  REQUIRE(checkpoint_store::Load(d.fd(), "sb-1", &got, &err) == LoadResult::kLoaded);
+  CHECK(got.position.offset == 300);
+  close(fd);
+}
+
 TEST_CASE("checkpoint_store: every cut of the checkpoint file is refused, never misread") {
   tail_test_util::TempDir d;
   d.Write("log", "hello\nworld\n");

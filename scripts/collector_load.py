@@ -1,0 +1,487 @@
+"""The load section of scripts/bench-collector-run: `agt-collector run` and
+rsyslog's imfile, one after the other, on the same paths with the same
+records and the same writers, each measured from outside the same way.
+
+Writers: W forked processes, each appending to its share of the logs in
+rounds (one record per log per round), as fast as they can or at --rate
+records/s in all, a bounded count per log. Each record is a real shim
+record whose timestamp/timestamp_ns are the instant of its append, so the
+reader needs no bookkeeping: latency = seen - timestamp_ns (CLOCK_REALTIME).
+
+Reader (this process): one inotify instance, so the order of what happened
+is the order of its queue. Collector: IN_MODIFY on the audit file (its new
+entries are read: written, not yet known durable) and IN_MOVED_TO in the
+state directory (a checkpoint published; the collector publishes one only
+after fdatasync of the entries it covers returned, and a cycle's renames
+follow its one write + fdatasync, so every entry read before the event is
+durable by then). rsyslog: IN_MODIFY on its output file (the line copied).
+"""
+import ctypes
+import os
+import re
+import select
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+IN_MODIFY = 0x2
+IN_MOVED_TO = 0x80
+IN_Q_OVERFLOW = 0x4000
+_libc = ctypes.CDLL(None, use_errno=True)
+TS_RE = re.compile(rb'"timestamp_ns": ?(\d+)')
+WRITERS = 2
+
+
+def percentile(values, p):
+    values = sorted(values)
+    k = min(len(values) - 1, max(0, int(round(p / 100.0 * (len(values) - 1)))))
+    return values[k]
+
+
+def proc_cpu_seconds(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def proc_status_kib(pid, key):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+class Inotify:
+    def __init__(self):
+        self.fd = _libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
+        if self.fd < 0:
+            sys.exit("bench-collector-run: error: inotify_init1: %s" %
+                     os.strerror(ctypes.get_errno()))
+        self.overflows = 0
+
+    def add(self, path, mask):
+        wd = _libc.inotify_add_watch(self.fd, path.encode(), mask)
+        if wd < 0:
+            sys.exit("bench-collector-run: error: inotify_add_watch %s: %s" %
+                     (path, os.strerror(ctypes.get_errno())))
+        return wd
+
+    def events(self, timeout):
+        """[(wd, mask, name)] in queue order; [] after `timeout` seconds of nothing."""
+        r, _, _ = select.select([self.fd], [], [], timeout)
+        if not r:
+            return []
+        try:
+            buf = os.read(self.fd, 1 << 20)
+        except BlockingIOError:
+            return []
+        out, i = [], 0
+        while i < len(buf):
+            wd, mask, _cookie, length = struct.unpack_from("iIII", buf, i)
+            name = buf[i + 16:i + 16 + length].rstrip(b"\0")
+            i += 16 + length
+            if mask & IN_Q_OVERFLOW:
+                self.overflows += 1
+            out.append((wd, mask, name))
+        return out
+
+    def close(self):
+        os.close(self.fd)
+
+
+class Tail:
+    """New complete lines of a file, each line's timestamp_ns."""
+    def __init__(self, path):
+        self.fd = os.open(path, os.O_RDONLY)
+        self.rest = b""
+
+    def new_timestamps(self):
+        out = []
+        while True:
+            chunk = os.read(self.fd, 1 << 20)
+            if not chunk:
+                break
+            data = self.rest + chunk
+            cut = data.rfind(b"\n") + 1
+            self.rest = data[cut:]
+            out.extend(int(m.group(1)) for m in TS_RE.finditer(data, 0, cut))
+        return out
+
+    def close(self):
+        os.close(self.fd)
+
+
+def shim_record(shim, root):
+    """One record of the real shim (exec'd through a `curl` symlink), as the
+    template every writer appends with its own timestamps."""
+    curl = os.path.join(root, "curl")
+    os.symlink(shim, curl)
+    scratch = os.path.join(root, "one.log")
+    env = {"PATH": "/usr/bin:/bin", "AGT_DENIED_LOG": scratch}
+    subprocess.run([curl, "-sSL", "https://example.com/install.sh"], env=env,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with open(scratch, "rb") as f:
+        line = f.readline()
+    os.unlink(scratch)
+    m = re.search(rb'"timestamp":"[^"]*","timestamp_ns":\d+', line)
+    if not m:
+        sys.exit("bench-collector-run: error: no timestamp in the shim's record: %r" % line)
+    return line[:m.start()], line[m.end():]
+
+
+def run_writers(paths, per_log, rate, head, tail, go_file):
+    """Forks WRITERS processes; returns their pids. Each waits for `go_file`."""
+    pids = []
+    for w in range(WRITERS):
+        mine = paths[w::WRITERS]
+        pid = os.fork()
+        if pid == 0:
+            try:
+                fds = [os.open(p, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC) for p in mine]
+                while not os.path.exists(go_file):
+                    time.sleep(0.001)
+                # Paced: this writer's share of `rate`, checked every record.
+                interval = WRITERS / rate if rate else 0.0
+                start = time.monotonic()
+                n = 0
+                stamp_sec, stamp = -1, b""
+                for _ in range(per_log):
+                    for fd in fds:
+                        if interval:
+                            due = start + n * interval
+                            now = time.monotonic()
+                            if due > now:
+                                time.sleep(due - now)
+                        ns = time.time_ns()
+                        sec = ns // 1000000000
+                        if sec != stamp_sec:
+                            stamp_sec = sec
+                            stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(sec)).encode()
+                        os.write(fd, b"%s\"timestamp\":\"%s\",\"timestamp_ns\":%d%s"
+                                 % (head, stamp, ns, tail))
+                        n += 1
+                os._exit(0)
+            except BaseException as e:  # a writer must never fall back into the parent's code
+                sys.stderr.write("writer: %r\n" % e)
+                os._exit(1)
+        pids.append(pid)
+    return pids
+
+
+def wait_writers(pids):
+    for pid in pids:
+        _, status = os.waitpid(pid, 0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            sys.exit("bench-collector-run: error: a writer failed")
+
+
+class Measure:
+    """What one side did with `total` records."""
+    def __init__(self, name):
+        self.name = name
+        self.latencies = []  # seconds
+        self.first_ns = None
+        self.last_ns = None
+        self.cpu = 0.0
+        self.rss_kib = 0
+        self.checkpoints = 0
+        self.append_seconds = 0.0
+        self.overflows = 0
+
+    def records_per_s(self):
+        return len(self.latencies) / max(1e-9, (self.last_ns - self.first_ns) / 1e9)
+
+
+def make_tree(root, sources):
+    base = os.path.join(root, "sandboxes")
+    paths = []
+    for i in range(sources):
+        d = os.path.join(base, "sb-%05d" % i)
+        os.makedirs(d)
+        p = os.path.join(d, "denied.log")
+        open(p, "wb").close()
+        paths.append(p)
+    return base, paths
+
+
+def wait_for(pred, timeout, what, proc):
+    deadline = time.monotonic() + timeout
+    while not pred():
+        if time.monotonic() > deadline or proc.poll() is not None:
+            sys.exit("bench-collector-run: error: %s" % what)
+        time.sleep(0.05)
+
+
+def wait_out(m, proc, ino, on_events, count, pids, t0, timeout):
+    """Reads events until `count` records are out; notes when the writers end."""
+    running = set(pids)
+    deadline = time.monotonic() + timeout
+    while len(m.latencies) < count:
+        for pid in list(running):
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                if os.waitstatus_to_exitcode(status) != 0:
+                    sys.exit("bench-collector-run: error: a writer failed")
+                running.discard(pid)
+                if not running:
+                    m.append_seconds = (time.time_ns() - t0) / 1e9
+        if time.monotonic() > deadline or proc.poll() is not None:
+            sys.exit("bench-collector-run: error: %s: %d of %d records out after %d s"
+                     % (m.name, len(m.latencies), count, timeout))
+        on_events(ino.events(0.05))
+    if running:
+        wait_writers(running)
+        m.append_seconds = (time.time_ns() - t0) / 1e9
+
+
+def drive(m, proc, ino, on_events, total, paths, per_log, rate, head, tail, root, timeout,
+          perf_out=None):
+    """Warms up, then starts the writers and reads events until `total`
+    records are out. perf_out: a `perf record -g` of the tailer meanwhile.
+
+    Warm-up: two records per log, one round at a time, out before the
+    measured load starts, so both sides are in their steady state: every log
+    open and read, and the collector's two checkpoint files per log made
+    (a daemon makes them once per sandbox, not per record)."""
+    for round_ in range(2):
+        go = os.path.join(root, "go-warm-%d" % round_)
+        pids = run_writers(paths, 1, 0, head, tail, go)
+        time.sleep(0.2)
+        open(go, "w").close()
+        wait_out(m, proc, ino, on_events, len(paths) * (round_ + 1), pids, time.time_ns(),
+                 timeout)
+    time.sleep(0.5)
+    on_events(ino.events(0.05))
+    m.latencies.clear()
+    m.checkpoints = 0
+    go = os.path.join(root, "go")
+    pids = run_writers(paths, per_log, rate, head, tail, go)
+    perf = None
+    if perf_out:
+        perf = subprocess.Popen(["perf", "record", "-q", "-g", "-o", perf_out, "-p",
+                                 str(proc.pid)], stdout=subprocess.DEVNULL)
+    time.sleep(0.2)  # every writer has its files open
+    cpu0 = proc_cpu_seconds(proc.pid)
+    t0 = time.time_ns()
+    open(go, "w").close()
+    m.first_ns = t0
+    wait_out(m, proc, ino, on_events, total, pids, t0, timeout)
+    m.cpu = proc_cpu_seconds(proc.pid) - cpu0
+    m.rss_kib = proc_status_kib(proc.pid, "VmHWM")
+    m.overflows = ino.overflows
+    if perf:
+        perf.send_signal(signal.SIGINT)
+        perf.wait(60)
+
+
+def stop(proc, stderr):
+    """SIGTERM to the tailer we started (by its pid), and its log closed."""
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(60)
+    stderr.close()
+
+
+def run_collector(collector, root, sources, per_log, rate, head, tail, timeout, perf_out):
+    base, paths = make_tree(root, sources)
+    key = os.path.join(root, "key.bin")
+    with open(key, "wb") as f:
+        f.write(os.urandom(32))
+    os.chmod(key, 0o600)
+    out = os.path.join(root, "audit.jsonl")
+    state = os.path.join(root, "state")
+    stderr = open(os.path.join(root, "collector.stderr"), "w+b")
+    proc = subprocess.Popen(
+        [collector, "run", "--key-file", key, "--out", out, "--state-dir", state,
+         "--watch", os.path.join(base, "{sandbox_id}", "denied.log"), "--syslog-socket", "none"],
+        stderr=stderr)
+    try:
+        wait_for(lambda: os.path.exists(out) and os.path.isdir(state), 60,
+                 "the collector did not start", proc)
+        time.sleep(1.5 + sources / 5000.0)  # every log found and opened
+        stderr.seek(0)
+        startup = stderr.read().decode(errors="replace").strip().splitlines()
+        ino = Inotify()
+        wd_out = ino.add(out, IN_MODIFY)
+        ino.add(state, IN_MOVED_TO)
+        audit = Tail(out)
+        audit.new_timestamps()
+        m = Measure("agt-collector run")
+        pending = []
+
+        def on_events(events):
+            for wd, mask, name in events:
+                if wd == wd_out or mask & IN_Q_OVERFLOW:
+                    pending.extend(audit.new_timestamps())
+                # A checkpoint is published by a rename (or a swap, which
+                # also moves the previous one to .tmp: not counted).
+                published = mask & IN_MOVED_TO and name.endswith(b".checkpoint")
+                if published or mask & IN_Q_OVERFLOW:
+                    m.checkpoints += 1 if published else 0
+                    now = time.time_ns()
+                    m.latencies.extend((now - ts) / 1e9 for ts in pending)
+                    if pending:
+                        m.last_ns = now
+                    pending.clear()
+
+        drive(m, proc, ino, on_events, sources * per_log, paths, per_log, rate, head, tail, root,
+              timeout, perf_out)
+        ino.close()
+        audit.close()
+    finally:
+        stop(proc, stderr)
+    return m, startup
+
+
+RSYSLOG_CONF = """\
+# Private instance for the benchmark: no other inputs, its own work dir.
+global(workDirectory="{work}" maxMessageSize="64k")
+module(load="imfile" mode="inotify")
+template(name="line" type="string" string="%rawmsg%\\n")
+ruleset(name="copy") {{
+  action(type="omfile" file="{out}" template="line")
+}}
+input(type="imfile" file="{base}/*/denied.log" tag="agt" ruleset="copy")
+"""
+
+
+def rsyslog_version():
+    r = subprocess.run(["rsyslogd", "-v"], capture_output=True, text=True)
+    first = r.stdout.splitlines()[0] if r.stdout else "unknown"
+    return " ".join(first.replace("compiled with:", "").split())
+
+
+def run_rsyslog(root, sources, per_log, rate, head, tail, timeout):
+    base, paths = make_tree(root, sources)
+    work = os.path.join(root, "rsyslog-work")
+    os.makedirs(work)
+    out = os.path.join(root, "rsyslog.out")
+    open(out, "wb").close()
+    conf = os.path.join(root, "rsyslog.conf")
+    text = RSYSLOG_CONF.format(work=work, out=out, base=base)
+    with open(conf, "w") as f:
+        f.write(text)
+    rsyslogd = shutil.which("rsyslogd", path="/usr/sbin:/sbin:/usr/bin")
+    stderr = open(os.path.join(root, "rsyslog.stderr"), "wb")
+    # -n: in the foreground (our child); -i: its own pid file; -f: only this config.
+    proc = subprocess.Popen([rsyslogd, "-n", "-f", conf, "-i", os.path.join(root, "rsyslog.pid")],
+                            stdout=stderr, stderr=stderr)
+    try:
+        time.sleep(1.5 + sources / 2000.0)  # every log found and watched
+        if proc.poll() is not None:
+            sys.exit("bench-collector-run: error: rsyslogd exited %d (%s)"
+                     % (proc.returncode, os.path.join(root, "rsyslog.stderr")))
+        ino = Inotify()
+        ino.add(out, IN_MODIFY)
+        copy = Tail(out)
+        m = Measure("rsyslogd imfile")
+
+        def on_events(events):
+            if not events:
+                return
+            now = time.time_ns()
+            got = copy.new_timestamps()
+            m.latencies.extend((now - ts) / 1e9 for ts in got)
+            if got:
+                m.last_ns = now
+
+        drive(m, proc, ino, on_events, sources * per_log, paths, per_log, rate, head, tail, root,
+              timeout)
+        ino.close()
+        copy.close()
+    finally:
+        stop(proc, stderr)
+    return m, text
+
+
+def ms(seconds):
+    return "%.1f" % (seconds * 1000.0)
+
+
+def row(m, total):
+    lat = m.latencies
+    return ("  %-18s %9.0f %8s %8s %8s %9.1f %8.1f %11s %9.2f"
+            % (m.name, m.records_per_s(), ms(percentile(lat, 50)), ms(percentile(lat, 99)),
+               ms(max(lat)), m.cpu / total * 1e6, m.rss_kib / 1024.0,
+               ("%.0f" % (m.checkpoints / max(1e-9, (m.last_ns - m.first_ns) / 1e9)))
+               if m.name.startswith("agt") else "-",
+               total / max(1e-9, m.append_seconds) / 1000.0))
+
+
+def section_load(shim, collector, source_counts, records, rate, timeout, perf_dir=None,
+                 sides_wanted=("collector", "rsyslog")):
+    print("load (after a warm-up of 2 records per log, writers append shim records to every "
+          "log in rounds, %s;\n      %d records in all per S, at least 1 per log; "
+          "%d writer processes)"
+          % ("paced at %d records/s" % rate if rate else "as fast as they can",
+             records, WRITERS))
+    print("  collector: %s run (version below); rsyslog: %s"
+          % (collector, rsyslog_version()))
+    print("  %-18s %9s %8s %8s %8s %9s %8s %11s %9s"
+          % ("S / side", "records/s", "p50 ms", "p99 ms", "max ms", "cpu us/r", "RSS MiB",
+             "ckpt wr/s", "append k/s"))
+    conf_text, startup = None, None
+    results = []
+    for sources in source_counts:
+        per_log = max(1, records // sources)
+        total = per_log * sources
+        sides, failed = {}, {}
+        for side in ("rsyslog", "collector"):
+            root = tempfile.mkdtemp(prefix="agt-bench-load-")
+            try:
+                head, tail = shim_record(shim, root)
+                if side not in sides_wanted:
+                    continue
+                if side == "collector":
+                    perf_out = (os.path.join(perf_dir, "collector-S%d.perf" % sources)
+                                if perf_dir else None)
+                    sides[side], startup = run_collector(collector, root, sources, per_log, rate,
+                                                         head, tail, timeout, perf_out)
+                else:
+                    try:
+                        sides[side], conf_text = run_rsyslog(root, sources, per_log, rate, head,
+                                                             tail, timeout)
+                    except SystemExit as e:  # rsyslog did not keep up: said, the other side runs
+                        failed[side] = str(e)
+            finally:
+                shutil.rmtree(root, ignore_errors=True)
+        print("  S=%-5d (%d records, %d per log)" % (sources, total, per_log))
+        for side in sorted(sides):
+            print(row(sides[side], total))
+        for side, why in failed.items():
+            print("  %-18s %s" % (side, why))
+        if len(sides) < 2:
+            if "collector" in sides and sources == 10000:
+                results.append((sources, sides["collector"], None))
+            continue
+        c, r = sides["collector"], sides["rsyslog"]
+        ratio = c.records_per_s() / r.records_per_s()
+        print("    ratio collector/rsyslog: records/s %.2fx, p99 %.2fx, cpu/record %.2fx%s"
+              % (ratio, percentile(c.latencies, 99) / max(1e-9, percentile(r.latencies, 99)),
+                 c.cpu / max(1e-9, r.cpu),
+                 "" if not (c.overflows or r.overflows) else
+                 "  (reader's inotify queue overflowed %d/%d times)" % (c.overflows, r.overflows)))
+        results.append((sources, c, r))
+    print("  goals: >= 1.00x rsyslog records/s at S=1000 with p99 <= 50 ms; "
+          "RSS <= 32 MB at S=10000")
+    for sources, c, r in results:
+        if sources == 1000 and r is not None:
+            p99 = percentile(c.latencies, 99) * 1000
+            print("    S=1000: %.2fx (%s), p99 %.1f ms (%s)"
+                  % (c.records_per_s() / r.records_per_s(),
+                     "met" if c.records_per_s() >= r.records_per_s() else "NOT met",
+                     p99, "met" if p99 <= 50 else "NOT met"))
+        if sources == 10000:
+            print("    S=10000: peak RSS %.1f MiB (%s)"
+                  % (c.rss_kib / 1024.0, "met" if c.rss_kib <= 32 * 1000 * 1000 / 1024 else
+                     "NOT met"))
+    if startup:
+        print("  collector's start line: %s" % next((l for l in startup if "pattern" in l),
+                                                     startup[-1]))
+    print("  rsyslog config (one per run; paths are that run's):")
+    for line in (conf_text or "").splitlines():
+        print("    | " + line)
