@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "audit_file.h"
@@ -16,6 +17,7 @@
 #include "file_id.h"
 #include "key_file.h"
 #include "logs.h"
+#include "json_text.h"
 #include "pipeline.h"
 #include "progress.h"
 #include "self_confine.h"
@@ -48,9 +50,13 @@ struct Totals {
 
 // Reads one LOG through the pipeline; returns false on an output error that
 // must stop everything. `ingest` has no output for validate.
+// `present`: the entry ids in the output (null for validate); each entry
+// this run writes or finds there is added, so a LOG given twice is read
+// into the output once.
 bool ProcessLog(const std::string& log, const entry_mapper::SourceLabels* labels,
                 line_reader::Reader* reader, pipeline::Ingest* ingest,
-                audit_file::AuditFileWriter* writer, progress::Meter* meter, Totals* totals) {
+                audit_file::AuditFileWriter* writer, progress::Meter* meter, Totals* totals,
+                std::unordered_set<std::string>* present) {
   // The sandbox controls its log: a symlink, FIFO or device in its place is refused.
   const unique_fd::UniqueFd fd(
       open(log.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY));
@@ -98,9 +104,11 @@ bool ProcessLog(const std::string& log, const entry_mapper::SourceLabels* labels
             return false;
           case pipeline::Outcome::kAppended:
             ++appended;  // counted as written once synced
+            if (present != nullptr) present->insert(ingest->entry().entry_id);
             return true;
           case pipeline::Outcome::kAlreadyPresent:
             ++totals->already;
+            if (present != nullptr) present->insert(ingest->entry().entry_id);
             return true;
           case pipeline::Outcome::kValid:
             return true;
@@ -230,13 +238,35 @@ int Import(const cli_args::ParsedArgs& args) {
     return exit_status::kIoErr;
   }
   if (!writer.recovery_notice().empty()) logs::Warning(writer.recovery_notice());
+  // Entries already in FILE are not written again, by entry id (which the
+  // record and the log's device, inode and offset determine): importing a
+  // log twice, or again after it grew, adds only what is new. Every id of
+  // FILE is held in memory for the run.
+  std::unordered_set<std::string> present;
+  if (!writer.ReadLinesFrom(
+          0,
+          [&](uint64_t, std::string_view line) {
+            rapidjson::Document doc;
+            if (json_text::Parse<0>(line, &doc) && doc.IsObject()) {
+              const auto id = doc.FindMember("entry_id");
+              if (id != doc.MemberEnd() && id->value.IsString()) {
+                present.emplace(id->value.GetString(), id->value.GetStringLength());
+              }
+            }
+            return true;
+          },
+          &err)) {
+    logs::Error(err);
+    return exit_status::kIoErr;
+  }
   ConfineToLogs(args.positional);
   line_reader::Reader reader(kReadChunk, cfg.limits.max_line_bytes);
-  pipeline::Ingest ingest(cfg.limits, &writer, nullptr);
+  pipeline::Ingest ingest(cfg.limits, &writer, &present);
   Totals totals;
   progress::Meter meter("import", TotalBytes(args.positional));
   for (size_t i = 0; i < args.positional.size(); ++i) {
-    if (!ProcessLog(args.positional[i], &labels[i], &reader, &ingest, &writer, &meter, &totals)) {
+    if (!ProcessLog(args.positional[i], &labels[i], &reader, &ingest, &writer, &meter, &totals,
+                    &present)) {
       break;
     }
   }
@@ -258,7 +288,7 @@ int Validate(const cli_args::ParsedArgs& args) {
   Totals totals;
   progress::Meter meter("validate", TotalBytes(args.positional));
   for (const std::string& log : args.positional) {
-    ProcessLog(log, nullptr, &reader, &ingest, nullptr, &meter, &totals);
+    ProcessLog(log, nullptr, &reader, &ingest, nullptr, &meter, &totals, nullptr);
   }
   meter.Finish();
   return Finish(totals, false);

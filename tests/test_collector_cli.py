@@ -251,11 +251,34 @@ class Import(unittest.TestCase):
     def test_chain_resumes_across_imports_and_ids_are_deterministic(self):
         log = self.w.write("denied.log", record() + "\n" + record(pid=8) + "\n")
         self.assertEqual(self.import_(log).returncode, 0)
+        first = [e["entry_id"] for e in read_entries(self.out)]
+        self.assertNotEqual(first[0], first[1])
+        # Same line, same file, same offset: the same id, in another output too.
+        other = self.out
+        self.out = self.w.join("other.jsonl")
         self.assertEqual(self.import_(log).returncode, 0)
-        self.assert_verifies(4)
+        self.assertEqual([e["entry_id"] for e in read_entries(self.out)], first)
+        self.out = other
+        # The log grew: imported again, only the new record is written.
+        with open(log, "a") as f:
+            f.write(record(pid=9) + "\n")
+        r = self.import_(log)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("3 lines, 1 entries written, 2 already present, 0 rejected", r.stderr)
+        self.assert_verifies(3)
         ids = [e["entry_id"] for e in read_entries(self.out)]
-        self.assertEqual(ids[:2], ids[2:])  # same line, same file, same offset: same id
-        self.assertNotEqual(ids[0], ids[1])
+        self.assertEqual(ids[:2], first)
+        self.assertEqual(len(set(ids)), 3)
+
+    def test_a_log_imported_twice_is_written_once(self):
+        log = self.w.write("denied.log", record() + "\n" + record(pid=8) + "\n")
+        r = self.import_(log, log)  # twice in one run
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("4 lines, 2 entries written, 2 already present, 0 rejected", r.stderr)
+        r = self.import_(log)  # and again
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("2 lines, 0 entries written, 2 already present, 0 rejected", r.stderr)
+        self.assert_verifies(2)
 
     def test_torn_last_line_is_cut_and_a_corrupt_one_refused(self):
         log = self.w.write("denied.log", record() + "\n")
@@ -268,7 +291,8 @@ class Import(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("warning: import: %s: removed 200 bytes of an incomplete last line" % self.out,
                       r.stderr)
-        self.assert_verifies(2)
+        self.assertIn("1 lines, 0 entries written, 1 already present", r.stderr)
+        self.assert_verifies(1)
         with open(self.out, "ab") as f:  # a complete line that is no entry
             f.write(b'{"forged": true}\n')
         with open(self.out, "rb") as f:
