@@ -45,7 +45,9 @@ constexpr int kRun[] = {
     // sandbox trees, checkpoints, rotation, append-only logs (Landlock says where)
     SCMP_SYS(openat2), SCMP_SYS(getdents64), SCMP_SYS(readlinkat), SCMP_SYS(readlink),
     SCMP_SYS(rename), SCMP_SYS(renameat), SCMP_SYS(renameat2), SCMP_SYS(unlink),
-    SCMP_SYS(unlinkat), SCMP_SYS(mkdir), SCMP_SYS(mkdirat), SCMP_SYS(fchown), SCMP_SYS(fchmod), SCMP_SYS(fstatfs), SCMP_SYS(syncfs), SCMP_SYS(dup),
+    SCMP_SYS(unlinkat), SCMP_SYS(mkdir), SCMP_SYS(mkdirat), SCMP_SYS(fchown), SCMP_SYS(fchmod),
+    SCMP_SYS(chmod), SCMP_SYS(fchmodat),  // a log directory's mode put back (/proc/self/fd)
+    SCMP_SYS(fstatfs), SCMP_SYS(syncfs), SCMP_SYS(dup),
     SCMP_SYS(faccessat), SCMP_SYS(faccessat2), SCMP_SYS(access),
     // the attested socket: connections, their peer, syslog and sd_notify datagrams
     SCMP_SYS(accept4), SCMP_SYS(getsockopt), SCMP_SYS(recvmsg), SCMP_SYS(recvfrom),
@@ -60,7 +62,7 @@ constexpr int kRun[] = {
 // dynamically linked program, threads, TCP and TLS, and name resolution.
 constexpr int kForwarder[] = {
     SCMP_SYS(execve), SCMP_SYS(arch_prctl), SCMP_SYS(set_tid_address), SCMP_SYS(set_robust_list),
-    SCMP_SYS(rseq), SCMP_SYS(prlimit64), SCMP_SYS(uname), SCMP_SYS(sysinfo),
+    SCMP_SYS(rseq), SCMP_SYS(uname), SCMP_SYS(sysinfo),
     SCMP_SYS(sched_getaffinity), SCMP_SYS(sched_yield), SCMP_SYS(getppid), SCMP_SYS(getcwd),
     SCMP_SYS(setsockopt), SCMP_SYS(getpeername), SCMP_SYS(bind), SCMP_SYS(shutdown),
     SCMP_SYS(select), SCMP_SYS(pselect6), SCMP_SYS(epoll_create1), SCMP_SYS(pipe2),
@@ -120,6 +122,9 @@ void AddRun(Rules* rules, bool forwarders) {
     rules->Allow(SCMP_SYS(ioctl), {SCMP_A1(SCMP_CMP_EQ, request)});
   }
   rules->Allow(SCMP_SYS(setns), {SCMP_A1(SCMP_CMP_EQ, CLONE_NEWNET)});
+  // Reading its own limits (the open file limit, when it is reached); never setting one.
+  rules->Allow(SCMP_SYS(getrlimit));
+  rules->Allow(SCMP_SYS(prlimit64), {SCMP_A0(SCMP_CMP_EQ, 0), SCMP_A2(SCMP_CMP_EQ, 0)});
   // Unix datagrams (syslog, sd_notify) and sock_diag; no new stream socket,
   // so no connection to another daemon's socket (the listening one is made
   // before the filter, connections come from accept).
