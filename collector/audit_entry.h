@@ -13,8 +13,8 @@ namespace audit_entry {
 using NullableString = std::optional<std::string>;
 
 struct AuditEntryFields {
-  std::string entry_id;          // "audit_" + 16 lowercase hex digits
-  std::string timestamp;         // Python isoformat() of an aware UTC datetime
+  std::string entry_id;   // "audit_" + 16 lowercase hex digits
+  std::string timestamp;  // Python isoformat() of an aware UTC datetime
   std::string event_type;
   NullableString agent_did;
   std::string action;

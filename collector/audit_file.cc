@@ -41,8 +41,7 @@ bool PreadAll(int fd, char* buf, size_t n, uint64_t offset, std::string* err,
 }
 
 // The number of '\n' in the first `size` bytes of fd: the file's entries.
-bool CountLines(int fd, const std::string& path, uint64_t size, uint64_t* lines,
-                std::string* err) {
+bool CountLines(int fd, const std::string& path, uint64_t size, uint64_t* lines, std::string* err) {
   std::string chunk(1 << 20, '\0');
   *lines = 0;
   for (uint64_t at = 0; at < size;) {
@@ -63,7 +62,7 @@ bool ReadLastLine(int fd, const std::string& path, uint64_t size, std::string* l
   // Walk back in chunks: find the last '\n' (end of the last complete
   // line), then the one before it (its start).
   std::string chunk;
-  uint64_t pos = size;      // bytes [pos, size) have been searched
+  uint64_t pos = size;       // bytes [pos, size) have been searched
   uint64_t line_end = size;  // offset of the last '\n' once found
   bool have_end = false;
   while (pos > 0) {
@@ -125,8 +124,8 @@ bool AuditFileWriter::Open(const std::string& path, std::string_view key, uint64
   unique_fd::UniqueFd fd(
       open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
   if (!fd.ok()) {
-    *err = errno == ELOOP ? "open " + path + ": is a symbolic link (refused)"
-                          : SysError("open", path);
+    *err =
+        errno == ELOOP ? "open " + path + ": is a symbolic link (refused)" : SysError("open", path);
     return false;
   }
   struct stat st;
@@ -139,9 +138,8 @@ bool AuditFileWriter::Open(const std::string& path, std::string_view key, uint64
     return false;
   }
   if (flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
-    *err = errno == EWOULDBLOCK
-               ? path + ": another agt-collector is writing it (flock)"
-               : SysError("flock", path);
+    *err = errno == EWOULDBLOCK ? path + ": another agt-collector is writing it (flock)"
+                                : SysError("flock", path);
     return false;
   }
   std::string last;
@@ -182,10 +180,10 @@ bool AuditFileWriter::Open(const std::string& path, std::string_view key, uint64
     recovery_notice_ =
         path + ": removed " + std::to_string(torn) + " bytes of an incomplete last line (a " +
         "write cut short by a crash" +
-        (durable_size > 0 ? "; it starts past the chain head's durable end, " +
-                                std::to_string(durable_size) + " bytes, so no checkpoint " +
-                                "covers it and its records are read again)"
-                          : "; never synced)");
+        (durable_size > 0
+             ? "; it starts past the chain head's durable end, " + std::to_string(durable_size) +
+                   " bytes, so no checkpoint " + "covers it and its records are read again)"
+             : "; never synced)");
   }
   uint64_t lines = 0;
   if (!CountLines(fd.get(), path, complete_size, &lines, err)) return false;
@@ -259,8 +257,7 @@ bool AuditFileWriter::Flush(std::string* err) {
       // Cut a partial batch back off so the file ends on a whole, chained
       // line; the batch stays pending for a retry.
       if (done > 0 && ftruncate(fd_.get(), st.st_size) != 0) {
-        *err += std::string("; ftruncate to undo the partial write failed too: ") +
-                strerror(errno);
+        *err += std::string("; ftruncate to undo the partial write failed too: ") + strerror(errno);
       }
       return false;
     }
@@ -341,8 +338,9 @@ bool AuditFileWriter::ReadLinesFrom(uint64_t offset,
   char buf[64 * 1024];
   uint64_t at = offset, line_start = offset;
   while (at < size) {
-    const ssize_t n = pread(fd_.get(), buf, static_cast<size_t>(std::min<uint64_t>(sizeof buf, size - at)),
-                            static_cast<off_t>(at));
+    const ssize_t n =
+        pread(fd_.get(), buf, static_cast<size_t>(std::min<uint64_t>(sizeof buf, size - at)),
+              static_cast<off_t>(at));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       *err = n < 0 ? SysError("pread", path_) : path_ + ": shorter than its size while read";

@@ -39,8 +39,7 @@ class AuditFileWriter {
   // (never synced, so no checkpoint covers it: its records are read again);
   // one that starts before it was cut by someone else, and is kept: Open
   // fails and says so.
-  bool Open(const std::string& path, std::string_view key, uint64_t durable_size,
-            std::string* err);
+  bool Open(const std::string& path, std::string_view key, uint64_t durable_size, std::string* err);
   // Non-empty after an Open() that removed a torn last line.
   const std::string& recovery_notice() const { return recovery_notice_; }
 
@@ -75,8 +74,7 @@ class AuditFileWriter {
   // Each complete line from byte `offset` (a line start) to the end, in
   // order, with the offset it starts at; one line in memory at a time.
   // `each` returning false stops the reading (not an error).
-  bool ReadLinesFrom(uint64_t offset,
-                     const std::function<bool(uint64_t, std::string_view)>& each,
+  bool ReadLinesFrom(uint64_t offset, const std::function<bool(uint64_t, std::string_view)>& each,
                      std::string* err);
 
   const std::string& path() const { return path_; }

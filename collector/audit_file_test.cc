@@ -196,8 +196,7 @@ TEST_CASE("VerifyLine rejects what upstream's json.loads rejects: bytes after a 
   for (const char* prefix : {"\xef", "\xbb", "\xbf", "\xef\xbb", "\xbb\xbf", "\xef\xbb\xbf",
                              " \xbb", "\xef\xbb\xbf\xef\xbb\xbf"}) {
     CAPTURE(prefix);
-    CHECK_FALSE(audit_verifier::VerifyLine(prefix + line, &none, signer.hasher(), &facts,
-                                           &reason));
+    CHECK_FALSE(audit_verifier::VerifyLine(prefix + line, &none, signer.hasher(), &facts, &reason));
     CHECK(reason == "not a JSON object");
   }
   // After the object too (trailing bytes are "Extra data" to Python).
@@ -220,13 +219,13 @@ TEST_CASE("VerifyLine holds the outer labels to their signed copy in data.labels
     line.pop_back();
     // The outer labels are not under the signature: edit them in the line.
     auto set = [&](const char* name, const char* value) {
-      const std::string from = std::string("\"") + name + "\": " +
-                               (name == std::string("sandbox_id") ? "\"sb\"" : "null");
+      const std::string from = std::string("\"") + name +
+                               "\": " + (name == std::string("sandbox_id") ? "\"sb\"" : "null");
       const size_t at = line.rfind(from);  // the outer one: after "data"
       REQUIRE(at != std::string::npos);
       line.replace(at, from.size(),
-                   std::string("\"") + name + "\": " +
-                       (value ? std::string("\"") + value + "\"" : std::string("null")));
+                   std::string("\"") + name +
+                       "\": " + (value ? std::string("\"") + value + "\"" : std::string("null")));
     };
     set("sandbox_id", sandbox_id);
     set("environment", environment);
@@ -247,8 +246,9 @@ TEST_CASE("VerifyLine holds the outer labels to their signed copy in data.labels
   CHECK_FALSE(verify(R"({"compute_driver": [null], "environment": "prod", "sandbox_id": "sb"})",
                      "sb", "prod", &reason));
   CHECK(reason.find("\"compute_driver\" disagrees") != std::string::npos);
-  CHECK_FALSE(verify(R"({"compute_driver": null, "environment": {"x": "prod"}, "sandbox_id": "sb"})",
-                     "sb", "prod", &reason));
+  CHECK_FALSE(
+      verify(R"({"compute_driver": null, "environment": {"x": "prod"}, "sandbox_id": "sb"})", "sb",
+             "prod", &reason));
   CHECK(reason.find("\"environment\" disagrees") != std::string::npos);
   CHECK_FALSE(verify("[1]", "sb", "prod", &reason));
   CHECK(reason == "data.labels is not an object");

@@ -66,9 +66,7 @@ int Open(const std::string& path, std::string_view key, const std::string& state
   std::string err, head_err;
   bool have_head = false, head_unreadable = false;
   switch (chain_head::Load(state.get(), &head, &head_err)) {
-    case chain_head::LoadResult::kLoaded:
-      have_head = true;
-      break;
+    case chain_head::LoadResult::kLoaded: have_head = true; break;
     case chain_head::LoadResult::kNone:
       logs::Warning(state_dir + "/" + chain_head::kFileName + " does not exist: " + path +
                     " is checked as a chain only (a cut tail cannot be seen); the head is "
@@ -91,7 +89,8 @@ int Open(const std::string& path, std::string_view key, const std::string& state
     finding.kind = audit_tamper::Kind::kHeadUnreadable;
     finding.line = 1;
     finding.detail = state_dir + "/" + head_err + ": " + path + " (" +
-                     std::to_string(finding.entries) + " entries verify as a chain) cannot be "
+                     std::to_string(finding.entries) +
+                     " entries verify as a chain) cannot be "
                      "checked for a cut tail";
   }
   const bool tampered = audit_tamper::IsTampered(finding);

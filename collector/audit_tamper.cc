@@ -44,14 +44,13 @@ CheckResult Check(const std::string& path, std::string_view key, const chain_hea
   // The head's last entry, as the file has it.
   std::string hash_at_head;
   uint64_t end_at_head = 0;
-  const audit_verifier::LineObserver observer = [&](uint64_t number,
-                                                    const audit_verifier::LineFacts& facts,
-                                                    uint64_t end) {
-    if (head != nullptr && number == head->entries) {
-      hash_at_head = facts.content_hash;
-      end_at_head = end;
-    }
-  };
+  const audit_verifier::LineObserver observer =
+      [&](uint64_t number, const audit_verifier::LineFacts& facts, uint64_t end) {
+        if (head != nullptr && number == head->entries) {
+          hash_at_head = facts.content_hash;
+          end_at_head = end;
+        }
+      };
   audit_verifier::VerifyReport report;
   const audit_verifier::VerifyResult r =
       audit_verifier::VerifyAuditFd(fd.get(), path, key, &observer, &report, err);
@@ -93,12 +92,12 @@ CheckResult Check(const std::string& path, std::string_view key, const chain_hea
     f->kind = report.entries == 0 ? Kind::kEmptied : Kind::kTailCut;
     f->line = next_line;
     f->offset = report.good_bytes;
-    f->detail = (report.entries == 0 ? std::string("emptied") : std::string("tail cut")) +
-                ": the chain head records " + HeadText(*head) + ", " +
-                std::to_string(report.entries) + " verify now" +
-                (report.torn ? " (then an incomplete line of " + std::to_string(f->torn_bytes) +
-                                   " bytes)"
-                             : "");
+    f->detail =
+        (report.entries == 0 ? std::string("emptied") : std::string("tail cut")) +
+        ": the chain head records " + HeadText(*head) + ", " + std::to_string(report.entries) +
+        " verify now" +
+        (report.torn ? " (then an incomplete line of " + std::to_string(f->torn_bytes) + " bytes)"
+                     : "");
     return CheckResult::kDone;
   }
   if (head->entries > 0 && (hash_at_head != head->content_hash || end_at_head != head->size)) {
@@ -107,8 +106,8 @@ CheckResult Check(const std::string& path, std::string_view key, const chain_hea
     f->offset = end_at_head;
     f->detail = "entry " + std::to_string(head->entries) + " is not the one the chain head " +
                 "records (content_hash " + hash_at_head.substr(0, 16) + "..., ending at byte " +
-                std::to_string(end_at_head) + "; the head has " +
-                head->content_hash.substr(0, 16) + "..., " + std::to_string(head->size) +
+                std::to_string(end_at_head) + "; the head has " + head->content_hash.substr(0, 16) +
+                "..., " + std::to_string(head->size) +
                 " bytes): entries before it were removed or replaced";
     return CheckResult::kDone;
   }

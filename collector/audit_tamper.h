@@ -16,14 +16,14 @@
 namespace audit_tamper {
 
 enum class Kind {
-  kIntact,        // verifies, and holds the head's entries (and maybe more after them)
-  kMissing,       // no file at the path, though the head records entries
-  kReplaced,      // another file (device:inode) than the one the head names
-  kEmptied,       // the head's file, with none of its entries left
-  kTailCut,       // ends before the head's last entry
-  kBroken,        // a line fails verification: edited, reordered, deleted or inserted
-  kHeadMismatch,  // the chain verifies, but its entry at the head's count is another
-  kTornUnproven,  // an incomplete last line that no head shows to be past the durable end
+  kIntact,          // verifies, and holds the head's entries (and maybe more after them)
+  kMissing,         // no file at the path, though the head records entries
+  kReplaced,        // another file (device:inode) than the one the head names
+  kEmptied,         // the head's file, with none of its entries left
+  kTailCut,         // ends before the head's last entry
+  kBroken,          // a line fails verification: edited, reordered, deleted or inserted
+  kHeadMismatch,    // the chain verifies, but its entry at the head's count is another
+  kTornUnproven,    // an incomplete last line that no head shows to be past the durable end
   kHeadUnreadable,  // the state directory's chain head is not a chain head (run sets it)
 };
 
@@ -34,9 +34,9 @@ struct Finding {
   std::string detail;   // what was found, one clause
   // What the file holds.
   file_id::FileId file;
-  uint64_t entries = 0;      // lines verified good before anything bad
-  uint64_t good_bytes = 0;   // their end
-  uint64_t torn_bytes = 0;   // an incomplete last line after them
+  uint64_t entries = 0;     // lines verified good before anything bad
+  uint64_t good_bytes = 0;  // their end
+  uint64_t torn_bytes = 0;  // an incomplete last line after them
   std::string last_content_hash;
 };
 

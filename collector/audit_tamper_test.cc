@@ -14,7 +14,6 @@ using audit_tamper::Kind;
 
 namespace {
 
-
 // A file of `n` entries, synced; the head as run would have saved it.
 chain_head::ChainHead Make(const std::string& path, int n) {
   audit_file::AuditFileWriter w;
@@ -156,8 +155,8 @@ TEST_CASE("collector_events: a suppression and a tamper entry sign and verify") 
   labels.sandbox_id = "sb-1";
   labels.agent_did = "did:agt:sandbox:sb-1";
   audit_entry::AuditEntryFields f;
-  collector_events::MapSuppression({"/x/sb-1/denied.log", "a FIFO in place of the log", ""},
-                                   labels, &f);
+  collector_events::MapSuppression({"/x/sb-1/denied.log", "a FIFO in place of the log", ""}, labels,
+                                   &f);
   bool appended = false;
   REQUIRE(w.AppendNew(&f, nullptr, &appended, &err));
   CHECK(f.event_type == "denied_log_suppressed");

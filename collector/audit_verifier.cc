@@ -21,7 +21,6 @@ namespace {
 // Bytes read at a time (the buffer grows beyond it only for a longer line).
 constexpr size_t kReadChunk = 256 * 1024;
 
-
 // The 19 fields of a SignedAuditEntry; nullable ones may be null.
 struct FieldRow {
   const char* name;
@@ -103,13 +102,23 @@ class LineChecker::Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8
  public:
   explicit Handler(LineChecker* c) : c_(c) {}
 
-  bool Null() { return Value(Seen::kNull, {}, [&] { c_->data_.Null(); }); }
-  bool Bool(bool b) { return Value(Seen::kOther, {}, [&] { c_->data_.Bool(b); }); }
+  bool Null() {
+    return Value(Seen::kNull, {}, [&] { c_->data_.Null(); });
+  }
+  bool Bool(bool b) {
+    return Value(Seen::kOther, {}, [&] { c_->data_.Bool(b); });
+  }
   bool Int(int i) { return Int64(i); }
   bool Uint(unsigned u) { return Uint64(u); }
-  bool Int64(int64_t i) { return Value(Seen::kOther, {}, [&] { c_->data_.Int64(i); }); }
-  bool Uint64(uint64_t u) { return Value(Seen::kOther, {}, [&] { c_->data_.Uint64(u); }); }
-  bool Double(double) { return Value(Seen::kOther, {}, [&] { c_->data_.Double(); }); }
+  bool Int64(int64_t i) {
+    return Value(Seen::kOther, {}, [&] { c_->data_.Int64(i); });
+  }
+  bool Uint64(uint64_t u) {
+    return Value(Seen::kOther, {}, [&] { c_->data_.Uint64(u); });
+  }
+  bool Double(double) {
+    return Value(Seen::kOther, {}, [&] { c_->data_.Double(); });
+  }
   bool String(const char* str, rapidjson::SizeType length, bool) {
     const std::string_view s(str, length);
     return Value(Seen::kString, s, [&] { c_->data_.String(s); });
@@ -305,8 +314,7 @@ bool LineChecker::Check(std::string_view line, const std::string* expected_previ
     return false;
   }
   if (!hasher->HmacHex(facts->content_hash, &mac_, reason)) return false;
-  if (!IsLowerHex64(signature) ||
-      CRYPTO_memcmp(mac_.data(), signature.data(), mac_.size()) != 0) {
+  if (!IsLowerHex64(signature) || CRYPTO_memcmp(mac_.data(), signature.data(), mac_.size()) != 0) {
     *reason = "signature does not match (wrong key or altered entry)";
     return false;
   }
@@ -410,19 +418,14 @@ VerifyResult VerifyAuditFd(int fd, const std::string& path, std::string_view key
                        : line_reader::Describe(item.rejection);
         } else if (drop_duplicates) {
           switch (duplicates.Check(&checker, item.line, previous, &hasher, &facts, &reason)) {
-            case DuplicateFilter::kDuplicate:
-              ++report->duplicates;
-              return true;
-            case DuplicateFilter::kNewChain:
-              ++report->chains;
-              [[fallthrough]];
+            case DuplicateFilter::kDuplicate: ++report->duplicates; return true;
+            case DuplicateFilter::kNewChain: ++report->chains; [[fallthrough]];
             case DuplicateFilter::kNext:
               previous.swap(facts.content_hash);
               ++report->entries;
               report->good_bytes = item.end;
               return true;
-            case DuplicateFilter::kBroken:
-              break;
+            case DuplicateFilter::kBroken: break;
           }
         } else if (checker.Check(item.line, &previous, &hasher, &facts, &reason)) {
           ++report->entries;

@@ -29,10 +29,10 @@ struct VerifyReport {
   uint64_t broken_offset = 0;  // its first byte, when kBroken
   std::string broken_reason;   // when kBroken
   std::string last_content_hash;
-  uint64_t good_bytes = 0;     // the end of the last line verified good
-  bool torn = false;           // kBroken only by an incomplete last line (no newline)
-  uint64_t duplicates = 0;     // drop_duplicates: identical entries seen again, dropped
-  uint64_t chains = 0;         // drop_duplicates: chains (a rotated file starts a new one)
+  uint64_t good_bytes = 0;  // the end of the last line verified good
+  bool torn = false;        // kBroken only by an incomplete last line (no newline)
+  uint64_t duplicates = 0;  // drop_duplicates: identical entries seen again, dropped
+  uint64_t chains = 0;      // drop_duplicates: chains (a rotated file starts a new one)
 };
 
 struct LineFacts {
@@ -66,7 +66,7 @@ class LineChecker {
   bool LabelsAgree(const audit_entry::AuditEntryFields& fields, std::string* reason) const;
 
   Seen seen_[19];
-  Seen labels_;   // data.labels (kObjectData when an object)
+  Seen labels_;    // data.labels (kObjectData when an object)
   Seen label_[3];  // its compute_driver, environment, sandbox_id
   size_t members_ = 0;
   bool root_object_ = false;

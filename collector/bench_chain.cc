@@ -34,9 +34,9 @@ bool Payload(const std::string& line, std::string* payload) {
   doc.Parse(line.data(), line.size());
   if (!doc.IsObject()) return false;
   static const char* const kPayloadKeys[] = {
-      "action", "agent_did", "data", "entry_id", "event_type", "matched_rule", "outcome",
-      "policy_decision", "previous_hash", "resource", "session_id", "target_did", "timestamp",
-      "trace_id"};
+      "action",    "agent_did",       "data",          "entry_id", "event_type", "matched_rule",
+      "outcome",   "policy_decision", "previous_hash", "resource", "session_id", "target_did",
+      "timestamp", "trace_id"};
   rapidjson::Document sub(rapidjson::kObjectType);
   for (const char* k : kPayloadKeys) {
     if (!doc.HasMember(k)) return false;
@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
     checksum += static_cast<unsigned char>(hex[0]) + id_digest[0];
   }
   seconds = Now() - start;
-  printf("chain+entry-id: %zu records in %.3f s: %.0f records/s (checksum %zu)\n",
-         payloads.size(), seconds, static_cast<double>(payloads.size()) / seconds, checksum);
+  printf("chain+entry-id: %zu records in %.3f s: %.0f records/s (checksum %zu)\n", payloads.size(),
+         seconds, static_cast<double>(payloads.size()) / seconds, checksum);
   return 0;
 }

@@ -141,8 +141,8 @@ int IoFloor(const char* log_path, const char* out_bytes_arg, const char* dest) {
     return 73;
   }
   for (unsigned long long left = out_bytes; left > 0;) {
-    const size_t chunk = left < write_buffer.size() ? static_cast<size_t>(left)
-                                                    : write_buffer.size();
+    const size_t chunk =
+        left < write_buffer.size() ? static_cast<size_t>(left) : write_buffer.size();
     const ssize_t n = write(out_fd, write_buffer.data(), chunk);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {

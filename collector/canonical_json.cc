@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #ifdef __SSE2__
@@ -36,11 +36,17 @@ bool DecodeUtf8(std::string_view s, size_t* i, uint32_t* cp) {
     ++*i;
     return true;
   } else if (c >= 0xc2 && c <= 0xdf) {
-    len = 2; min = 0x80; *cp = c & 0x1f;
+    len = 2;
+    min = 0x80;
+    *cp = c & 0x1f;
   } else if (c >= 0xe0 && c <= 0xef) {
-    len = 3; min = 0x800; *cp = c & 0x0f;
+    len = 3;
+    min = 0x800;
+    *cp = c & 0x0f;
   } else if (c >= 0xf0 && c <= 0xf4) {
-    len = 4; min = 0x10000; *cp = c & 0x07;
+    len = 4;
+    min = 0x10000;
+    *cp = c & 0x07;
   } else {
     return false;
   }
@@ -71,10 +77,10 @@ constexpr PlainTable kPlain;
 inline unsigned SpecialMask16(const char* s) {
   const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
   // Signed compares: bytes >= 0x80 are negative, so "> 0x1f" also drops them.
-  const __m128i printable = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(0x1f)),
-                                          _mm_cmplt_epi8(v, _mm_set1_epi8(0x7f)));
-  const __m128i quote_or_backslash = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
-                                                  _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
+  const __m128i printable =
+      _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(0x1f)), _mm_cmplt_epi8(v, _mm_set1_epi8(0x7f)));
+  const __m128i quote_or_backslash =
+      _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
   return static_cast<unsigned>(_mm_movemask_epi8(quote_or_backslash)) |
          (~static_cast<unsigned>(_mm_movemask_epi8(printable)) & 0xffffu);
 }

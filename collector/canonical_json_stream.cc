@@ -84,8 +84,8 @@ void StreamWriter::StartObject() {
   }
   BeforeValue();
   levels_.push_back({true, static_cast<uint32_t>(out_.size()),
-                     static_cast<uint32_t>(members_.size()), static_cast<uint32_t>(keys_.size()),
-                     0, kNone});
+                     static_cast<uint32_t>(members_.size()), static_cast<uint32_t>(keys_.size()), 0,
+                     kNone});
   out_.push_back('{');
 }
 
@@ -122,8 +122,7 @@ StreamWriter::Error StreamWriter::SortMembers(const Level& level) {
   bool in_order = true;
   for (uint32_t i = first; i < first + count; ++i) {
     const Member& m = members_[i];
-    if (m.bad_key || m.error != kNone ||
-        (i > first && !(KeyOf(members_[i - 1]) < KeyOf(m)))) {
+    if (m.bad_key || m.error != kNone || (i > first && !(KeyOf(members_[i - 1]) < KeyOf(m)))) {
       in_order = false;
       break;
     }
@@ -131,9 +130,8 @@ StreamWriter::Error StreamWriter::SortMembers(const Level& level) {
   if (in_order) return kNone;
   order_.resize(count);
   for (uint32_t i = 0; i < count; ++i) order_[i] = first + i;
-  std::stable_sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) {
-    return KeyOf(members_[a]) < KeyOf(members_[b]);
-  });
+  std::stable_sort(order_.begin(), order_.end(),
+                   [&](uint32_t a, uint32_t b) { return KeyOf(members_[a]) < KeyOf(members_[b]); });
   scratch_.assign(1, '{');
   for (uint32_t k = 0; k < count; ++k) {
     const Member& m = members_[order_[k]];

@@ -15,19 +15,58 @@ namespace {
 // Feeds one parsed value's SAX events to a StreamWriter.
 struct Feed : rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Feed> {
   canonical_json::StreamWriter* w;
-  bool Null() { w->Null(); return true; }
-  bool Bool(bool b) { w->Bool(b); return true; }
-  bool Int(int i) { w->Int64(i); return true; }
-  bool Uint(unsigned u) { w->Uint64(u); return true; }
-  bool Int64(int64_t i) { w->Int64(i); return true; }
-  bool Uint64(uint64_t u) { w->Uint64(u); return true; }
-  bool Double(double) { w->Double(); return true; }
-  bool String(const char* s, rapidjson::SizeType n, bool) { w->String({s, n}); return true; }
-  bool Key(const char* s, rapidjson::SizeType n, bool) { w->Key({s, n}); return true; }
-  bool StartObject() { w->StartObject(); return true; }
-  bool EndObject(rapidjson::SizeType) { w->EndObject(); return true; }
-  bool StartArray() { w->StartArray(); return true; }
-  bool EndArray(rapidjson::SizeType) { w->EndArray(); return true; }
+  bool Null() {
+    w->Null();
+    return true;
+  }
+  bool Bool(bool b) {
+    w->Bool(b);
+    return true;
+  }
+  bool Int(int i) {
+    w->Int64(i);
+    return true;
+  }
+  bool Uint(unsigned u) {
+    w->Uint64(u);
+    return true;
+  }
+  bool Int64(int64_t i) {
+    w->Int64(i);
+    return true;
+  }
+  bool Uint64(uint64_t u) {
+    w->Uint64(u);
+    return true;
+  }
+  bool Double(double) {
+    w->Double();
+    return true;
+  }
+  bool String(const char* s, rapidjson::SizeType n, bool) {
+    w->String({s, n});
+    return true;
+  }
+  bool Key(const char* s, rapidjson::SizeType n, bool) {
+    w->Key({s, n});
+    return true;
+  }
+  bool StartObject() {
+    w->StartObject();
+    return true;
+  }
+  bool EndObject(rapidjson::SizeType) {
+    w->EndObject();
+    return true;
+  }
+  bool StartArray() {
+    w->StartArray();
+    return true;
+  }
+  bool EndArray(rapidjson::SizeType) {
+    w->EndArray();
+    return true;
+  }
 };
 
 // Both ways over one JSON text: (ok, text or error) must be the same. Text
@@ -70,9 +109,20 @@ std::string Nested(int depth, const std::string& inner) {
 // every refusal comes up: floats, escaped lone surrogates, deep nesting.
 std::string RandomValue(std::mt19937_64* rng, int depth) {
   const char* keys[] = {"a", "b", "ab", "\\u00e9", "Z", "\\udc00", "", "a\\u0000"};
-  const char* scalars[] = {"null", "true", "false", "0", "-0", "-1", "18446744073709551615",
-                           "-9223372036854775808", "1.5", "1e3", "\"x\"", "\"\\udc00\"",
-                           "\"caf\\u00e9 \\ud83d\\ude00\"", "\"\\n\\t\\\"\""};
+  const char* scalars[] = {"null",
+                           "true",
+                           "false",
+                           "0",
+                           "-0",
+                           "-1",
+                           "18446744073709551615",
+                           "-9223372036854775808",
+                           "1.5",
+                           "1e3",
+                           "\"x\"",
+                           "\"\\udc00\"",
+                           "\"caf\\u00e9 \\ud83d\\ude00\"",
+                           "\"\\n\\t\\\"\""};
   const int pick = static_cast<int>((*rng)() % (depth > 40 ? 1 : 4));
   if (pick == 0) return scalars[(*rng)() % (sizeof scalars / sizeof scalars[0])];
   const int n = static_cast<int>((*rng)() % 4);

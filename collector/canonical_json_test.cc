@@ -61,9 +61,9 @@ TEST_CASE("strings escape like Python's json.dumps(ensure_ascii=True)") {
 }
 
 TEST_CASE("strings that are not strict UTF-8 are refused") {
-  for (const char* bad : {"\xff", "\xc0\x80", "\xc1\xbf", "\xe0\x80\x80", "\xed\xa0\x80",
-                          "\xed\xbf\xbf", "\xf4\x90\x80\x80", "\xf5\x80\x80\x80", "\xc3",
-                          "\xe6\x97", "\x80", "ok\xf0\x9f\x98"}) {
+  for (const char* bad :
+       {"\xff", "\xc0\x80", "\xc1\xbf", "\xe0\x80\x80", "\xed\xa0\x80", "\xed\xbf\xbf",
+        "\xf4\x90\x80\x80", "\xf5\x80\x80\x80", "\xc3", "\xe6\x97", "\x80", "ok\xf0\x9f\x98"}) {
     std::string out;
     CAPTURE(bad);
     CHECK_FALSE(canonical_json::AppendString(bad, &out));
@@ -74,12 +74,13 @@ TEST_CASE("strings that are not strict UTF-8 are refused") {
   CHECK(canonical_json::FirstInvalidUtf8("") == std::string_view::npos);
 }
 
-TEST_CASE("property: every code point class round-trips through RapidJSON, output is printable ASCII") {
+TEST_CASE(
+    "property: every code point class round-trips through RapidJSON, output is printable ASCII") {
   const uint64_t seed = test_util::TestSeed(2662);
   std::mt19937 rng(static_cast<std::mt19937::result_type>(seed));
-  const uint32_t ranges[][2] = {{0x00, 0x1f},    {0x20, 0x7e},     {0x7f, 0x9f},
-                                {0xa0, 0x7ff},   {0x800, 0xd7ff},  {0xe000, 0xfffd},
-                                {0xfffe, 0xffff}, {0x10000, 0x10ffff}, {0x22, 0x22}, {0x5c, 0x5c}};
+  const uint32_t ranges[][2] = {
+      {0x00, 0x1f},     {0x20, 0x7e},     {0x7f, 0x9f},        {0xa0, 0x7ff}, {0x800, 0xd7ff},
+      {0xe000, 0xfffd}, {0xfffe, 0xffff}, {0x10000, 0x10ffff}, {0x22, 0x22},  {0x5c, 0x5c}};
   for (int round = 0; round < 5000; ++round) {
     std::string text;
     const int n = static_cast<int>(rng() % 16);

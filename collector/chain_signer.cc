@@ -197,8 +197,8 @@ bool Hasher::HmacHexOf(std::string_view data, char* hex, std::string* err) {
   size_t len = 0;
   // A NULL key re-initialises with the key given to Init().
   if (mac_ctx_ == nullptr || EVP_MAC_init(mac_ctx_, nullptr, 0, nullptr) != 1 ||
-      EVP_MAC_update(mac_ctx_, reinterpret_cast<const unsigned char*>(data.data()),
-                     data.size()) != 1 ||
+      EVP_MAC_update(mac_ctx_, reinterpret_cast<const unsigned char*>(data.data()), data.size()) !=
+          1 ||
       EVP_MAC_final(mac_ctx_, mac, &len, sizeof mac) != 1 || len * 2 != kHashHexLength) {
     *err = OpenSslError("HMAC-SHA256");
     return false;
@@ -224,13 +224,13 @@ size_t ChainSigner::MaxLineBytes(const audit_entry::AuditEntryFields& f) const {
   return 512 + f.data_canonical.size() + MaxStringBytes(previous_hash_.size()) +
          2 * (kHashHexLength + 2) + MaxStringBytes(f.action.size()) +
          MaxStringBytes(std::max(f.entry_id.size(), kEntryIdLength)) +
-         MaxStringBytes(f.event_type.size()) +
-         MaxStringBytes(f.matched_rule.size()) + MaxStringBytes(f.outcome.size()) +
-         MaxStringBytes(f.policy_decision.size()) + MaxStringBytes(f.resource.size()) +
-         MaxStringBytes(f.timestamp.size()) + MaxNullableBytes(f.agent_did) +
-         MaxNullableBytes(f.compute_driver) + MaxNullableBytes(f.environment) +
-         MaxNullableBytes(f.sandbox_id) + MaxNullableBytes(f.session_id) +
-         MaxNullableBytes(f.target_did) + MaxNullableBytes(f.trace_id);
+         MaxStringBytes(f.event_type.size()) + MaxStringBytes(f.matched_rule.size()) +
+         MaxStringBytes(f.outcome.size()) + MaxStringBytes(f.policy_decision.size()) +
+         MaxStringBytes(f.resource.size()) + MaxStringBytes(f.timestamp.size()) +
+         MaxNullableBytes(f.agent_did) + MaxNullableBytes(f.compute_driver) +
+         MaxNullableBytes(f.environment) + MaxNullableBytes(f.sandbox_id) +
+         MaxNullableBytes(f.session_id) + MaxNullableBytes(f.target_did) +
+         MaxNullableBytes(f.trace_id);
 }
 
 bool ChainSigner::SignAppend(const audit_entry::AuditEntryFields& f, std::string* out,
@@ -256,8 +256,8 @@ ChainSigner::Outcome ChainSigner::SignNewInto(audit_entry::AuditEntryFields* fie
 
 ChainSigner::Outcome ChainSigner::Sign(const audit_entry::AuditEntryFields& f,
                                        std::string* derived_id,
-                                       std::unordered_set<std::string>* already_written,
-                                       char* line, size_t* written, std::string* err) {
+                                       std::unordered_set<std::string>* already_written, char* line,
+                                       size_t* written, std::string* err) {
   *written = 0;
   // Key order is the byte-sorted order of the field names (those of
   // upstream's SignedAuditEntry); the payload is the line without the five
@@ -267,7 +267,7 @@ ChainSigner::Outcome ChainSigner::Sign(const audit_entry::AuditEntryFields& f,
   w.String("{\"action\": ", f.action);
   w.Nullable(", \"agent_did\": ", f.agent_did);
   const std::string_view head(line, static_cast<size_t>(w.pos() - line));
-  w.Nullable(", \"compute_driver\": ", f.compute_driver);  // not hashed
+  w.Nullable(", \"compute_driver\": ", f.compute_driver);         // not hashed
   char* const content_hash = w.HashSlot(", \"content_hash\": ");  // not hashed
   const char* from = w.pos();
   w.Raw(", \"data\": ");

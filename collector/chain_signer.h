@@ -34,8 +34,8 @@ constexpr size_t kEntryIdLength = 22;
 // Serialises the 14 payload fields (entry_id ... session_id, previous_hash),
 // keys sorted, exactly as upstream hashes them. False when a field is not
 // valid UTF-8 (the output is then unusable).
-bool AppendPayload(const audit_entry::AuditEntryFields& fields,
-                   std::string_view previous_hash, std::string* out);
+bool AppendPayload(const audit_entry::AuditEntryFields& fields, std::string_view previous_hash,
+                   std::string* out);
 
 // Keyed hashing with the OpenSSL contexts fetched once and reused, so the hot
 // path allocates nothing per entry.
@@ -96,8 +96,8 @@ class ChainSigner {
   // the chain stays where it was.
   enum class Outcome { kSigned, kAlreadyWritten, kFailed };
   Outcome SignNewInto(audit_entry::AuditEntryFields* fields,
-                      std::unordered_set<std::string>* already_written, char* out,
-                      size_t* written, std::string* err);
+                      std::unordered_set<std::string>* already_written, char* out, size_t* written,
+                      std::string* err);
 
  private:
   // SignInto and SignNewInto: with derived_id null, fields.entry_id is used

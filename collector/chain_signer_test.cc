@@ -54,7 +54,8 @@ TEST_CASE("the writer reproduces upstream's expected.jsonl byte for byte") {
   std::string err;
   REQUIRE(signer.Init(key, &err));
   std::string out;
-  for (const std::string& line : inputs) REQUIRE(signer.SignAppend(FieldsFromInput(line), &out, &err));
+  for (const std::string& line : inputs)
+    REQUIRE(signer.SignAppend(FieldsFromInput(line), &out, &err));
   CHECK(out == expected);
 }
 
@@ -65,7 +66,8 @@ TEST_CASE("a different key changes every signature but no content hash") {
   chain_signer::ChainSigner signer;
   std::string err, out;
   REQUIRE(signer.Init("another key", &err));
-  for (const std::string& line : inputs) REQUIRE(signer.SignAppend(FieldsFromInput(line), &out, &err));
+  for (const std::string& line : inputs)
+    REQUIRE(signer.SignAppend(FieldsFromInput(line), &out, &err));
   const auto got = test_util::Lines(out);
   REQUIRE(got.size() == expected.size());
   for (size_t i = 0; i < got.size(); ++i) {
@@ -91,7 +93,8 @@ TEST_CASE("the chain continues from a given previous hash") {
   rapidjson::Document d;
   d.Parse(expected[2].data(), expected[2].size());
   signer.SetPreviousHash(d["content_hash"].GetString());
-  for (size_t i = 3; i < inputs.size(); ++i) REQUIRE(signer.SignAppend(FieldsFromInput(inputs[i]), &out, &err));
+  for (size_t i = 3; i < inputs.size(); ++i)
+    REQUIRE(signer.SignAppend(FieldsFromInput(inputs[i]), &out, &err));
   CHECK(out == expected[3] + "\n" + expected[4] + "\n" + expected[5] + "\n");
 }
 
@@ -163,8 +166,8 @@ audit_entry::AuditEntryFields NewEntry(uint64_t offset) {
   f.sandbox_id = "sb-1";
   f.data_canonical = R"({"argv": ["-sSL"], "binary": "curl", "event": "command_denied", )"
                      R"("issue": 2662, "source": {"device": 2049, "file": "/l/sb-1/denied.log", )"
-                     R"("inode": 1234, "offset": )" + std::to_string(offset) +
-                     R"(}, "timestamp": "2026-06-14T10:00:00Z"})";
+                     R"("inode": 1234, "offset": )" +
+                     std::to_string(offset) + R"(}, "timestamp": "2026-06-14T10:00:00Z"})";
   return f;
 }
 

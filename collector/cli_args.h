@@ -15,7 +15,7 @@ struct OptionRow {
   const char* name;        // "--key-file"
   const char* value_name;  // "K", or nullptr for a flag without a value
   const char* help;
-  unsigned commands;       // the subcommands that take it: a bit each (collector_main.cc)
+  unsigned commands;  // the subcommands that take it: a bit each (collector_main.cc)
   // Repeatable, and "--watch P1 P2 ..." takes every word up to the next
   // "--" option (the "--watch=P" form takes one).
   bool many = false;

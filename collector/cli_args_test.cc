@@ -75,7 +75,8 @@ TEST_CASE("options: errors") {
 TEST_CASE("options: a repeatable option takes every word up to the next option") {
   cli_args::ParsedArgs a;
   std::string err;
-  REQUIRE(ParseList({"--watch", "p1", "p2", "--out", "o", "--watch=p3", "--watch", "p4"}, &a, &err));
+  REQUIRE(
+      ParseList({"--watch", "p1", "p2", "--out", "o", "--watch=p3", "--watch", "p4"}, &a, &err));
   CHECK(a.all("--watch") == std::vector<std::string>{"p1", "p2", "p3", "p4"});
   CHECK(a.get("--out") == "o");
   CHECK(a.positional.empty());

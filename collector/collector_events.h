@@ -19,9 +19,9 @@ namespace collector_events {
 
 // What was found at a sandbox's log, and what the collector did about it.
 struct Suppression {
-  std::string log;        // the log's path
-  std::string found;      // "a symbolic link", "removed", "mode 0000 on its directory", ...
-  std::string restored;   // what was put back ("" when nothing was)
+  std::string log;       // the log's path
+  std::string found;     // "a symbolic link", "removed", "mode 0000 on its directory", ...
+  std::string restored;  // what was put back ("" when nothing was)
   // A summary: this many more occurrences of the same kind (the last one
   // is `found`) in the quota window [window_start, +interval_seconds).
   uint64_t repeats = 0;

@@ -47,24 +47,28 @@ const cli_args::OptionRow kOptions[] = {
      "log path with one {sandbox_id} component, e.g."
      " /var/log/agt/sandboxes/{sandbox_id}/denied.log; repeatable (or watch in --config)",
      kRun, true},
-    {"--config", "C", "configuration: labels per source, limits, key file, output",
-     kImport},
+    {"--config", "C", "configuration: labels per source, limits, key file, output", kImport},
     {"--listen", "PATH",
      "bind the attested unix socket at PATH (SOCK_SEQPACKET, mode 0666) beside or instead of"
      " --watch (or listen in --config)",
      kRun},
-    {"--shim", "PATH", "the genuine shim executable: a sender must run the same content (or shim"
-     " in --config)", kRun},
-    {"--shim-sha256", "HEX", "the genuine shim's SHA-256 instead of --shim (or shim_sha256 in"
-     " --config)", kRun},
+    {"--shim", "PATH",
+     "the genuine shim executable: a sender must run the same content (or shim"
+     " in --config)",
+     kRun},
+    {"--shim-sha256", "HEX",
+     "the genuine shim's SHA-256 instead of --shim (or shim_sha256 in"
+     " --config)",
+     kRun},
     {"--cgroup-pattern", "REGEX",
      "sandbox id from a socket peer's cgroup path: the first group of REGEX (default: the Docker,"
-     " containerd, CRI-O and Kubernetes layouts)", kRun},
+     " containerd, CRI-O and Kubernetes layouts)",
+     kRun},
     {"--config", "C", "configuration (for its limits)", kValidate},
     {"--config", "C", "configuration: labels per source, limits, key file, output, state_dir",
      kRun},
-    {"--syslog-socket", "PATH", "local syslog datagram socket (default /dev/log); \"none\" disables",
-     kRun},
+    {"--syslog-socket", "PATH",
+     "local syslog datagram socket (default /dev/log); \"none\" disables", kRun},
     {"--scan-interval", "MS",
      "reconciliation scan period in milliseconds (default 1000); logs with an inotify watch are"
      " checked every 10th scan",
@@ -79,8 +83,8 @@ const cli_args::OptionRow kOptions[] = {
      "also check FILE against the chain head run keeps in DIR (a cut tail, an emptied or"
      " replaced file)",
      kVerify},
-    {"--out", "FILE", "the audit file to forward, followed through rotation (or output in --config)",
-     kForward},
+    {"--out", "FILE",
+     "the audit file to forward, followed through rotation (or output in --config)", kForward},
     {"--state-dir", "DIR", "where the forward position is kept (or state_dir in --config)",
      kForward},
     {"--config", "C", "configuration: forward destinations, output, state_dir", kForward},
@@ -136,7 +140,8 @@ const Command kCommands[] = {
      check_config_command::CheckConfig},
     {"run", kRun,
      "run --key-file K --out FILE [--state-dir DIR --watch PATTERN...]\n"
-     "                     [--listen PATH (--shim PATH | --shim-sha256 HEX) [--cgroup-pattern REGEX]]\n"
+     "                     [--listen PATH (--shim PATH | --shim-sha256 HEX) [--cgroup-pattern "
+     "REGEX]]\n"
      "                     [--config C] [--syslog-socket PATH] [--scan-interval MS] [--new-chain]\n"
      "                     [--no-append-only] [--forward URL ...]\n"
      "                     [--metrics-file PATH [--metrics-interval SECONDS]]",

@@ -37,8 +37,10 @@ constexpr SchemaRow kConfigSchema[] = {
      "run mode: log path patterns with one {sandbox_id} component (default labels)"},
     {"listen", ValueType::kString,
      "run mode: path of the attested unix socket to bind (as --listen)"},
-    {"shim", ValueType::kString, "run mode: the genuine shim executable, hashed at start (as --shim)"},
-    {"shim_sha256", ValueType::kString, "run mode: the shim's SHA-256, 64 hex digits (as --shim-sha256)"},
+    {"shim", ValueType::kString,
+     "run mode: the genuine shim executable, hashed at start (as --shim)"},
+    {"shim_sha256", ValueType::kString,
+     "run mode: the shim's SHA-256, 64 hex digits (as --shim-sha256)"},
     {"cgroup_pattern", ValueType::kString,
      "run mode: regular expression whose first group is the sandbox id in a peer's cgroup path"
      " (default: the Docker, containerd, CRI-O and Kubernetes layouts)"},
@@ -65,15 +67,15 @@ constexpr SchemaRow kConfigSchema[] = {
      "lines a sandbox may add as entries per interval (default 100000)"},
     {"sandbox_quota.max_size", ValueType::kSize,
      "log bytes of those lines per interval, a size (default \"64MiB\")"},
-    {"sandbox_quota.interval_seconds", ValueType::kCount,
-     "the interval, in seconds (default 60)"},
+    {"sandbox_quota.interval_seconds", ValueType::kCount, "the interval, in seconds (default 60)"},
     {"forward", ValueType::kObjectArray,
      "destinations every audit entry is forwarded to (agt-collector forward); each has url"},
     {"forward[].url", ValueType::kString,
      "relp://, relp+tls://, syslog+tcp:// or syslog+tls:// HOST:PORT"},
     {"forward[].name", ValueType::kString,
      "name of the destination and its position file (default from the url)"},
-    {"forward[].ca_file", ValueType::kString, "TLS: CA certificate(s) the receiver's must chain to"},
+    {"forward[].ca_file", ValueType::kString,
+     "TLS: CA certificate(s) the receiver's must chain to"},
     {"forward[].cert_file", ValueType::kString, "TLS: client certificate (with key_file)"},
     {"forward[].key_file", ValueType::kString, "TLS: the client certificate's private key"},
     {"forward[].permitted_peer", ValueType::kString,
@@ -196,8 +198,8 @@ class Checker {
     if (key == "metrics_interval") {
       const uint64_t n = v.GetUint64();
       if (n < 1 || n > kMetricsIntervalMax) {
-        return Fail(path, "must be between 1 and " + std::to_string(kMetricsIntervalMax) +
-                              " seconds");
+        return Fail(path,
+                    "must be between 1 and " + std::to_string(kMetricsIntervalMax) + " seconds");
       }
       out_->metrics_interval_s = static_cast<uint32_t>(n);
       return true;
@@ -276,10 +278,11 @@ class Checker {
       }
       return String(v, path, &src.agent_did_template);
     }
-    audit_entry::NullableString* label = key == "sources[].environment"      ? &src.labels.environment
-                                         : key == "sources[].compute_driver" ? &src.labels.compute_driver
-                                         : key == "sources[].session_id"     ? &src.labels.session_id
-                                                                             : nullptr;
+    audit_entry::NullableString* label = key == "sources[].environment" ? &src.labels.environment
+                                         : key == "sources[].compute_driver"
+                                             ? &src.labels.compute_driver
+                                         : key == "sources[].session_id" ? &src.labels.session_id
+                                                                         : nullptr;
     if (label == nullptr) return Fail(path, "internal error: schema row without a handler");
     if (v.IsNull()) return true;
     std::string s;
@@ -364,15 +367,20 @@ class Checker {
     std::string why;
     if (!src.path.empty()) {
       if (src.path[0] != '/') return Fail(path + ".path", "must be an absolute path");
-      if (src.labels.sandbox_id.empty()) return Fail(path, "a \"path\" source needs \"sandbox_id\"");
+      if (src.labels.sandbox_id.empty())
+        return Fail(path, "a \"path\" source needs \"sandbox_id\"");
     } else {
-      if (!watch_pattern::IsValidWatchPattern(src.pattern, &why)) return Fail(path + ".pattern", why);
+      if (!watch_pattern::IsValidWatchPattern(src.pattern, &why))
+        return Fail(path + ".pattern", why);
       if (!src.labels.sandbox_id.empty()) {
-        return Fail(path + ".sandbox_id", "not allowed with \"pattern\" (the id comes from the path)");
+        return Fail(path + ".sandbox_id",
+                    "not allowed with \"pattern\" (the id comes from the path)");
       }
     }
-    if (!src.labels.sandbox_id.empty() && !watch_pattern::IsPlausibleSandboxId(src.labels.sandbox_id)) {
-      return Fail(path + ".sandbox_id", "must be 1-128 bytes of [A-Za-z0-9._-], not \".\" or \"..\"");
+    if (!src.labels.sandbox_id.empty() &&
+        !watch_pattern::IsPlausibleSandboxId(src.labels.sandbox_id)) {
+      return Fail(path + ".sandbox_id",
+                  "must be 1-128 bytes of [A-Za-z0-9._-], not \".\" or \"..\"");
     }
     return true;
   }
@@ -443,8 +451,9 @@ bool ParseSize(std::string_view text, uint64_t* bytes, std::string* err) {
   static constexpr struct {
     const char* unit;
     uint64_t factor;
-  } kUnits[] = {{"", 1},          {"B", 1},          {"KB", 1000},      {"MB", 1000000},
-                {"GB", 1000000000}, {"KiB", 1u << 10}, {"MiB", 1u << 20}, {"GiB", 1u << 30}};
+  } kUnits[] = {{"", 1},           {"B", 1},           {"KB", 1000},
+                {"MB", 1000000},   {"GB", 1000000000}, {"KiB", 1u << 10},
+                {"MiB", 1u << 20}, {"GiB", 1u << 30}};
   for (const auto& u : kUnits) {
     if (unit == u.unit) {
       if (n > UINT64_MAX / u.factor) {
@@ -468,8 +477,7 @@ bool ParseConfig(std::string_view text, const std::string& file, Config* out,
   // whatever follows it: strict parsing refuses it instead.
   const size_t nul = text.find('\0');
   if (nul != std::string_view::npos) {
-    *err = file + ":" + LineColumn(text, nul) +
-           ": invalid JSON: a NUL byte";
+    *err = file + ":" + LineColumn(text, nul) + ": invalid JSON: a NUL byte";
     return false;
   }
   rapidjson::Document doc;
@@ -535,8 +543,7 @@ bool LabelsForPath(const Config& config, std::string_view path, entry_mapper::So
       return true;
     }
   }
-  *err = std::string(path) + ": matches no source or watch pattern in " +
-         config.file;
+  *err = std::string(path) + ": matches no source or watch pattern in " + config.file;
   return false;
 }
 

@@ -29,18 +29,18 @@ struct SourceConfig {
 };
 
 struct Config {
-  std::string file;        // where it was read from
-  std::string output;      // audit JSONL path ("" when not set)
-  std::string key_file;    // "" when not set
-  std::string state_dir;   // run mode's checkpoint directory
+  std::string file;                // where it was read from
+  std::string output;              // audit JSONL path ("" when not set)
+  std::string key_file;            // "" when not set
+  std::string state_dir;           // run mode's checkpoint directory
   std::vector<std::string> watch;  // run mode's patterns (default labels)
   // run mode's attested socket (agt-collector(1), LISTEN); "" when not set.
   std::string listen, shim, shim_sha256, cgroup_pattern;
-  std::string metrics_file;        // run mode's Prometheus text file ("" when not set)
+  std::string metrics_file;         // run mode's Prometheus text file ("" when not set)
   uint32_t metrics_interval_s = 0;  // 0 when not set (run's default applies)
   std::vector<SourceConfig> sources;
   record_validator::Limits limits;
-  sandbox_quota::Limits quota;  // run mode, per sandbox
+  sandbox_quota::Limits quota;                            // run mode, per sandbox
   std::vector<forward_destination::Destination> forward;  // checked (forward_destination::Check)
 };
 
@@ -50,7 +50,15 @@ constexpr uint32_t kMetricsIntervalMax = 3600;
 
 // One row per key the config may hold. `key` is the JSON path with "[]" for
 // any array index, e.g. "sources[].sandbox_id".
-enum class ValueType { kObject, kString, kNullableString, kStringArray, kObjectArray, kSize, kCount };
+enum class ValueType {
+  kObject,
+  kString,
+  kNullableString,
+  kStringArray,
+  kObjectArray,
+  kSize,
+  kCount
+};
 struct SchemaRow {
   const char* key;
   ValueType type;

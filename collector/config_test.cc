@@ -52,34 +52,42 @@ TEST_CASE("config: comments are allowed, as in the packaged default") {
   config::Config c;
   std::vector<std::string> warnings;
   std::string err;
-  REQUIRE(config::ParseConfig("// the audit file\n{\n  \"output\": \"/a.jsonl\" /* here */\n"
-                              "  // \"key_file\": \"/k\"\n}\n",
-                              "c.json", &c, &warnings, &err));
+  REQUIRE(
+      config::ParseConfig("// the audit file\n{\n  \"output\": \"/a.jsonl\" /* here */\n"
+                          "  // \"key_file\": \"/k\"\n}\n",
+                          "c.json", &c, &warnings, &err));
   CHECK(c.output == "/a.jsonl");
   CHECK(c.key_file.empty());
   CHECK(Fails("{\"output\": \"/a\" /* never closed }").find("c.json:1:") == 0);
 }
 
 TEST_CASE("config: unknown keys name their JSON path, with a hint") {
-  CHECK(Fails(R"({"outptu": "x"})") ==
-        "c.json: outptu: unknown key (did you mean \"output\"?)");
-  CHECK(Fails(R"({"sources": [{"path": "/a", "sandbox_id": "a"}, {"pattern": "/{sandbox_id}/l", "enviroment": 1}]})") ==
-        "c.json: sources[1].enviroment: unknown key (did you mean \"environment\"?)");
-  CHECK(Fails(R"({"limits": {"max_line": 5}})").find("limits.max_line: unknown key (did you mean") !=
-        std::string::npos);
+  CHECK(Fails(R"({"outptu": "x"})") == "c.json: outptu: unknown key (did you mean \"output\"?)");
+  CHECK(
+      Fails(
+          R"({"sources": [{"path": "/a", "sandbox_id": "a"}, {"pattern": "/{sandbox_id}/l", "enviroment": 1}]})") ==
+      "c.json: sources[1].enviroment: unknown key (did you mean \"environment\"?)");
+  CHECK(
+      Fails(R"({"limits": {"max_line": 5}})").find("limits.max_line: unknown key (did you mean") !=
+      std::string::npos);
   CHECK(Fails(R"({"zzzzzzzz": 1})") == "c.json: zzzzzzzz: unknown key");
-  CHECK(Fails(R"({"output": "a", "output": "b"})").find("output: duplicate key") != std::string::npos);
+  CHECK(Fails(R"({"output": "a", "output": "b"})").find("output: duplicate key") !=
+        std::string::npos);
 }
 
 TEST_CASE("config: types, semantics, JSON errors with line:column") {
-  CHECK(Fails(R"({"watch": "x"})").find("watch: expected an array of strings") != std::string::npos);
+  CHECK(Fails(R"({"watch": "x"})").find("watch: expected an array of strings") !=
+        std::string::npos);
   CHECK(Fails(R"({"watch": [1]})").find("watch[0]: expected a string") != std::string::npos);
-  CHECK(Fails(R"({"sources": [{"path": "rel", "sandbox_id": "a"}]})").find("absolute") != std::string::npos);
-  CHECK(Fails(R"({"sources": [{"pattern": "/{sandbox_id}/l", "sandbox_id": "a"}]})").find("not allowed") !=
+  CHECK(Fails(R"({"sources": [{"path": "rel", "sandbox_id": "a"}]})").find("absolute") !=
         std::string::npos);
-  CHECK(Fails(R"({"sources": [{"path": "/a", "sandbox_id": "../x"}]})").find("sandbox_id: must be") !=
+  CHECK(Fails(R"({"sources": [{"pattern": "/{sandbox_id}/l", "sandbox_id": "a"}]})")
+            .find("not allowed") != std::string::npos);
+  CHECK(
+      Fails(R"({"sources": [{"path": "/a", "sandbox_id": "../x"}]})").find("sandbox_id: must be") !=
+      std::string::npos);
+  CHECK(Fails(R"({"limits": {"max_line_size": "64K"}})").find("unknown size unit \"K\"") !=
         std::string::npos);
-  CHECK(Fails(R"({"limits": {"max_line_size": "64K"}})").find("unknown size unit \"K\"") != std::string::npos);
   CHECK(Fails(R"({"limits": {"max_line_size": 10}})").find("between 256") != std::string::npos);
   CHECK(Fails(R"({"limits": {"max_argv_entries": 0}})").find("between 1") != std::string::npos);
   CHECK(Fails(R"({"output": "\ud800"})").find("invalid JSON") != std::string::npos);
@@ -101,8 +109,8 @@ TEST_CASE("sizes: explicit units") {
   CHECK((config::ParseSize("3MB", &b, &err) && b == 3000000));
   CHECK((config::ParseSize("3MiB", &b, &err) && b == 3145728));
   CHECK((config::ParseSize("1GiB", &b, &err) && b == 1073741824));
-  for (const char* bad : {"", "MiB", "1M", "1k", "1 MiB", "1mib", "1.5MiB", "-1", "99999999999999999999999",
-                          "99999999999GiB", "18446744073709551616"}) {
+  for (const char* bad : {"", "MiB", "1M", "1k", "1 MiB", "1mib", "1.5MiB", "-1",
+                          "99999999999999999999999", "99999999999GiB", "18446744073709551616"}) {
     CAPTURE(bad);
     CHECK_FALSE(config::ParseSize(bad, &b, &err));
   }

@@ -80,8 +80,8 @@ SourcePrefix& ThreadSourcePrefix() {
 class LabelsCopyCache {
  public:
   std::string_view Get(const SourceLabels& labels) {
-    if (text_.empty() || labels.sandbox_id != sandbox_id_ ||
-        labels.environment != environment_ || labels.compute_driver != compute_driver_) {
+    if (text_.empty() || labels.sandbox_id != sandbox_id_ || labels.environment != environment_ ||
+        labels.compute_driver != compute_driver_) {
       sandbox_id_ = labels.sandbox_id;
       environment_ = labels.environment;
       compute_driver_ = labels.compute_driver;
@@ -190,8 +190,8 @@ void MapRecord(const ValidRecord& record, const SourceLabels& labels, const Sour
   struct Member {
     std::string_view key, value;
   };
-  const Member extras[] = {{"attestation", attestation}, {"labels", labels_text},
-                           {"source", source_text}};
+  const Member extras[] = {
+      {"attestation", attestation}, {"labels", labels_text}, {"source", source_text}};
   constexpr size_t kExtras = sizeof extras / sizeof extras[0];
   std::string& data = out->data_canonical;
   data.resize(record.canonical_bytes + attestation.size() + labels_text.size() +

@@ -43,15 +43,16 @@ TEST_CASE("mapping per SPEC: fixed fields, labels from the operator, data with s
   CHECK(*f.environment == "prod");
   CHECK(*f.compute_driver == "docker");
   CHECK(f.entry_id.empty());  // derived when signed (chain_signer_test.cc)
-  CHECK(f.data_canonical ==
-        R"({"argc": 3, "argv": ["-sSL", "https://example.com/x"], "argv0": "curl", )"
-        R"("attestation": {"attested": false}, "binary": "curl", )"
-        R"("confined": true, "event": "command_denied", "gid": 65534, "host": "sb-1", "issue": 2662, )"
-        R"("labels": {"compute_driver": "docker", "environment": "prod", "sandbox_id": "sb-1"}, )"
-        R"("path": "/usr/bin/curl", "pid": 7, "ppid": 1, "redactions": 0, "source": {"device": 2049, )"
-        R"("file": "/var/log/agt/sandboxes/sb-1/denied.log", "inode": 1234, "offset": 422}, )"
-        R"("timestamp": "2026-06-14T10:00:00Z", "timestamp_ns": 1781431200123456789, "truncated": false, )"
-        R"("uid": 65534, "version": "0.1.0"})");
+  CHECK(
+      f.data_canonical ==
+      R"({"argc": 3, "argv": ["-sSL", "https://example.com/x"], "argv0": "curl", )"
+      R"("attestation": {"attested": false}, "binary": "curl", )"
+      R"("confined": true, "event": "command_denied", "gid": 65534, "host": "sb-1", "issue": 2662, )"
+      R"("labels": {"compute_driver": "docker", "environment": "prod", "sandbox_id": "sb-1"}, )"
+      R"("path": "/usr/bin/curl", "pid": 7, "ppid": 1, "redactions": 0, "source": {"device": 2049, )"
+      R"("file": "/var/log/agt/sandboxes/sb-1/denied.log", "inode": 1234, "offset": 422}, )"
+      R"("timestamp": "2026-06-14T10:00:00Z", "timestamp_ns": 1781431200123456789, "truncated": false, )"
+      R"("uid": 65534, "version": "0.1.0"})");
   rapidjson::Document d;
   d.Parse(f.data_canonical.c_str());
   CHECK(d.IsObject());
@@ -108,18 +109,16 @@ TEST_CASE("data is the same text whatever order the record's keys came in") {
   CHECK(reversed != kFull);
   CHECK(data_of(reversed) == sorted);
   // Only keys after "source", only keys before it, and the minimal record.
-  const std::string minimal =
-      R"({"argv":[],"binary":"git","event":"command_denied","issue":2662,)"
-      R"("timestamp":"2026-06-14T10:00:00Z"})";
+  const std::string minimal = R"({"argv":[],"binary":"git","event":"command_denied","issue":2662,)"
+                              R"("timestamp":"2026-06-14T10:00:00Z"})";
   CHECK(data_of(minimal) ==
         R"({"argv": [], "attestation": {"attested": false}, "binary": "git", )"
         R"("event": "command_denied", "issue": 2662, )"
         R"("labels": {"compute_driver": null, "environment": null, "sandbox_id": "sb-1"}, )"
         R"("source": {"device": 1, "file": "/l", "inode": 2, "offset": 3}, )"
         R"("timestamp": "2026-06-14T10:00:00Z"})");
-  const std::string shuffled =
-      R"({"timestamp":"2026-06-14T10:00:00Z","issue":2662,"argv":[],)"
-      R"("event":"command_denied","binary":"git"})";
+  const std::string shuffled = R"({"timestamp":"2026-06-14T10:00:00Z","issue":2662,"argv":[],)"
+                               R"("event":"command_denied","binary":"git"})";
   CHECK(data_of(shuffled) == data_of(minimal));
 }
 

@@ -53,8 +53,9 @@ int Export(const cli_args::ParsedArgs& args) {
       },
       &err);
   if (r == line_reader::ReadResult::kError || fflush(stdout) != 0 || ferror(stdout)) {
-    logs::Error(r == line_reader::ReadResult::kError ? path + ": " + err
-                                                     : std::string("writing standard output failed"));
+    logs::Error(r == line_reader::ReadResult::kError
+                    ? path + ": " + err
+                    : std::string("writing standard output failed"));
     return exit_status::kIoErr;
   }
   return bad > 0 ? exit_status::kDataErr : exit_status::kOk;

@@ -87,7 +87,8 @@ bool Resolve(const cli_args::ParsedArgs& args, Settings* s) {
     }
   } else if (args.has("--forward-ca") || args.has("--forward-cert") || args.has("--forward-key") ||
              args.has("--forward-format")) {
-    logs::Error("--forward-ca, --forward-cert, --forward-key and --forward-format go with --forward URL");
+    logs::Error(
+        "--forward-ca, --forward-cert, --forward-key and --forward-format go with --forward URL");
     return false;
   }
   if (args.has("--config")) {
@@ -107,19 +108,20 @@ bool Resolve(const cli_args::ParsedArgs& args, Settings* s) {
         if (name.empty() ? cfg.forward.size() == 1 : d.name == name) found = &d;
       }
       if (found == nullptr) {
-        logs::Error(name.empty() ? args.get("--config") + " has " +
-                                       std::to_string(cfg.forward.size()) +
-                                       " forward destinations: name one with --destination"
-                                 : args.get("--config") + " has no forward destination named \"" +
-                                       name + "\"");
+        logs::Error(name.empty()
+                        ? args.get("--config") + " has " + std::to_string(cfg.forward.size()) +
+                              " forward destinations: name one with --destination"
+                        : args.get("--config") + " has no forward destination named \"" + name +
+                              "\"");
         return false;
       }
       s->dest = *found;
     }
   }
   if (s->out.empty() || s->state_dir.empty() || s->dest.url.empty()) {
-    logs::Error("--out, --state-dir and a destination (--forward URL, or forward in --config) "
-                "are required");
+    logs::Error(
+        "--out, --state-dir and a destination (--forward URL, or forward in --config) "
+        "are required");
     return false;
   }
   return true;

@@ -15,9 +15,9 @@
 #include "entry_mapper.h"
 #include "exit_status.h"
 #include "file_id.h"
+#include "json_text.h"
 #include "key_file.h"
 #include "logs.h"
-#include "json_text.h"
 #include "pipeline.h"
 #include "progress.h"
 #include "self_confine.h"
@@ -35,14 +35,17 @@ constexpr size_t kReadChunk = 256 * 1024;
 struct Totals {
   uint64_t bytes = 0;  // of the LOGs read before this one
   uint64_t lines = 0;
-  uint64_t entries = 0;   // appended by this run
-  uint64_t already = 0;   // found in the output already (imported before): not written again
+  uint64_t entries = 0;  // appended by this run
+  uint64_t already = 0;  // found in the output already (imported before): not written again
   uint64_t rejected = 0;
   int worst_status = exit_status::kOk;
   void Raise(int status) {
     // 74 (I/O) outranks 66 (missing input), which outranks 65 (rejected lines).
     const auto rank = [](int s) {
-      return s == exit_status::kIoErr ? 3 : s == exit_status::kNoInput ? 2 : s == exit_status::kDataErr ? 1 : 0;
+      return s == exit_status::kIoErr     ? 3
+             : s == exit_status::kNoInput ? 2
+             : s == exit_status::kDataErr ? 1
+                                          : 0;
     };
     if (rank(status) > rank(worst_status)) worst_status = status;
   }
@@ -110,8 +113,7 @@ bool ProcessLog(const std::string& log, const entry_mapper::SourceLabels* labels
             ++totals->already;
             if (present != nullptr) present->insert(ingest->entry().entry_id);
             return true;
-          case pipeline::Outcome::kValid:
-            return true;
+          case pipeline::Outcome::kValid: return true;
         }
         return true;
       },
@@ -158,7 +160,8 @@ void ConfineToLogs(const std::vector<std::string>& logs_given) {
   landlock_ruleset::Grants grants;
   grants.read_files = logs_given;
   const self_confine::Applied applied = self_confine::ConfineOneShot(grants);
-  if (!applied.missing.empty()) logs::Warning("not fully confined: " + self_confine::Describe(applied));
+  if (!applied.missing.empty())
+    logs::Warning("not fully confined: " + self_confine::Describe(applied));
 }
 
 // What the LOGs hold in all, for the progress line (a LOG that is not a
@@ -167,7 +170,8 @@ uint64_t TotalBytes(const std::vector<std::string>& logs) {
   uint64_t total = 0;
   for (const std::string& log : logs) {
     struct stat st;
-    if (lstat(log.c_str(), &st) == 0 && S_ISREG(st.st_mode)) total += static_cast<uint64_t>(st.st_size);
+    if (lstat(log.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+      total += static_cast<uint64_t>(st.st_size);
   }
   return total;
 }

@@ -45,14 +45,14 @@ bool ReadKeyFile(const std::string& path, std::string* key, std::string* err) {
   }
   if (got > kMaxKeyBytes) {
     key->clear();
-    *err = "key file " + path + " is larger than " +
-           std::to_string(kMaxKeyBytes) + " bytes";
+    *err = "key file " + path + " is larger than " + std::to_string(kMaxKeyBytes) + " bytes";
     return false;
   }
   return true;
 }
 
-void LintKeyFile(const std::string& path, const std::string& key, std::vector<std::string>* warnings) {
+void LintKeyFile(const std::string& path, const std::string& key,
+                 std::vector<std::string>* warnings) {
   struct stat st;
   if (stat(path.c_str(), &st) == 0 && (st.st_mode & 077) != 0) {
     char mode[8];

@@ -17,7 +17,8 @@ bool ReadKeyFile(const std::string& path, std::string* key, std::string* err);
 
 // Lint: key file readable or writable by group/others, key shorter than
 // kRecommendedKeyBytes. Appends one line per finding.
-void LintKeyFile(const std::string& path, const std::string& key, std::vector<std::string>* warnings);
+void LintKeyFile(const std::string& path, const std::string& key,
+                 std::vector<std::string>* warnings);
 
 enum class NewKeyResult { kWritten, kExists, kFailed };
 

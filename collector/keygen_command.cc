@@ -22,14 +22,13 @@ int Keygen(const cli_args::ParsedArgs& args) {
   switch (key_file::WriteNewKeyFile(out, &err)) {
     case key_file::NewKeyResult::kWritten:
       // The path and size only: the key itself is never printed.
-      logs::Note("wrote a new " + std::to_string(key_file::kRecommendedKeyBytes) +
-                 "-byte key to " + out + " (mode 0600)");
+      logs::Note("wrote a new " + std::to_string(key_file::kRecommendedKeyBytes) + "-byte key to " +
+                 out + " (mode 0600)");
       return exit_status::kOk;
     case key_file::NewKeyResult::kExists:
       logs::Error(err + " (refusing to overwrite a key: move it away first)");
       return exit_status::kCantCreate;
-    case key_file::NewKeyResult::kFailed:
-      break;
+    case key_file::NewKeyResult::kFailed: break;
   }
   logs::Error(err);
   return exit_status::kCantCreate;

@@ -17,12 +17,12 @@ namespace landlock_ruleset {
 namespace {
 
 // Filesystem rights by the ABI that brought them (the header names ABI 1-2).
-constexpr uint64_t kFsAbi1 = (1ULL << 13) - 1;  // EXECUTE .. MAKE_SYM
-constexpr uint64_t kFsRefer = 1ULL << 13;       // ABI 2
-constexpr uint64_t kFsTruncate = 1ULL << 14;    // ABI 3
-constexpr uint64_t kFsIoctlDev = 1ULL << 15;    // ABI 5
-constexpr uint64_t kNetBindTcp = 1ULL << 0;     // ABI 4
-constexpr uint64_t kNetConnectTcp = 1ULL << 1;  // ABI 4
+constexpr uint64_t kFsAbi1 = (1ULL << 13) - 1;      // EXECUTE .. MAKE_SYM
+constexpr uint64_t kFsRefer = 1ULL << 13;           // ABI 2
+constexpr uint64_t kFsTruncate = 1ULL << 14;        // ABI 3
+constexpr uint64_t kFsIoctlDev = 1ULL << 15;        // ABI 5
+constexpr uint64_t kNetBindTcp = 1ULL << 0;         // ABI 4
+constexpr uint64_t kNetConnectTcp = 1ULL << 1;      // ABI 4
 constexpr uint64_t kScopeAbstractUnix = 1ULL << 0;  // ABI 6
 constexpr uint64_t kScopeSignal = 1ULL << 1;        // ABI 6
 
@@ -80,15 +80,16 @@ bool AddRule(int ruleset, const std::string& path, uint64_t dir_access, uint64_t
 }  // namespace
 
 int KernelAbi() {
-  const long abi = syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
+  const long abi =
+      syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
   return abi > 0 ? static_cast<int>(abi) : 0;
 }
 
 Result Restrict(const Grants& grants, int* abi, std::string* reason) {
   *abi = KernelAbi();
   if (*abi == 0) {
-    *reason = errno == EOPNOTSUPP ? "Landlock is disabled in this kernel"
-                                  : "this kernel has no Landlock";
+    *reason =
+        errno == EOPNOTSUPP ? "Landlock is disabled in this kernel" : "this kernel has no Landlock";
     return Result::kUnsupported;
   }
   RulesetAttr attr = {};
@@ -111,7 +112,8 @@ Result Restrict(const Grants& grants, int* abi, std::string* reason) {
     if (!AddRule(ruleset.get(), path, read, attr.handled_access_fs, reason)) return Result::kFailed;
   }
   for (const std::string& path : grants.write_dirs) {
-    if (!AddRule(ruleset.get(), path, write, attr.handled_access_fs, reason)) return Result::kFailed;
+    if (!AddRule(ruleset.get(), path, write, attr.handled_access_fs, reason))
+      return Result::kFailed;
   }
   for (const std::string& path : grants.exec_files) {
     if (!AddRule(ruleset.get(), path, read | LANDLOCK_ACCESS_FS_EXECUTE, attr.handled_access_fs,

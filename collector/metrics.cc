@@ -59,8 +59,8 @@ std::string FormatValue(double v) {
 
 void Registry::Add(Type type, const std::string& name, const std::string& help, Reader read,
                    Label label) {
-  const std::string series = name + (label.name.empty() ? "" : "{" + label.name + "=\"" +
-                                                                    label.value + "\"}");
+  const std::string series =
+      name + (label.name.empty() ? "" : "{" + label.name + "=\"" + label.value + "\"}");
   if (!IsMetricName(name) || (!label.name.empty() && !IsMetricName(label.name))) {
     errors_.push_back("metric " + series + ": not a valid name");
     return;
@@ -96,7 +96,8 @@ std::string Registry::Render() const {
       if (s.name != head.name) continue;
       done[j] = true;
       out += s.name;
-      if (!s.label.name.empty()) out += "{" + s.label.name + "=\"" + Escape(s.label.value, true) + "\"}";
+      if (!s.label.name.empty())
+        out += "{" + s.label.name + "=\"" + Escape(s.label.value, true) + "\"}";
       out += " " + FormatValue(s.read()) + "\n";
     }
   }

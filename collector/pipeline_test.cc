@@ -22,8 +22,10 @@ const std::vector<std::string> kGoodLines = {
     R"("ppid":1,"redactions":0,"timestamp":"2026-06-14T10:00:00Z","timestamp_ns":1781431200123456789,)"
     R"("truncated":false,"uid":65534,"version":"0.1.0"})",
     R"({"argv":["clone","x"],"binary":"git","event":"command_denied","issue":2662,"timestamp":"2026-06-14T10:00:00Z"})",
-    "{\"argc\":4,\"argv\":[\"caf\xc3\xa9\",\"\\u0001\\\"\\\\\",\"\xf0\x9f\x98\x80\"],\"binary\":\"ssh\","
-    "\"event\":\"command_denied\",\"issue\":2662,\"redactions\":1,\"timestamp\":\"2026-12-31T23:59:59Z\","
+    "{\"argc\":4,\"argv\":[\"caf\xc3\xa9\",\"\\u0001\\\"\\\\\",\"\xf0\x9f\x98\x80\"],\"binary\":"
+    "\"ssh\","
+    "\"event\":\"command_denied\",\"issue\":2662,\"redactions\":1,\"timestamp\":\"2026-12-31T23:59:"
+    "59Z\","
     "\"truncated\":true}",
 };
 
@@ -83,14 +85,17 @@ TEST_CASE("every prefix of a good log: whole lines become entries, the rest stay
     audit_entry::AuditEntryFields fields;
     Chain chain;
     std::string err, reason;
-    const auto r = reader.Read(fd, &pos, [&](const line_reader::Item& item) {
-      REQUIRE(item.kind == line_reader::Item::Kind::kLine);
-      CAPTURE(len);
-      REQUIRE(record_validator::ValidateRecord(item.line, limits, &rec, &reason));
-      entry_mapper::MapRecord(rec, Labels(), {path, 1, 2, item.offset, {}}, &fields);
-      chain.Add(&fields);
-      return true;
-    }, &err);
+    const auto r = reader.Read(
+        fd, &pos,
+        [&](const line_reader::Item& item) {
+          REQUIRE(item.kind == line_reader::Item::Kind::kLine);
+          CAPTURE(len);
+          REQUIRE(record_validator::ValidateRecord(item.line, limits, &rec, &reason));
+          entry_mapper::MapRecord(rec, Labels(), {path, 1, 2, item.offset, {}}, &fields);
+          chain.Add(&fields);
+          return true;
+        },
+        &err);
     REQUIRE(r == line_reader::ReadResult::kEndOfData);
     const uint64_t pending = line_reader::Reader::PendingBytes(fd, pos);
     close(fd);
@@ -123,7 +128,8 @@ TEST_CASE("random mutations never crash and never yield an entry that fails veri
     const int edits = 1 + static_cast<int>(rng() % 4);
     for (int e = 0; e < edits && !line.empty(); ++e) {
       const size_t at = rng() % line.size();
-      const char c = (rng() % 2) ? interesting[rng() % interesting.size()] : static_cast<char>(rng());
+      const char c =
+          (rng() % 2) ? interesting[rng() % interesting.size()] : static_cast<char>(rng());
       switch (rng() % 5) {
         case 0: line[at] = c; break;
         case 1: line.insert(line.begin() + static_cast<std::ptrdiff_t>(at), c); break;
@@ -151,8 +157,8 @@ TEST_CASE("one rule for a source's labels, whatever the intake") {
   std::vector<std::string> warnings;
   std::string err;
   REQUIRE(config::ParseConfig(
-      R"({"sources": [{"pattern": "/l/{sandbox_id}/denied.log", "environment": "prod"}]})", "c.json",
-      &cfg, &warnings, &err));
+      R"({"sources": [{"pattern": "/l/{sandbox_id}/denied.log", "environment": "prod"}]})",
+      "c.json", &cfg, &warnings, &err));
   entry_mapper::SourceLabels labels;
   // Named by the configuration: its labels.
   REQUIRE(pipeline::LabelsFor(&cfg, "/l/sb-1/denied.log", "", &labels, &err));

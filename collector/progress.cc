@@ -5,8 +5,8 @@
 
 #include <utility>
 
-#include "logs.h"
 #include "clock_ms.h"
+#include "logs.h"
 
 namespace progress {
 namespace {

@@ -35,7 +35,8 @@ constexpr KeyRow kKeys[kRecordKeyCount] = {
     {"pid", KeyType::kCount, false, "process id"},
     {"ppid", KeyType::kCount, false, "parent process id"},
     {"redactions", KeyType::kCount, false, "how many secret values were replaced"},
-    {"script", KeyType::kString, false, "the script whose #! line named the command (via \"script\")"},
+    {"script", KeyType::kString, false,
+     "the script whose #! line named the command (via \"script\")"},
     {"timestamp", KeyType::kString, true, "UTC, YYYY-MM-DDTHH:MM:SSZ"},
     {"timestamp_ns", KeyType::kCount, false, "the same instant in nanoseconds since the epoch"},
     {"truncated", KeyType::kBool, false, "an argument was cut or dropped"},
@@ -59,7 +60,8 @@ const char* TypeName(KeyType type) {
 // keys share one (checked below), so a lookup is one probe and one compare.
 constexpr size_t KeySlot(std::string_view name) {
   return (name.size() * 5 + static_cast<unsigned char>(name.front()) * 9 +
-          static_cast<unsigned char>(name.back())) & 63;
+          static_cast<unsigned char>(name.back())) &
+         63;
 }
 
 struct KeyIndex {
@@ -120,8 +122,7 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
   // rec->canonical must hold room_bytes bytes: ValidateRecord sizes it from
   // the line's length, which bounds the canonical text (see WriteString).
   Handler(const Limits& limits, ValidRecord* rec, size_t room_bytes, std::string* reason)
-      : limits_(limits), rec_(rec), base_(&rec->canonical[0]), room_(room_bytes),
-        reason_(reason) {}
+      : limits_(limits), rec_(rec), base_(&rec->canonical[0]), room_(room_bytes), reason_(reason) {}
 
   bool failed() const { return failed_; }
   Problem problem() const { return problem_; }
@@ -161,8 +162,9 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
     char* const start = base_ + used_;
     char* const end = canonical_json::WriteString(s, start);
     if (end == nullptr) {
-      return Fail(Problem::kNotUtf8, "key " + Printable(kKeys[key_].name) +
-                  ": string is not valid UTF-8 (an escaped lone surrogate?)");
+      return Fail(Problem::kNotUtf8,
+                  "key " + Printable(kKeys[key_].name) +
+                      ": string is not valid UTF-8 (an escaped lone surrogate?)");
     }
     SetSlot(key_, start, end);
     if (key_ == kBinary) rec_->binary.assign(s);
@@ -180,7 +182,8 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
     const std::string_view name(str, length);
     key_ = FindKey(name);
     if (key_ < 0) return Fail(Problem::kUnknownKey, "unknown key " + Printable(name));
-    if (rec_->present(key_)) return Fail(Problem::kDuplicateKey, "duplicate key " + Printable(name));
+    if (rec_->present(key_))
+      return Fail(Problem::kDuplicateKey, "duplicate key " + Printable(name));
     rec_->present_mask |= 1u << key_;
     // The member's canonical start, `, "key": `; its value follows.
     if (!HasRoom(name.size() + 6)) return false;
@@ -245,17 +248,20 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
   }
   bool Nested(const char* what) {
     if (depth_ == 0) return Fail(Problem::kNotJson, "not a JSON object");
-    if (depth_ == 2) return Fail(Problem::kWrongType, "argv element " + std::to_string(argv_count_) + " is " + what +
-                                 ": nesting deeper than the schema");
+    if (depth_ == 2)
+      return Fail(Problem::kWrongType, "argv element " + std::to_string(argv_count_) + " is " +
+                                           what + ": nesting deeper than the schema");
     return Fail(Problem::kWrongType, "key " + Printable(kKeys[key_].name) + ": expected " +
-                TypeName(kKeys[key_].type) + ", got " + what + " (nesting deeper than the schema)");
+                                         TypeName(kKeys[key_].type) + ", got " + what +
+                                         " (nesting deeper than the schema)");
   }
   bool Scalar(const char* what) {
     if (depth_ == 0) return Fail(Problem::kNotJson, "not a JSON object");
-    if (depth_ == 2) return Fail(Problem::kWrongType, "argv element " + std::to_string(argv_count_) + " is " + what +
-                                 ", not a string");
+    if (depth_ == 2)
+      return Fail(Problem::kWrongType,
+                  "argv element " + std::to_string(argv_count_) + " is " + what + ", not a string");
     return Fail(Problem::kWrongType, "key " + Printable(kKeys[key_].name) + ": expected " +
-                TypeName(kKeys[key_].type) + ", got " + what);
+                                         TypeName(kKeys[key_].type) + ", got " + what);
   }
   bool Expect(KeyType type, const char* what) {
     if (depth_ == 1 && kKeys[key_].type == type) return true;
@@ -263,19 +269,22 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
   }
   bool ArgvElement(std::string_view s) {
     if (++argv_count_ > limits_.max_argv_entries) {
-      return Fail(Problem::kArgvTooLarge, "argv has more than " + std::to_string(limits_.max_argv_entries) + " entries");
+      return Fail(Problem::kArgvTooLarge,
+                  "argv has more than " + std::to_string(limits_.max_argv_entries) + " entries");
     }
     argv_bytes_ += s.size();
     if (argv_bytes_ > limits_.max_argv_bytes) {
-      return Fail(Problem::kArgvTooLarge, "argv exceeds " + std::to_string(limits_.max_argv_bytes) + " bytes");
+      return Fail(Problem::kArgvTooLarge,
+                  "argv exceeds " + std::to_string(limits_.max_argv_bytes) + " bytes");
     }
     if (!HasRoom(2 + canonical_json::MaxStringBytes(s.size()))) return false;
     char* out = base_ + used_;
     if (argv_count_ > 1) out = canonical_json::WriteRaw(", ", out);
     char* const end = canonical_json::WriteString(s, out);
     if (end == nullptr) {
-      return Fail(Problem::kNotUtf8, "argv element " + std::to_string(argv_count_ - 1) +
-                  ": string is not valid UTF-8 (an escaped lone surrogate?)");
+      return Fail(Problem::kNotUtf8,
+                  "argv element " + std::to_string(argv_count_ - 1) +
+                      ": string is not valid UTF-8 (an escaped lone surrogate?)");
     }
     used_ = static_cast<size_t>(end - base_);
     return true;
@@ -283,8 +292,8 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
 
   const Limits& limits_;
   ValidRecord* rec_;
-  char* base_;     // rec_->canonical
-  size_t room_;    // its usable size
+  char* base_;   // rec_->canonical
+  size_t room_;  // its usable size
   size_t used_ = 0;
   size_t argv_begin_ = 0;
   std::string* reason_;
@@ -364,9 +373,9 @@ bool ParseShimTimestamp(std::string_view t, int64_t* epoch_seconds) {
   if (year < 1 || month < 1 || month > 12 || day < 1) return false;
   const int days_in_month = kDays[month - 1] + (month == 2 && IsLeapYear(year) ? 1 : 0);
   if (day > days_in_month || hour > 23 || minute > 59 || second > 59) return false;
-  *epoch_seconds = DaysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day)) *
-                       86400 +
-                   hour * 3600 + minute * 60 + second;
+  *epoch_seconds =
+      DaysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day)) * 86400 +
+      hour * 3600 + minute * 60 + second;
   return true;
 }
 
@@ -399,7 +408,8 @@ bool ValidateRecord(std::string_view line, const Limits& limits, ValidRecord* ou
     return false;
   };
   if (line.size() > limits.max_line_bytes) {
-    return fail(Problem::kTooLong, "line exceeds " + std::to_string(limits.max_line_bytes) + " bytes");
+    return fail(Problem::kTooLong,
+                "line exceeds " + std::to_string(limits.max_line_bytes) + " bytes");
   }
   if (line.empty()) {
     return fail(Problem::kEmpty, "empty line");
@@ -415,7 +425,8 @@ bool ValidateRecord(std::string_view line, const Limits& limits, ValidRecord* ou
   // keeps far below that; a caller's larger limit is capped here.
   const size_t room = 6 * line.size() + 64;
   if (room > UINT32_MAX) {
-    return fail(Problem::kTooLong, "line exceeds " + std::to_string((UINT32_MAX - 64) / 6) + " bytes");
+    return fail(Problem::kTooLong,
+                "line exceeds " + std::to_string((UINT32_MAX - 64) / 6) + " bytes");
   }
   if (out->canonical.size() < room) out->canonical.resize(room);
   Handler handler(limits, out, room, reason);
@@ -449,16 +460,17 @@ bool ValidateRecord(std::string_view line, const Limits& limits, ValidRecord* ou
       return fail(Problem::kNotJson, "a byte order mark (EF BB BF) before the JSON object");
     }
     if (IsNanOrInfinityAt(line, at)) {
-      return fail(Problem::kNotJson, "NaN or Infinity is not JSON (byte " + std::to_string(at) + ")");
+      return fail(Problem::kNotJson,
+                  "NaN or Infinity is not JSON (byte " + std::to_string(at) + ")");
     }
     if (line[0] != '{') return fail(Problem::kNotJson, "not a JSON object");
     if (at >= line.size()) {
       // The line ends inside the object: what a short append (a full disk,
       // RLIMIT_FSIZE) leaves; the shim starts its next record on a new line.
-      return fail(Problem::kCutRecord,
-                  "a cut record (the line ends inside the JSON object after " +
-                      std::to_string(line.size()) + " bytes, as a short append leaves it): " +
-                      rapidjson::GetParseError_En(result.Code()));
+      return fail(Problem::kCutRecord, "a cut record (the line ends inside the JSON object after " +
+                                           std::to_string(line.size()) +
+                                           " bytes, as a short append leaves it): " +
+                                           rapidjson::GetParseError_En(result.Code()));
     }
     return fail(Problem::kNotJson, std::string("invalid JSON at byte ") + std::to_string(at) +
                                        ": " + rapidjson::GetParseError_En(result.Code()));
@@ -470,7 +482,8 @@ bool ValidateRecord(std::string_view line, const Limits& limits, ValidRecord* ou
     return fail(Problem::kNotJson, "a carriage return after the JSON object (CRLF line ending)");
   }
   if (stream.Tell() != line.size()) {
-    return fail(Problem::kNotJson, "trailing bytes after the JSON object (byte " + std::to_string(stream.Tell()) + ")");
+    return fail(Problem::kNotJson, "trailing bytes after the JSON object (byte " +
+                                       std::to_string(stream.Tell()) + ")");
   }
 
   out->canonical_bytes = handler.used();
@@ -484,15 +497,18 @@ bool ValidateRecord(std::string_view line, const Limits& limits, ValidRecord* ou
     return fail(Problem::kBadValue, "key \"event\" is not \"command_denied\"");
   }
   if (!IsPlausibleCommandName(out->binary)) {
-    return fail(Problem::kBadValue, "key \"binary\" is not a plausible command name (1-64 bytes of [A-Za-z0-9._+-])");
+    return fail(Problem::kBadValue,
+                "key \"binary\" is not a plausible command name (1-64 bytes of [A-Za-z0-9._+-])");
   }
   if (!ParseShimTimestamp(out->timestamp, &out->epoch_seconds)) {
-    return fail(Problem::kBadValue, "key \"timestamp\" is not a real UTC instant as YYYY-MM-DDTHH:MM:SSZ");
+    return fail(Problem::kBadValue,
+                "key \"timestamp\" is not a real UTC instant as YYYY-MM-DDTHH:MM:SSZ");
   }
   if (out->has_timestamp_ns &&
       (out->epoch_seconds < 0 ||
        out->timestamp_ns / 1000000000u != static_cast<uint64_t>(out->epoch_seconds))) {
-    return fail(Problem::kBadValue, "key \"timestamp_ns\" is not within the second of \"timestamp\"");
+    return fail(Problem::kBadValue,
+                "key \"timestamp_ns\" is not within the second of \"timestamp\"");
   }
   return true;
 }

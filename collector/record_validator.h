@@ -15,8 +15,26 @@ namespace record_validator {
 // serialisation needs). Upstream's Python shim writes only kArgv, kBinary,
 // kEvent, kIssue and kTimestamp; the others are optional enrichment.
 enum RecordKey : int {
-  kArgc, kArgv, kArgv0, kBinary, kConfined, kEvent, kGid, kHost, kIssue, kPath,
-  kPid, kPpid, kRedactions, kScript, kTimestamp, kTimestampNs, kTruncated, kUid, kVersion, kVia,
+  kArgc,
+  kArgv,
+  kArgv0,
+  kBinary,
+  kConfined,
+  kEvent,
+  kGid,
+  kHost,
+  kIssue,
+  kPath,
+  kPid,
+  kPpid,
+  kRedactions,
+  kScript,
+  kTimestamp,
+  kTimestampNs,
+  kTruncated,
+  kUid,
+  kVersion,
+  kVia,
   kRecordKeyCount
 };
 // The key name, e.g. "timestamp_ns".

@@ -28,7 +28,8 @@ std::string Reject(const std::string& line, const Limits& limits = Limits()) {
 }
 
 // kUpstream with `from` replaced by `to`.
-std::string Edit(const std::string& from, const std::string& to, const std::string& base = kUpstream) {
+std::string Edit(const std::string& from, const std::string& to,
+                 const std::string& base = kUpstream) {
   std::string s = base;
   const size_t at = s.find(from);
   REQUIRE(at != std::string::npos);
@@ -70,9 +71,11 @@ TEST_CASE("rejected: encoding and JSON shape") {
   CHECK(Reject(kUpstream + " ").find("trailing bytes") == 0);
   CHECK(Reject(kUpstream + "\r") == "a carriage return after the JSON object (CRLF line ending)");
   CHECK(Reject(kUpstream + "\r\r").find("trailing bytes") == 0);
-  CHECK(Reject("\xef\xbb\xbf" + kUpstream) == "a byte order mark (EF BB BF) before the JSON object");
+  CHECK(Reject("\xef\xbb\xbf" + kUpstream) ==
+        "a byte order mark (EF BB BF) before the JSON object");
   CHECK(Reject(kUpstream + kUpstream).find("trailing bytes") == 0);
-  CHECK(Reject("{\"argv\":[],").find("a cut record (the line ends inside the JSON object after 11 bytes") == 0);
+  CHECK(Reject("{\"argv\":[],")
+            .find("a cut record (the line ends inside the JSON object after 11 bytes") == 0);
   CHECK(Reject(kUpstream.substr(0, 20)).find("a cut record") == 0);
   CHECK(Reject("{\"argv\":[]]}").find("invalid JSON at byte") == 0);
   CHECK(Reject(Edit("2662", "NaN")).find("NaN or Infinity") == 0);
@@ -113,7 +116,8 @@ TEST_CASE("rejected: vocabulary, required keys, types") {
   CHECK(Reject(Edit("\"argv\":[\"clone\",\"x\"],", "")) == "missing key \"argv\"");
   CHECK(Reject(Edit("\"command_denied\"", "\"command_allowed\"")) ==
         "key \"event\" is not \"command_denied\"");
-  CHECK(Reject(Edit("2662", "\"2662\"")) == "key \"issue\": expected an integer >= 0, got a string");
+  CHECK(Reject(Edit("2662", "\"2662\"")) ==
+        "key \"issue\": expected an integer >= 0, got a string");
   CHECK(Reject(Edit("2662", "2662.0")).find("non-integer") != std::string::npos);
   CHECK(Reject(Edit("2662", "1e3")).find("non-integer") != std::string::npos);
   CHECK(Reject(Edit("2662", "-1")) == "key \"issue\": must be >= 0");
@@ -131,7 +135,8 @@ TEST_CASE("rejected: vocabulary, required keys, types") {
 TEST_CASE("rejected: binary not a plausible command name") {
   for (const char* bad : {"", ".", "..", "a/b", "a b", "caf\\u00e9", "x\\n"}) {
     CAPTURE(bad);
-    CHECK(Reject(Edit("\"git\"", std::string("\"") + bad + "\"")).find("plausible") != std::string::npos);
+    CHECK(Reject(Edit("\"git\"", std::string("\"") + bad + "\"")).find("plausible") !=
+          std::string::npos);
   }
   CHECK(Reject(Edit("\"git\"", "\"" + std::string(65, 'a') + "\"")).find("plausible") !=
         std::string::npos);
@@ -139,7 +144,8 @@ TEST_CASE("rejected: binary not a plausible command name") {
   std::string reason;
   CHECK(record_validator::ValidateRecord(Edit("\"git\"", "\"" + std::string(64, 'a') + "\""),
                                          Limits(), &rec, &reason));
-  CHECK(record_validator::ValidateRecord(Edit("\"git\"", "\"g++-12.x_Y\""), Limits(), &rec, &reason));
+  CHECK(
+      record_validator::ValidateRecord(Edit("\"git\"", "\"g++-12.x_Y\""), Limits(), &rec, &reason));
 }
 
 TEST_CASE("timestamps: only real UTC instants in the shim's format") {
@@ -149,12 +155,13 @@ TEST_CASE("timestamps: only real UTC instants in the shim's format") {
   CHECK(record_validator::ParseShimTimestamp("2024-02-29T23:59:59Z", &t));
   CHECK(t == 1709251199);
   CHECK(record_validator::ParseShimTimestamp("2000-02-29T00:00:00Z", &t));
-  for (const char* bad : {"2026-02-30T10:00:00Z", "2026-02-29T10:00:00Z", "1900-02-29T00:00:00Z",
-                          "2026-04-31T00:00:00Z", "2026-13-01T00:00:00Z", "2026-00-01T00:00:00Z",
-                          "2026-01-00T00:00:00Z", "2026-06-14T24:00:00Z", "2026-06-14T23:60:00Z",
-                          "2026-06-14T23:59:60Z", "2026-06-14T10:00:00", "2026-06-14 10:00:00Z",
-                          "2026-06-14T10:00:00+00:00", "2026-06-14T10:00:00.5Z", "0000-01-01T00:00:00Z",
-                          "2026-6-14T10:00:00Z", "+026-06-14T10:00:00Z", "2026-06-14T10:00:00z"}) {
+  for (const char* bad :
+       {"2026-02-30T10:00:00Z", "2026-02-29T10:00:00Z", "1900-02-29T00:00:00Z",
+        "2026-04-31T00:00:00Z", "2026-13-01T00:00:00Z", "2026-00-01T00:00:00Z",
+        "2026-01-00T00:00:00Z", "2026-06-14T24:00:00Z", "2026-06-14T23:60:00Z",
+        "2026-06-14T23:59:60Z", "2026-06-14T10:00:00", "2026-06-14 10:00:00Z",
+        "2026-06-14T10:00:00+00:00", "2026-06-14T10:00:00.5Z", "0000-01-01T00:00:00Z",
+        "2026-6-14T10:00:00Z", "+026-06-14T10:00:00Z", "2026-06-14T10:00:00z"}) {
     CAPTURE(bad);
     CHECK_FALSE(record_validator::ParseShimTimestamp(bad, &t));
     CHECK(Reject(Edit("2026-06-14T10:00:00Z", bad)).find("timestamp") != std::string::npos);
@@ -164,7 +171,8 @@ TEST_CASE("timestamps: only real UTC instants in the shim's format") {
 TEST_CASE("timestamp_ns must fall in the same second as timestamp") {
   CHECK(Reject(Edit("1781431200123456789", "1781431201000000000", kFull)) ==
         "key \"timestamp_ns\" is not within the second of \"timestamp\"");
-  CHECK(Reject(Edit("1781431200123456789", "1781431199999999999", kFull)).find("timestamp_ns") == 5);
+  CHECK(Reject(Edit("1781431200123456789", "1781431199999999999", kFull)).find("timestamp_ns") ==
+        5);
   ValidRecord rec;
   std::string reason;
   CHECK(record_validator::ValidateRecord(Edit("1781431200123456789", "1781431200999999999", kFull),
@@ -224,14 +232,14 @@ TEST_CASE("edge values: accepted ones get Python's canonical text, the rest a re
     const char* arg;        // inside the quotes of argv[0], as JSON source
     const char* canonical;  // argv's canonical text
   } kAccepted[] = {
-      {"a\\u0000b", R"(["a\u0000b", "x"])"},             // NUL via escape: kept, escaped
-      {"\\/etc", R"(["/etc", "x"])"},                     // escaped solidus: plain "/"
-      {"\\u00e9\xc3\xa9", R"(["\u00e9\u00e9", "x"])"},   // escaped and raw, same text
-      {"\xf0\x9f\x98\x80", R"(["\ud83d\ude00", "x"])"},  // non-BMP: surrogate pair
-      {"\\ud83d\\ude00", R"(["\ud83d\ude00", "x"])"},     // an escaped pair is that char
+      {"a\\u0000b", R"(["a\u0000b", "x"])"},                     // NUL via escape: kept, escaped
+      {"\\/etc", R"(["/etc", "x"])"},                            // escaped solidus: plain "/"
+      {"\\u00e9\xc3\xa9", R"(["\u00e9\u00e9", "x"])"},           // escaped and raw, same text
+      {"\xf0\x9f\x98\x80", R"(["\ud83d\ude00", "x"])"},          // non-BMP: surrogate pair
+      {"\\ud83d\\ude00", R"(["\ud83d\ude00", "x"])"},            // an escaped pair is that char
       {"\xef\xbf\xbe\xef\xbf\xbf", R"(["\ufffe\uffff", "x"])"},  // noncharacters are valid
-      {"\xf4\x8f\xbf\xbf", R"(["\udbff\udfff", "x"])"},  // U+10FFFF, the last code point
-      {"\x7f", R"(["\u007f", "x"])"},                     // DEL is not printable ASCII
+      {"\xf4\x8f\xbf\xbf", R"(["\udbff\udfff", "x"])"},          // U+10FFFF, the last code point
+      {"\x7f", R"(["\u007f", "x"])"},                            // DEL is not printable ASCII
       {"\\u2028", R"(["\u2028", "x"])"},
   };
   for (const auto& c : kAccepted) {
@@ -277,7 +285,8 @@ TEST_CASE("every rejection names one kind from the bounded set, with a stable la
       {kUpstream + " x", record_validator::Problem::kNotJson},
       {kUpstream.substr(0, 30), record_validator::Problem::kCutRecord},
       {Edit("\"issue\":2662", "\"issue\":2662,\"nope\":1"), record_validator::Problem::kUnknownKey},
-      {Edit("\"issue\":2662", "\"issue\":2662,\"issue\":1"), record_validator::Problem::kDuplicateKey},
+      {Edit("\"issue\":2662", "\"issue\":2662,\"issue\":1"),
+       record_validator::Problem::kDuplicateKey},
       {Edit("\"issue\":2662", "\"issue\":\"x\""), record_validator::Problem::kWrongType},
       {Edit("\"issue\":2662,", ""), record_validator::Problem::kMissingKey},
       {Edit("command_denied", "other"), record_validator::Problem::kBadValue},

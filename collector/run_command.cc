@@ -25,13 +25,13 @@
 #include "io_error_exits.h"
 #include "key_file.h"
 #include "listen/listener.h"
-#include "tail/chain_head.h"
 #include "logs.h"
 #include "metrics.h"
 #include "run_metrics.h"
 #include "run_status.h"
 #include "self_confine.h"
 #include "service_notify.h"
+#include "tail/chain_head.h"
 #include "tail/syslog_sender.h"
 #include "tail/tail_engine.h"
 #include "unique_fd.h"
@@ -59,8 +59,7 @@ struct Settings {
 // The forwarders `run` starts: --forward URL, and each destination of
 // --config. Checked here, so a bad destination stops `run` at once.
 bool AddForwarders(const cli_args::ParsedArgs& args, Settings* s) {
-  const std::vector<std::string> common = {"forward", "--out", s->out, "--state-dir",
-                                           s->state_dir};
+  const std::vector<std::string> common = {"forward", "--out", s->out, "--state-dir", s->state_dir};
   if (args.has("--forward")) {
     forward_destination::Destination d;
     d.ca_file = args.get("--forward-ca");
@@ -73,8 +72,8 @@ bool AddForwarders(const cli_args::ParsedArgs& args, Settings* s) {
       return false;
     }
     std::vector<std::string> child = common;
-    for (const char* opt : {"--forward", "--forward-ca", "--forward-cert", "--forward-key",
-                            "--forward-format"}) {
+    for (const char* opt :
+         {"--forward", "--forward-ca", "--forward-cert", "--forward-key", "--forward-format"}) {
       if (args.has(opt)) {
         child.push_back(opt);
         child.push_back(args.get(opt));
@@ -82,17 +81,18 @@ bool AddForwarders(const cli_args::ParsedArgs& args, Settings* s) {
     }
     s->forwarders.Add(d.url, child);
     s->forward_names.push_back(d.name);
-  } else if (args.has("--forward-ca") || args.has("--forward-cert") ||
-             args.has("--forward-key") || args.has("--forward-format")) {
-    logs::Error("--forward-ca, --forward-cert, --forward-key and --forward-format go with "
-                "--forward URL");
+  } else if (args.has("--forward-ca") || args.has("--forward-cert") || args.has("--forward-key") ||
+             args.has("--forward-format")) {
+    logs::Error(
+        "--forward-ca, --forward-cert, --forward-key and --forward-format go with "
+        "--forward URL");
     return false;
   }
   if (s->have_config) {
     for (const forward_destination::Destination& d : s->config.forward) {
       std::vector<std::string> child = common;
-      for (const std::string& a : {std::string("--config"), args.get("--config"),
-                                   std::string("--destination"), d.name}) {
+      for (const std::string& a :
+           {std::string("--config"), args.get("--config"), std::string("--destination"), d.name}) {
         child.push_back(a);
       }
       s->forwarders.Add(d.name, child);
@@ -192,8 +192,9 @@ bool Resolve(const cli_args::ParsedArgs& args, Settings* s, int* status) {
   }
   if (s->metrics_interval_s == 0) s->metrics_interval_s = config::kMetricsIntervalDefault;
   if (s->key_file.empty() || s->out.empty() || (s->watch.empty() && s->listen.empty())) {
-    logs::Error("--key-file, --out, and --watch or --listen (or both) are required (or key_file, "
-                "output, watch and listen in --config)");
+    logs::Error(
+        "--key-file, --out, and --watch or --listen (or both) are required (or key_file, "
+        "output, watch and listen in --config)");
     return false;
   }
   if (!s->watch.empty() && s->state_dir.empty()) {
@@ -201,12 +202,13 @@ bool Resolve(const cli_args::ParsedArgs& args, Settings* s, int* status) {
     return false;
   }
   if (!s->listen.empty() && s->shim.empty() == s->shim_sha256.empty()) {
-    logs::Error("--listen needs exactly one of --shim PATH and --shim-sha256 HEX (or shim or "
-                "shim_sha256 in --config)");
+    logs::Error(
+        "--listen needs exactly one of --shim PATH and --shim-sha256 HEX (or shim or "
+        "shim_sha256 in --config)");
     return false;
   }
-  if (s->listen.empty() && (!s->shim.empty() || !s->shim_sha256.empty() ||
-                            !s->cgroup_pattern.empty())) {
+  if (s->listen.empty() &&
+      (!s->shim.empty() || !s->shim_sha256.empty() || !s->cgroup_pattern.empty())) {
     logs::Error("--shim, --shim-sha256 and --cgroup-pattern go with --listen");
     return false;
   }
@@ -326,8 +328,8 @@ int Loop(Settings& s, int sfd, tail_engine::Engine* engine, listener::Listener* 
       engine->HandleInotify();
     }
     // The socket: what is readable, and the timeouts and summaries due.
-    if (listener != nullptr && (n == 0 || (n > 0 && (fds[listen_at].revents & POLLIN)) ||
-                                listener->MsUntilDue() == 0)) {
+    if (listener != nullptr &&
+        (n == 0 || (n > 0 && (fds[listen_at].revents & POLLIN)) || listener->MsUntilDue() == 0)) {
       if (!listener->Pump(&err) || !save_head()) {
         logs::Error(err);
         return exit_status::kIoErr;
@@ -448,8 +450,10 @@ int Serve(const cli_args::ParsedArgs& args, io_error_exits::Counter* exits) {
       logs::Error(err);
       return exit_status::kCantCreate;
     }
-    logs::Note("listening on " + s.listen + " (mode 0666); the shim is the executable with "
-               "SHA-256 " + shim_sha256);
+    logs::Note("listening on " + s.listen +
+               " (mode 0666); the shim is the executable with "
+               "SHA-256 " +
+               shim_sha256);
   }
   std::unique_ptr<tail_engine::Engine> engine;
   if (!s.watch.empty()) {
@@ -528,8 +532,7 @@ int Serve(const cli_args::ParsedArgs& args, io_error_exits::Counter* exits) {
   self_confine::ConfineRun({s.out, s.state_dir, s.listen, s.key_file, args.get("--config"), s.watch,
                             !s.forwarders.empty(), s.metrics_file});
   service_notify::Notifier notifier;
-  status = Loop(s, sfd.get(), engine.get(), listener.get(), &out, state.get(), &notifier,
-                &metrics);
+  status = Loop(s, sfd.get(), engine.get(), listener.get(), &out, state.get(), &notifier, &metrics);
   notifier.Stopping();
   if (status == exit_status::kOk) status = Drain(engine.get(), listener.get());
   // Each forwarder keeps its own position: stopping it loses nothing.
@@ -558,11 +561,11 @@ int Serve(const cli_args::ParsedArgs& args, io_error_exits::Counter* exits) {
   }
   if (listener != nullptr) {
     const listener::Stats& ls = listener->stats();
-    summary += std::string(engine != nullptr ? "; " : "") + "socket: " +
-               std::to_string(ls.attested) + " attested entries, " + std::to_string(ls.forged) +
-               " forged messages in " + std::to_string(ls.forgery_entries) + " entries, " +
-               std::to_string(ls.rejected) + " rejected, " + std::to_string(ls.refused) +
-               " refused over a limit";
+    summary += std::string(engine != nullptr ? "; " : "") +
+               "socket: " + std::to_string(ls.attested) + " attested entries, " +
+               std::to_string(ls.forged) + " forged messages in " +
+               std::to_string(ls.forgery_entries) + " entries, " + std::to_string(ls.rejected) +
+               " rejected, " + std::to_string(ls.refused) + " refused over a limit";
   }
   logs::Note(summary);
   return status;

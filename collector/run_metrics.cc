@@ -32,8 +32,8 @@ void Register(const Parts& parts, metrics::Registry* registry) {
                   [&st, i] { return static_cast<double>(st.rejected_by_problem[i]); },
                   {"reason", record_validator::ProblemLabel(problem)});
   }
-  registry->Add(Type::kGauge, "agt_collector_sources",
-                "Sandbox logs watched.", [&st] { return static_cast<double>(st.sources); });
+  registry->Add(Type::kGauge, "agt_collector_sources", "Sandbox logs watched.",
+                [&st] { return static_cast<double>(st.sources); });
   registry->Add(Type::kGauge, "agt_collector_inotify_watches",
                 "inotify watches held (sandboxes beyond them are found by the scan).",
                 [&st] { return static_cast<double>(st.watches); });
@@ -53,52 +53,59 @@ void Register(const Parts& parts, metrics::Registry* registry) {
   registry->Add(Type::kGauge, "agt_collector_checkpoint_age_seconds",
                 "Seconds since a checkpoint was last written (since the start before the first).",
                 [&st, started_unix] {
-                  const int64_t since = st.last_checkpoint_unix ? st.last_checkpoint_unix
-                                                                : started_unix;
+                  const int64_t since =
+                      st.last_checkpoint_unix ? st.last_checkpoint_unix : started_unix;
                   const int64_t age = static_cast<int64_t>(time(nullptr)) - since;
                   return static_cast<double>(age > 0 ? age : 0);
                 });
   registry->Add(Type::kCounter, "agt_collector_syslog_dropped_total",
                 "Syslog notices dropped (the socket was full or gone); the audit file has them.",
                 [syslog] { return syslog ? static_cast<double>(syslog->dropped()) : 0.0; });
-  registry->Add(Type::kCounter, "agt_collector_quota_summaries_total",
-                "sandbox_quota_exceeded entries written (one per sandbox and window over its quota).",
-                [&st] { return static_cast<double>(st.summaries_written); });
+  registry->Add(
+      Type::kCounter, "agt_collector_quota_summaries_total",
+      "sandbox_quota_exceeded entries written (one per sandbox and window over its quota).",
+      [&st] { return static_cast<double>(st.summaries_written); });
   registry->Add(Type::kCounter, "agt_collector_quota_lines_dropped_total",
                 "Lines past a sandbox's quota: counted in a summary entry, not written one by one.",
                 [&st] { return static_cast<double>(st.lines_held); });
-  registry->Add(Type::kCounter, "agt_collector_log_suppressions_total",
-                "denied_log_suppressed entries written (a sandbox replaced, removed or blocked its log).",
-                [&st] { return static_cast<double>(st.logs_suppressed); });
+  registry->Add(
+      Type::kCounter, "agt_collector_log_suppressions_total",
+      "denied_log_suppressed entries written (a sandbox replaced, removed or blocked its log).",
+      [&st] { return static_cast<double>(st.logs_suppressed); });
   // The attested socket (--listen).
   const listener::Listener* listener = parts.listener;
-  registry->Add(Type::kCounter, "agt_collector_attested_entries_total",
-                "command_denied entries written from the attested socket (acknowledged).",
-                [listener] { return listener ? static_cast<double>(listener->stats().attested) : 0.0; });
-  registry->Add(Type::kCounter, "agt_collector_forged_messages_total",
-                "Socket messages not from the genuine shim (refused, recorded as forgeries).",
-                [listener] { return listener ? static_cast<double>(listener->stats().forged) : 0.0; });
+  registry->Add(
+      Type::kCounter, "agt_collector_attested_entries_total",
+      "command_denied entries written from the attested socket (acknowledged).",
+      [listener] { return listener ? static_cast<double>(listener->stats().attested) : 0.0; });
+  registry->Add(
+      Type::kCounter, "agt_collector_forged_messages_total",
+      "Socket messages not from the genuine shim (refused, recorded as forgeries).",
+      [listener] { return listener ? static_cast<double>(listener->stats().forged) : 0.0; });
   // Forwarding (--forward, forward in --config).
   const forward_supervisor::Supervisor* forwarders = parts.forwarders;
-  registry->Add(Type::kCounter, "agt_collector_forward_exits_total",
-                "Forwarder processes that stopped on their own (an error they could not get past).",
-                [forwarders] { return forwarders ? static_cast<double>(forwarders->exits()) : 0.0; });
+  registry->Add(
+      Type::kCounter, "agt_collector_forward_exits_total",
+      "Forwarder processes that stopped on their own (an error they could not get past).",
+      [forwarders] { return forwarders ? static_cast<double>(forwarders->exits()) : 0.0; });
   registry->Add(Type::kCounter, "agt_collector_forward_restarts_total",
-                "Forwarder processes started again after one stopped.",
-                [forwarders] { return forwarders ? static_cast<double>(forwarders->restarts()) : 0.0; });
+                "Forwarder processes started again after one stopped.", [forwarders] {
+                  return forwarders ? static_cast<double>(forwarders->restarts()) : 0.0;
+                });
   for (const std::string& name : parts.forward_destinations) {
     // One count serves both series of a destination (bytes first, as registered).
     auto counter = std::make_shared<forward_lag::Counter>();
     auto last = std::make_shared<forward_lag::Lag>();
     const int state_fd = parts.state_dir_fd;
     const audit_file::AuditFileWriter* out = parts.out;
-    registry->Add(Type::kGauge, "agt_collector_forward_lag_bytes",
-                  "Bytes of the audit file's durable entries the receiver has not acknowledged yet.",
-                  [=] {
-                    *last = counter->Measure(state_fd, name, out->fd(), out->durable_head());
-                    return static_cast<double>(last->bytes);
-                  },
-                  {"destination", name});
+    registry->Add(
+        Type::kGauge, "agt_collector_forward_lag_bytes",
+        "Bytes of the audit file's durable entries the receiver has not acknowledged yet.",
+        [=] {
+          *last = counter->Measure(state_fd, name, out->fd(), out->durable_head());
+          return static_cast<double>(last->bytes);
+        },
+        {"destination", name});
     registry->Add(Type::kGauge, "agt_collector_forward_lag_entries",
                   "Audit entries the receiver has not acknowledged yet.",
                   [last] { return static_cast<double>(last->entries); }, {"destination", name});

@@ -83,7 +83,8 @@ bool Parse(const std::string& text, Snapshot* s, std::string* err) {
   const auto forward = d.FindMember("forward");
   if (!GetInt(d, "pid", &s->pid) || !GetInt(d, "started", &s->started_unix) ||
       !GetInt(d, "written", &s->written_unix) || !GetInt(d, "exit_status", &exit_status) ||
-      !GetString(d, "output", &s->output) || !GetInt(d, "last_problem_time", &s->last_problem_unix) ||
+      !GetString(d, "output", &s->output) ||
+      !GetInt(d, "last_problem_time", &s->last_problem_unix) ||
       !GetString(d, "last_problem", &s->last_problem) || stopped == d.MemberEnd() ||
       !stopped->value.IsBool() || sources == d.MemberEnd() || !sources->value.IsArray() ||
       forward == d.MemberEnd() || !forward->value.IsArray()) {

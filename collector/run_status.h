@@ -20,14 +20,14 @@ constexpr char kFileName[] = "run.status";
 struct Snapshot {
   int64_t pid = 0;
   int64_t started_unix = 0;
-  int64_t written_unix = 0;  // when this snapshot was written
-  bool stopped = false;      // written on the way out
-  int exit_status = 0;       // when stopped
-  std::string output;        // the audit file
+  int64_t written_unix = 0;                                  // when this snapshot was written
+  bool stopped = false;                                      // written on the way out
+  int exit_status = 0;                                       // when stopped
+  std::string output;                                        // the audit file
   std::vector<std::pair<std::string, std::string>> sources;  // sandbox id, log path
   std::vector<std::string> forward;                          // destination names
-  int64_t last_problem_unix = 0;  // 0: none
-  std::string last_problem;       // "error: ..." or "warning: ..."
+  int64_t last_problem_unix = 0;                             // 0: none
+  std::string last_problem;                                  // "error: ..." or "warning: ..."
 };
 
 std::string Render(const Snapshot& s);

@@ -126,19 +126,22 @@ Applied ConfineRun(const RunScope& scope) {
     grants.exec_files = OwnExecutables();
     grants.tcp_connect = true;
     grants.read_anywhere = true;
-    leave_open("reads, TCP connect and exec of the collector's own binary (the forwarders it "
-               "starts run under the same ruleset and filter)");
+    leave_open(
+        "reads, TCP connect and exec of the collector's own binary (the forwarders it "
+        "starts run under the same ruleset and filter)");
   }
   if (!scope.listen.empty()) {
     // Landlock refuses a confined process every ptrace-mode access to a
     // process outside its domain, and attesting a peer is one: its
     // /proc/PID/exe, fd and status. So no ruleset with --listen.
-    leave_open("no Landlock ruleset: --listen reads each peer's /proc/PID/exe and fd, which "
-               "Landlock refuses for processes outside the collector's domain");
+    leave_open(
+        "no Landlock ruleset: --listen reads each peer's /proc/PID/exe and fd, which "
+        "Landlock refuses for processes outside the collector's domain");
   }
-  Applied applied = Confine(scope.listen.empty() ? &grants : nullptr, [&scope](std::string* reason) {
-    return syscall_allowlist::LoadRun(scope.forwarders, reason);
-  });
+  Applied applied =
+      Confine(scope.listen.empty() ? &grants : nullptr, [&scope](std::string* reason) {
+        return syscall_allowlist::LoadRun(scope.forwarders, reason);
+      });
   applied.left_open = left_open;
   if (applied.missing.empty()) {
     logs::Note("confined: " + Describe(applied));

@@ -18,20 +18,20 @@ namespace self_confine {
 struct Applied {
   bool no_new_privs = false;
   bool seccomp = false;
-  int landlock_abi = 0;  // of the ruleset applied; 0 when none was
+  int landlock_abi = 0;          // of the ruleset applied; 0 when none was
   bool sanitizer_build = false;  // seccomp left off on purpose (self_confine.cc says why)
-  std::string missing;   // what could not be applied and why ("; "-separated): worth a warning
+  std::string missing;    // what could not be applied and why ("; "-separated): worth a warning
   std::string left_open;  // what is not limited on purpose, and why: for the startup line
 };
 
 // What `run` still touches once started: the grants follow from these.
 struct RunScope {
-  std::string out;        // the audit file: its directory is writable (SIGHUP reopens it)
-  std::string state_dir;  // writable
-  std::string listen;     // the socket: its directory is writable (a stale one is replaced)
-  std::string key_file, config;     // readable
-  std::vector<std::string> watch;   // patterns: each base directory is readable and writable
-  bool forwarders = false;  // it starts `agt-collector forward` children
+  std::string out;               // the audit file: its directory is writable (SIGHUP reopens it)
+  std::string state_dir;         // writable
+  std::string listen;            // the socket: its directory is writable (a stale one is replaced)
+  std::string key_file, config;  // readable
+  std::vector<std::string> watch;  // patterns: each base directory is readable and writable
+  bool forwarders = false;         // it starts `agt-collector forward` children
   std::string metrics_file;  // its directory is writable (written as a temp file, then renamed)
 };
 

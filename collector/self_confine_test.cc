@@ -70,13 +70,15 @@ ChildResult TryInConfinedChild(const landlock_ruleset::Grants& grants, const std
     if (!applied.sanitizer_build) {
       if (socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0) >= 0) breaches |= kSocketAllowed;
       if (socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0) >= 0) breaches |= kSocketAllowed;
-      if (mmap(nullptr, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) != MAP_FAILED) {
+      if (mmap(nullptr, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) !=
+          MAP_FAILED) {
         breaches |= kExecutableMemoryAllowed;
       }
       if (ptrace(PTRACE_TRACEME, 0, nullptr, nullptr) == 0) breaches |= kPtraceAllowed;
     }
     const int result[2] = {breaches, applied.sanitizer_build ? 1 : 0};
-    const bool sent = write(report[1], result, sizeof result) == static_cast<ssize_t>(sizeof result);
+    const bool sent =
+        write(report[1], result, sizeof result) == static_cast<ssize_t>(sizeof result);
     _exit(sent ? 0 : 1);
   }
   close(report[1]);

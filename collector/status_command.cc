@@ -52,7 +52,8 @@ bool Running(int64_t pid) {
 
 // run.status: kNone when there is none.
 checkpoint_store::LoadResult ReadSnapshot(int dir, run_status::Snapshot* s, std::string* err) {
-  const unique_fd::UniqueFd fd(openat(dir, run_status::kFileName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  const unique_fd::UniqueFd fd(
+      openat(dir, run_status::kFileName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
   if (!fd.ok()) {
     if (errno == ENOENT) return checkpoint_store::LoadResult::kNone;
     *err = logs::ErrnoReason("open", run_status::kFileName);
@@ -110,11 +111,12 @@ std::string LastEntry(int fd, const std::string& path, const chain_head::ChainHe
   if (!audit_file::ReadLastLine(fd, path, head.size, &line, &complete, &err)) return err;
   rapidjson::Document d;
   d.Parse(line.data(), line.size());
-  if (d.HasParseError() || !d.IsObject()) return "entry " + std::to_string(head.entries) + ", not JSON";
+  if (d.HasParseError() || !d.IsObject())
+    return "entry " + std::to_string(head.entries) + ", not JSON";
   const auto text = [&d](const char* key) {
     const auto it = d.FindMember(key);
     return it != d.MemberEnd() && it->value.IsString() ? std::string(it->value.GetString())
-                                                      : std::string("?");
+                                                       : std::string("?");
   };
   return "entry " + std::to_string(head.entries) + ", " + text("timestamp") + ", " +
          text("event_type");
@@ -134,12 +136,9 @@ std::string SourceLag(int dir, const std::string& sandbox_id, const std::string&
   checkpoint_store::Checkpoint c;
   std::string err;
   switch (checkpoint_store::Load(dir, sandbox_id, &c, &err)) {
-    case checkpoint_store::LoadResult::kLoaded:
-      break;
-    case checkpoint_store::LoadResult::kNone:
-      return "lag " + Bytes(size) + " (no checkpoint yet)";
-    default:
-      return "checkpoint unreadable: " + err;
+    case checkpoint_store::LoadResult::kLoaded: break;
+    case checkpoint_store::LoadResult::kNone: return "lag " + Bytes(size) + " (no checkpoint yet)";
+    default: return "checkpoint unreadable: " + err;
   }
   if (c.file != file_id::FileId::Of(st)) {
     return "lag " + Bytes(size) + " (the log was replaced since the checkpoint)";
@@ -189,10 +188,11 @@ int Status(const cli_args::ParsedArgs& args) {
            static_cast<long long>(snap.pid), Utc(snap.started_unix).c_str(),
            Utc(snap.written_unix).c_str());
   } else {
-    printf("daemon: not running; pid %lld started %s was last seen %s and did not stop cleanly "
-           "(killed, or crashed)\n",
-           static_cast<long long>(snap.pid), Utc(snap.started_unix).c_str(),
-           Utc(snap.written_unix).c_str());
+    printf(
+        "daemon: not running; pid %lld started %s was last seen %s and did not stop cleanly "
+        "(killed, or crashed)\n",
+        static_cast<long long>(snap.pid), Utc(snap.started_unix).c_str(),
+        Utc(snap.written_unix).c_str());
   }
 
   chain_head::ChainHead head;

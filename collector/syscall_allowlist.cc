@@ -22,16 +22,42 @@ namespace {
 // Allowed whatever their arguments, for every subcommand.
 constexpr int kPlain[] = {
     // descriptors already open, and files Landlock lets it open
-    SCMP_SYS(read), SCMP_SYS(pread64), SCMP_SYS(readv), SCMP_SYS(write), SCMP_SYS(pwrite64),
-    SCMP_SYS(writev), SCMP_SYS(lseek), SCMP_SYS(openat), SCMP_SYS(close), SCMP_SYS(fstat),
-    SCMP_SYS(newfstatat), SCMP_SYS(statx), SCMP_SYS(fcntl), SCMP_SYS(flock), SCMP_SYS(fadvise64),
-    SCMP_SYS(fdatasync), SCMP_SYS(fsync), SCMP_SYS(ftruncate),
+    SCMP_SYS(read),
+    SCMP_SYS(pread64),
+    SCMP_SYS(readv),
+    SCMP_SYS(write),
+    SCMP_SYS(pwrite64),
+    SCMP_SYS(writev),
+    SCMP_SYS(lseek),
+    SCMP_SYS(openat),
+    SCMP_SYS(close),
+    SCMP_SYS(fstat),
+    SCMP_SYS(newfstatat),
+    SCMP_SYS(statx),
+    SCMP_SYS(fcntl),
+    SCMP_SYS(flock),
+    SCMP_SYS(fadvise64),
+    SCMP_SYS(fdatasync),
+    SCMP_SYS(fsync),
+    SCMP_SYS(ftruncate),
     // the allocator
-    SCMP_SYS(brk), SCMP_SYS(munmap), SCMP_SYS(mremap), SCMP_SYS(madvise),
+    SCMP_SYS(brk),
+    SCMP_SYS(munmap),
+    SCMP_SYS(mremap),
+    SCMP_SYS(madvise),
     // time, randomness, and what exit and abort() use
-    SCMP_SYS(clock_gettime), SCMP_SYS(gettimeofday), SCMP_SYS(getrandom), SCMP_SYS(futex),
-    SCMP_SYS(getpid), SCMP_SYS(gettid), SCMP_SYS(tgkill), SCMP_SYS(rt_sigaction),
-    SCMP_SYS(rt_sigprocmask), SCMP_SYS(rt_sigreturn), SCMP_SYS(exit), SCMP_SYS(exit_group),
+    SCMP_SYS(clock_gettime),
+    SCMP_SYS(gettimeofday),
+    SCMP_SYS(getrandom),
+    SCMP_SYS(futex),
+    SCMP_SYS(getpid),
+    SCMP_SYS(gettid),
+    SCMP_SYS(tgkill),
+    SCMP_SYS(rt_sigaction),
+    SCMP_SYS(rt_sigprocmask),
+    SCMP_SYS(rt_sigreturn),
+    SCMP_SYS(exit),
+    SCMP_SYS(exit_group),
     // a wait that SIGSTOP/SIGCONT (or a debugger) interrupted resumes through it
     SCMP_SYS(restart_syscall),
 };
@@ -39,35 +65,85 @@ constexpr int kPlain[] = {
 // What `run`'s loop adds (syscall_allowlist.h).
 constexpr int kRun[] = {
     // waiting: signalfd, inotify, the socket's epoll set, pauses
-    SCMP_SYS(poll), SCMP_SYS(ppoll), SCMP_SYS(epoll_wait), SCMP_SYS(epoll_pwait),
-    SCMP_SYS(epoll_ctl), SCMP_SYS(nanosleep), SCMP_SYS(clock_nanosleep),
-    SCMP_SYS(inotify_add_watch), SCMP_SYS(inotify_rm_watch),
+    SCMP_SYS(poll),
+    SCMP_SYS(ppoll),
+    SCMP_SYS(epoll_wait),
+    SCMP_SYS(epoll_pwait),
+    SCMP_SYS(epoll_ctl),
+    SCMP_SYS(nanosleep),
+    SCMP_SYS(clock_nanosleep),
+    SCMP_SYS(inotify_add_watch),
+    SCMP_SYS(inotify_rm_watch),
     // sandbox trees, checkpoints, rotation, append-only logs (Landlock says where)
-    SCMP_SYS(openat2), SCMP_SYS(getdents64), SCMP_SYS(readlinkat), SCMP_SYS(readlink),
-    SCMP_SYS(rename), SCMP_SYS(renameat), SCMP_SYS(renameat2), SCMP_SYS(unlink),
-    SCMP_SYS(unlinkat), SCMP_SYS(mkdir), SCMP_SYS(mkdirat), SCMP_SYS(fchown), SCMP_SYS(fchmod),
-    SCMP_SYS(chmod), SCMP_SYS(fchmodat),  // a log directory's mode put back (/proc/self/fd)
-    SCMP_SYS(fstatfs), SCMP_SYS(syncfs), SCMP_SYS(dup),
-    SCMP_SYS(faccessat), SCMP_SYS(faccessat2), SCMP_SYS(access),
+    SCMP_SYS(openat2),
+    SCMP_SYS(getdents64),
+    SCMP_SYS(readlinkat),
+    SCMP_SYS(readlink),
+    SCMP_SYS(rename),
+    SCMP_SYS(renameat),
+    SCMP_SYS(renameat2),
+    SCMP_SYS(unlink),
+    SCMP_SYS(unlinkat),
+    SCMP_SYS(mkdir),
+    SCMP_SYS(mkdirat),
+    SCMP_SYS(fchown),
+    SCMP_SYS(fchmod),
+    SCMP_SYS(chmod),
+    SCMP_SYS(fchmodat),  // a log directory's mode put back (/proc/self/fd)
+    SCMP_SYS(fstatfs),
+    SCMP_SYS(syncfs),
+    SCMP_SYS(dup),
+    SCMP_SYS(faccessat),
+    SCMP_SYS(faccessat2),
+    SCMP_SYS(access),
     // the attested socket: connections, their peer, syslog and sd_notify datagrams
-    SCMP_SYS(accept4), SCMP_SYS(getsockopt), SCMP_SYS(recvmsg), SCMP_SYS(recvfrom),
-    SCMP_SYS(sendmsg), SCMP_SYS(sendto), SCMP_SYS(connect), SCMP_SYS(getsockname),
-    SCMP_SYS(pidfd_open), SCMP_SYS(getuid), SCMP_SYS(geteuid), SCMP_SYS(getgid),
+    SCMP_SYS(accept4),
+    SCMP_SYS(getsockopt),
+    SCMP_SYS(recvmsg),
+    SCMP_SYS(recvfrom),
+    SCMP_SYS(sendmsg),
+    SCMP_SYS(sendto),
+    SCMP_SYS(connect),
+    SCMP_SYS(getsockname),
+    SCMP_SYS(pidfd_open),
+    SCMP_SYS(getuid),
+    SCMP_SYS(geteuid),
+    SCMP_SYS(getgid),
     SCMP_SYS(getegid),
     // its forwarder children: waited for and stopped (Landlock scopes signals)
-    SCMP_SYS(wait4), SCMP_SYS(kill),
+    SCMP_SYS(wait4),
+    SCMP_SYS(kill),
 };
 
 // What a forwarder child adds, exec'd under the filter: start-up of a
 // dynamically linked program, threads, TCP and TLS, and name resolution.
 constexpr int kForwarder[] = {
-    SCMP_SYS(execve), SCMP_SYS(arch_prctl), SCMP_SYS(set_tid_address), SCMP_SYS(set_robust_list),
-    SCMP_SYS(rseq), SCMP_SYS(uname), SCMP_SYS(sysinfo),
-    SCMP_SYS(sched_getaffinity), SCMP_SYS(sched_yield), SCMP_SYS(getppid), SCMP_SYS(getcwd),
-    SCMP_SYS(setsockopt), SCMP_SYS(getpeername), SCMP_SYS(bind), SCMP_SYS(shutdown),
-    SCMP_SYS(select), SCMP_SYS(pselect6), SCMP_SYS(epoll_create1), SCMP_SYS(pipe2),
-    SCMP_SYS(dup2), SCMP_SYS(dup3), SCMP_SYS(sigaltstack), SCMP_SYS(rt_sigtimedwait),
-    SCMP_SYS(signalfd4), SCMP_SYS(timerfd_create), SCMP_SYS(timerfd_settime),
+    SCMP_SYS(execve),
+    SCMP_SYS(arch_prctl),
+    SCMP_SYS(set_tid_address),
+    SCMP_SYS(set_robust_list),
+    SCMP_SYS(rseq),
+    SCMP_SYS(uname),
+    SCMP_SYS(sysinfo),
+    SCMP_SYS(sched_getaffinity),
+    SCMP_SYS(sched_yield),
+    SCMP_SYS(getppid),
+    SCMP_SYS(getcwd),
+    SCMP_SYS(setsockopt),
+    SCMP_SYS(getpeername),
+    SCMP_SYS(bind),
+    SCMP_SYS(shutdown),
+    SCMP_SYS(select),
+    SCMP_SYS(pselect6),
+    SCMP_SYS(epoll_create1),
+    SCMP_SYS(pipe2),
+    SCMP_SYS(dup2),
+    SCMP_SYS(dup3),
+    SCMP_SYS(sigaltstack),
+    SCMP_SYS(rt_sigtimedwait),
+    SCMP_SYS(signalfd4),
+    SCMP_SYS(timerfd_create),
+    SCMP_SYS(timerfd_settime),
 };
 
 // New namespaces are never what a forwarder's threads or spawn need.
@@ -118,7 +194,8 @@ void AddOneShot(Rules* rules, bool executable_memory) {
 void AddRun(Rules* rules, bool forwarders) {
   for (int nr : kRun) rules->Allow(nr);
   // Append-only sandbox logs; the network namespace of a peer's socket.
-  for (unsigned long request : {FS_IOC_GETFLAGS, FS_IOC_SETFLAGS, static_cast<unsigned long>(SIOCGSKNS)}) {
+  for (unsigned long request :
+       {FS_IOC_GETFLAGS, FS_IOC_SETFLAGS, static_cast<unsigned long>(SIOCGSKNS)}) {
     rules->Allow(SCMP_SYS(ioctl), {SCMP_A1(SCMP_CMP_EQ, request)});
   }
   rules->Allow(SCMP_SYS(setns), {SCMP_A1(SCMP_CMP_EQ, CLONE_NEWNET)});
@@ -128,18 +205,18 @@ void AddRun(Rules* rules, bool forwarders) {
   // Unix datagrams (syslog, sd_notify) and sock_diag; no new stream socket,
   // so no connection to another daemon's socket (the listening one is made
   // before the filter, connections come from accept).
-  rules->Allow(SCMP_SYS(socket), {SCMP_A0(SCMP_CMP_EQ, AF_UNIX),
-                                  SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM)});
-  rules->Allow(SCMP_SYS(socket), {SCMP_A0(SCMP_CMP_EQ, AF_NETLINK),
-                                  SCMP_A2(SCMP_CMP_EQ, NETLINK_SOCK_DIAG)});
+  rules->Allow(SCMP_SYS(socket),
+               {SCMP_A0(SCMP_CMP_EQ, AF_UNIX), SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM)});
+  rules->Allow(SCMP_SYS(socket),
+               {SCMP_A0(SCMP_CMP_EQ, AF_NETLINK), SCMP_A2(SCMP_CMP_EQ, NETLINK_SOCK_DIAG)});
   if (!forwarders) return;
   for (int nr : kForwarder) rules->Allow(nr);
   // TCP (and DNS over UDP) to the destinations; the routing table for
   // getaddrinfo's AI_ADDRCONFIG. Landlock does not limit TCP connect then.
   rules->Allow(SCMP_SYS(socket), {SCMP_A0(SCMP_CMP_EQ, AF_INET)});
   rules->Allow(SCMP_SYS(socket), {SCMP_A0(SCMP_CMP_EQ, AF_INET6)});
-  rules->Allow(SCMP_SYS(socket), {SCMP_A0(SCMP_CMP_EQ, AF_NETLINK),
-                                  SCMP_A2(SCMP_CMP_EQ, NETLINK_ROUTE)});
+  rules->Allow(SCMP_SYS(socket),
+               {SCMP_A0(SCMP_CMP_EQ, AF_NETLINK), SCMP_A2(SCMP_CMP_EQ, NETLINK_ROUTE)});
   rules->Allow(SCMP_SYS(ioctl), {SCMP_A1(SCMP_CMP_EQ, FIONREAD)});
   rules->Allow(SCMP_SYS(ioctl), {SCMP_A1(SCMP_CMP_EQ, FIONBIO)});
   // A library's start-up asks which capabilities are in the bounding set.

@@ -31,8 +31,7 @@ int VerifyAgainstHead(const std::string& file, const std::string& key,
   chain_head::ChainHead head;
   std::string err;
   switch (chain_head::Load(state.get(), &head, &err)) {
-    case chain_head::LoadResult::kLoaded:
-      break;
+    case chain_head::LoadResult::kLoaded: break;
     case chain_head::LoadResult::kNone:
       logs::Error(state_dir + ": no " + chain_head::kFileName + " (run keeps it there)");
       return exit_status::kNoInput;
@@ -49,16 +48,16 @@ int VerifyAgainstHead(const std::string& file, const std::string& key,
     return exit_status::kIoErr;
   }
   if (audit_tamper::IsTampered(f)) {
-    logs::Note(file + ":" + std::to_string(f.line) + ": tampered with: " +
-               audit_tamper::Describe(f));
+    logs::Note(file + ":" + std::to_string(f.line) +
+               ": tampered with: " + audit_tamper::Describe(f));
     return exit_status::kVerifyFailed;
   }
-  printf("%s: %llu entries, chain and signatures valid; the chain head in %s (%llu entries) "
-         "matches%s\n",
-         file.c_str(), static_cast<unsigned long long>(f.entries), state_dir.c_str(),
-         static_cast<unsigned long long>(head.entries),
-         f.torn_bytes > 0 ? " (then an incomplete last line past it: a write a crash cut short)"
-                          : "");
+  printf(
+      "%s: %llu entries, chain and signatures valid; the chain head in %s (%llu entries) "
+      "matches%s\n",
+      file.c_str(), static_cast<unsigned long long>(f.entries), state_dir.c_str(),
+      static_cast<unsigned long long>(head.entries),
+      f.torn_bytes > 0 ? " (then an incomplete last line past it: a write a crash cut short)" : "");
   return exit_status::kOk;
 }
 
@@ -81,7 +80,8 @@ int Verify(const cli_args::ParsedArgs& args) {
   grants.read_files = {file};
   if (args.has("--state-dir")) grants.read_files.push_back(args.get("--state-dir"));
   const self_confine::Applied applied = self_confine::ConfineOneShot(grants);
-  if (!applied.missing.empty()) logs::Warning("not fully confined: " + self_confine::Describe(applied));
+  if (!applied.missing.empty())
+    logs::Warning("not fully confined: " + self_confine::Describe(applied));
   if (args.has("--state-dir")) return VerifyAgainstHead(file, key, args.get("--state-dir"));
   audit_verifier::VerifyReport report;
   const bool drop = args.has("--drop-duplicates");
@@ -94,11 +94,12 @@ int Verify(const cli_args::ParsedArgs& args) {
   switch (result) {
     case audit_verifier::VerifyResult::kValid:
       if (drop) {
-        printf("%s: %llu entries in %llu chain(s), chain and signatures valid, complete; "
-               "%llu duplicate(s) dropped\n",
-               file.c_str(), static_cast<unsigned long long>(report.entries),
-               static_cast<unsigned long long>(report.chains),
-               static_cast<unsigned long long>(report.duplicates));
+        printf(
+            "%s: %llu entries in %llu chain(s), chain and signatures valid, complete; "
+            "%llu duplicate(s) dropped\n",
+            file.c_str(), static_cast<unsigned long long>(report.entries),
+            static_cast<unsigned long long>(report.chains),
+            static_cast<unsigned long long>(report.duplicates));
       } else {
         printf("%s: %llu entries, chain and signatures valid\n", file.c_str(),
                static_cast<unsigned long long>(report.entries));
@@ -108,11 +109,8 @@ int Verify(const cli_args::ParsedArgs& args) {
       logs::Note(file + ":" + std::to_string(report.broken_line) + ": " + report.broken_reason +
                  " (" + std::to_string(report.entries) + " entries before it verified)");
       return exit_status::kVerifyFailed;
-    case audit_verifier::VerifyResult::kCannotOpen:
-      logs::Error(err);
-      return exit_status::kNoInput;
-    case audit_verifier::VerifyResult::kError:
-      break;
+    case audit_verifier::VerifyResult::kCannotOpen: logs::Error(err); return exit_status::kNoInput;
+    case audit_verifier::VerifyResult::kError: break;
   }
   logs::Error(err);
   return exit_status::kIoErr;

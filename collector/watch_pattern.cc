@@ -18,7 +18,8 @@ bool IsValidWatchPattern(std::string_view pattern, std::string* err) {
     *err = "must be an absolute path";
     return false;
   }
-  if (at == std::string_view::npos || pattern.find(kPlaceholder, at + 1) != std::string_view::npos) {
+  if (at == std::string_view::npos ||
+      pattern.find(kPlaceholder, at + 1) != std::string_view::npos) {
     *err = "must hold exactly one {sandbox_id}";
     return false;
   }

@@ -6,10 +6,10 @@ TEST_CASE("watch patterns: one {sandbox_id} filling a whole component") {
   std::string err;
   CHECK(watch_pattern::IsValidWatchPattern("/var/log/agt/sandboxes/{sandbox_id}/denied.log", &err));
   CHECK(watch_pattern::IsValidWatchPattern("/{sandbox_id}/denied.log", &err));
-  for (const char* bad : {"var/{sandbox_id}/l", "/var/log/denied.log", "/a/{sandbox_id}/{sandbox_id}/l",
-                          "/a/x{sandbox_id}/l", "/a/{sandbox_id}x/l", "/a/{sandbox_id}",
-                          "/a/{sandbox_id}/", "/a/*/{sandbox_id}/l", "/a/../{sandbox_id}/l",
-                          "/a//{sandbox_id}/l", "/a/{sandbox}/l"}) {
+  for (const char* bad :
+       {"var/{sandbox_id}/l", "/var/log/denied.log", "/a/{sandbox_id}/{sandbox_id}/l",
+        "/a/x{sandbox_id}/l", "/a/{sandbox_id}x/l", "/a/{sandbox_id}", "/a/{sandbox_id}/",
+        "/a/*/{sandbox_id}/l", "/a/../{sandbox_id}/l", "/a//{sandbox_id}/l", "/a/{sandbox}/l"}) {
     CAPTURE(bad);
     CHECK_FALSE(watch_pattern::IsValidWatchPattern(bad, &err));
   }

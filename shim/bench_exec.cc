@@ -77,7 +77,8 @@ int Rss(char** argv) {
   }
   int status = 0;
   if (pid < 0 || waitpid(pid, &status, 0) != pid) return 1;
-  ptrace(PTRACE_SETOPTIONS, pid, nullptr, reinterpret_cast<void*>(PTRACE_O_TRACEEXIT | PTRACE_O_TRACEEXEC));
+  ptrace(PTRACE_SETOPTIONS, pid, nullptr,
+         reinterpret_cast<void*>(PTRACE_O_TRACEEXIT | PTRACE_O_TRACEEXEC));
   ptrace(PTRACE_CONT, pid, nullptr, nullptr);
   long hwm = -1;
   while (waitpid(pid, &status, 0) == pid) {
@@ -93,7 +94,8 @@ int Rss(char** argv) {
       if (f != nullptr) fclose(f);
     }
     int sig = WIFSTOPPED(status) && WSTOPSIG(status) != SIGTRAP && WSTOPSIG(status) != SIGSTOP
-                  ? WSTOPSIG(status) : 0;
+                  ? WSTOPSIG(status)
+                  : 0;
     ptrace(PTRACE_CONT, pid, nullptr, reinterpret_cast<void*>(static_cast<long>(sig)));
   }
   if (hwm < 0) return 1;
@@ -114,6 +116,7 @@ int main(int argc, char** argv) {
     return Time(atoi(argv[2]), argv + 3, argv + split + 1);
   }
   if (argc >= 3 && strcmp(argv[1], "rss") == 0) return Rss(argv + 2);
-  fprintf(stderr, "usage: bench_exec time N PROG_A [ARGS...] -- PROG_B [ARGS...] | rss PROG [ARGS...]\n");
+  fprintf(stderr,
+          "usage: bench_exec time N PROG_A [ARGS...] -- PROG_B [ARGS...] | rss PROG [ARGS...]\n");
   return 2;
 }

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <signal.h>
 #include <stddef.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -17,7 +18,6 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -49,7 +49,8 @@ int InConfinedChild(Probe probe) {
 
 }  // namespace
 
-TEST_CASE("the filter opts out of the kernel's always-allowed cache, then runs libseccomp's program") {
+TEST_CASE(
+    "the filter opts out of the kernel's always-allowed cache, then runs libseccomp's program") {
   // A load the kernel's cache emulation cannot follow (see seccomp_filter_gen),
   // followed by libseccomp's own load of the architecture.
   const struct sock_filter* p = seccomp_filter_bpf::kProgram;
@@ -119,7 +120,9 @@ TEST_CASE("confined: fork, clone, vfork, execve, execveat fail with EPERM") {
           if (syscall(SYS_clone3, nullptr, 0) != -1 || errno != EPERM) return 4;
           char* argv[] = {const_cast<char*>("true"), nullptr};
           if (execve("/bin/true", argv, argv + 1) != -1 || errno != EPERM) return 5;
-          if (syscall(SYS_execveat, AT_FDCWD, "/bin/true", argv, argv + 1, 0) != -1 || errno != EPERM) return 6;
+          if (syscall(SYS_execveat, AT_FDCWD, "/bin/true", argv, argv + 1, 0) != -1 ||
+              errno != EPERM)
+            return 6;
           return 0;
         }) == 0);
 }
@@ -158,11 +161,17 @@ TEST_CASE("confined: socket only as AF_UNIX SOCK_SEQPACKET|SOCK_CLOEXEC, protoco
           if (syscall(SYS_socket, AF_INET, SOCK_STREAM, 0) != -1 || errno != EPERM) return 1;
           if (syscall(SYS_socket, AF_INET6, SOCK_DGRAM, 0) != -1 || errno != EPERM) return 2;
           if (syscall(SYS_socket, AF_NETLINK, SOCK_RAW, 0) != -1 || errno != EPERM) return 3;
-          if (syscall(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0) != -1 || errno != EPERM) return 4;
-          if (syscall(SYS_socket, AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0) != -1 || errno != EPERM) return 5;
-          if (syscall(SYS_socket, AF_UNIX, SOCK_SEQPACKET, 0) != -1 || errno != EPERM) return 6;  // no CLOEXEC
-          if (syscall(SYS_socket, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 1) != -1 || errno != EPERM) return 7;
-          if (syscall(SYS_socketpair, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, nullptr) != -1 || errno != EPERM)
+          if (syscall(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0) != -1 || errno != EPERM)
+            return 4;
+          if (syscall(SYS_socket, AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0) != -1 || errno != EPERM)
+            return 5;
+          if (syscall(SYS_socket, AF_UNIX, SOCK_SEQPACKET, 0) != -1 || errno != EPERM)
+            return 6;  // no CLOEXEC
+          if (syscall(SYS_socket, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 1) != -1 ||
+              errno != EPERM)
+            return 7;
+          if (syscall(SYS_socketpair, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, nullptr) != -1 ||
+              errno != EPERM)
             return 8;
           long fd = syscall(SYS_socket, denied_socket::kDomain, denied_socket::kType, 0);
           if (fd < 0) return 9;
@@ -176,7 +185,8 @@ TEST_CASE("confined: socket only as AF_UNIX SOCK_SEQPACKET|SOCK_CLOEXEC, protoco
         }) == 0);
 }
 
-TEST_CASE("confined: setsockopt only for the two timeouts, recvfrom one byte, clock_gettime monotonic") {
+TEST_CASE(
+    "confined: setsockopt only for the two timeouts, recvfrom one byte, clock_gettime monotonic") {
   CHECK(InConfinedChild([] {
           long fd = syscall(SYS_socket, denied_socket::kDomain, denied_socket::kType, 0);
           if (fd < 0) return 1;
@@ -184,13 +194,21 @@ TEST_CASE("confined: setsockopt only for the two timeouts, recvfrom one byte, cl
           if (syscall(SYS_setsockopt, fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv) != 0) return 2;
           if (syscall(SYS_setsockopt, fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0) return 3;
           int one = 1;
-          if (syscall(SYS_setsockopt, fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != -1 || errno != EPERM) return 4;
-          if (syscall(SYS_setsockopt, fd, SOL_SOCKET, SO_SNDBUF, &one, sizeof one) != -1 || errno != EPERM) return 5;
-          if (syscall(SYS_setsockopt, fd, 0, SO_SNDTIMEO, &tv, sizeof tv) != -1 || errno != EPERM) return 6;
+          if (syscall(SYS_setsockopt, fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != -1 ||
+              errno != EPERM)
+            return 4;
+          if (syscall(SYS_setsockopt, fd, SOL_SOCKET, SO_SNDBUF, &one, sizeof one) != -1 ||
+              errno != EPERM)
+            return 5;
+          if (syscall(SYS_setsockopt, fd, 0, SO_SNDTIMEO, &tv, sizeof tv) != -1 || errno != EPERM)
+            return 6;
           char buf[2];
-          if (syscall(SYS_recvfrom, fd, buf, 2, 0, nullptr, nullptr) != -1 || errno != EPERM) return 7;
+          if (syscall(SYS_recvfrom, fd, buf, 2, 0, nullptr, nullptr) != -1 || errno != EPERM)
+            return 7;
           // One byte is allowed; the unconnected socket then says so itself.
-          if (syscall(SYS_recvfrom, fd, buf, 1, MSG_DONTWAIT, nullptr, nullptr) != -1 || errno == EPERM) return 8;
+          if (syscall(SYS_recvfrom, fd, buf, 1, MSG_DONTWAIT, nullptr, nullptr) != -1 ||
+              errno == EPERM)
+            return 8;
           struct timespec ts;
           if (syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts) != 0) return 9;
           if (syscall(SYS_clock_gettime, CLOCK_REALTIME, &ts) != -1 || errno != EPERM) return 10;

@@ -24,8 +24,8 @@ std::string_view FileTypeName(mode_t mode) {
 }
 
 // Builds "<prefix><what> \"<path>\": <reason>\n", shortening the path to fit.
-void Warn(std::string_view what, std::string_view path, std::string_view reason, std::string_view detail,
-          fixed_buffer::Buffer* warning) {
+void Warn(std::string_view what, std::string_view path, std::string_view reason,
+          std::string_view detail, fixed_buffer::Buffer* warning) {
   warning->Shrink(0);
   bool cut = false;
   // The environment is the sandbox's too: the path gets the rules argv0 and
@@ -33,8 +33,9 @@ void Warn(std::string_view what, std::string_view path, std::string_view reason,
   redact::Spans spans;
   redact::Standalone(path, &spans);
   bool ok = warning->Append(kWarningPrefix) && warning->Append(what) && warning->Append(" ") &&
-            record::AppendField(path, spans, kMaxPathShown, warning, &cut) && warning->Append(": ") &&
-            warning->Append(reason) && warning->Append(detail) && warning->Append("\n");
+            record::AppendField(path, spans, kMaxPathShown, warning, &cut) &&
+            warning->Append(": ") && warning->Append(reason) && warning->Append(detail) &&
+            warning->Append("\n");
   if (!ok) {
     warning->Shrink(0);
     warning->Append(kWarningPrefix);
@@ -42,7 +43,8 @@ void Warn(std::string_view what, std::string_view path, std::string_view reason,
   }
 }
 
-void WarnErrno(std::string_view what, std::string_view path, int error, fixed_buffer::Buffer* warning) {
+void WarnErrno(std::string_view what, std::string_view path, int error,
+               fixed_buffer::Buffer* warning) {
   const char* text = strerror(error);
   std::string_view detail = error == ELOOP ? " (a symbolic link is refused)" : "";
   Warn(what, path, text, detail, warning);
@@ -60,7 +62,8 @@ bool Append(const char* path, std::string_view line, fixed_buffer::Buffer* warni
   // The raw syscall keeps the flags exactly as the seccomp filter allows them.
   long fd = syscall(SYS_openat, AT_FDCWD, path, kOpenFlags, kOpenMode);
   bool readable = fd >= 0;
-  if (fd < 0 && errno == EACCES) fd = syscall(SYS_openat, AT_FDCWD, path, kOpenFlagsWriteOnly, kOpenMode);
+  if (fd < 0 && errno == EACCES)
+    fd = syscall(SYS_openat, AT_FDCWD, path, kOpenFlagsWriteOnly, kOpenMode);
   if (fd < 0) {
     WarnErrno("openat", path, errno, warning);
     return false;
@@ -85,9 +88,11 @@ bool Append(const char* path, std::string_view line, fixed_buffer::Buffer* warni
   // Should both looks fall inside one such append, the cost is one needless
   // newline: an empty line, which the collector reports as such.
   char last = '\n';
-  if (readable && st.st_size > 0 && syscall(SYS_pread64, fd, &last, 1, st.st_size - 1) != 1) last = '\n';
+  if (readable && st.st_size > 0 && syscall(SYS_pread64, fd, &last, 1, st.st_size - 1) != 1)
+    last = '\n';
   struct stat again;
-  if (last != '\n' && syscall(SYS_fstat, fd, &again) == 0 && again.st_size != st.st_size) last = '\n';
+  if (last != '\n' && syscall(SYS_fstat, fd, &again) == 0 && again.st_size != st.st_size)
+    last = '\n';
   if (last != '\n') {
     const_cast<char*>(line.data())[-1] = '\n';
     line = std::string_view(line.data() - 1, line.size() + 1);

@@ -19,12 +19,14 @@ inline constexpr std::string_view kEnvName = "AGT_DENIED_LOG";
 // (ELOOP) instead of redirecting the append. O_NONBLOCK: a FIFO without a
 // reader fails (ENXIO) instead of hanging the denial. O_NOCTTY: a terminal
 // never becomes ours.
-inline constexpr int kOpenFlags = O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+inline constexpr int kOpenFlags =
+    O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
 // A log the sandbox may append to but not read (EACCES with kOpenFlags): the
 // same open write-only, without the fragment check.
 inline constexpr int kOpenFlagsWriteOnly = (kOpenFlags & ~O_RDWR) | O_WRONLY;
 inline constexpr unsigned kOpenMode = 0600;
-inline constexpr std::string_view kWarningPrefix = "agt-sandbox: warning: could not write AGT_DENIED_LOG: ";
+inline constexpr std::string_view kWarningPrefix =
+    "agt-sandbox: warning: could not write AGT_DENIED_LOG: ";
 // The longest warning line; record::kMaxRecordSize leaves room for it.
 inline constexpr std::size_t kMaxWarningSize = 379;
 

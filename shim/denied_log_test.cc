@@ -100,7 +100,8 @@ TEST_CASE("a directory, a device and a missing directory") {
   Outcome dev = AppendTo("/dev/null");
   CHECK_FALSE(dev.ok);
   CHECK(dev.warning.find("a character device, not a regular file") != std::string::npos);
-  CHECK(AppendTo(dir.path + "/missing/denied.log").warning.find("No such file or directory") != std::string::npos);
+  CHECK(AppendTo(dir.path + "/missing/denied.log").warning.find("No such file or directory") !=
+        std::string::npos);
 }
 
 TEST_CASE("the warning is one line and shows a hostile path escaped") {
@@ -132,7 +133,8 @@ TEST_CASE("no descriptor is left open, written or refused") {
   int before = dup(0);
   REQUIRE(before >= 0);
   close(before);
-  const std::string paths[] = {log, "/dev/null", dir.path + "/fifo", dir.path + "/dir", dir.path + "/missing/x"};
+  const std::string paths[] = {log, "/dev/null", dir.path + "/fifo", dir.path + "/dir",
+                               dir.path + "/missing/x"};
   for (const std::string& path : paths) {
     AppendTo(path);
     int after = dup(0);

@@ -5,10 +5,18 @@
 #include <string>
 
 TEST_CASE("upstream's denied names are all in the table") {
-  for (const char* name : {"curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "ftp", "ssh", "scp", "sftp",
-                           "rsync", "git", "svn", "hg", "apt", "apt-get", "dpkg", "pip", "pip3", "npm", "yarn",
-                           "gem", "cargo", "az", "aws", "gcloud", "gsutil", "kubectl", "helm", "terraform",
-                           "ansible", "ansible-playbook", "docker", "podman"}) {
+  for (const char* name : {"curl",      "wget",    "nc",
+                           "ncat",      "netcat",  "socat",
+                           "telnet",    "ftp",     "ssh",
+                           "scp",       "sftp",    "rsync",
+                           "git",       "svn",     "hg",
+                           "apt",       "apt-get", "dpkg",
+                           "pip",       "pip3",    "npm",
+                           "yarn",      "gem",     "cargo",
+                           "az",        "aws",     "gcloud",
+                           "gsutil",    "kubectl", "helm",
+                           "terraform", "ansible", "ansible-playbook",
+                           "docker",    "podman"}) {
     CAPTURE(name);
     CHECK(denied_names::Find(name) != nullptr);
   }

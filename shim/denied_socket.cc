@@ -19,14 +19,16 @@ constexpr std::string_view kWarningSuffix = "; the record goes to AGT_DENIED_LOG
 constexpr std::int64_t kNsPerMs = 1000 * 1000;
 
 // Builds "<prefix>\"<path>\": <reason><detail><suffix>".
-void Warn(std::string_view path, std::string_view reason, std::string_view detail, fixed_buffer::Buffer* warning) {
+void Warn(std::string_view path, std::string_view reason, std::string_view detail,
+          fixed_buffer::Buffer* warning) {
   warning->Shrink(0);
   bool cut = false;
   // The environment is the sandbox's: the path is redacted and escaped as
   // the log's path is in its warning.
   redact::Spans spans;
   redact::Standalone(path, &spans);
-  bool ok = warning->Append(kWarningPrefix) && record::AppendField(path, spans, kMaxPathShown, warning, &cut) &&
+  bool ok = warning->Append(kWarningPrefix) &&
+            record::AppendField(path, spans, kMaxPathShown, warning, &cut) &&
             warning->Append(": ") && warning->Append(reason) && warning->Append(detail) &&
             warning->Append(kWarningSuffix);
   if (!ok) {
@@ -38,7 +40,8 @@ void Warn(std::string_view path, std::string_view reason, std::string_view detai
 
 // "<call>: <strerror>", or "<call>: no answer within 200 ms" for a timeout
 // (the socket timeouts end a blocking call with EAGAIN).
-void WarnErrno(std::string_view path, std::string_view call, int error, fixed_buffer::Buffer* warning) {
+void WarnErrno(std::string_view path, std::string_view call, int error,
+               fixed_buffer::Buffer* warning) {
   char reason_storage[96];
   fixed_buffer::Buffer reason(reason_storage, sizeof reason_storage);
   reason.Append(call);
@@ -96,7 +99,8 @@ bool Exchange(long fd, const char* path, const struct sockaddr_un& address, std:
   ssize_t n;
   do {
     n = -1;
-    if (ArmTimeout(fd, kSendTimeoutOption, deadline_ns)) n = write(static_cast<int>(fd), record.data(), record.size());
+    if (ArmTimeout(fd, kSendTimeoutOption, deadline_ns))
+      n = write(static_cast<int>(fd), record.data(), record.size());
   } while (n < 0 && errno == EINTR);
   if (n < 0) {
     WarnErrno(path, "send", errno, warning);
@@ -109,7 +113,8 @@ bool Exchange(long fd, const char* path, const struct sockaddr_un& address, std:
   unsigned char answer = 0;
   do {
     n = -1;
-    if (ArmTimeout(fd, kReceiveTimeoutOption, deadline_ns)) n = syscall(SYS_recvfrom, fd, &answer, 1, 0, nullptr, nullptr);
+    if (ArmTimeout(fd, kReceiveTimeoutOption, deadline_ns))
+      n = syscall(SYS_recvfrom, fd, &answer, 1, 0, nullptr, nullptr);
   } while (n < 0 && errno == EINTR);
   if (n < 0) {
     WarnErrno(path, "acknowledgement", errno, warning);

@@ -34,7 +34,8 @@ inline constexpr unsigned char kNak = 0x15;
 // The bound on the whole exchange - connect, send, the acknowledgement -
 // from the first system call on the socket. The man page states it.
 inline constexpr long kTimeoutMs = 200;
-inline constexpr std::string_view kWarningPrefix = "agt-sandbox: warning: denial not delivered to AGT_DENIED_SOCKET ";
+inline constexpr std::string_view kWarningPrefix =
+    "agt-sandbox: warning: denial not delivered to AGT_DENIED_SOCKET ";
 // The longest warning line (checked by the unit test): it fits the stderr
 // write with the record and the human line, like the log's warning.
 inline constexpr std::size_t kMaxWarningSize = 320;

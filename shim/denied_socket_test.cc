@@ -45,7 +45,8 @@ struct Peer {
       if (n > 0) received.assign(buf, static_cast<std::size_t>(n));
       char byte = answer == Answer::kAck ? 0x06 : answer == Answer::kNak ? 0x15 : 'x';
       if (answer == Answer::kNothing) std::this_thread::sleep_for(std::chrono::seconds(1));
-      if (answer != Answer::kClose && answer != Answer::kNothing) (void)!send(c, &byte, 1, MSG_NOSIGNAL);
+      if (answer != Answer::kClose && answer != Answer::kNothing)
+        (void)!send(c, &byte, 1, MSG_NOSIGNAL);
       close(c);
     });
   }
@@ -77,7 +78,8 @@ Outcome DeliverTo(const std::string& path, std::string_view record = "{\"a\":1}"
 
 void CheckWarning(const Outcome& o, const std::string& reason) {
   CHECK_FALSE(o.delivered);
-  CHECK(o.warning.rfind("agt-sandbox: warning: denial not delivered to AGT_DENIED_SOCKET \"", 0) == 0);
+  CHECK(o.warning.rfind("agt-sandbox: warning: denial not delivered to AGT_DENIED_SOCKET \"", 0) ==
+        0);
   CHECK(o.warning.find(reason) != std::string::npos);
   CHECK(o.warning.size() <= denied_socket::kMaxWarningSize);
   CHECK(o.warning.find('\n') == o.warning.size() - 1);
@@ -173,7 +175,8 @@ TEST_CASE("no socket, not a socket, a stream socket, a too long path") {
   int listener = Listen(stream, SOCK_STREAM);
   CheckWarning(DeliverTo(stream), "connect: Protocol wrong type for socket");
   close(listener);
-  CheckWarning(DeliverTo(dir.path + "/" + std::string(200, 'x')), "the path is too long for a socket address");
+  CheckWarning(DeliverTo(dir.path + "/" + std::string(200, 'x')),
+               "the path is too long for a socket address");
 }
 
 TEST_CASE("a hostile path is escaped, redacted and cut in the warning") {

@@ -25,9 +25,11 @@ constexpr std::string_view kHumanSuffix = " (blocked by sandbox command denylist
 // PIPE_BUF: one write() of at most this many bytes to a pipe is atomic.
 constexpr std::size_t kMaxStderrWrite = 4096;
 constexpr std::size_t kMaxHumanLine = kHumanPrefix.size() + 64 + kHumanSuffix.size();
-static_assert(record::kMaxRecordSize + 1 + kMaxHumanLine + denied_socket::kMaxWarningSize <= kMaxStderrWrite,
+static_assert(record::kMaxRecordSize + 1 + kMaxHumanLine + denied_socket::kMaxWarningSize <=
+                  kMaxStderrWrite,
               "record, human line and the socket's warning must fit one atomic stderr write");
-static_assert(record::kMaxRecordSize + 1 + kMaxHumanLine + denied_log::kMaxWarningSize <= kMaxStderrWrite,
+static_assert(record::kMaxRecordSize + 1 + kMaxHumanLine + denied_log::kMaxWarningSize <=
+                  kMaxStderrWrite,
               "record, human line and the log's warning must fit one atomic stderr write");
 
 // One write(), never retried: a second write could interleave with other
@@ -100,13 +102,16 @@ int Run(int argc, char** argv, std::string_view exec_path) {
   const char* socket_path =
       denied_log::ChoosePath(getenv("AGT_DENIED_SOCKET"), destinations::kDefaultDeniedSocket);
   if (socket_path != nullptr && !record_line.empty()) {
-    delivered = denied_socket::Deliver(socket_path, record_line.substr(0, record_line.size() - 1), &socket_warning);
+    delivered = denied_socket::Deliver(socket_path, record_line.substr(0, record_line.size() - 1),
+                                       &socket_warning);
   }
 
   static char warning_storage[denied_log::kMaxWarningSize];
   fixed_buffer::Buffer warning(warning_storage, sizeof warning_storage);
-  const char* log_path = denied_log::ChoosePath(getenv("AGT_DENIED_LOG"), destinations::kDefaultDeniedLog);
-  if (!delivered && log_path != nullptr && !record_line.empty()) denied_log::Append(log_path, record_line, &warning);
+  const char* log_path =
+      denied_log::ChoosePath(getenv("AGT_DENIED_LOG"), destinations::kDefaultDeniedLog);
+  if (!delivered && log_path != nullptr && !record_line.empty())
+    denied_log::Append(log_path, record_line, &warning);
 
   out.Append(kHumanPrefix);
   out.Append(facts.binary);

@@ -1,8 +1,8 @@
 // Test helper: exec PROGRAM with argc == 0 (an empty argv), keeping the
 // environment. Usage: exec_empty_argv PROGRAM
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <errno.h>
 #include <unistd.h>
 
 extern char** environ;

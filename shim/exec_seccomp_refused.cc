@@ -19,8 +19,10 @@ int main(int argc, char** argv) {
   }
   scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
   if (ctx == nullptr ||
-      seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(prctl), 1, SCMP_A0(SCMP_CMP_EQ, PR_SET_SECCOMP)) != 0 ||
-      seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(seccomp), 0) != 0 || seccomp_load(ctx) != 0) {
+      seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(prctl), 1,
+                       SCMP_A0(SCMP_CMP_EQ, PR_SET_SECCOMP)) != 0 ||
+      seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(seccomp), 0) != 0 ||
+      seccomp_load(ctx) != 0) {
     fprintf(stderr, "exec_seccomp_refused: error: could not load the refusing filter\n");
     return 1;
   }

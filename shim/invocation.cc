@@ -13,8 +13,8 @@ std::string_view Basename(std::string_view path) {
 bool IsPlausibleName(std::string_view name) {
   if (name.empty() || name.size() > 64 || name == "." || name == "..") return false;
   for (char c : name) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-              c == '_' || c == '+' || c == '-';
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '_' || c == '+' || c == '-';
     if (!ok) return false;
   }
   return true;
@@ -49,7 +49,8 @@ bool IsNumber(std::string_view text) {
 // (No substr(): its range check throws, and the static shim has no
 // exception runtime.)
 bool ConsumePrefix(std::string_view* text, std::string_view prefix) {
-  if (text->size() < prefix.size() || std::string_view(text->data(), prefix.size()) != prefix) return false;
+  if (text->size() < prefix.size() || std::string_view(text->data(), prefix.size()) != prefix)
+    return false;
   text->remove_prefix(prefix.size());
   return true;
 }
@@ -88,10 +89,12 @@ Attribution Named(std::string_view exec_path, int argc, const char* const* argv)
   std::string_view name = Basename(exec_path);
   if (!exec_path.empty() && name != kSelfName && !argv0.empty() && argv0[0] == '/') {
     for (int k = 1; k <= 2 && k < argc; ++k) {
-      if (argv[k] != nullptr && exec_path == argv[k]) return {Recordable(Basename(argv0)), Via::kScript, exec_path, ""};
+      if (argv[k] != nullptr && exec_path == argv[k])
+        return {Recordable(Basename(argv0)), Via::kScript, exec_path, ""};
     }
   }
-  if (exec_path.empty() || name == kSelfName) return {Recordable(Basename(argv0)), Via::kArgv0, "", ""};
+  if (exec_path.empty() || name == kSelfName)
+    return {Recordable(Basename(argv0)), Via::kArgv0, "", ""};
   return {Recordable(name), Via::kPath, "", ""};
 }
 
@@ -100,7 +103,8 @@ Attribution Named(std::string_view exec_path, int argc, const char* const* argv)
 Attribution Attribute(std::string_view exec_path, int argc, const char* const* argv) {
   Attribution who = Named(exec_path, argc, argv);
   who.tool = who.binary;
-  if (who.binary == kUnknown && argc > 0 && argv != nullptr && argv[0] != nullptr) who.tool = Basename(argv[0]);
+  if (who.binary == kUnknown && argc > 0 && argv != nullptr && argv[0] != nullptr)
+    who.tool = Basename(argv[0]);
   return who;
 }
 

@@ -77,12 +77,14 @@ TEST_CASE("how the shim was reached") {
   CHECK(a.binary == "curl");
   CHECK(a.via == Via::kPath);
   const char* fd_argv[] = {"curl", "x", nullptr};
-  for (const char* path : {"/dev/fd/3", "/proc/self/fd/4", "/proc/thread-self/fd/5", "/proc/123/fd/6"}) {
+  for (const char* path :
+       {"/dev/fd/3", "/proc/self/fd/4", "/proc/thread-self/fd/5", "/proc/123/fd/6"}) {
     a = invocation::Attribute(path, 2, fd_argv);
     CHECK(a.binary == "unknown");
     CHECK(a.via == Via::kFd);
   }
-  CHECK_FALSE(invocation::IsFdPath("/dev/fd/3/curl"));  // execveat(dirfd, "curl"): named by its path
+  CHECK_FALSE(
+      invocation::IsFdPath("/dev/fd/3/curl"));  // execveat(dirfd, "curl"): named by its path
   CHECK_FALSE(invocation::IsFdPath("/proc/self/fd/"));
   CHECK_FALSE(invocation::IsFdPath("/proc/x/fd/3"));
   const char* shim_argv[] = {"/usr/bin/wget", nullptr};

@@ -22,19 +22,20 @@ std::string Escape(std::string_view raw) {
 
 TEST_CASE("plain ASCII and valid UTF-8 pass through") {
   CHECK(Escape("curl -sSL") == "curl -sSL");
-  CHECK(Escape("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80") == "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+  CHECK(Escape("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80") ==
+        "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
 }
 
-TEST_CASE("quotes and backslashes get short escapes") {
-  CHECK(Escape("a\"b\\c") == "a\\\"b\\\\c");
-}
+TEST_CASE("quotes and backslashes get short escapes") { CHECK(Escape("a\"b\\c") == "a\\\"b\\\\c"); }
 
 TEST_CASE("control characters and DEL become \\u00XX") {
-  CHECK(Escape(std::string_view("\x00\x01\n\t\x1f\x7f", 6)) == "\\u0000\\u0001\\u000a\\u0009\\u001f\\u007f");
+  CHECK(Escape(std::string_view("\x00\x01\n\t\x1f\x7f", 6)) ==
+        "\\u0000\\u0001\\u000a\\u0009\\u001f\\u007f");
 }
 
 TEST_CASE("U+2028 and U+2029 are escaped") {
-  CHECK(Escape("a\xe2\x80\xa8" "b\xe2\x80\xa9") == "a\\u2028b\\u2029");
+  CHECK(Escape("a\xe2\x80\xa8"
+               "b\xe2\x80\xa9") == "a\\u2028b\\u2029");
   CHECK(Escape("\xe2\x80\xa7") == "\xe2\x80\xa7");  // U+2027 stays
 }
 
@@ -46,7 +47,8 @@ TEST_CASE("each invalid byte becomes U+FFFD") {
   CHECK(Escape("\xed\xa0\x80") == fffd + fffd + fffd);             // surrogate U+D800
   CHECK(Escape("\xf4\x90\x80\x80") == fffd + fffd + fffd + fffd);  // above U+10FFFF
   CHECK(Escape("\xe2\x82") == fffd + fffd);                        // cut sequence
-  CHECK(Escape("a\xe2\x82" "b") == "a" + fffd + fffd + "b");
+  CHECK(Escape("a\xe2\x82"
+               "b") == "a" + fffd + fffd + "b");
 }
 
 TEST_CASE("units never split a character") {

@@ -54,37 +54,49 @@ void CivilFromDays(std::int64_t days, std::int64_t* year, unsigned* month, unsig
   *year = y + (*month <= 2 ? 1 : 0);
 }
 
-bool AppendBool(bool value, fixed_buffer::Buffer* out) { return out->Append(value ? "true"sv : "false"sv); }
+bool AppendBool(bool value, fixed_buffer::Buffer* out) {
+  return out->Append(value ? "true"sv : "false"sv);
+}
 
 // Everything after the argv array: `],"argv0":...}`.
-bool AppendTail(const Facts& facts, const redact::Spans& argv0_spans, const redact::Spans& path_spans,
-                std::uint64_t redactions, bool truncated, fixed_buffer::Buffer* out, bool* cut) {
+bool AppendTail(const Facts& facts, const redact::Spans& argv0_spans,
+                const redact::Spans& path_spans, std::uint64_t redactions, bool truncated,
+                fixed_buffer::Buffer* out, bool* cut) {
   bool ok = out->Append("]"sv);
   if (facts.argc > 0 && facts.argv != nullptr && facts.argv[0] != nullptr) {
     ok = ok && out->Append(",\"argv0\":"sv) &&
          AppendField(facts.argv[0], argv0_spans, kMaxFieldSize, out, cut);
   }
-  ok = ok && out->Append(",\"binary\":"sv) && AppendField(facts.binary, redact::kNoSpans, kMaxFieldSize, out, cut);
+  ok = ok && out->Append(",\"binary\":"sv) &&
+       AppendField(facts.binary, redact::kNoSpans, kMaxFieldSize, out, cut);
   ok = ok && out->Append(",\"confined\":"sv) && AppendBool(facts.confined, out);
-  ok = ok && out->Append(",\"event\":\"command_denied\",\"gid\":"sv) && out->AppendUnsigned(facts.gid);
+  ok = ok && out->Append(",\"event\":\"command_denied\",\"gid\":"sv) &&
+       out->AppendUnsigned(facts.gid);
   // The host name is the operator's, not redacted.
-  ok = ok && out->Append(",\"host\":"sv) && AppendField(facts.host, redact::kNoSpans, kMaxFieldSize, out, cut);
+  ok = ok && out->Append(",\"host\":"sv) &&
+       AppendField(facts.host, redact::kNoSpans, kMaxFieldSize, out, cut);
   ok = ok && out->Append(",\"issue\":"sv) && out->AppendUnsigned(kIssue);
-  ok = ok && out->Append(",\"path\":"sv) && AppendField(facts.exec_path, path_spans, kMaxFieldSize, out, cut);
+  ok = ok && out->Append(",\"path\":"sv) &&
+       AppendField(facts.exec_path, path_spans, kMaxFieldSize, out, cut);
   ok = ok && out->Append(",\"pid\":"sv) && out->AppendUnsigned(facts.pid);
   ok = ok && out->Append(",\"ppid\":"sv) && out->AppendUnsigned(facts.ppid);
   ok = ok && out->Append(",\"redactions\":"sv) && out->AppendUnsigned(redactions);
   // The script is the exec path (AT_EXECFN), so it is redacted as path is.
   if (!facts.script.empty()) {
-    ok = ok && out->Append(",\"script\":"sv) && AppendField(facts.script, path_spans, kMaxFieldSize, out, cut);
+    ok = ok && out->Append(",\"script\":"sv) &&
+         AppendField(facts.script, path_spans, kMaxFieldSize, out, cut);
   }
-  ok = ok && out->Append(",\"timestamp\":\""sv) && AppendTimestamp(facts.time_sec, out) && out->Append("\""sv);
+  ok = ok && out->Append(",\"timestamp\":\""sv) && AppendTimestamp(facts.time_sec, out) &&
+       out->Append("\""sv);
   std::uint64_t seconds = facts.time_sec > 0 ? static_cast<std::uint64_t>(facts.time_sec) : 0;
-  ok = ok && out->Append(",\"timestamp_ns\":"sv) && out->AppendUnsigned(seconds * 1000000000u + facts.time_nsec);
+  ok = ok && out->Append(",\"timestamp_ns\":"sv) &&
+       out->AppendUnsigned(seconds * 1000000000u + facts.time_nsec);
   ok = ok && out->Append(",\"truncated\":"sv) && AppendBool(truncated, out);
   ok = ok && out->Append(",\"uid\":"sv) && out->AppendUnsigned(facts.uid);
-  ok = ok && out->Append(",\"version\":"sv) && AppendField(facts.version, redact::kNoSpans, kMaxFieldSize, out, cut);
-  ok = ok && out->Append(",\"via\":"sv) && AppendField(facts.via, redact::kNoSpans, kMaxFieldSize, out, cut);
+  ok = ok && out->Append(",\"version\":"sv) &&
+       AppendField(facts.version, redact::kNoSpans, kMaxFieldSize, out, cut);
+  ok = ok && out->Append(",\"via\":"sv) &&
+       AppendField(facts.via, redact::kNoSpans, kMaxFieldSize, out, cut);
   return ok && out->Append("}"sv);
 }
 
@@ -145,10 +157,11 @@ bool AppendTimestamp(std::int64_t time_sec, fixed_buffer::Buffer* out) {
   unsigned day = 0;
   CivilFromDays(days, &year, &month, &day);
   return out->AppendPadded(static_cast<std::uint64_t>(year), 4) && out->Append("-"sv) &&
-         out->AppendPadded(month, 2) && out->Append("-"sv) && out->AppendPadded(day, 2) && out->Append("T"sv) &&
-         out->AppendPadded(static_cast<std::uint64_t>(rest / 3600), 2) && out->Append(":"sv) &&
-         out->AppendPadded(static_cast<std::uint64_t>(rest / 60 % 60), 2) && out->Append(":"sv) &&
-         out->AppendPadded(static_cast<std::uint64_t>(rest % 60), 2) && out->Append("Z"sv);
+         out->AppendPadded(month, 2) && out->Append("-"sv) && out->AppendPadded(day, 2) &&
+         out->Append("T"sv) && out->AppendPadded(static_cast<std::uint64_t>(rest / 3600), 2) &&
+         out->Append(":"sv) && out->AppendPadded(static_cast<std::uint64_t>(rest / 60 % 60), 2) &&
+         out->Append(":"sv) && out->AppendPadded(static_cast<std::uint64_t>(rest % 60), 2) &&
+         out->Append("Z"sv);
 }
 
 bool Build(const Facts& facts, fixed_buffer::Buffer* out) {
@@ -191,13 +204,15 @@ bool Build(const Facts& facts, fixed_buffer::Buffer* out) {
   redact::Redactor redactor(facts.tool.empty() ? facts.binary : facts.tool);
   bool dropping = false;
   for (int i = 1; has_argv && i < facts.argc; ++i) {
-    std::string_view arg = facts.argv[i] != nullptr ? std::string_view(facts.argv[i]) : std::string_view();
+    std::string_view arg =
+        facts.argv[i] != nullptr ? std::string_view(facts.argv[i]) : std::string_view();
     redactor.NextArgument(arg, &spans);  // even for dropped arguments: context and count
     redactions += spans.count;
     if (dropping) continue;
     std::size_t mark = args.size();
     bool cut_here = false;
-    if ((i == 1 || args.Append(","sv)) && AppendField(arg, spans, kMaxFieldSize, &args, &cut_here)) {
+    if ((i == 1 || args.Append(","sv)) &&
+        AppendField(arg, spans, kMaxFieldSize, &args, &cut_here)) {
       cut = cut || cut_here;
       continue;
     }

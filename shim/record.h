@@ -28,20 +28,20 @@ inline constexpr std::string_view kCutMarker = "...[truncated]";
 inline constexpr std::uint64_t kIssue = 2662;
 
 struct Facts {
-  int argc = 0;                        // as the kernel passed it (includes argv[0])
-  const char* const* argv = nullptr;   // argv[0..argc)
-  std::string_view exec_path;          // AT_EXECFN
-  std::string_view binary;             // invocation::Attribute()
-  std::string_view via;                // invocation::ViaName()
-  std::string_view tool;               // whose options redaction applies (invocation::Attribution)
-  std::string_view script;             // the script's path when via is "script", else ""
+  int argc = 0;                       // as the kernel passed it (includes argv[0])
+  const char* const* argv = nullptr;  // argv[0..argc)
+  std::string_view exec_path;         // AT_EXECFN
+  std::string_view binary;            // invocation::Attribute()
+  std::string_view via;               // invocation::ViaName()
+  std::string_view tool;              // whose options redaction applies (invocation::Attribution)
+  std::string_view script;            // the script's path when via is "script", else ""
   bool confined = false;
   std::uint64_t pid = 0;
   std::uint64_t ppid = 0;
   std::uint64_t uid = 0;
   std::uint64_t gid = 0;
   std::string_view host;
-  std::int64_t time_sec = 0;   // CLOCK_REALTIME
+  std::int64_t time_sec = 0;  // CLOCK_REALTIME
   std::uint32_t time_nsec = 0;
   std::string_view version;
 };

@@ -51,10 +51,14 @@ Built BuildWith(std::vector<std::string> argv, std::string_view exec_path = "/us
 TEST_CASE("the SPEC example, byte for byte") {
   Built b = BuildWith({"curl", "-sSL", "https://example.com/x"});
   CHECK(b.line ==
-        "{\"argc\":3,\"argv\":[\"-sSL\",\"https://example.com/x\"],\"argv0\":\"curl\",\"binary\":\"curl\","
-        "\"confined\":true,\"event\":\"command_denied\",\"gid\":65534,\"host\":\"sb-1\",\"issue\":2662,"
-        "\"path\":\"/usr/bin/curl\",\"pid\":7,\"ppid\":1,\"redactions\":0,\"timestamp\":\"2026-06-14T10:00:00Z\","
-        "\"timestamp_ns\":1781431200123456789,\"truncated\":false,\"uid\":65534,\"version\":\"0.1.0\",\"via\":\"path\"}");
+        "{\"argc\":3,\"argv\":[\"-sSL\",\"https://example.com/"
+        "x\"],\"argv0\":\"curl\",\"binary\":\"curl\","
+        "\"confined\":true,\"event\":\"command_denied\",\"gid\":65534,\"host\":\"sb-1\",\"issue\":"
+        "2662,"
+        "\"path\":\"/usr/bin/"
+        "curl\",\"pid\":7,\"ppid\":1,\"redactions\":0,\"timestamp\":\"2026-06-14T10:00:00Z\","
+        "\"timestamp_ns\":1781431200123456789,\"truncated\":false,\"uid\":65534,\"version\":\"0.1."
+        "0\",\"via\":\"path\"}");
 }
 
 TEST_CASE("keys are sorted") {
@@ -99,8 +103,9 @@ TEST_CASE("hostile bytes stay valid JSON with the documented escapes") {
 }
 
 TEST_CASE("secrets are redacted and counted, argv0 and path too") {
-  Built b = BuildWith({"https://u:p@h/x", "-H", "Authorization: Bearer zzzzzzzz", "--password", "pw"},
-                      "/tmp/ghp_0123456789abcdefghijABCDEFGHIJ012345/curl");
+  Built b =
+      BuildWith({"https://u:p@h/x", "-H", "Authorization: Bearer zzzzzzzz", "--password", "pw"},
+                "/tmp/ghp_0123456789abcdefghijABCDEFGHIJ012345/curl");
   CHECK(std::string(b.doc["argv"][1].GetString()) == "Authorization: [REDACTED]");
   CHECK(std::string(b.doc["argv"][3].GetString()) == "[REDACTED]");
   CHECK(std::string(b.doc["argv0"].GetString()) == "https://u:[REDACTED]@h/x");
@@ -124,7 +129,8 @@ TEST_CASE("a plain field at the limit is kept whole; one byte more is cut") {
   std::string at_limit(record::kMaxFieldSize, 'p');
   std::string over = at_limit + "p";
   char storage[record::kMaxFieldSize + 2];
-  for (const std::string& raw : {at_limit, over, std::string("plain ~!#$%&'()*+,-./:;<=>?@[]^_`{|}")}) {
+  for (const std::string& raw :
+       {at_limit, over, std::string("plain ~!#$%&'()*+,-./:;<=>?@[]^_`{|}")}) {
     fixed_buffer::Buffer out(storage, sizeof storage);
     bool cut = false;
     REQUIRE(record::AppendField(raw, redact::kNoSpans, record::kMaxFieldSize, &out, &cut));
@@ -142,7 +148,8 @@ TEST_CASE("a plain field at the limit is kept whole; one byte more is cut") {
   char small[8];
   fixed_buffer::Buffer tight(small, sizeof small);
   bool cut = false;
-  CHECK_FALSE(record::AppendField("12345678", redact::kNoSpans, record::kMaxFieldSize, &tight, &cut));
+  CHECK_FALSE(
+      record::AppendField("12345678", redact::kNoSpans, record::kMaxFieldSize, &tight, &cut));
   CHECK(tight.size() == 0);
 }
 
@@ -160,7 +167,8 @@ TEST_CASE("a cut never splits an escape or a character") {
 TEST_CASE("a cut never splits a redaction marker or reveals a secret") {
   // The marker would end past the cut (at byte 504 of 498 kept): it is left
   // out whole, and the secret with it.
-  std::string arg = std::string(480, 'y') + " GITHUB_TOKEN=abcdefghijklmnopqrstuvwxyz " + std::string(100, 'z');
+  std::string arg =
+      std::string(480, 'y') + " GITHUB_TOKEN=abcdefghijklmnopqrstuvwxyz " + std::string(100, 'z');
   Built b = BuildWith({"curl", arg});
   std::string cut = b.doc["argv"][0].GetString();
   CHECK(cut.find("abc") == std::string::npos);

@@ -15,7 +15,13 @@ constexpr char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c
 
 // Character classes by table: one load per test, small enough to be inlined
 // even at -Os, since the rules test every byte of every argument many times.
-enum : unsigned char { kAlphaBit = 1, kDigitBit = 2, kUnderscoreBit = 4, kSpaceBit = 8, kUpperBit = 16 };
+enum : unsigned char {
+  kAlphaBit = 1,
+  kDigitBit = 2,
+  kUnderscoreBit = 4,
+  kSpaceBit = 8,
+  kUpperBit = 16
+};
 
 constexpr std::array<unsigned char, 256> MakeClasses() {
   std::array<unsigned char, 256> classes{};
@@ -32,7 +38,9 @@ constexpr std::array<unsigned char, 256> MakeClasses() {
 }
 constexpr std::array<unsigned char, 256> kClasses = MakeClasses();
 
-constexpr bool HasClass(char c, unsigned bits) { return (kClasses[static_cast<unsigned char>(c)] & bits) != 0; }
+constexpr bool HasClass(char c, unsigned bits) {
+  return (kClasses[static_cast<unsigned char>(c)] & bits) != 0;
+}
 constexpr bool IsAlpha(char c) { return HasClass(c, kAlphaBit); }
 constexpr bool IsUpper(char c) { return HasClass(c, kUpperBit); }
 constexpr bool IsLowerAlpha(char c) { return IsAlpha(c) && !IsUpper(c); }
@@ -43,7 +51,8 @@ constexpr bool IsSpace(char c) { return HasClass(c, kSpaceBit); }
 constexpr bool IsUpperAlnum(char c) { return IsUpper(c) || IsDigit(c); }
 constexpr bool IsBase64Url(char c) { return IsAlnum(c) || c == '-' || c == '_'; }
 constexpr bool IsTokenChar(char c) {
-  return IsAlnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '+' || c == '/' || c == '=';
+  return IsAlnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '+' || c == '/' ||
+         c == '=';
 }
 constexpr bool IsNameChar(char c) { return IsWordChar(c) || c == '-' || c == '.'; }
 
@@ -57,11 +66,13 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
 
 bool EndsWithIgnoreCase(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() &&
-         EqualsIgnoreCase(std::string_view(text.data() + text.size() - suffix.size(), suffix.size()), suffix);
+         EqualsIgnoreCase(
+             std::string_view(text.data() + text.size() - suffix.size(), suffix.size()), suffix);
 }
 
 bool StartsWithIgnoreCase(std::string_view text, std::string_view prefix) {
-  return text.size() >= prefix.size() && EqualsIgnoreCase(std::string_view(text.data(), prefix.size()), prefix);
+  return text.size() >= prefix.size() &&
+         EqualsIgnoreCase(std::string_view(text.data(), prefix.size()), prefix);
 }
 
 // A byte loop rather than string_view::compare: most calls fail on the
@@ -92,7 +103,8 @@ constexpr WordFilter MakeWordFilter(const std::string_view (&words)[N]) {
   for (std::string_view w : words) {
     if (w.size() < 64) filter.lengths |= 1ull << w.size();
     filter.first[static_cast<unsigned char>(Lower(w[0]))] = true;
-    filter.first[static_cast<unsigned char>(w[0] >= 'a' && w[0] <= 'z' ? w[0] - 'a' + 'A' : w[0])] = true;
+    filter.first[static_cast<unsigned char>(w[0] >= 'a' && w[0] <= 'z' ? w[0] - 'a' + 'A' : w[0])] =
+        true;
   }
   return filter;
 }
@@ -225,7 +237,8 @@ bool IsBodyChar(redact_rules::Body body, char c) {
 // For each first byte, which token shapes start with it (bit i: row i), so
 // a position is passed over with one load and only the shapes that can match
 // are tried.
-constexpr std::size_t kTokenShapeCount = sizeof redact_rules::kTokenShapes / sizeof redact_rules::kTokenShapes[0];
+constexpr std::size_t kTokenShapeCount =
+    sizeof redact_rules::kTokenShapes / sizeof redact_rules::kTokenShapes[0];
 static_assert(kTokenShapeCount <= 64, "one bit per token shape");
 
 constexpr std::array<unsigned long long, 256> MakeTokenShapeIndex() {
@@ -243,8 +256,8 @@ constexpr std::array<unsigned long long, 256> kTokenShapeIndex = MakeTokenShapeI
 std::size_t TokenShapeAt(std::string_view arg, std::size_t p) {
   std::size_t best = p;
   if (p >= arg.size()) return best;
-  for (unsigned long long shapes = kTokenShapeIndex[static_cast<unsigned char>(arg[p])]; shapes != 0;
-       shapes &= shapes - 1) {
+  for (unsigned long long shapes = kTokenShapeIndex[static_cast<unsigned char>(arg[p])];
+       shapes != 0; shapes &= shapes - 1) {
     const redact_rules::TokenShape& shape = redact_rules::kTokenShapes[__builtin_ctzll(shapes)];
     if (!StartsWith(Tail(arg, p), shape.prefix)) continue;
     std::size_t body = p + shape.prefix.size();
@@ -262,12 +275,8 @@ constexpr std::size_t kOpaqueUserMin = 20;
 void ToolValue(Value value, std::string_view arg, std::size_t offset, Collector* spans) {
   char separator = 0;
   switch (value) {
-    case Value::kWhole:
-      spans->Add(offset, arg.size());
-      return;
-    case Value::kHeader:
-      HeaderRule(arg, offset, spans);
-      return;
+    case Value::kWhole: spans->Add(offset, arg.size()); return;
+    case Value::kHeader: HeaderRule(arg, offset, spans); return;
     case Value::kPassSource:
       if (StartsWith(Tail(arg, offset), "pass:"sv)) spans->Add(offset + 5, arg.size());
       return;
@@ -307,7 +316,9 @@ void UrlRule(std::string_view arg, Collector* spans) {
   for (std::size_t i = 0; i + 3 <= arg.size(); ++i) {
     if (arg[i] != ':' || !StartsWith(Tail(arg, i), "://"sv)) continue;
     std::size_t s = i;
-    while (s > 0 && (IsAlnum(arg[s - 1]) || arg[s - 1] == '+' || arg[s - 1] == '.' || arg[s - 1] == '-')) --s;
+    while (s > 0 &&
+           (IsAlnum(arg[s - 1]) || arg[s - 1] == '+' || arg[s - 1] == '.' || arg[s - 1] == '-'))
+      --s;
     if (s == i || !IsAlpha(arg[s])) continue;
     std::size_t begin = i + 3;
     std::size_t at = std::string_view::npos;
@@ -335,7 +346,8 @@ void UrlRule(std::string_view arg, Collector* spans) {
       std::size_t next = segment + 1;
       while (next < path_end && arg[next] != '/') ++next;
       std::string_view name(arg.data() + segment + 1, next - segment - 1);
-      if (next < path_end && ((hooks_host && index == 0) || InWords<redact_rules::kCapabilitySegments>(name))) {
+      if (next < path_end &&
+          ((hooks_host && index == 0) || InWords<redact_rules::kCapabilitySegments>(name))) {
         spans->Add(next + 1, path_end);
         break;
       }
@@ -347,8 +359,8 @@ void UrlRule(std::string_view arg, Collector* spans) {
 }
 
 bool IsUserChar(char c) {
-  return c != ':' && c != '@' && c != '/' && c != '=' && c != '?' && c != '#' && c != '"' && c != '\'' &&
-         !IsSpace(c);
+  return c != ':' && c != '@' && c != '/' && c != '=' && c != '?' && c != '#' && c != '"' &&
+         c != '\'' && !IsSpace(c);
 }
 
 // Rule 4 without a scheme: user:pass@host at the start of the argument or
@@ -363,10 +375,12 @@ void SchemelessUserinfoRule(std::string_view arg, Collector* spans) {
     if (i < arg.size() && arg[i] == ':' && i + 1 < arg.size() && arg[i + 1] != '/') {
       std::size_t at = std::string_view::npos;
       std::size_t j = i + 1;
-      for (; j < arg.size() && arg[j] != '/' && !IsSpace(arg[j]) && arg[j] != '"' && arg[j] != '\''; ++j) {
+      for (; j < arg.size() && arg[j] != '/' && !IsSpace(arg[j]) && arg[j] != '"' && arg[j] != '\'';
+           ++j) {
         if (arg[j] == '@') at = j;
       }
-      bool host = at != std::string_view::npos && at > i + 1 && at + 1 < arg.size() && IsAlnum(arg[at + 1]);
+      bool host =
+          at != std::string_view::npos && at > i + 1 && at + 1 < arg.size() && IsAlnum(arg[at + 1]);
       for (std::string_view digest : redact_rules::kDigestPrefixes) {
         if (host && StartsWithIgnoreCase(Tail(arg, at + 1), digest)) host = false;
       }
@@ -410,13 +424,14 @@ std::size_t EndOfLeadingValue(std::string_view arg, std::size_t begin) {
 void AssignmentRule(std::string_view arg, Collector* spans) {
   // -Dname=value, -Pname=value: a one-letter option glued to an assignment.
   std::size_t first = 0;
-  if (arg.size() > 2 && arg[0] == '-' && IsAlpha(arg[1]) && (IsAlpha(arg[2]) || arg[2] == '_')) first = 2;
+  if (arg.size() > 2 && arg[0] == '-' && IsAlpha(arg[1]) && (IsAlpha(arg[2]) || arg[2] == '_'))
+    first = 2;
   for (std::size_t p = 0; p < arg.size(); ++p) {
     bool at_start = p == 0 || p == first;
     if (!at_start) {
       char before = arg[p - 1];
-      if (before != '?' && before != '&' && before != ';' && before != '=' && before != ',' && before != ':' &&
-          before != '{' && before != '(' && before != '[' && !IsSpace(before)) {
+      if (before != '?' && before != '&' && before != ';' && before != '=' && before != ',' &&
+          before != ':' && before != '{' && before != '(' && before != '[' && !IsSpace(before)) {
         continue;
       }
     }
@@ -436,8 +451,8 @@ void AssignmentRule(std::string_view arg, Collector* spans) {
     if (at_start) {
       end = EndOfLeadingValue(arg, begin);
     } else {
-      while (end < arg.size() && arg[end] != '&' && arg[end] != '#' && arg[end] != ',' && !IsSpace(arg[end]) &&
-             arg[end] != '\'' && arg[end] != '"' && arg[end] != ';') {
+      while (end < arg.size() && arg[end] != '&' && arg[end] != '#' && arg[end] != ',' &&
+             !IsSpace(arg[end]) && arg[end] != '\'' && arg[end] != '"' && arg[end] != ';') {
         ++end;
       }
     }
@@ -551,7 +566,8 @@ void QuotedMemberRule(std::string_view arg, Collector* spans) {
     if (name.empty() || j >= arg.size() || arg[j] != ':' || !IsSecretName(name, true)) continue;
     ++j;
     while (j < arg.size() && IsSpace(arg[j])) ++j;
-    if (j >= arg.size() || arg[j] == '{' || arg[j] == '[') continue;  // members inside get their own turn
+    if (j >= arg.size() || arg[j] == '{' || arg[j] == '[')
+      continue;  // members inside get their own turn
     std::size_t begin = j;
     std::size_t end = j;
     if (arg[j] == '"' || arg[j] == '\'') {
@@ -560,7 +576,9 @@ void QuotedMemberRule(std::string_view arg, Collector* spans) {
       while (end < arg.size() && arg[end] != value_quote) end += arg[end] == '\\' ? 2 : 1;
       if (end > arg.size()) end = arg.size();
     } else {
-      while (end < arg.size() && arg[end] != ',' && arg[end] != '}' && arg[end] != ']' && !IsSpace(arg[end])) ++end;
+      while (end < arg.size() && arg[end] != ',' && arg[end] != '}' && arg[end] != ']' &&
+             !IsSpace(arg[end]))
+        ++end;
     }
     spans->Add(begin, end);
     p = end;  // on to after the value: its closing quote opens no name
@@ -590,7 +608,9 @@ bool ToolMatches(std::string_view tools, std::string_view binary) {
   return false;
 }
 
-bool IsOneLetterOption(std::string_view option) { return option.size() == 2 && option[0] == '-' && option[1] != '-'; }
+bool IsOneLetterOption(std::string_view option) {
+  return option.size() == 2 && option[0] == '-' && option[1] != '-';
+}
 
 // The last bytes of the secret suffixes, either case: most words end
 // otherwise and skip the suffix loop.
@@ -616,14 +636,15 @@ bool IsSecretName(std::string_view name, bool allow_exclusions) {
   bool first = true;
   std::size_t start = 0;
   for (std::size_t i = 0; i <= name.size(); ++i) {
-    bool separator = i == name.size() || name[i] == '-' || name[i] == '_' || name[i] == '.' || name[i] == ':' ||
-                     name[i] == '/' || name[i] == ' ';
+    bool separator = i == name.size() || name[i] == '-' || name[i] == '_' || name[i] == '.' ||
+                     name[i] == ':' || name[i] == '/' || name[i] == ' ';
     bool camel = !separator && i > start && IsUpper(name[i]) && IsLowerAlpha(name[i - 1]);
     if (!separator && !camel) continue;
     word = std::string_view(name.data() + start, i - start);
     start = separator ? i + 1 : i;
     if (word.empty()) continue;
-    if (allow_exclusions && first && InWords<redact_rules::kNonSecretFirstWords>(word)) return false;
+    if (allow_exclusions && first && InWords<redact_rules::kNonSecretFirstWords>(word))
+      return false;
     first = false;
     if (InWords<redact_rules::kSecretWords>(word)) secret = true;
     if (kSuffixLastBytes[static_cast<unsigned char>(word.back())]) {
@@ -631,7 +652,8 @@ bool IsSecretName(std::string_view name, bool allow_exclusions) {
         if (EndsWithIgnoreCase(word, suffix)) secret = true;
       }
     }
-    if (EqualsIgnoreCase(word, "key"sv) && InWords<redact_rules::kKeyQualifiers>(previous)) secret = true;
+    if (EqualsIgnoreCase(word, "key"sv) && InWords<redact_rules::kKeyQualifiers>(previous))
+      secret = true;
     previous = word;
   }
   // `previous` is now the last word, and the one before it decides "id".
@@ -651,7 +673,9 @@ Redactor::Redactor(std::string_view binary) : tool_(binary) {
   }
 }
 
-bool Redactor::Applies(std::size_t row) const { return rows_[row]->after.empty() || (seen_after_ >> row & 1) != 0; }
+bool Redactor::Applies(std::size_t row) const {
+  return rows_[row]->after.empty() || (seen_after_ >> row & 1) != 0;
+}
 
 // Rule 2. Returns true when `arg` is one of this tool's secret options.
 bool Redactor::ToolOption(std::string_view arg, Collector* spans) {
@@ -690,7 +714,8 @@ bool Redactor::ToolOption(std::string_view arg, Collector* spans) {
       }
       if (i + 1 < arg.size()) {
         ToolValue(row.value, arg, i + 1, spans);
-      } else if (row.value != Value::kHeader) {  // a lone -H: the next argument meets rule 1 unaided
+      } else if (row.value !=
+                 Value::kHeader) {  // a lone -H: the next argument meets rule 1 unaided
         pending_ = Pending{true, row.value, false};
       }
       return true;
@@ -701,9 +726,11 @@ bool Redactor::ToolOption(std::string_view arg, Collector* spans) {
 
 void Redactor::NextArgument(std::string_view arg, Spans* out) {
   Collector spans(arg.size());
-  if (positional_left_ > 0 && --positional_left_ == 0) pending_ = Pending{true, Value::kWhole, false};
+  if (positional_left_ > 0 && --positional_left_ == 0)
+    pending_ = Pending{true, Value::kWhole, false};
   for (const redact_rules::PositionalSecret& row : redact_rules::kPositionalSecrets) {
-    if (ToolMatches(row.tools, tool_) && StartsWith(arg, row.trigger)) positional_left_ = row.offset;
+    if (ToolMatches(row.tools, tool_) && StartsWith(arg, row.trigger))
+      positional_left_ = row.offset;
   }
   Pending pending = pending_;
   pending_ = Pending{};
@@ -742,7 +769,8 @@ void Redactor::NextArgument(std::string_view arg, Spans* out) {
     if (!rows_[r]->after.empty() && arg == rows_[r]->after) seen_after_ |= 1u << r;
   }
   // Rule 8: "password V".
-  if (!pending_.active && InWords<redact_rules::kSecretKeywords>(arg)) pending_ = Pending{true, Value::kWhole, false};
+  if (!pending_.active && InWords<redact_rules::kSecretKeywords>(arg))
+    pending_ = Pending{true, Value::kWhole, false};
   // Rule 9: the first non-option argument after "set" is a setting's name.
   if (after_set_ && !is_option) {
     after_set_ = false;

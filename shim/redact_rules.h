@@ -17,35 +17,42 @@ namespace redact_rules {
 
 // A word that makes a name secret.
 inline constexpr std::string_view kSecretWords[] = {
-    "password", "passwd", "passphrase", "pass", "secret", "secrets", "token", "tokens", "apikey",
-    "credential", "credentials", "auth", "bearer", "cookie", "signature", "sig", "otp", "psk",
+    "password", "passwd", "passphrase", "pass",       "secret",      "secrets",
+    "token",    "tokens", "apikey",     "credential", "credentials", "auth",
+    "bearer",   "cookie", "signature",  "sig",        "otp",         "psk",
 };
 // A word ending like this is secret too (dbpassword, accesstoken, PGPASSWORD);
 // "pwd" only inside a longer name: PWD alone is the working directory.
 inline constexpr std::string_view kSecretSuffixes[] = {
-    "password", "passwd", "token", "secret", "apikey", "accesskey", "secretkey", "accountkey", "pwd",
+    "password",  "passwd",    "token",      "secret", "apikey",
+    "accesskey", "secretkey", "accountkey", "pwd",
 };
 // "key" is secret only after one of these words (api key, access key,
 // AccountKey): alone it is a file (curl --key), an object (aws s3api --key) or
 // a key id.
 inline constexpr std::string_view kKeyQualifiers[] = {
-    "api", "access", "secret", "account", "shared", "master", "subscription", "functions",
-    "storage", "license", "admin", "service", "encryption", "signing", "app", "consumer", "ingest",
+    "api",          "access",    "secret",  "account",  "shared", "master",
+    "subscription", "functions", "storage", "license",  "admin",  "service",
+    "encryption",   "signing",   "app",     "consumer", "ingest",
 };
 // The last word of a name that says the value is not the secret itself (a
 // flag, a file, a name, an id, an address): password-file, token_ttl,
 // client_id, SSH_AUTH_SOCK. "id" right after "secret" (Vault's secret_id)
 // does not count.
 inline constexpr std::string_view kNonSecretLastWords[] = {
-    "stdin", "file", "path", "prompt", "type", "env", "cmd", "command", "helper", "length", "id",
-    "dir", "fd", "name", "url", "uri", "method", "mode", "user", "username", "sock", "socket",
-    "jar", "ttl", "header", "store", "policy", "min", "max", "version", "format", "endpoint",
+    "stdin",  "file",   "path",   "prompt",   "type", "env",     "cmd",    "command",
+    "helper", "length", "id",     "dir",      "fd",   "name",    "url",    "uri",
+    "method", "mode",   "user",   "username", "sock", "socket",  "jar",    "ttl",
+    "header", "store",  "policy", "min",      "max",  "version", "format", "endpoint",
 };
 // The first word of a name that marks a flag: --no-password.
 inline constexpr std::string_view kNonSecretFirstWords[] = {"no"};
 // Header names that carry credentials although they hold no secret word.
 inline constexpr std::string_view kCredentialHeaders[] = {
-    "authorization", "proxy-authorization", "cookie", "set-cookie",
+    "authorization",
+    "proxy-authorization",
+    "cookie",
+    "set-cookie",
 };
 // A bare argument naming a secret makes the next one secret
 // (nmcli ... password V, some CLIs' key-value pairs).
@@ -84,7 +91,7 @@ struct ToolOption {
   std::string_view option;  // as typed: "-p", "--user", "-passin", "/p:"
   Value value;
   unsigned char forms;
-  std::string_view after;   // only once an argument equal to this was seen ("" always)
+  std::string_view after;  // only once an argument equal to this was seen ("" always)
 };
 
 inline constexpr unsigned char kBoth = kAttached | kSeparate;
@@ -111,14 +118,17 @@ inline constexpr ToolOption kToolOptions[] = {
     {"lftp", "-u", Value::kAfterComma, kBoth, ""},
     {"smbclient rpcclient smbget", "-U", Value::kAfterPercent, kBoth, ""},
     {"smbclient rpcclient", "--user", Value::kAfterPercent, kBoth, ""},
-    {"mysql mariadb mysqldump mysqladmin mysqlimport mysqlshow mysqlcheck", "-p", Value::kWhole, kAttached, ""},
+    {"mysql mariadb mysqldump mysqladmin mysqlimport mysqlshow mysqlcheck", "-p", Value::kWhole,
+     kAttached, ""},
     {"sshpass", "-p", Value::kWhole, kBoth, ""},
     {"redis-cli", "-a", Value::kWhole, kBoth, ""},
-    {"mongo mongosh mongodump mongorestore mongoexport mongoimport", "-p", Value::kWhole, kBoth, ""},
+    {"mongo mongosh mongodump mongorestore mongoexport mongoimport", "-p", Value::kWhole, kBoth,
+     ""},
     {"sqlcmd bcp", "-P", Value::kWhole, kBoth, ""},
     {"mosquitto_pub mosquitto_sub", "-P", Value::kWhole, kBoth, ""},
     {"ipmitool", "-P", Value::kWhole, kBoth, ""},
-    {"ldapsearch ldapmodify ldapadd ldapdelete ldapwhoami ldappasswd", "-w", Value::kWhole, kBoth, ""},
+    {"ldapsearch ldapmodify ldapadd ldapdelete ldapwhoami ldappasswd", "-w", Value::kWhole, kBoth,
+     ""},
     {"snmpwalk snmpget snmpset snmpbulkwalk", "-c", Value::kWhole, kBoth, ""},
     {"snmpwalk snmpget snmpset snmpbulkwalk", "-A", Value::kWhole, kBoth, ""},
     {"snmpwalk snmpget snmpset snmpbulkwalk", "-X", Value::kWhole, kBoth, ""},
@@ -162,12 +172,12 @@ inline constexpr PositionalSecret kPositionalSecrets[] = {
 
 // ---- Token shapes, found anywhere at the start of a word.
 enum class Body : unsigned char {
-  kAlnum,          // A-Z a-z 0-9
+  kAlnum,  // A-Z a-z 0-9
   kAlnumUnderscore,
-  kUpperAlnum,     // A-Z 0-9
-  kBase64Url,      // A-Z a-z 0-9 - _
-  kBase64UrlDot,   // A-Z a-z 0-9 - _ .
-  kAlnumDash,      // A-Z a-z 0-9 -
+  kUpperAlnum,    // A-Z 0-9
+  kBase64Url,     // A-Z a-z 0-9 - _
+  kBase64UrlDot,  // A-Z a-z 0-9 - _ .
+  kAlnumDash,     // A-Z a-z 0-9 -
 };
 
 struct TokenShape {

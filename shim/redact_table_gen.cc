@@ -14,7 +14,8 @@
 namespace {
 
 constexpr std::string_view kBegin =
-    ".\\\" BEGIN REDACTION TABLE: generated from shim/redact_rules.h by shim/redact_table_gen; do not edit\n";
+    ".\\\" BEGIN REDACTION TABLE: generated from shim/redact_rules.h by shim/redact_table_gen; do "
+    "not edit\n";
 constexpr std::string_view kEnd = ".\\\" END REDACTION TABLE\n";
 
 // Text safe inside an mdoc line: '-' as \- (a literal hyphen-minus) and '\'
@@ -121,20 +122,21 @@ std::string Render() {
       << "and where a lower-case letter meets an upper-case one, and compared\n"
       << "case-insensitively.\n"
       << ".Bl -tag -width Ds\n"
-      << ".It secret words\n" << Wrap(WordList(redact_rules::kSecretWords))
-      << ".It secret word endings\n"
+      << ".It secret words\n"
+      << Wrap(WordList(redact_rules::kSecretWords)) << ".It secret word endings\n"
       << Wrap(WordList(redact_rules::kSecretSuffixes) + " (pwd and oldpwd alone are directories)")
-      << ".It key, only after\n" << Wrap(WordList(redact_rules::kKeyQualifiers))
-      << ".It not secret as the last word\n"
+      << ".It key, only after\n"
+      << Wrap(WordList(redact_rules::kKeyQualifiers)) << ".It not secret as the last word\n"
       << Wrap(WordList(redact_rules::kNonSecretLastWords) + " (id right after secret is)")
-      << ".It not secret as the first word\n" << Wrap(WordList(redact_rules::kNonSecretFirstWords))
-      << ".It credential headers\n" << Wrap(WordList(redact_rules::kCredentialHeaders))
-      << ".It keywords before a secret argument\n" << Wrap(WordList(redact_rules::kSecretKeywords))
-      << ".It authorization schemes\n" << Wrap(WordList(redact_rules::kAuthSchemes))
-      << ".It capability path segments\n" << Wrap(WordList(redact_rules::kCapabilitySegments))
-      << ".It capability hosts starting with\n" << Wrap(Roff(redact_rules::kCapabilityHostPrefix))
-      << ".It not userinfo after @\n" << Wrap(WordList(redact_rules::kDigestPrefixes))
-      << ".El\n";
+      << ".It not secret as the first word\n"
+      << Wrap(WordList(redact_rules::kNonSecretFirstWords)) << ".It credential headers\n"
+      << Wrap(WordList(redact_rules::kCredentialHeaders))
+      << ".It keywords before a secret argument\n"
+      << Wrap(WordList(redact_rules::kSecretKeywords)) << ".It authorization schemes\n"
+      << Wrap(WordList(redact_rules::kAuthSchemes)) << ".It capability path segments\n"
+      << Wrap(WordList(redact_rules::kCapabilitySegments)) << ".It capability hosts starting with\n"
+      << Wrap(Roff(redact_rules::kCapabilityHostPrefix)) << ".It not userinfo after @\n"
+      << Wrap(WordList(redact_rules::kDigestPrefixes)) << ".El\n";
   out << ".Ss Tool options\n"
       << "Attached is\n.Fl p Ns Ar V ,\n.Fl \\-opt= Ns Ar V\nor\n.Ql /p:V ;\nseparate is\n"
       << ".Fl p Ar V ;\nbundled is after other one-letter flags,\n.Fl sSLu Ar V .\n"

@@ -44,8 +44,9 @@ std::string One(std::string arg) {
 }  // namespace
 
 TEST_CASE("rule 1: credential headers in -H v, -Hv, --header=v") {
-  Redacted r = RedactArgs({"-H", "Authorization: Bearer abc", "-HCookie: a=b", "--header=X-Api-Key: k1",
-                           "-H", "Accept: text/html", "--proxy-header=Proxy-Authorization: Basic Zm9v"});
+  Redacted r =
+      RedactArgs({"-H", "Authorization: Bearer abc", "-HCookie: a=b", "--header=X-Api-Key: k1",
+                  "-H", "Accept: text/html", "--proxy-header=Proxy-Authorization: Basic Zm9v"});
   CHECK(r.args[1] == "Authorization: [REDACTED]");
   CHECK(r.args[2] == "-HCookie: [REDACTED]");
   CHECK(r.args[3] == "--header=X-Api-Key: [REDACTED]");
@@ -93,8 +94,9 @@ TEST_CASE("rule 2: curl's client certificate password") {
 }
 
 TEST_CASE("rule 3: secret options in --opt v and --opt=v") {
-  Redacted r = RedactArgs({"--password", "hunter2", "--token=t0k", "--client-secret", "cs", "--api-key=k",
-                           "--db-password=p", "--oauth2-bearer", "b", "--accessToken=a", "--verbose", "v"});
+  Redacted r =
+      RedactArgs({"--password", "hunter2", "--token=t0k", "--client-secret", "cs", "--api-key=k",
+                  "--db-password=p", "--oauth2-bearer", "b", "--accessToken=a", "--verbose", "v"});
   CHECK(r.args[1] == "[REDACTED]");
   CHECK(r.args[2] == "--token=[REDACTED]");
   CHECK(r.args[4] == "[REDACTED]");
@@ -107,8 +109,8 @@ TEST_CASE("rule 3: secret options in --opt v and --opt=v") {
 }
 
 TEST_CASE("rule 3: non-secret option words keep their value") {
-  Redacted r = RedactArgs({"--password-stdin", "user", "--token-file", "/run/t", "--no-password", "x",
-                           "--author", "Ann", "--password", "-starts-with-dash"});
+  Redacted r = RedactArgs({"--password-stdin", "user", "--token-file", "/run/t", "--no-password",
+                           "x", "--author", "Ann", "--password", "-starts-with-dash"});
   CHECK(r.args[1] == "user");
   CHECK(r.args[3] == "/run/t");
   CHECK(r.args[5] == "x");
@@ -119,11 +121,14 @@ TEST_CASE("rule 3: non-secret option words keep their value") {
 TEST_CASE("rule 4: URL userinfo") {
   CHECK(One("https://user:pw@example.com/x") == "https://user:[REDACTED]@example.com/x");
   CHECK(One("git+ssh://tok@host/repo") == "git+ssh://tok@host/repo");  // a user, no password
-  CHECK(One("https://ghp_0123456789abcdefghijABCDEFGHIJ0123@github.com/o/r") == "https://[REDACTED]@github.com/o/r");
-  CHECK(One("https://0123456789abcdefghijk@h/") == "https://[REDACTED]@h/");  // long: an opaque token
+  CHECK(One("https://ghp_0123456789abcdefghijABCDEFGHIJ0123@github.com/o/r") ==
+        "https://[REDACTED]@github.com/o/r");
+  CHECK(One("https://0123456789abcdefghijk@h/") ==
+        "https://[REDACTED]@h/");  // long: an opaque token
   CHECK(One("https://u:p@ss@host/") == "https://u:[REDACTED]@host/");
   CHECK(One("https://example.com/a@b") == "https://example.com/a@b");
-  CHECK(One("see http://a:b@h and ftp://c:d@i") == "see http://a:[REDACTED]@h and ftp://c:[REDACTED]@i");
+  CHECK(One("see http://a:b@h and ftp://c:d@i") ==
+        "see http://a:[REDACTED]@h and ftp://c:[REDACTED]@i");
   CHECK(One("git@github.com:org/repo") == "git@github.com:org/repo");
 }
 
@@ -141,7 +146,8 @@ TEST_CASE("rule 5: NAME=value assignments") {
 }
 
 TEST_CASE("rule 8: -p after login is a password for az, docker, helm, podman only") {
-  Redacted docker = RedactArgs({"login", "-u", "me", "-p", "dockerpw", "registry.example"}, "docker");
+  Redacted docker =
+      RedactArgs({"login", "-u", "me", "-p", "dockerpw", "registry.example"}, "docker");
   CHECK(docker.args[4] == "[REDACTED]");
   CHECK(docker.args[5] == "registry.example");
   CHECK(docker.count == 1);
@@ -159,7 +165,8 @@ TEST_CASE("rule 9: config set NAME VALUE with a secret NAME") {
   Redacted aws = RedactArgs({"configure", "set", "aws_secret_access_key", "wJalrXUtnFEMI"}, "aws");
   CHECK(aws.args[3] == "[REDACTED]");
   CHECK(aws.count == 1);
-  Redacted npm = RedactArgs({"config", "set", "--location=user", "//r.example/:_authToken", "npmsecret"}, "npm");
+  Redacted npm = RedactArgs(
+      {"config", "set", "--location=user", "//r.example/:_authToken", "npmsecret"}, "npm");
   CHECK(npm.args[4] == "[REDACTED]");
   Redacted plain = RedactArgs({"configure", "set", "region", "eu-west-1"}, "aws");
   CHECK(plain.args[3] == "eu-west-1");
@@ -171,13 +178,15 @@ TEST_CASE("rule 9: config set NAME VALUE with a secret NAME") {
 }
 
 TEST_CASE("rule 10: quoted members in JSON bodies and Python dicts") {
-  CHECK(One(R"({"username":"a","password":"hunter2"})") == R"({"username":"a","password":"[REDACTED]"})");
+  CHECK(One(R"({"username":"a","password":"hunter2"})") ==
+        R"({"username":"a","password":"[REDACTED]"})");
   CHECK(One(R"({"api_key": "k1", "x": 1})") == R"({"api_key": "[REDACTED]", "x": 1})");
   CHECK(One("{'token':'abc'}") == "{'token':'[REDACTED]'}");
   CHECK(One(R"({"pin": 1, "secret": 12345})") == R"({"pin": 1, "secret": [REDACTED]})");
   CHECK(One(R"({"password":"a\"b","n":"v"})") == R"({"password":"[REDACTED]","n":"v"})");
   CHECK(One(R"({"auth":{"password":"p"}})") == R"({"auth":{"password":"[REDACTED]"}})");
-  CHECK(One(R"({"password_file":"/run/p","name":"token"})") == R"({"password_file":"/run/p","name":"token"})");
+  CHECK(One(R"({"password_file":"/run/p","name":"token"})") ==
+        R"({"password_file":"/run/p","name":"token"})");
   CHECK(One(R"("token":"unterminated)") == R"("token":"[REDACTED])");
   CHECK(One(R"({"password":""})") == R"({"password":""})");
 }
@@ -198,9 +207,11 @@ TEST_CASE("rule 7: well-known token shapes") {
   CHECK(One("AIzaSyA1234567890abcdefghijklmnopqrstu") == "[REDACTED]");
   CHECK(One("sk-proj-abcdefghijklmnopqrstuvwx") == "[REDACTED]");
   CHECK(One("npm_abcdefghijklmnopqrstuvwxyz0123456789") == "[REDACTED]");
-  CHECK(One("tok: eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U end") ==
-        "tok: [REDACTED] end");
-  CHECK(One("-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----\nafter") == "[REDACTED]\nafter");
+  CHECK(One("tok: "
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_"
+            "XgL0n3I9PlFUP0THsR8U end") == "tok: [REDACTED] end");
+  CHECK(One("-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----\nafter") ==
+        "[REDACTED]\nafter");
   CHECK(One("-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blb") == "[REDACTED]");
   CHECK(One("-----BEGIN CERTIFICATE-----\nMIIB") == "-----BEGIN CERTIFICATE-----\nMIIB");
   CHECK(One("xAKIAIOSFODNN7EXAMPLE") == "xAKIAIOSFODNN7EXAMPLE");  // not at a word start
@@ -238,8 +249,10 @@ TEST_CASE("secret names") {
 
 // The misses an attacker's corpus found, one case each.
 TEST_CASE("secret names by word parts: camelCase and connection strings") {
-  CHECK(One("DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=abc+def==;EndpointSuffix=core") ==
-        "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=[REDACTED];EndpointSuffix=core");
+  CHECK(
+      One("DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=abc+def==;EndpointSuffix="
+          "core") ==
+      "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=[REDACTED];EndpointSuffix=core");
   CHECK(One("--secretKey=sk1") == "--secretKey=[REDACTED]");
   CHECK(One("secret_id=3f2a") == "secret_id=[REDACTED]");
   CHECK(One("role_id=abc") == "role_id=abc");
@@ -260,7 +273,8 @@ TEST_CASE("tool options: -p passwords per tool, attached and separate") {
   CHECK(prompt.args[1] == "dbname");
   CHECK(RedactArgs({"-p", "hunter2", "ssh", "h"}, "sshpass").args[1] == "[REDACTED]");
   CHECK(RedactArgs({"-a", "redispw", "ping"}, "redis-cli").args[1] == "[REDACTED]");
-  CHECK(RedactArgs({"-passin", "pass:pw1", "-in", "k.pem"}, "openssl").args[1] == "pass:[REDACTED]");
+  CHECK(RedactArgs({"-passin", "pass:pw1", "-in", "k.pem"}, "openssl").args[1] ==
+        "pass:[REDACTED]");
   CHECK(RedactArgs({"-pass", "env:PW", "-in", "k.pem"}, "openssl").args[1] == "env:PW");
   CHECK(RedactArgs({"a", "-pzip7", "x.7z"}, "7z").args[1] == "-p[REDACTED]");
   CHECK(RedactArgs({"/u:me", "/p:rdppw", "/v:h"}, "xfreerdp").args[1] == "/p:[REDACTED]");
@@ -279,17 +293,22 @@ TEST_CASE("tool options: curl's -u is curl's, and a key as the user is hidden") 
 }
 
 TEST_CASE("userinfo without a scheme, headers after '=', gh secret bodies") {
-  CHECK(RedactArgs({"-x", "u:proxypw@proxy:3128", "https://h"}).args[1] == "u:[REDACTED]@proxy:3128");
+  CHECK(RedactArgs({"-x", "u:proxypw@proxy:3128", "https://h"}).args[1] ==
+        "u:[REDACTED]@proxy:3128");
   CHECK(One("--proxy=u:pp@h:1") == "--proxy=u:[REDACTED]@h:1");
   CHECK(One("img:1.0@sha256:abcdef") == "img:1.0@sha256:abcdef");
   CHECK(One("git@github.com:o/r.git") == "git@github.com:o/r.git");
-  CHECK(One("http.extraHeader=Authorization: token ghx123") == "http.extraHeader=Authorization: [REDACTED]");
+  CHECK(One("http.extraHeader=Authorization: token ghx123") ==
+        "http.extraHeader=Authorization: [REDACTED]");
   Redacted gh = RedactArgs({"secret", "set", "MY_TOKEN", "--repo", "o/r", "--body", "v4lue"}, "gh");
   CHECK(gh.args[6] == "[REDACTED]");
   CHECK(gh.args[4] == "o/r");
-  CHECK(RedactArgs({"dev", "wifi", "connect", "net", "password", "wifipw"}, "nmcli").args[5] == "[REDACTED]");
-  CHECK(One("-Djavax.net.ssl.keyStorePassword=jks") == "-Djavax.net.ssl.keyStorePassword=[REDACTED]");
-  CHECK(One("--//registry.npmjs.org/:_authToken=npmt") == "--//registry.npmjs.org/:_authToken=[REDACTED]");
+  CHECK(RedactArgs({"dev", "wifi", "connect", "net", "password", "wifipw"}, "nmcli").args[5] ==
+        "[REDACTED]");
+  CHECK(One("-Djavax.net.ssl.keyStorePassword=jks") ==
+        "-Djavax.net.ssl.keyStorePassword=[REDACTED]");
+  CHECK(One("--//registry.npmjs.org/:_authToken=npmt") ==
+        "--//registry.npmjs.org/:_authToken=[REDACTED]");
   CHECK(RedactArgs({"-token=vt1"}, "vault").args[0] == "-token=[REDACTED]");
 }
 
@@ -298,17 +317,20 @@ TEST_CASE("URL signatures and capability URLs") {
         "https://a.blob.core.windows.net/c/b?sv=2021&sig=[REDACTED]&se=x");
   CHECK(One("https://b.s3.amazonaws.com/k?X-Amz-Signature=deadbeef&X-Amz-Date=1") ==
         "https://b.s3.amazonaws.com/k?X-Amz-Signature=[REDACTED]&X-Amz-Date=1");
-  CHECK(One("https://hooks.slack.com/services/T000/B000/XXXX") == "https://hooks.slack.com/services/[REDACTED]");
+  CHECK(One("https://hooks.slack.com/services/T000/B000/XXXX") ==
+        "https://hooks.slack.com/services/[REDACTED]");
   CHECK(One("https://discord.com/api/webhooks/123/tok-en?wait=true") ==
         "https://discord.com/api/webhooks/[REDACTED]?wait=true");
-  CHECK(One("https://api.github.com/repos/o/r/hooks/1") == "https://api.github.com/repos/o/r/hooks/1");
+  CHECK(One("https://api.github.com/repos/o/r/hooks/1") ==
+        "https://api.github.com/repos/o/r/hooks/1");
 }
 
 TEST_CASE("token prefixes") {
-  for (const char* token : {"whsec_abcdefghijklmnop1234", "SG.abcdefghijklmnopqrstuv.abcdefghijklmnopqrstuvwxyz0123",
-                            "hvs.CAESIabcdefghijklmnopqrstuvwxyz", "dop_v1_0123456789abcdef0123456789abcdef01234567",
-                            "ya29.a0AfH6SMBabcdefghijklmnop", "cio0123456789abcdefABCDEF0123456789ab",
-                            "sk_test_4eC39HqLyjWDarjtT1zdp7dc"}) {
+  for (const char* token :
+       {"whsec_abcdefghijklmnop1234", "SG.abcdefghijklmnopqrstuv.abcdefghijklmnopqrstuvwxyz0123",
+        "hvs.CAESIabcdefghijklmnopqrstuvwxyz", "dop_v1_0123456789abcdef0123456789abcdef01234567",
+        "ya29.a0AfH6SMBabcdefghijklmnop", "cio0123456789abcdefABCDEF0123456789ab",
+        "sk_test_4eC39HqLyjWDarjtT1zdp7dc"}) {
     CHECK(One(token) == "[REDACTED]");
   }
   CHECK(One("SG.short") == "SG.short");
@@ -316,10 +338,13 @@ TEST_CASE("token prefixes") {
 }
 
 TEST_CASE("non-secret values keep their values") {
-  CHECK(RedactArgs({"s3api", "get-object", "--bucket", "b", "--key", "path/to/obj.txt", "out"}, "aws").args[5] ==
-        "path/to/obj.txt");
-  CHECK(RedactArgs({"--key", "client.key", "--cert", "c.pem", "https://h"}).args[1] == "client.key");
-  CHECK(RedactArgs({"commit", "-m", "rotate the password check"}, "git").args[2] == "rotate the password check");
+  CHECK(
+      RedactArgs({"s3api", "get-object", "--bucket", "b", "--key", "path/to/obj.txt", "out"}, "aws")
+          .args[5] == "path/to/obj.txt");
+  CHECK(RedactArgs({"--key", "client.key", "--cert", "c.pem", "https://h"}).args[1] ==
+        "client.key");
+  CHECK(RedactArgs({"commit", "-m", "rotate the password check"}, "git").args[2] ==
+        "rotate the password check");
   CHECK(One("SSH_AUTH_SOCK=/tmp/ssh-x/agent.1") == "SSH_AUTH_SOCK=/tmp/ssh-x/agent.1");
 }
 
@@ -351,11 +376,15 @@ TEST_CASE("leading assignments end where another NAME= starts; positional secret
   CHECK(One("db_password=x1 db_user=app") == "db_password=[REDACTED] db_user=app");
   CHECK(One("API_KEY=k1,MODE=prod") == "API_KEY=[REDACTED],MODE=prod");
   CHECK(One("GITHUB_TOKEN=x y") == "GITHUB_TOKEN=[REDACTED]");
-  CHECK(One("Variables={DB_PASSWORD=p1,STAGE=prod}") == "Variables={DB_PASSWORD=[REDACTED],STAGE=prod}");
-  Redacted composer = RedactArgs({"config", "http-basic.repo.example.com", "user", "cpw1"}, "composer");
+  CHECK(One("Variables={DB_PASSWORD=p1,STAGE=prod}") ==
+        "Variables={DB_PASSWORD=[REDACTED],STAGE=prod}");
+  Redacted composer =
+      RedactArgs({"config", "http-basic.repo.example.com", "user", "cpw1"}, "composer");
   CHECK(composer.args[2] == "user");
   CHECK(composer.args[3] == "[REDACTED]");
-  CHECK(RedactArgs({"secretsmanager", "get-secret-value", "--secret-id", "prod/db"}, "aws").args[3] == "prod/db");
+  CHECK(
+      RedactArgs({"secretsmanager", "get-secret-value", "--secret-id", "prod/db"}, "aws").args[3] ==
+      "prod/db");
   CHECK(RedactArgs({"-c", "cookies.txt", "-b", "cookies.txt"}).args[3] == "cookies.txt");
   CHECK(RedactArgs({"-b", "sid=abc"}).args[1] == "[REDACTED]");
   CHECK(RedactArgs({"passwd", "-6", "-salt", "x"}, "openssl").args[1] == "-6");

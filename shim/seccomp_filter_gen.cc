@@ -31,11 +31,13 @@ bool AddRules(scmp_filter_ctx ctx, std::string* err) {
     }
     int rc;
     if (name == "openat") {
-      rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1,
-                            SCMP_A2(SCMP_CMP_EQ, static_cast<scmp_datum_t>(denied_log::kOpenFlags)));
+      rc =
+          seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1,
+                           SCMP_A2(SCMP_CMP_EQ, static_cast<scmp_datum_t>(denied_log::kOpenFlags)));
       if (rc == 0) {
-        rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1,
-                              SCMP_A2(SCMP_CMP_EQ, static_cast<scmp_datum_t>(denied_log::kOpenFlagsWriteOnly)));
+        rc = seccomp_rule_add(
+            ctx, SCMP_ACT_ALLOW, nr, 1,
+            SCMP_A2(SCMP_CMP_EQ, static_cast<scmp_datum_t>(denied_log::kOpenFlagsWriteOnly)));
       }
     } else if (name == "pread64" || name == "recvfrom") {
       // One byte: the log's last one, the collector's answer.
@@ -47,9 +49,10 @@ bool AddRules(scmp_filter_ctx ctx, std::string* err) {
                             SCMP_A2(SCMP_CMP_EQ, 0));
     } else if (name == "setsockopt") {
       for (int option : {denied_socket::kSendTimeoutOption, denied_socket::kReceiveTimeoutOption}) {
-        rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 2,
-                              SCMP_A1(SCMP_CMP_EQ, static_cast<scmp_datum_t>(denied_socket::kOptionLevel)),
-                              SCMP_A2(SCMP_CMP_EQ, static_cast<scmp_datum_t>(option)));
+        rc = seccomp_rule_add(
+            ctx, SCMP_ACT_ALLOW, nr, 2,
+            SCMP_A1(SCMP_CMP_EQ, static_cast<scmp_datum_t>(denied_socket::kOptionLevel)),
+            SCMP_A2(SCMP_CMP_EQ, static_cast<scmp_datum_t>(option)));
         if (rc != 0) break;
       }
     } else if (name == "clock_gettime") {
@@ -108,10 +111,13 @@ std::string RenderHeader(const std::string& program) {
     static_assert(sizeof insn == 8, "sock_filter is 8 bytes");
     memcpy(&insn, program.data() + i, 8);
     char line[80];
-    snprintf(line, sizeof line, "    {0x%04x, %u, %u, 0x%08x},\n", insn.code, insn.jt, insn.jf, insn.k);
+    snprintf(line, sizeof line, "    {0x%04x, %u, %u, 0x%08x},\n", insn.code, insn.jt, insn.jf,
+             insn.k);
     out += line;
   }
-  out += "};\n\n}  // namespace seccomp_filter_bpf\n\n#endif  // AGT_DENY_SHIM_SECCOMP_FILTER_BPF_H_\n";
+  out +=
+      "};\n\n}  // namespace seccomp_filter_bpf\n\n#endif  // "
+      "AGT_DENY_SHIM_SECCOMP_FILTER_BPF_H_\n";
   return out;
 }
 
@@ -149,11 +155,13 @@ int main(int argc, char** argv) {
     fprintf(stderr, "seccomp_filter_gen: error: libseccomp's program does not start with a load\n");
     return 1;
   }
-  struct sock_filter no_cache = BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, instruction_pointer));
+  struct sock_filter no_cache =
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, instruction_pointer));
   program.insert(0, reinterpret_cast<const char*>(&no_cache), sizeof no_cache);
   std::string header = RenderHeader(program);
   FILE* f = fopen(argv[1], "w");
-  if (f == nullptr || fwrite(header.data(), 1, header.size(), f) != header.size() || fclose(f) != 0) {
+  if (f == nullptr || fwrite(header.data(), 1, header.size(), f) != header.size() ||
+      fclose(f) != 0) {
     fprintf(stderr, "seccomp_filter_gen: error: write %s: %s\n", argv[1], strerror(errno));
     return 1;
   }

@@ -26,13 +26,18 @@ struct AllowedSyscall {
 // list stays short: a short filter is both tighter and faster to load.
 inline constexpr std::array<AllowedSyscall, 11> kAllowed = {{
     {"write", "the record to stderr, the log and the collector's socket"},
-    {"openat", "the log file (only with denied_log::kOpenFlags or kOpenFlagsWriteOnly, checked by the filter)"},
-    {"pread64", "the log's last byte: does an earlier short append need a newline (one byte only, checked)"},
+    {"openat",
+     "the log file (only with denied_log::kOpenFlags or kOpenFlagsWriteOnly, checked by the "
+     "filter)"},
+    {"pread64",
+     "the log's last byte: does an earlier short append need a newline (one byte only, checked)"},
     {"fstat", "is the log a regular file"},
     {"close", "the log file and the socket"},
-    {"socket", "the collector's socket (only AF_UNIX, SOCK_SEQPACKET|SOCK_CLOEXEC, protocol 0, checked)"},
+    {"socket",
+     "the collector's socket (only AF_UNIX, SOCK_SEQPACKET|SOCK_CLOEXEC, protocol 0, checked)"},
     {"connect", "the collector's socket (a unix socket: the only kind socket() may create)"},
-    {"setsockopt", "the exchange's time bound (only SOL_SOCKET with SO_SNDTIMEO or SO_RCVTIMEO, checked)"},
+    {"setsockopt",
+     "the exchange's time bound (only SOL_SOCKET with SO_SNDTIMEO or SO_RCVTIMEO, checked)"},
     {"recvfrom", "the collector's one-byte acknowledgement (one byte only, checked)"},
     {"clock_gettime", "the exchange's deadline (only CLOCK_MONOTONIC, checked)"},
     {"exit_group", "exit 126"},

@@ -32,9 +32,12 @@ constexpr std::array<Command, 8> kCommands = {{
     {"explain", "NAME", "tell whether NAME is denied by default, and why", Explain},
     {"install", "[ARGS...]", "link the shim over denied names (real paths and pinned PATH dir)",
      ImageTool<image_tool::Install>},
-    {"allow", "[ARGS...]", "link allowed commands into the pinned PATH dir", ImageTool<image_tool::Allow>},
-    {"harden", "[ARGS...]", "strip exec bits off shells, interpreters and encoders", ImageTool<image_tool::Harden>},
-    {"verify", "[ARGS...]", "audit an image root; exit 1 listing each drift", ImageTool<image_tool::Verify>},
+    {"allow", "[ARGS...]", "link allowed commands into the pinned PATH dir",
+     ImageTool<image_tool::Allow>},
+    {"harden", "[ARGS...]", "strip exec bits off shells, interpreters and encoders",
+     ImageTool<image_tool::Harden>},
+    {"verify", "[ARGS...]", "audit an image root; exit 1 listing each drift",
+     ImageTool<image_tool::Verify>},
 }};
 
 int UsageError(const Io& io, std::string_view what, std::string_view word, std::string_view hint) {
@@ -105,14 +108,16 @@ int Explain(int argc, char** argv, const Io& io) {
   }
   const denied_names::Row* row = denied_names::Find(name);
   if (row == nullptr) {
-    std::string_view hint = did_you_mean::Closest(name, denied_names::kRows.size(),
-                                                  [](std::size_t i) { return denied_names::kRows[i].name; });
+    std::string_view hint =
+        did_you_mean::Closest(name, denied_names::kRows.size(),
+                              [](std::size_t i) { return denied_names::kRows[i].name; });
     *io.err << kErrorPrefix << "explain: '" << name << "' is not a default denied name";
     if (!hint.empty()) *io.err << " (did you mean '" << hint << "'?)";
     *io.err << "\n";
     return kExitFailure;
   }
-  *io.out << row->name << ": denied by default (category: " << denied_names::CategoryName(row->category) << ")\n"
+  *io.out << row->name
+          << ": denied by default (category: " << denied_names::CategoryName(row->category) << ")\n"
           << "  " << row->help << "\n"
           << "Run as '" << row->name
           << "' (by name or at its real path), agt-deny-shim writes a command_denied\n"
@@ -146,7 +151,8 @@ int Run(int argc, char** argv, int out_fd, int err_fd) {
   const Command* command = Find(name);
   if (name == "-h" || name == "help") command = Find("--help");
   if (command == nullptr) {
-    std::string_view hint = did_you_mean::Closest(name, kCommands.size(), [](std::size_t i) { return kCommands[i].name; });
+    std::string_view hint = did_you_mean::Closest(name, kCommands.size(),
+                                                  [](std::size_t i) { return kCommands[i].name; });
     // Echo only a plausible word: the argument may hold anything.
     std::string_view shown = invocation::IsPlausibleName(name) ? name : std::string_view();
     bool option = !name.empty() && name[0] == '-';

@@ -50,7 +50,8 @@ Result RunCommand(std::vector<std::string> args) {
 }  // namespace
 
 TEST_CASE("the table holds every subcommand once, with help") {
-  for (const char* name : {"--help", "--version", "list", "explain", "install", "allow", "harden", "verify"}) {
+  for (const char* name :
+       {"--help", "--version", "list", "explain", "install", "allow", "harden", "verify"}) {
     CAPTURE(name);
     REQUIRE(self_commands::Find(name) != nullptr);
     CHECK(!self_commands::Find(name)->help.empty());
@@ -84,7 +85,8 @@ TEST_CASE("list prints every denied name with its category") {
   CHECK(r.status == 0);
   for (const denied_names::Row& row : denied_names::kRows) {
     std::string line = std::string(row.name);
-    bool listed = r.out.find("\n" + line + " ") != std::string::npos || r.out.rfind(line + " ", 0) == 0;
+    bool listed =
+        r.out.find("\n" + line + " ") != std::string::npos || r.out.rfind(line + " ", 0) == 0;
     CHECK(listed);
   }
   CHECK(r.out.find("remote access") != std::string::npos);
@@ -107,10 +109,12 @@ TEST_CASE("explain") {
 TEST_CASE("unknown commands and options exit 2 with a hint") {
   Result cmd = RunCommand({"lst"});
   CHECK(cmd.status == 2);
-  CHECK(cmd.err.find("agt-deny-shim: error: unknown command 'lst' (did you mean 'list'?)") != std::string::npos);
+  CHECK(cmd.err.find("agt-deny-shim: error: unknown command 'lst' (did you mean 'list'?)") !=
+        std::string::npos);
   Result opt = RunCommand({"--verison"});
   CHECK(opt.status == 2);
-  CHECK(opt.err.find("unknown option '--verison' (did you mean '--version'?)") != std::string::npos);
+  CHECK(opt.err.find("unknown option '--verison' (did you mean '--version'?)") !=
+        std::string::npos);
   Result none = RunCommand({});
   CHECK(none.status == 2);
   Result extra = RunCommand({"list", "x"});

@@ -103,7 +103,8 @@ bool Follower::Start(const checkpoint_store::Checkpoint* resume, std::vector<std
       notes->push_back("the file forwarding stopped in (" + resume->file.ToString() + ", offset " +
                        std::to_string(resume->position.offset) +
                        ") is gone: entries after that offset in it were not forwarded; starting "
-                       "at the start of " + path_);
+                       "at the start of " +
+                       path_);
     } else if (!checkpoint_store::StillValid(fd.get(), *resume, &why)) {
       notes->push_back(where + ": " + why + "; forwarding it again from the start");
       fd_ = std::move(fd);
@@ -170,8 +171,8 @@ bool Follower::SwitchIfRotated(uint64_t offset, std::string* note, std::string* 
     fd_ = std::move(keep);  // the new file is not there yet: stay
     return false;
   }
-  *note += std::string(note->empty() ? "" : "; ") + "finished the rotated file (" +
-           old.ToString() + "); now forwarding " + path_ + " (" + id_.ToString() + ")";
+  *note += std::string(note->empty() ? "" : "; ") + "finished the rotated file (" + old.ToString() +
+           "); now forwarding " + path_ + " (" + id_.ToString() + ")";
   return true;
 }
 

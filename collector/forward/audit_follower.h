@@ -46,9 +46,9 @@ class Follower {
   // Reads from `from` (an offset in the current file) to the end of data
   // or until on_line returns false; each line is handed over with its end
   // offset (an unreadable run of bytes as an empty line).
-  line_reader::ReadResult Read(line_reader::Reader* reader, uint64_t from,
-                               const std::function<bool(std::string_view line, uint64_t end)>& on_line,
-                               std::string* err);
+  line_reader::ReadResult Read(
+      line_reader::Reader* reader, uint64_t from,
+      const std::function<bool(std::string_view line, uint64_t end)>& on_line, std::string* err);
 
   // At the end of the current file: true when `path` now names another
   // file and the current one is finished (no writer, nothing unread after

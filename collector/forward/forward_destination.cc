@@ -50,8 +50,9 @@ bool ParseUrl(std::string_view url_in, Destination* out, std::string* err) {
     }
   }
   if (!known) {
-    *err = "a destination is relp://HOST:PORT, relp+tls://HOST:PORT, syslog+tcp://HOST:PORT or "
-           "syslog+tls://HOST:PORT";
+    *err =
+        "a destination is relp://HOST:PORT, relp+tls://HOST:PORT, syslog+tcp://HOST:PORT or "
+        "syslog+tls://HOST:PORT";
     return false;
   }
   std::string_view rest = url.substr(sep + 3);

@@ -20,8 +20,8 @@ enum class Protocol {
 };
 
 enum class Format {
-  kRfc5424,     // the signed entry line as the MSG (forward_message.h)
-  kCloudEvents, // a CloudEvents 1.0 JSON envelope as the MSG (cloud_event.h)
+  kRfc5424,      // the signed entry line as the MSG (forward_message.h)
+  kCloudEvents,  // a CloudEvents 1.0 JSON envelope as the MSG (cloud_event.h)
 };
 
 // The longest message sent by default; a longer entry is not cut but

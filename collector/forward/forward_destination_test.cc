@@ -32,14 +32,10 @@ TEST_CASE("forward destination: what is refused, and why") {
     const char* url;
     const char* why;
   } cases[] = {
-      {"http://h:1", "a destination is relp://"},
-      {"relp://h", "needs a port"},
-      {"relp://h:0", "from 1 to 65535"},
-      {"relp://h:65536", "from 1 to 65535"},
-      {"relp://h:514/x", "from 1 to 65535"},
-      {"relp://user@h:514", "without user"},
-      {"relp://:514", "names no host"},
-      {"relp://[::1:514", "lacks its ']'"},
+      {"http://h:1", "a destination is relp://"}, {"relp://h", "needs a port"},
+      {"relp://h:0", "from 1 to 65535"},          {"relp://h:65536", "from 1 to 65535"},
+      {"relp://h:514/x", "from 1 to 65535"},      {"relp://user@h:514", "without user"},
+      {"relp://:514", "names no host"},           {"relp://[::1:514", "lacks its ']'"},
       {"RELP://h:1", "a destination is relp://"},
   };
   for (const auto& c : cases) {

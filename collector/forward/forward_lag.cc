@@ -39,7 +39,8 @@ uint64_t Counter::CountLines(int fd, uint64_t from, uint64_t to) {
     uint64_t n = 0;
     char buf[64 * 1024];
     while (a < b) {
-      const ssize_t r = pread(fd, buf, std::min<uint64_t>(sizeof buf, b - a), static_cast<off_t>(a));
+      const ssize_t r =
+          pread(fd, buf, std::min<uint64_t>(sizeof buf, b - a), static_cast<off_t>(a));
       if (r <= 0) break;
       n += static_cast<uint64_t>(std::count(buf, buf + r, '\n'));
       a += static_cast<uint64_t>(r);

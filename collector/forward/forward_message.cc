@@ -19,8 +19,7 @@ bool IsDigits(std::string_view s) {
 // RFC 5424 TIMESTAMP (a strict subset of RFC 3339): the entry's own when it
 // has that shape, else the NILVALUE. Upstream writes "+00:00", which is valid.
 bool IsSyslogTimestamp(std::string_view t) {
-  if (t.size() < 20 || t[4] != '-' || t[7] != '-' || t[10] != 'T' || t[13] != ':' ||
-      t[16] != ':') {
+  if (t.size() < 20 || t[4] != '-' || t[7] != '-' || t[10] != 'T' || t[13] != ':' || t[16] != ':') {
     return false;
   }
   if (!IsDigits(t.substr(0, 4)) || !IsDigits(t.substr(5, 2)) || !IsDigits(t.substr(8, 2)) ||
@@ -81,9 +80,9 @@ bool ParseEntry(std::string_view line, EntryFacts* out, std::string* err) {
     return false;
   }
   // outcome and resource may be null upstream; the chain fields may not.
-  for (const auto& [key, field] : {std::pair{"outcome", &out->outcome},
-                                   std::pair{"resource", &out->resource},
-                                   std::pair{"sandbox_id", &out->sandbox_id}}) {
+  for (const auto& [key, field] :
+       {std::pair{"outcome", &out->outcome}, std::pair{"resource", &out->resource},
+        std::pair{"sandbox_id", &out->sandbox_id}}) {
     const auto it = doc.FindMember(key);
     field->clear();
     if (it != doc.MemberEnd() && it->value.IsString()) {
@@ -116,8 +115,10 @@ void AppendStructuredData(const EntryFacts& e, uint64_t seq, std::string* out) {
   out->append("[");
   out->append(kSdId);
   const std::pair<const char*, std::string_view> params[] = {
-      {"entry_id", e.entry_id},        {"sandbox_id", e.sandbox_id},
-      {"resource", e.resource},        {"outcome", e.outcome},
+      {"entry_id", e.entry_id},
+      {"sandbox_id", e.sandbox_id},
+      {"resource", e.resource},
+      {"outcome", e.outcome},
   };
   for (const auto& [name, value] : params) {
     out->append(" ");

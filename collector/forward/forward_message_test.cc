@@ -18,10 +18,11 @@ TEST_CASE("forward message: RFC 5424 header, structured data, and the line as MS
   REQUIRE(forward_message::ParseEntry(kLine, &e, &err));
   forward_message::Format(e, "host1", 8, kLine, 1 << 20, &out);
   const std::string want =
-      std::string("<37>1 2026-06-14T10:00:00.123456+00:00 host1 agt-collector - command_denied "
-                  "[agt@32473 entry_id=\"audit_0000000000000007\" sandbox_id=\"sb-0\" "
-                  "resource=\"a\\\"b\\]c\\\\\" outcome=\"denied\" seq=\"8\" previous_hash=\"cd\" "
-                  "content_hash=\"ab\"] ") +
+      std::string(
+          "<37>1 2026-06-14T10:00:00.123456+00:00 host1 agt-collector - command_denied "
+          "[agt@32473 entry_id=\"audit_0000000000000007\" sandbox_id=\"sb-0\" "
+          "resource=\"a\\\"b\\]c\\\\\" outcome=\"denied\" seq=\"8\" previous_hash=\"cd\" "
+          "content_hash=\"ab\"] ") +
       kLine;
   CHECK(out == want);
 }

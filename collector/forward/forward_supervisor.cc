@@ -30,7 +30,8 @@ std::string Self() {
 
 std::string Describe(int status) {
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) return std::string("was killed by signal ") + strsignal(WTERMSIG(status));
+  if (WIFSIGNALED(status))
+    return std::string("was killed by signal ") + strsignal(WTERMSIG(status));
   return "stopped";
 }
 
@@ -88,10 +89,11 @@ void Supervisor::Poll(int64_t now_ms) {
       // Killed, or ran a good while: started again soon. Failing at once
       // again and again (a bad certificate file): the pause grows.
       if (WIFSIGNALED(status) || now_ms - c.started_ms >= kHealthyAfterMs) c.backoff_ms = 0;
-      c.backoff_ms = c.backoff_ms == 0 ? kFirstBackoffMs : std::min(c.backoff_ms * 2, kMaxBackoffMs);
+      c.backoff_ms =
+          c.backoff_ms == 0 ? kFirstBackoffMs : std::min(c.backoff_ms * 2, kMaxBackoffMs);
       c.start_after_ms = now_ms + c.backoff_ms;
-      logs::Warning("the forwarder for " + c.name + " " + Describe(status) + "; starting it again in " +
-                    std::to_string(c.backoff_ms) + " ms");
+      logs::Warning("the forwarder for " + c.name + " " + Describe(status) +
+                    "; starting it again in " + std::to_string(c.backoff_ms) + " ms");
     }
     if (c.pid < 0 && now_ms >= c.start_after_ms && !Spawn(&c, now_ms)) {
       c.backoff_ms = kMaxBackoffMs;

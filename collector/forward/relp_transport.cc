@@ -72,9 +72,9 @@ class RelpTransport final : public forward_transport::Transport {
       relpCltSetAuthMode(clt_, const_cast<char*>("name"));
       relpCltAddPermittedPeer(clt_, const_cast<char*>(d_.permitted_peer.c_str()));
     }
-    const relpRetVal r =
-        relpCltConnect(clt_, AF_UNSPEC, reinterpret_cast<unsigned char*>(const_cast<char*>(d_.port.c_str())),
-                       reinterpret_cast<unsigned char*>(const_cast<char*>(d_.host.c_str())));
+    const relpRetVal r = relpCltConnect(
+        clt_, AF_UNSPEC, reinterpret_cast<unsigned char*>(const_cast<char*>(d_.port.c_str())),
+        reinterpret_cast<unsigned char*>(const_cast<char*>(d_.host.c_str())));
     if (r != RELP_RET_OK) {
       const bool refused = auth_failed_ || r == RELP_RET_AUTH_ERR_NAME ||
                            r == RELP_RET_AUTH_ERR_FP || r == RELP_RET_AUTH_CERT_INVL ||
@@ -131,7 +131,8 @@ class RelpTransport final : public forward_transport::Transport {
 
   void Record(const char* info, const char* msg) {
     ++errors_;
-    last_error_ = std::string(msg != nullptr ? msg : "") + (info != nullptr && *info ? " (" + std::string(info) + ")" : "");
+    last_error_ = std::string(msg != nullptr ? msg : "") +
+                  (info != nullptr && *info ? " (" + std::string(info) + ")" : "");
   }
 
   static void OnErr(void* usr, char* info, char* msg, relpRetVal) {

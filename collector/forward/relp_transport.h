@@ -17,7 +17,7 @@
 
 namespace relp_transport {
 
-constexpr int kWindow = 128;          // as rsyslog's omrelp
+constexpr int kWindow = 128;  // as rsyslog's omrelp
 constexpr unsigned kTimeoutSeconds = 10;
 
 std::unique_ptr<forward_transport::Transport> Make(const forward_destination::Destination& d,

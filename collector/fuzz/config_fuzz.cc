@@ -46,7 +46,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<std::string> warnings;
   std::string err;
   if (!config::ParseConfig(text, "fuzz.json", &config, &warnings, &err)) {
-    FUZZ_CHECK(err.rfind("fuzz.json", 0) == 0);  // a bare reason naming the file; logs adds the prefix
+    FUZZ_CHECK(err.rfind("fuzz.json", 0) ==
+               0);  // a bare reason naming the file; logs adds the prefix
     FUZZ_CHECK(!HasControlCharacter(err));
     return 0;
   }

@@ -23,7 +23,8 @@ TEST_CASE("the container id from the cgroup layouts of Docker, containerd, CRI-O
   CHECK(IdOf("0::/docker/" + kId + "\n") == kId);
   CHECK(IdOf("12:memory:/docker/" + kId + "\n0::/\n") == kId);
   CHECK(IdOf("0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1.slice/"
-             "cri-containerd-" + kId + ".scope\n") == kId);
+             "cri-containerd-" +
+             kId + ".scope\n") == kId);
   CHECK(IdOf("0::/kubepods/burstable/pod0b1c/" + kId + "\n") == kId);
   CHECK(IdOf("0::/machine.slice/crio-" + kId + ".scope\n") == kId);
   // Nested cgroups below the container's (a systemd inside it) still name it.

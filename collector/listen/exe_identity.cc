@@ -97,7 +97,8 @@ bool HashCache::Sha256(int fd, const Identity& id, std::string* hex, std::string
     return true;
   }
   hex->clear();
-  const bool may_be_shim = id.size <= kMaxHashedBytes && (shim_->size() < 0 || id.size == shim_->size());
+  const bool may_be_shim =
+      id.size <= kMaxHashedBytes && (shim_->size() < 0 || id.size == shim_->size());
   if (may_be_shim) {
     if (!Sha256OfFile(fd, hex, err)) return false;
     ++hashed_;

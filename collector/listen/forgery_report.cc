@@ -109,8 +109,7 @@ int64_t Reporter::MsUntilDue(int64_t now_ms) const {
   return best;
 }
 
-void Reporter::Write(const Tally& t, uint64_t count, int64_t now_ms,
-                     std::vector<Due>* due) const {
+void Reporter::Write(const Tally& t, uint64_t count, int64_t now_ms, std::vector<Due>* due) const {
   due->emplace_back();
   audit_entry::AuditEntryFields& f = due->back().fields;
   const peer_attestation::Peer& p = t.last;

@@ -42,8 +42,8 @@ class Reporter {
   // A forgery seen at `now_ms` (CLOCK_REALTIME milliseconds for the entry's
   // time; the interval is measured on the same clock). Appends to *due an
   // entry when this is the peer's first in its interval.
-  void Seen(const peer_attestation::Peer& peer, std::string_view reason,
-            std::string_view message, int64_t now_ms, std::vector<Due>* due);
+  void Seen(const peer_attestation::Peer& peer, std::string_view reason, std::string_view message,
+            int64_t now_ms, std::vector<Due>* due);
   // The summaries whose interval has ended (count > 0), and forgets peers
   // quiet for a whole interval.
   void Flush(int64_t now_ms, std::vector<Due>* due);

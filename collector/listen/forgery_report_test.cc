@@ -55,7 +55,8 @@ TEST_CASE("the first forgery from a peer is written at once, repeats are counted
   CHECK(std::string(doc["labels"]["sandbox_id"].GetString()) == "sb-1");
   CHECK(CountOf(due[0]) == 1);
   due.clear();
-  for (int i = 0; i < 100000; ++i) r.Seen(PeerIn("/docker/x", 7), "not the shim", record, 10001, &due);
+  for (int i = 0; i < 100000; ++i)
+    r.Seen(PeerIn("/docker/x", 7), "not the shim", record, 10001, &due);
   r.Seen(PeerIn("/docker/y", 7), "not the shim", record, 10001, &due);  // another container
   CHECK(due.size() == 1);
   due.clear();

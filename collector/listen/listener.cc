@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "clock_ms.h"
-#include "logs.h"
 #include "listen/peer_attestation.h"
+#include "logs.h"
 
 namespace listener {
 namespace {
@@ -33,8 +33,8 @@ bool Listener::Init(Options options, audit_file::AuditFileWriter* out, std::stri
   options_ = std::move(options);
   out_ = out;
   if (options_.path.empty() || options_.path.size() >= sizeof(sockaddr_un::sun_path)) {
-    *err = "--listen: the path must be 1 to " +
-           std::to_string(sizeof(sockaddr_un::sun_path) - 1) + " bytes";
+    *err = "--listen: the path must be 1 to " + std::to_string(sizeof(sockaddr_un::sun_path) - 1) +
+           " bytes";
     return false;
   }
   if (!peer_attestation::KernelSupportsPeerPidfd(err)) {
@@ -152,10 +152,11 @@ void Listener::Accept(int64_t now_ms) {
       ++stats_.refused;
       (void)send(fd.get(), &nak, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
       WarnLimited("connection refused: cgroup " + cgroup +
-                  (c->tokens < 1 ? " is over its rate (" +
-                                       std::to_string(options_.connections_per_second_per_container) +
-                                       " connections/s)"
-                                 : " holds " + std::to_string(c->held) + " connections (the limit)"));
+                  (c->tokens < 1
+                       ? " is over its rate (" +
+                             std::to_string(options_.connections_per_second_per_container) +
+                             " connections/s)"
+                       : " holds " + std::to_string(c->held) + " connections (the limit)"));
       continue;
     }
     c->tokens -= 1;
@@ -199,9 +200,8 @@ void Listener::Serve(int fd) {
     Close(fd);
     return;
   }
-  const std::string_view message(buf_.data(),
-                                 static_cast<size_t>(n) < buf_.size() ? static_cast<size_t>(n)
-                                                                      : buf_.size());
+  const std::string_view message(
+      buf_.data(), static_cast<size_t>(n) < buf_.size() ? static_cast<size_t>(n) : buf_.size());
   if (!Judge(fd, message, {}, &peer)) {
     Answer(fd, kNak);
     return;
@@ -216,8 +216,9 @@ void Listener::Serve(int fd) {
   }
   if (peer.sandbox_id.empty()) {
     ++stats_.rejected;
-    WarnLimited(who + ": not acknowledged: the cgroup names no sandbox (built-in layouts or "
-                      "--cgroup-pattern); the shim falls back to its log");
+    WarnLimited(who +
+                ": not acknowledged: the cgroup names no sandbox (built-in layouts or "
+                "--cgroup-pattern); the shim falls back to its log");
     Answer(fd, kNak);
     return;
   }
@@ -257,8 +258,9 @@ void Listener::Expire(int64_t now_ms) {
     const auto it = conns_.find(d.fd);
     if (it == conns_.end() || it->second.generation != d.generation) continue;
     peer_attestation::Peer peer;
-    Judge(d.fd, {}, "no record within the read timeout (" +
-                        std::to_string(options_.read_timeout_ms) + " ms)", &peer);
+    Judge(d.fd, {},
+          "no record within the read timeout (" + std::to_string(options_.read_timeout_ms) + " ms)",
+          &peer);
     Answer(d.fd, kNak);
   }
 }

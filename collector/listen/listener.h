@@ -55,11 +55,11 @@ struct Options {
 };
 
 struct Stats {
-  uint64_t attested = 0;        // command_denied entries written (acknowledged)
-  uint64_t forged = 0;          // messages judged not from the genuine shim
-  uint64_t forgery_entries = 0; // denial_record_forged entries written
-  uint64_t refused = 0;         // over a limit (NAK without a look)
-  uint64_t rejected = 0;        // from the shim, but not a valid record / no sandbox id
+  uint64_t attested = 0;         // command_denied entries written (acknowledged)
+  uint64_t forged = 0;           // messages judged not from the genuine shim
+  uint64_t forgery_entries = 0;  // denial_record_forged entries written
+  uint64_t refused = 0;          // over a limit (NAK without a look)
+  uint64_t rejected = 0;         // from the shim, but not a valid record / no sandbox id
 };
 
 class Listener {

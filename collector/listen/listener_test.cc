@@ -95,9 +95,8 @@ TEST_CASE("listen: a record from another executable is answered NAK and kept as 
   std::string err;
   listener::Listener l;
   REQUIRE(l.Init(OptionsAt(f.path), &f.out, &err));
-  const std::string record =
-      R"({"argv":[],"binary":"curl","event":"command_denied","issue":2662,)"
-      R"("timestamp":"2026-06-14T10:00:00Z"})";
+  const std::string record = R"({"argv":[],"binary":"curl","event":"command_denied","issue":2662,)"
+                             R"("timestamp":"2026-06-14T10:00:00Z"})";
   for (int i = 0; i < 3; ++i) {
     const unique_fd::UniqueFd client = Connect(f.path);
     REQUIRE(send(client.get(), record.data(), record.size(), 0) ==

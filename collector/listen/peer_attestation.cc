@@ -1,19 +1,19 @@
 #include "listen/peer_attestation.h"
 
 #include <dirent.h>
-#include <linux/sockios.h>
-#include <sched.h>
-#include <sys/ioctl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <linux/sock_diag.h>
+#include <linux/sockios.h>
 #include <linux/unix_diag.h>
-#include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>

@@ -28,13 +28,13 @@ struct Peer {
   pid_t pid = 0;  // in the collector's pid namespace (the host's)
   uid_t uid = 0;
   gid_t gid = 0;
-  bool exe_known = false;     // /proc/PID/exe could be opened
-  std::string exe_path;       // as the kernel shows it (the peer's mount namespace)
+  bool exe_known = false;  // /proc/PID/exe could be opened
+  std::string exe_path;    // as the kernel shows it (the peer's mount namespace)
   exe_identity::Identity exe;
-  std::string exe_sha256;     // empty: not computed (cannot be the shim)
-  std::string cgroup;         // the path the sandbox id came from (or the unified one)
-  std::string sandbox_id;     // empty: no layout matched
-  pid_t tracer_pid = 0;       // /proc/PID/status TracerPid
+  std::string exe_sha256;  // empty: not computed (cannot be the shim)
+  std::string cgroup;      // the path the sandbox id came from (or the unified one)
+  std::string sandbox_id;  // empty: no layout matched
+  pid_t tracer_pid = 0;    // /proc/PID/status TracerPid
 };
 
 enum class Verdict {

@@ -88,8 +88,8 @@ int main(int argc, char** argv) {
     const auto at = [&](double q) {
       return latencies.empty() ? 0 : latencies[static_cast<size_t>(q * (latencies.size() - 1))];
     };
-    printf("acks=%ld p50_us=%lld p99_us=%lld max_us=%lld\n", acks,
-           static_cast<long long>(at(0.5)), static_cast<long long>(at(0.99)),
+    printf("acks=%ld p50_us=%lld p99_us=%lld max_us=%lld\n", acks, static_cast<long long>(at(0.5)),
+           static_cast<long long>(at(0.99)),
            static_cast<long long>(latencies.empty() ? 0 : latencies.back()));
   }
   printf("%s\n", answer.c_str());

@@ -15,13 +15,10 @@ Result Classify(int errnum) {
   switch (errnum) {
     case ENOTTY:
     case EOPNOTSUPP:
-    case EINVAL:
-      return Result::kUnsupported;
+    case EINVAL: return Result::kUnsupported;
     case EPERM:
-    case EACCES:
-      return Result::kNotPermitted;
-    default:
-      return Result::kError;
+    case EACCES: return Result::kNotPermitted;
+    default: return Result::kError;
   }
 }
 

@@ -35,16 +35,16 @@ LoadResult Load(int state_dir_fd, ChainHead* out, std::string* err) {
   int used = 0;
   // "content_hash=" may be empty (no entry yet): %n marks where the value starts.
   int hash_at = 0;
-  if (sscanf(body.c_str(), "dev=%llu ino=%llu entries=%llu size=%llu content_hash=%n", &dev,
-             &ino, &entries, &size, &hash_at) != 4 ||
+  if (sscanf(body.c_str(), "dev=%llu ino=%llu entries=%llu size=%llu content_hash=%n", &dev, &ino,
+             &entries, &size, &hash_at) != 4 ||
       hash_at == 0) {
     *err = std::string(kFileName) + ": malformed chain head";
     return LoadResult::kCorrupt;
   }
   const char* rest = body.c_str() + hash_at;
   if (sscanf(rest, "%64[0-9a-f]%n", hash, &used) != 1) used = 0;
-  if (strcmp(rest + used, "\n") != 0 || strlen(body.c_str()) != body.size() || !IsHashOrEmpty(hash) || (entries == 0) != (hash[0] == 0) ||
-      (entries == 0 && size != 0)) {
+  if (strcmp(rest + used, "\n") != 0 || strlen(body.c_str()) != body.size() ||
+      !IsHashOrEmpty(hash) || (entries == 0) != (hash[0] == 0) || (entries == 0 && size != 0)) {
     *err = std::string(kFileName) + ": malformed chain head";
     return LoadResult::kCorrupt;
   }

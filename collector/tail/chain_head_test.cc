@@ -47,7 +47,8 @@ TEST_CASE("chain_head: every cut or edited file is refused, never half-read") {
   d.Write(chain_head::kFileName, good);
   CHECK(chain_head::Load(d.fd(), &got, &err) == LoadResult::kLoaded);
   for (const std::string& bad : {
-           std::string("agt-collector chain head 1\ndev=1 ino=2 entries=5 size=900 content_hash=\n"),
+           std::string(
+               "agt-collector chain head 1\ndev=1 ino=2 entries=5 size=900 content_hash=\n"),
            std::string("agt-collector chain head 1\ndev=1 ino=2 entries=0 size=9 content_hash=\n"),
            "agt-collector chain head 1\ndev=1 ino=2 entries=5 size=900 content_hash=" +
                std::string(64, 'B') + "\n",

@@ -1,7 +1,7 @@
 #include "tail/checkpoint_store.h"
 
-#include <errno.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <openssl/evp.h>
 #include <stdio.h>
@@ -50,8 +50,8 @@ bool StageFile(int state_dir_fd, const std::string& tmp, const std::string& body
   // neither frees and reallocates it nor flushes the file on close, as it
   // does after a truncation to 0. A longer previous body is cut after the
   // write.
-  const unique_fd::UniqueFd fd(openat(state_dir_fd, tmp.c_str(),
-                                      O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
+  const unique_fd::UniqueFd fd(
+      openat(state_dir_fd, tmp.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
   if (!fd.ok()) {
     *err = "open " + tmp + ": " + strerror(errno);
     return false;
@@ -61,9 +61,8 @@ bool StageFile(int state_dir_fd, const std::string& tmp, const std::string& body
     return false;
   }
   struct stat st;
-  if (fstat(fd.get(), &st) != 0 ||
-      (static_cast<size_t>(st.st_size) > body.size() &&
-       ftruncate(fd.get(), static_cast<off_t>(body.size())) != 0)) {
+  if (fstat(fd.get(), &st) != 0 || (static_cast<size_t>(st.st_size) > body.size() &&
+                                    ftruncate(fd.get(), static_cast<off_t>(body.size())) != 0)) {
     *err = "truncate " + tmp + ": " + strerror(errno);
     return false;
   }
@@ -122,7 +121,8 @@ LoadResult Load(int state_dir_fd, const std::string& key, Checkpoint* out, std::
   char hex[65];
   int used = 0;
   if (sscanf(body.c_str(), "dev=%llu ino=%llu offset=%llu skipping=%u hash_len=%u sha256=%64s%n",
-             &dev, &ino, &offset, &skipping, &hash_len, hex, &used) != 6 || used == 0) {
+             &dev, &ino, &offset, &skipping, &hash_len, hex, &used) != 6 ||
+      used == 0) {
     *err = name + ": malformed checkpoint";
     return LoadResult::kCorrupt;
   }
@@ -139,13 +139,16 @@ LoadResult Load(int state_dir_fd, const std::string& key, Checkpoint* out, std::
     int n_used = 0;
     if (sscanf(at, " run_start=%llu%n", &run_start, &n_used) == 1 && n_used > 0) {
     } else if (sscanf(at, " held=%llu,%llu,%lld%n", &held_lines, &held_bytes, &held_since,
-                      &n_used) == 3 && n_used > 0) {
+                      &n_used) == 3 &&
+               n_used > 0) {
     } else if (sscanf(at, " audit=%llu,%llu,%llu%n", &audit_dev, &audit_ino, &audit_size,
-                      &n_used) == 3 && n_used > 0) {
+                      &n_used) == 3 &&
+               n_used > 0) {
       has_audit = true;
     } else if (gone.size() < kGoneKept &&
-               sscanf(at, " gone=%llu,%llu,%llu%n", &gone_dev, &gone_ino, &gone_offset,
-                      &n_used) == 3 && n_used > 0) {
+               sscanf(at, " gone=%llu,%llu,%llu%n", &gone_dev, &gone_ino, &gone_offset, &n_used) ==
+                   3 &&
+               n_used > 0) {
       gone.push_back({{gone_dev, gone_ino}, gone_offset});
     } else {
       break;

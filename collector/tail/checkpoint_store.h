@@ -25,8 +25,8 @@ constexpr uint32_t kHashWindow = 4096;
 struct Checkpoint {
   file_id::FileId file;
   line_reader::Position position;
-  uint32_t hash_len = 0;    // bytes hashed: min(position.offset, kHashWindow)
-  std::string sha256_hex;   // of bytes [position.offset - hash_len, position.offset)
+  uint32_t hash_len = 0;     // bytes hashed: min(position.offset, kHashWindow)
+  std::string sha256_hex;    // of bytes [position.offset - hash_len, position.offset)
   sandbox_quota::Held held;  // lines read up to here past the quota, not yet summarised
   // The audit file and its durable size when this checkpoint was written.
   // Entries are durable before the checkpoints that cover them, so an entry

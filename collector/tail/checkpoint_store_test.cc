@@ -67,7 +67,7 @@ TEST_CASE("checkpoint_store: a later save swaps files, freeing and allocating no
   struct stat now, now_behind;
   REQUIRE(stat(d.Join("sb-1.checkpoint").c_str(), &now) == 0);
   REQUIRE(stat(d.Join("sb-1.checkpoint.tmp").c_str(), &now_behind) == 0);
-  CHECK(now.st_ino == behind.st_ino);      // the staged file was the one left behind
+  CHECK(now.st_ino == behind.st_ino);  // the staged file was the one left behind
   CHECK(now_behind.st_ino == first.st_ino);
   Checkpoint got;
   REQUIRE(checkpoint_store::Load(d.fd(), "sb-1", &got, &err) == LoadResult::kLoaded);
@@ -145,19 +145,26 @@ TEST_CASE("checkpoint_store: a run in progress and a held-back count survive a r
   std::string err;
   REQUIRE(checkpoint_store::Save(d.fd(), "sb", c, &err));
   checkpoint_store::Checkpoint got;
-  REQUIRE(checkpoint_store::Load(d.fd(), "sb", &got, &err) == checkpoint_store::LoadResult::kLoaded);
+  REQUIRE(checkpoint_store::Load(d.fd(), "sb", &got, &err) ==
+          checkpoint_store::LoadResult::kLoaded);
   CHECK(got.position == c.position);
   CHECK(got.held == c.held);
   // One written before these fields existed still loads (over-long: from its offset).
-  d.Write("old.checkpoint", "agt-collector checkpoint 1\ndev=1 ino=2 offset=10 skipping=1 "
-                            "hash_len=10 sha256=" + std::string(64, 'b') + "\n");
-  REQUIRE(checkpoint_store::Load(d.fd(), "old", &got, &err) == checkpoint_store::LoadResult::kLoaded);
+  d.Write("old.checkpoint",
+          "agt-collector checkpoint 1\ndev=1 ino=2 offset=10 skipping=1 "
+          "hash_len=10 sha256=" +
+              std::string(64, 'b') + "\n");
+  REQUIRE(checkpoint_store::Load(d.fd(), "old", &got, &err) ==
+          checkpoint_store::LoadResult::kLoaded);
   CHECK(got.position.skipping_long_line);
   CHECK(got.position.run_start == 10);
   CHECK(got.held.lines == 0);
-  d.Write("bad.checkpoint", "agt-collector checkpoint 1\ndev=1 ino=2 offset=10 skipping=0 "
-                            "hash_len=10 sha256=" + std::string(64, 'b') + " held=1,2\n");
-  CHECK(checkpoint_store::Load(d.fd(), "bad", &got, &err) == checkpoint_store::LoadResult::kCorrupt);
+  d.Write("bad.checkpoint",
+          "agt-collector checkpoint 1\ndev=1 ino=2 offset=10 skipping=0 "
+          "hash_len=10 sha256=" +
+              std::string(64, 'b') + " held=1,2\n");
+  CHECK(checkpoint_store::Load(d.fd(), "bad", &got, &err) ==
+        checkpoint_store::LoadResult::kCorrupt);
 }
 
 TEST_CASE("checkpoint_store: the audit file's size and the files let go, at their widest") {
@@ -175,7 +182,8 @@ TEST_CASE("checkpoint_store: the audit file's size and the files let go, at thei
   c.has_audit = true;
   c.audit_file = {kMax, kMax - 1};
   c.audit_size = kMax - 2;
-  for (uint64_t i = 0; i < checkpoint_store::kGoneKept; ++i) c.gone.push_back({{kMax, kMax - i}, i});
+  for (uint64_t i = 0; i < checkpoint_store::kGoneKept; ++i)
+    c.gone.push_back({{kMax, kMax - i}, i});
   std::string err;
   REQUIRE(checkpoint_store::Save(d.fd(), "sb-1", c, &err));
   Checkpoint got;

@@ -20,7 +20,6 @@ long ReadLong(const char* path) {
 
 }  // namespace
 
-
 bool Watcher::Init(std::string* err) {
   fd_.Reset(inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
   if (!fd_.ok()) {

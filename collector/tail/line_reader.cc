@@ -30,8 +30,7 @@ constexpr size_t kMinChunk = 64;
 }
 
 Reader::Reader(size_t chunk_bytes, size_t max_line_bytes)
-    : buffer_(std::max(chunk_bytes, kMinChunk)),
-      max_line_bytes_(max_line_bytes) {}
+    : buffer_(std::max(chunk_bytes, kMinChunk)), max_line_bytes_(max_line_bytes) {}
 
 uint64_t Reader::PendingBytes(int fd, const Position& pos) {
   struct stat st;
@@ -54,8 +53,8 @@ void Reader::TailReset(int fd, uint64_t offset, bool keep) {
   const uint64_t want = std::min<uint64_t>(offset, kTailWindow);
   size_t got = 0;
   while (got < want) {
-    const ssize_t n = pread(fd, tail_.data() + got, want - got,
-                            static_cast<off_t>(offset - want + got));
+    const ssize_t n =
+        pread(fd, tail_.data() + got, want - got, static_cast<off_t>(offset - want + got));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     got += static_cast<size_t>(n);

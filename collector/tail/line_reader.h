@@ -61,7 +61,7 @@ struct Item {
   // False only for a run of NULs at a line's start: the same line goes on
   // with the next item, if only its '\n' (for counting lines).
   bool ends_line = true;
-  uint64_t length = 0;    // kRejected: the whole run's bytes (without a newline)
+  uint64_t length = 0;                     // kRejected: the whole run's bytes (without a newline)
   Rejection rejection = Rejection::kNone;  // kRejected: why
 };
 
@@ -125,10 +125,10 @@ class Reader {
 
   std::vector<char> buffer_;
   size_t max_line_bytes_;
-  std::vector<char> tail_;   // a ring of kTailWindow bytes
-  size_t tail_head_ = 0;     // where the next byte goes
-  uint64_t tail_len_ = 0;    // valid bytes (<= kTailWindow)
-  uint64_t tail_end_ = 0;    // the offset just after the newest byte
+  std::vector<char> tail_;  // a ring of kTailWindow bytes
+  size_t tail_head_ = 0;    // where the next byte goes
+  uint64_t tail_len_ = 0;   // valid bytes (<= kTailWindow)
+  uint64_t tail_end_ = 0;   // the offset just after the newest byte
   bool tail_valid_ = false;
 };
 

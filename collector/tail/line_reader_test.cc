@@ -11,8 +11,8 @@
 
 using line_reader::Item;
 using line_reader::Position;
-using line_reader::ReadResult;
 using line_reader::Reader;
+using line_reader::ReadResult;
 
 namespace {
 
@@ -24,21 +24,26 @@ struct Seen {
 
 ReadResult ReadAll(Reader* r, int fd, Position* pos, Seen* seen) {
   std::string err;
-  return r->Read(fd, pos, [&](const Item& it) {
-    if (it.kind == Item::Kind::kLine) {
-      seen->lines.emplace_back(it.line);
-      seen->line_offsets.push_back(it.offset);
-    } else {
-      seen->rejected.push_back(std::to_string(it.offset) + ":" + line_reader::Describe(it.rejection));
-    }
-    return true;
-  }, &err);
+  return r->Read(
+      fd, pos,
+      [&](const Item& it) {
+        if (it.kind == Item::Kind::kLine) {
+          seen->lines.emplace_back(it.line);
+          seen->line_offsets.push_back(it.offset);
+        } else {
+          seen->rejected.push_back(std::to_string(it.offset) + ":" +
+                                   line_reader::Describe(it.rejection));
+        }
+        return true;
+      },
+      &err);
 }
 
 std::string GoodFile() {
   std::string s;
   for (int i = 0; i < 12; ++i) {
-    s += "{\"n\":" + std::to_string(i) + ",\"pad\":\"" + std::string(static_cast<size_t>(i * 3), 'x') + "\"}\n";
+    s += "{\"n\":" + std::to_string(i) + ",\"pad\":\"" +
+         std::string(static_cast<size_t>(i * 3), 'x') + "\"}\n";
   }
   return s;
 }
@@ -49,8 +54,7 @@ struct ReaderOnFile {
   Reader reader;
   tail_test_util::TempDir d;
   int fd = -1;
-  ReaderOnFile(size_t buf_size, size_t max_line, const std::string& content,
-               int flags = O_RDONLY)
+  ReaderOnFile(size_t buf_size, size_t max_line, const std::string& content, int flags = O_RDONLY)
       : reader(buf_size, max_line) {
     d.Write("f", content);
     fd = open(d.Join("f").c_str(), flags | O_CLOEXEC);
@@ -133,7 +137,8 @@ TEST_CASE("line_reader: a long line still being written keeps skipping across re
 
 TEST_CASE("line_reader: NUL runs are rejected, the lines around them kept") {
   using namespace std::string_literals;
-  std::string content = "one\n"s + std::string(300, '\0') + "two\nbad\0line\n"s + std::string(3, '\0') + "\nthree\n"s;
+  std::string content =
+      "one\n"s + std::string(300, '\0') + "two\nbad\0line\n"s + std::string(3, '\0') + "\nthree\n"s;
   ReaderOnFile f(64, 40, content);
   Position pos;
   Seen seen;
@@ -174,10 +179,13 @@ TEST_CASE("line_reader: the callback can stop; the position resumes exactly") {
   std::string err;
   for (int round = 0; round < 10; ++round) {
     int budget = 1;
-    ReadResult r = f.reader.Read(f.fd, &pos, [&](const Item& it) {
-      got.emplace_back(it.line);
-      return --budget > 0;
-    }, &err);
+    ReadResult r = f.reader.Read(
+        f.fd, &pos,
+        [&](const Item& it) {
+          got.emplace_back(it.line);
+          return --budget > 0;
+        },
+        &err);
     if (r == ReadResult::kEndOfData) break;
   }
   CHECK(got == std::vector<std::string>{"a", "b", "c", "d"});
@@ -203,11 +211,14 @@ std::vector<Numbered> ReadNumbered(const std::string& path, size_t chunk, size_t
   std::vector<Numbered> items;
   uint64_t number = 0;
   std::string err;
-  REQUIRE(reader.Read(fd, &pos, [&](const Item& it) {
-    items.push_back({it.kind, std::string(it.line), it.offset, it.length, number + 1});
-    if (it.ends_line) ++number;
-    return true;
-  }, &err) == ReadResult::kEndOfData);
+  REQUIRE(reader.Read(
+              fd, &pos,
+              [&](const Item& it) {
+                items.push_back({it.kind, std::string(it.line), it.offset, it.length, number + 1});
+                if (it.ends_line) ++number;
+                return true;
+              },
+              &err) == ReadResult::kEndOfData);
   *pending = Reader::PendingBytes(fd, pos);
   close(fd);
   return items;
@@ -322,11 +333,14 @@ std::vector<Item> ReadInTurns(Reader* r, int fd, Position* pos, line_reader::Bud
   *turns = 0;
   for (;;) {
     ++*turns;
-    const ReadResult rr = r->Read(fd, pos, [&](const Item& it) {
-      items.push_back(it);
-      items.back().line = {};
-      return true;
-    }, &err, budget);
+    const ReadResult rr = r->Read(
+        fd, pos,
+        [&](const Item& it) {
+          items.push_back(it);
+          items.back().line = {};
+          return true;
+        },
+        &err, budget);
     REQUIRE(rr != ReadResult::kError);
     if (rr == ReadResult::kEndOfData) return items;
   }
@@ -394,7 +408,8 @@ TEST_CASE("line_reader: the tail window is the bytes as read, not as the file ho
   line_reader::Budget budget;
   budget.keep_tail = true;
   std::string err;
-  REQUIRE(f.reader.Read(f.fd, &pos, [](const Item&) { return true; }, &err, budget) ==
+  REQUIRE(f.reader.Read(
+              f.fd, &pos, [](const Item&) { return true; }, &err, budget) ==
           ReadResult::kEndOfData);
   std::string tail;
   REQUIRE(f.reader.TailBefore(pos.offset, &tail));
@@ -407,7 +422,8 @@ TEST_CASE("line_reader: the tail window is the bytes as read, not as the file ho
   CHECK(!f.reader.TailBefore(pos.offset - 1, &tail));
   // A Read that consumes nothing still vouches for the bytes before it (read at its start).
   Position again = pos;
-  REQUIRE(f.reader.Read(f.fd, &again, [](const Item&) { return true; }, &err, budget) ==
+  REQUIRE(f.reader.Read(
+              f.fd, &again, [](const Item&) { return true; }, &err, budget) ==
           ReadResult::kEndOfData);
   REQUIRE(f.reader.TailBefore(again.offset, &tail));
   CHECK(tail == std::string(line_reader::kTailWindow, 'z'));

@@ -18,9 +18,9 @@
 namespace sandbox_quota {
 
 struct Limits {
-  uint64_t max_entries = 100000;    // lines written as entries per window
-  uint64_t max_bytes = 64u << 20;   // log bytes of those lines per window
-  uint32_t interval_seconds = 60;   // the window
+  uint64_t max_entries = 100000;   // lines written as entries per window
+  uint64_t max_bytes = 64u << 20;  // log bytes of those lines per window
+  uint32_t interval_seconds = 60;  // the window
 };
 
 // What one window held back (persisted in the checkpoint).

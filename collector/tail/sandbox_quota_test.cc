@@ -43,7 +43,8 @@ TEST_CASE("sandbox_quota: the volume limit holds back a line that would pass it"
   CHECK(q.held() == Held{2, 61, 0});
 }
 
-TEST_CASE("sandbox_quota: a restored count (from a checkpoint) is summarised when its window ends") {
+TEST_CASE(
+    "sandbox_quota: a restored count (from a checkpoint) is summarised when its window ends") {
   Limits limits;
   limits.interval_seconds = 60;
   Quota q;

@@ -34,8 +34,7 @@ Result Fail(Result r, std::string* err, const std::string& msg) {
 // Splits "a/b/c" and refuses empty, "." and ".." components: the relative
 // part comes from a pattern plus a validated sandbox id, so any of these is
 // a programming or configuration error, never something to resolve.
-bool SplitRelative(const std::string& relative, std::vector<std::string>* parts,
-                   std::string* err) {
+bool SplitRelative(const std::string& relative, std::vector<std::string>* parts, std::string* err) {
   parts->clear();
   size_t start = 0;
   if (relative.empty() || relative[0] == '/') {
@@ -59,27 +58,27 @@ bool SplitRelative(const std::string& relative, std::vector<std::string>* parts,
 Result MapOpenErrno(int e, const std::string& relative, const char* syscall_name,
                     std::string* err) {
   switch (e) {
-    case ENOENT:
-      return Fail(Result::kMissing, err, relative + ": does not exist");
+    case ENOENT: return Fail(Result::kMissing, err, relative + ": does not exist");
     case ELOOP:
       return Fail(Result::kRefused, err,
                   relative + ": refused: a symbolic link in the path (" + syscall_name + ": " +
                       Errno(e) + ")");
     case EXDEV:
       return Fail(Result::kRefused, err,
-                  relative + ": refused: resolves outside the watched directory (" +
-                      syscall_name + ": " + Errno(e) + ")");
+                  relative + ": refused: resolves outside the watched directory (" + syscall_name +
+                      ": " + Errno(e) + ")");
     case ENOTDIR:
-      return Fail(Result::kRefused, err,
-                  relative + ": refused: a path component is not a directory (" + syscall_name +
-                      ")");
+      return Fail(
+          Result::kRefused, err,
+          relative + ": refused: a path component is not a directory (" + syscall_name + ")");
     case EMFILE:
     case ENFILE:
       return Fail(Result::kNoDescriptors, err,
                   std::string(syscall_name) + " " + relative + ": " + Errno(e) +
                       " (open file limit reached; raise RLIMIT_NOFILE / fs.file-max)");
     default:
-      return Fail(Result::kError, err, std::string(syscall_name) + " " + relative + ": " + Errno(e));
+      return Fail(Result::kError, err,
+                  std::string(syscall_name) + " " + relative + ": " + Errno(e));
   }
 }
 
@@ -139,9 +138,9 @@ Result OpenPathOfType(int base_fd, const std::string& relative, Method method, u
     return Fail(Result::kError, err, "fstat " + relative + ": " + Errno(errno));
   }
   if ((st->st_mode & S_IFMT) != type) {
-    return Fail(Result::kRefused, err,
-                relative + ": refused: " + DescribeMode(st->st_mode) + ", not " +
-                    DescribeMode(type));
+    return Fail(
+        Result::kRefused, err,
+        relative + ": refused: " + DescribeMode(st->st_mode) + ", not " + DescribeMode(type));
   }
   *path_fd = std::move(fd);
   return Result::kOk;
@@ -186,8 +185,7 @@ Result OpenRegular(int base_fd, const std::string& relative, Method method, int*
   unique_fd::UniqueFd rfd(open(proc_path, kReadFlags));
   if (!rfd.ok() && errno == ENOENT) {
     // No /proc: open by name again; the fstat below catches a swap.
-    if (method == Method::kOpenat2 ||
-        (method == Method::kAuto && KernelHasOpenat2())) {
+    if (method == Method::kOpenat2 || (method == Method::kAuto && KernelHasOpenat2())) {
       const long l = Openat2(base_fd, relative.c_str(), kReadFlags);
       rfd.Reset(l < 0 ? -1 : static_cast<int>(l));
     } else {

@@ -18,10 +18,10 @@ enum class Method {
 
 enum class Result {
   kOk,
-  kMissing,  // some component does not exist (yet): normal, not reported
-  kRefused,  // hostile or unusable shape: symlink, FIFO, device, directory...
+  kMissing,        // some component does not exist (yet): normal, not reported
+  kRefused,        // hostile or unusable shape: symlink, FIFO, device, directory...
   kNoDescriptors,  // EMFILE/ENFILE: the open file limit is reached (*err says so)
-  kError,    // other resource or system error (EACCES, ...): *err says which
+  kError,          // other resource or system error (EACCES, ...): *err says which
 };
 
 // Opens base_fd/relative (relative: no leading '/', no "." or ".."

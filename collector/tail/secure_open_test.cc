@@ -94,7 +94,9 @@ TEST_CASE("secure_open: hostile shapes refused via openat2") {
   RunShapes(Method::kOpenat2);
 }
 
-TEST_CASE("secure_open: hostile shapes refused via the O_NOFOLLOW walk") { RunShapes(Method::kWalk); }
+TEST_CASE("secure_open: hostile shapes refused via the O_NOFOLLOW walk") {
+  RunShapes(Method::kWalk);
+}
 
 TEST_CASE("secure_open: auto picks a working method") { RunShapes(Method::kAuto); }
 

@@ -9,7 +9,6 @@
 
 namespace syslog_sender {
 
-
 void SyslogSender::Open(const std::string& socket_path, const std::string& tag) {
   path_ = socket_path;
   tag_ = tag;
@@ -46,7 +45,7 @@ bool SyslogSender::Connect() {
 }
 
 bool SyslogSender::Send(std::string_view msgid, std::string_view structured_data,
-                       std::string_view message) {
+                        std::string_view message) {
   if (!fd_.ok()) {
     ++dropped_;
     return false;
@@ -124,8 +123,7 @@ bool SyslogSender::TakeReport(std::string* line, time_t now, int interval_s) {
   if (dropped_reported_ != 0 && now - last_report_ < interval_s) return false;
   line->assign("syslog " + path_ + ": " + last_error_ + "; " +
                std::to_string(dropped_ - dropped_reported_) + " message(s) dropped (" +
-               std::to_string(dropped_) +
-               " in all); the audit file has every entry");
+               std::to_string(dropped_) + " in all); the audit file has every entry");
   dropped_reported_ = dropped_;
   last_report_ = now;
   return true;

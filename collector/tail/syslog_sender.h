@@ -3,9 +3,9 @@
 // MSGID [SD] MSG"), so the receiver gets the MSGID and the structured data
 // the forwarded messages carry (forward_message.h). rsyslog parses it with
 // imuxsock's UseSpecialParser="off" (its special parser knows only the
-// classic local format); agt-collector(1) says so. Best effort by design: the signed audit file is the
-// record that loses nothing; syslog never blocks or stalls the pipeline. But
-// a failure is never silent: dropped messages are counted and reported.
+// classic local format); agt-collector(1) says so. Best effort by design: the signed audit file is
+// the record that loses nothing; syslog never blocks or stalls the pipeline. But a failure is never
+// silent: dropped messages are counted and reported.
 #ifndef AGT_COLLECTOR_TAIL_SYSLOG_SENDER_H_
 #define AGT_COLLECTOR_TAIL_SYSLOG_SENDER_H_
 

@@ -39,7 +39,7 @@ TEST_CASE("syslog_sender: RFC 5424 on a real unix datagram socket") {
                  "command_denied sandbox_id=sb-1 binary=curl"));
   std::string got = Recv(rx);
   CHECK(got.rfind("<37>1 20", 0) == 0);  // VERSION 1, then an RFC 3339 UTC time
-  CHECK(got.find("Z ") == 32);          // "<37>1 YYYY-MM-DDTHH:MM:SS.uuuuuuZ "
+  CHECK(got.find("Z ") == 32);           // "<37>1 YYYY-MM-DDTHH:MM:SS.uuuuuuZ "
   CHECK(got.find(" agt-collector " + std::to_string(getpid()) +
                  " command_denied [agt@32473 entry_id=\"audit_1\"] command_denied sandbox_id=sb-1"
                  " binary=curl") != std::string::npos);

@@ -130,8 +130,8 @@ bool Engine::Pump(std::string* err) {
   // Round-robin: every marked source gets an equal share of the cycle; one
   // with more than its share is marked again (Look) and queued behind the
   // sources this cycle had no room for.
-  const size_t share = std::max(kMinItemsPerTurn, options_.max_entries_per_cycle /
-                                                      std::max<size_t>(1, work.size()));
+  const size_t share =
+      std::max(kMinItemsPerTurn, options_.max_entries_per_cycle / std::max<size_t>(1, work.size()));
   const int64_t cycle_end = line_reader::MonotonicNs() + kCycleNs;
   size_t i = 0;
   for (; i < work.size() && cycle_entries_ < options_.max_entries_per_cycle && fatal_.empty();

@@ -44,13 +44,13 @@
 #include "collector_events.h"
 #include "config.h"
 #include "file_id.h"
+#include "forward/forward_message.h"
 #include "pipeline.h"
 #include "record_validator.h"
 #include "tail/checkpoint_store.h"
 #include "tail/inotify_watcher.h"
 #include "tail/line_reader.h"
 #include "tail/sandbox_quota.h"
-#include "forward/forward_message.h"
 #include "tail/syslog_sender.h"
 #include "unique_fd.h"
 
@@ -74,18 +74,18 @@ struct Options {
 };
 
 struct Stats {
-  uint64_t entries_written = 0;  // made durable (synced): what the audit file holds
+  uint64_t entries_written = 0;          // made durable (synced): what the audit file holds
   uint64_t entries_already_present = 0;  // skipped on replay after a restart
   uint64_t lines_rejected = 0;
-  uint64_t lines_held = 0;          // past a sandbox's quota: counted, not written one by one
-  uint64_t summaries_written = 0;   // sandbox_quota_exceeded entries
+  uint64_t lines_held = 0;         // past a sandbox's quota: counted, not written one by one
+  uint64_t summaries_written = 0;  // sandbox_quota_exceeded entries
   // lines_rejected by kind, indexed by record_validator::Problem.
   std::array<uint64_t, static_cast<size_t>(record_validator::Problem::kProblemCount)>
       rejected_by_problem{};
   uint64_t sources = 0;
   uint64_t watches = 0;
-  uint64_t logs_suppressed = 0;     // suppressions recorded (an entry each, or counted into one)
-  uint64_t logs_restored = 0;       // of those, logs the collector put back
+  uint64_t logs_suppressed = 0;      // suppressions recorded (an entry each, or counted into one)
+  uint64_t logs_restored = 0;        // of those, logs the collector put back
   int64_t last_checkpoint_unix = 0;  // wall clock of the last checkpoint written; 0: none yet
 };
 
@@ -224,25 +224,24 @@ class Engine {
     // The log's append-only attribute and what the sandbox did to its log
     // (tail_engine_guard.cc).
     struct Guard {
-      bool tried = false;       // the attribute was tried on this sandbox's log
-      bool owned = false;       // set: the collector owns the log (creates, restores)
-      std::string why_not;      // when tried and not set
-      uint32_t dir_mode = 0;    // the log directory's mode when claimed: restored
+      bool tried = false;         // the attribute was tried on this sandbox's log
+      bool owned = false;         // set: the collector owns the log (creates, restores)
+      std::string why_not;        // when tried and not set
+      uint32_t dir_mode = 0;      // the log directory's mode when claimed: restored
       std::string mode_reported;  // the unusable mode last recorded ("" when none)
-      file_id::FileId removed;  // the last file found unlinked, recorded once
+      file_id::FileId removed;    // the last file found unlinked, recorded once
       // Suppression entries go through the sandbox's quota window: of each
       // kind, the first in a window is written at once, the rest are
       // counted into one entry when the window ends (a sandbox flipping its
       // directory's mode costs a counter, not an entry per look).
       struct Repeats {
-        int64_t window = -1;  // the quota window of the last one written
-        uint64_t count = 0;   // seen since, not yet written
+        int64_t window = -1;          // the quota window of the last one written
+        uint64_t count = 0;           // seen since, not yet written
         std::string found, restored;  // the last of those
       };
       std::map<std::string, Repeats> repeats;  // by kind
     } guard;
   };
-
 
   void OpenPatternBase(Pattern* p);
   void ListBase(uint32_t pattern_index);
@@ -283,7 +282,10 @@ class Engine {
   bool LoadReplayWindow(std::string* err);
   // True when said now (a problem not reported before for this object).
   bool Report(Source* s, const std::string& problem, uint64_t ino);
-  void ClearProblem(Source* s) { s->problem.clear(); s->problem_ino = 0; }
+  void ClearProblem(Source* s) {
+    s->problem.clear();
+    s->problem_ino = 0;
+  }
   std::string LogPath(const Source& s) const;
   // tail_engine_guard.cc: the log made append-only, and suppression as evidence.
   void ClaimLog(Source* s);
@@ -319,16 +321,16 @@ class Engine {
   std::vector<uint32_t> dirty_;
   std::vector<uint32_t> touched_;  // read this cycle: checkpoint candidates
   std::unordered_set<std::string> recent_ids_;
-  std::deque<std::string> written_ids_;  // RememberWritten's order, for its bound
-  size_t turn_items_left_ = 0;           // the current source's share of this cycle
-  int64_t turn_deadline_ns_ = 0;         // and its time (line_reader::MonotonicNs)
+  std::deque<std::string> written_ids_;                  // RememberWritten's order, for its bound
+  size_t turn_items_left_ = 0;                           // the current source's share of this cycle
+  int64_t turn_deadline_ns_ = 0;                         // and its time (line_reader::MonotonicNs)
   std::unordered_map<uint32_t, uint32_t> move_cookies_;  // IN_MOVED_FROM cookie -> source
   std::vector<forward_message::EntryFacts> cycle_syslog_;  // durable at Commit: then sent
   std::string previous_hash_;  // the chain's head before the line being ingested
   size_t cycle_entries_ = 0;
   size_t cycle_appended_ = 0;   // appended this cycle, not yet synced
   size_t cycle_summaries_ = 0;  // of which quota summaries
-  std::string fatal_;  // an output error met while reading; Pump returns it
+  std::string fatal_;           // an output error met while reading; Pump returns it
   std::optional<line_reader::Reader> reader_;
   std::optional<pipeline::Ingest> ingest_;
   Stats stats_;

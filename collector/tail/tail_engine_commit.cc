@@ -42,19 +42,14 @@ void Engine::HandleItem(Source* s, const line_reader::Item& item) {
   const pipeline::Origin origin{path, s->current.id, item.offset, &labels, {}};
   if (syslog_ != nullptr) previous_hash_ = out_->previous_hash();
   switch (ingest_->Line(item.line, origin, &reason)) {
-    case pipeline::Outcome::kRejected:
-      Reject(s, item.offset, ingest_->problem(), reason);
-      return;
-    case pipeline::Outcome::kOutputFailed:
-      fatal_ = reason;
-      return;
+    case pipeline::Outcome::kRejected: Reject(s, item.offset, ingest_->problem(), reason); return;
+    case pipeline::Outcome::kOutputFailed: fatal_ = reason; return;
     case pipeline::Outcome::kAlreadyPresent:
       ++stats_.entries_already_present;  // written before a crash; exactly once
       RememberWritten(ingest_->entry().entry_id);
       return;
     case pipeline::Outcome::kAppended:
-    case pipeline::Outcome::kValid:
-      break;
+    case pipeline::Outcome::kValid: break;
   }
   ++cycle_appended_;  // counted as written once the sync has made it durable
   RememberWritten(ingest_->entry().entry_id);
@@ -164,7 +159,8 @@ bool Engine::LoadReplayWindow(std::string* err) {
       },
       err);
   if (ok && loaded > 0) {
-    Note("restart: " + std::to_string(loaded) + " older entries of sources behind their "
+    Note("restart: " + std::to_string(loaded) +
+         " older entries of sources behind their "
          "checkpoints are skipped if read again");
   }
   return ok;

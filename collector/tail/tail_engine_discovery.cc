@@ -22,8 +22,8 @@
 namespace tail_engine {
 namespace {
 
-constexpr uint32_t kBaseMask =
-    IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR;
+constexpr uint32_t kBaseMask = IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE |
+                               IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR;
 
 constexpr uint32_t kSourceMask = IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_MODIFY |
                                  IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF |
@@ -50,7 +50,8 @@ void Engine::OpenPatternBase(Pattern* p) {
   p->base_mtime_ns = -1;
   if (watcher_.fd() >= 0) {
     std::string err;
-    if (watcher_.AddPath(p->base, kBaseMask, &p->base_wd, &err) == inotify_watcher::AddResult::kOk) {
+    if (watcher_.AddPath(p->base, kBaseMask, &p->base_wd, &err) ==
+        inotify_watcher::AddResult::kOk) {
       by_wd_[p->base_wd] = -static_cast<int64_t>(p - patterns_.data()) - 1;
       stats_.watches = watcher_.watches();
     } else {
@@ -89,8 +90,9 @@ Engine::Source* Engine::Discover(uint32_t pattern_index, const std::string& sand
   if (it != by_id_.end()) {
     Source& existing = sources_[it->second];
     if (existing.pattern != pattern_index && !existing.two_patterns_reported) {
-      Warn("sandbox_id " + sandbox_id + " matches two patterns (" + patterns_[existing.pattern].text +
-           " and " + patterns_[pattern_index].text + "); only the first is read");
+      Warn("sandbox_id " + sandbox_id + " matches two patterns (" +
+           patterns_[existing.pattern].text + " and " + patterns_[pattern_index].text +
+           "); only the first is read");
       existing.two_patterns_reported = true;
     }
     return &existing;
@@ -126,8 +128,7 @@ Engine::Source* Engine::Discover(uint32_t pattern_index, const std::string& sand
       }
       s.committed = std::move(c);
       break;
-    case checkpoint_store::LoadResult::kNone:
-      break;
+    case checkpoint_store::LoadResult::kNone: break;
     case checkpoint_store::LoadResult::kCorrupt:
     case checkpoint_store::LoadResult::kError:
       Warn(sandbox_id + ": checkpoint unusable (" + err + "); reading " + LogPath(s) +

@@ -82,8 +82,8 @@ void Engine::ClaimLog(Source* s) {
     g.why_not = why;
   }
   if (created) {
-    Note(LogPath(*s) + ": created " + (g.owned ? "append-only" : "(not append-only)") +
-         ", owner " + std::to_string(dst.st_uid) + ":" + std::to_string(dst.st_gid) + ", mode " +
+    Note(LogPath(*s) + ": created " + (g.owned ? "append-only" : "(not append-only)") + ", owner " +
+         std::to_string(dst.st_uid) + ":" + std::to_string(dst.st_gid) + ", mode " +
          Octal(kLogMode));
   }
 }
@@ -121,8 +121,7 @@ void Engine::GuardLog(Source* s) {
       if (secure_open::OpenDirectory(p.base_fd.get(), dir_rel, secure_open::Method::kAuto, &raw,
                                      &err) == secure_open::Result::kOk) {
         const unique_fd::UniqueFd dir(raw);
-        if (chmod(("/proc/self/fd/" + std::to_string(dir.get())).c_str(), s->guard.dir_mode) ==
-            0) {
+        if (chmod(("/proc/self/fd/" + std::to_string(dir.get())).c_str(), s->guard.dir_mode) == 0) {
           restored = "directory mode " + Octal(s->guard.dir_mode) + " put back";
         }
       }
@@ -147,16 +146,16 @@ void Engine::RefusedAtPath(Source* s, const std::string& reason) {
   std::string found;
   if (fstatat(p.base_fd.get(), s->sandbox_id.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
       !S_ISDIR(st.st_mode)) {
-    found = std::string(secure_open::DescribeMode(st.st_mode)) +
-            " in place of the sandbox directory";
+    found =
+        std::string(secure_open::DescribeMode(st.st_mode)) + " in place of the sandbox directory";
   } else if (fstatat(p.base_fd.get(), LogRelative(*s).c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
              !S_ISREG(st.st_mode)) {
     found = std::string(secure_open::DescribeMode(st.st_mode)) + " in place of the log";
   } else {
     // The reason names the path first; the entry names it already.
     const std::string named = LogRelative(*s) + ": ";
-    found = "unusable (" + (reason.rfind(named, 0) == 0 ? reason.substr(named.size()) : reason) +
-            ")";
+    found =
+        "unusable (" + (reason.rfind(named, 0) == 0 ? reason.substr(named.size()) : reason) + ")";
   }
   std::string restored;
   if (options_.append_only_logs && s->guard.owned && !S_ISDIR(st.st_mode)) {
@@ -188,8 +187,9 @@ void Engine::NoticeRemoved(Source* s, const OpenLog& log) {
     ClaimLog(s);
     if (s->guard.owned) restored = "a new append-only log created";
   }
-  Suppressed(s, "removed", "removed (file " + log.id.ToString() + " unlinked after " +
-                    std::to_string(log.pos.offset) + " bytes were read)",
+  Suppressed(s, "removed",
+             "removed (file " + log.id.ToString() + " unlinked after " +
+                 std::to_string(log.pos.offset) + " bytes were read)",
              restored);
 }
 
@@ -212,7 +212,8 @@ void Engine::Suppressed(Source* s, const std::string& kind, const std::string& f
   }
   r.window = window;
   WriteSuppression(s, {LogPath(*s), found, restored});
-  Warn(LogPath(*s) + ": suppressed: " + found + (restored.empty() ? "" : "; restored: " + restored));
+  Warn(LogPath(*s) + ": suppressed: " + found +
+       (restored.empty() ? "" : "; restored: " + restored));
 }
 
 void Engine::SummariseSuppressions(Source* s, bool at_exit) {
@@ -243,8 +244,8 @@ void Engine::WriteSuppression(Source* s, const collector_events::Suppression& wh
     return;
   }
   ++cycle_appended_;
-  if (std::find(touched_.begin(), touched_.end(),
-                static_cast<uint32_t>(s - sources_.data())) == touched_.end()) {
+  if (std::find(touched_.begin(), touched_.end(), static_cast<uint32_t>(s - sources_.data())) ==
+      touched_.end()) {
     touched_.push_back(static_cast<uint32_t>(s - sources_.data()));
   }
   Note(what.log + ": suppression recorded as " + fields.entry_id);
@@ -339,8 +340,8 @@ std::string Engine::AppendOnlySummary() const {
       not_set += (not_set.empty() ? "" : "; ") + s.sandbox_id + ": " + s.guard.why_not;
     }
   }
-  std::string text = "append-only: " + std::to_string(owned) + " of " + std::to_string(tried) +
-                     " log(s)";
+  std::string text =
+      "append-only: " + std::to_string(owned) + " of " + std::to_string(tried) + " log(s)";
   if (owned < tried) {
     text += ", not set on " + std::to_string(tried - owned) + " (" + not_set +
             (tried - owned > kNamedInSummary ? "; ..." : "") + ")";

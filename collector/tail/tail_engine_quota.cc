@@ -29,8 +29,10 @@ bool Engine::AdmitLine(Source* s, uint64_t bytes) {
     const sandbox_quota::Limits& q = options_.quota;
     Warn(LogPath(*s) + ": over the sandbox quota (" + std::to_string(q.max_entries) +
          " entries or " + std::to_string(q.max_bytes) + " bytes per " +
-         std::to_string(q.interval_seconds) + " s); further lines until the window ends are "
-         "counted into one " + quota_entry::kEventType + " entry");
+         std::to_string(q.interval_seconds) +
+         " s); further lines until the window ends are "
+         "counted into one " +
+         quota_entry::kEventType + " entry");
   }
   return false;
 }
@@ -48,8 +50,7 @@ void Engine::SummariseIfDue(Source* s) {
   const sandbox_quota::Held held = s->quota.held();
   quota_entry::MapSummary(held, options_.quota, labels, path, &fields);
   bool appended = false;
-  if (!out_->AppendNew(&fields, recent_ids_.empty() ? nullptr : &recent_ids_, &appended,
-                       &reason)) {
+  if (!out_->AppendNew(&fields, recent_ids_.empty() ? nullptr : &recent_ids_, &appended, &reason)) {
     fatal_ = reason;
     return;
   }

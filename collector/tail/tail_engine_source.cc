@@ -37,8 +37,8 @@ unique_fd::UniqueFd ReopenDirectory(int path_fd) {
 }
 
 // OpenRegular into an owned descriptor.
-secure_open::Result OpenLogFile(int dir_fd, const std::string& relative,
-                                unique_fd::UniqueFd* fd, std::string* err) {
+secure_open::Result OpenLogFile(int dir_fd, const std::string& relative, unique_fd::UniqueFd* fd,
+                                std::string* err) {
   int raw = -1;
   const secure_open::Result r =
       secure_open::OpenRegular(dir_fd, relative, secure_open::Method::kAuto, &raw, err);
@@ -117,9 +117,9 @@ void Engine::OpenCurrent(Source* s) {
       s->resume_pending = false;
       return;  // the new file is opened again once the old one is drained
     }
-    Note(s->sandbox_id + ": the checkpointed file " + s->committed.file.ToString() +
-         " (offset " + std::to_string(s->committed.position.offset) + ") is gone; reading " +
-         LogPath(*s) + " (" + id.ToString() + ") from offset 0");
+    Note(s->sandbox_id + ": the checkpointed file " + s->committed.file.ToString() + " (offset " +
+         std::to_string(s->committed.position.offset) + ") is gone; reading " + LogPath(*s) + " (" +
+         id.ToString() + ") from offset 0");
   }
   s->resume_pending = false;
   s->current.fd = std::move(fd);
@@ -215,7 +215,8 @@ std::vector<std::string> Engine::UnreadSiblings(const Source& s, int dir_fd,
     const file_id::FileId id = file_id::FileId::Of(st);
     if (id == s.committed.file || id == now_at_path || MtimeNs(st) <= MtimeNs(cst)) continue;
     if (!S_ISREG(st.st_mode)) {
-      Warn(LogPath(s) + ": " + name + " beside it changed after the last checkpoint but is not "
+      Warn(LogPath(s) + ": " + name +
+           " beside it changed after the last checkpoint but is not "
            "a regular file; not read");
       continue;
     }
@@ -295,9 +296,8 @@ void Engine::Look(uint32_t index) {
     std::string open_err;
     const secure_open::Result r = OpenLogFile(p.base_fd.get(), LogRelative(*s), &fd, &open_err);
     if (r != secure_open::Result::kOk) {
-      if (r != secure_open::Result::kMissing &&
-          Report(s, open_err + "; not read (reported once)",
-                 InodeAt(p.base_fd.get(), LogRelative(*s)))) {
+      if (r != secure_open::Result::kMissing && Report(s, open_err + "; not read (reported once)",
+                                                       InodeAt(p.base_fd.get(), LogRelative(*s)))) {
         RefusedAtPath(s, open_err);
       }
       if (st.st_nlink == 0) NoticeRemoved(s, s->current);
@@ -409,9 +409,10 @@ bool Engine::TakeRotatedName(Source* s) {
            id.ToString() + ") grew after it was let go; reading it on from offset " +
            std::to_string(from.offset) + " before the current file");
     } else {
-      Note(s->sandbox_id + ": " + LogPath(*s) + " was rotated more than once between two looks; "
-           "reading " + p.base + "/" + rel + " (" + id.ToString() +
-           ") from offset 0 before the current file");
+      Note(s->sandbox_id + ": " + LogPath(*s) +
+           " was rotated more than once between two looks; "
+           "reading " +
+           p.base + "/" + rel + " (" + id.ToString() + ") from offset 0 before the current file");
     }
     LetGo(s, s->current);
     s->current.fd = std::move(fd);
@@ -443,8 +444,8 @@ size_t Engine::ReleaseIdleFiles(const Source* except, size_t want) {
         s.rotated_away || s.release_after_commit || !s.AtCheckpoint()) {
       continue;
     }
-    if (std::find(touched_.begin(), touched_.end(),
-                  static_cast<uint32_t>(&s - sources_.data())) != touched_.end()) {
+    if (std::find(touched_.begin(), touched_.end(), static_cast<uint32_t>(&s - sources_.data())) !=
+        touched_.end()) {
       continue;
     }
     s.current.fd.Reset();
@@ -456,7 +457,8 @@ size_t Engine::ReleaseIdleFiles(const Source* except, size_t want) {
     struct rlimit rl;
     getrlimit(RLIMIT_NOFILE, &rl);
     Warn("open file limit reached (RLIMIT_NOFILE " + std::to_string(rl.rlim_cur) + ", " +
-         std::to_string(sources_.size()) + " sandboxes): idle logs are closed and reopened on "
+         std::to_string(sources_.size()) +
+         " sandboxes): idle logs are closed and reopened on "
          "demand (raise the limit to keep one fd per log)");
   }
   return released;

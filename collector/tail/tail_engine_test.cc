@@ -147,12 +147,12 @@ TEST_CASE("tail_engine: a rename event that comes after its file was let go read
   };
   scan_and_pump();
   REQUIRE(rename(log.c_str(), (log + ".1").c_str()) == 0);
-  append(log, 2);  // file B
+  append(log, 2);   // file B
   scan_and_pump();  // A drained, B read, A waits (the rotation's linger)
   REQUIRE(rename(log.c_str(), (log + ".2").c_str()) == 0);
-  append(log, 3);  // file C
-  scan_and_pump();  // B drained, C read; A let go (B waits now)
-  e.HandleInotify();  // the late events: names .1 and .2
+  append(log, 3);         // file C
+  scan_and_pump();        // B drained, C read; A let go (B waits now)
+  e.HandleInotify();      // the late events: names .1 and .2
   append(log + ".1", 4);  // a writer still holding A appends once more
   REQUIRE(rename(log.c_str(), (log + ".3").c_str()) == 0);
   append(log, 5);  // file D
@@ -167,7 +167,8 @@ TEST_CASE("tail_engine: a rename event that comes after its file was let go read
   for (int n = 1; n <= 5; ++n) {
     const std::string argv = "\"argv\": [\"n" + std::to_string(n) + "\"]";
     size_t count = 0;
-    for (size_t at = audit.find(argv); at != std::string::npos; at = audit.find(argv, at + 1)) ++count;
+    for (size_t at = audit.find(argv); at != std::string::npos; at = audit.find(argv, at + 1))
+      ++count;
     CHECK_MESSAGE(count == 1, "record n" << n << " is in the audit file " << count << " times");
   }
 }

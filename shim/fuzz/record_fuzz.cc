@@ -59,8 +59,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   facts.argc = static_cast<int>(argv.size());
   facts.argv = pointers.data();
   facts.exec_path = exec_path;
-  const invocation::Attribution who =
-      invocation::Attribute(exec_path, facts.argc, pointers.data());
+  const invocation::Attribution who = invocation::Attribute(exec_path, facts.argc, pointers.data());
   facts.binary = who.binary;
   facts.via = invocation::ViaName(who.via);
   facts.script = who.script;
@@ -106,8 +105,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     FUZZ_CHECK(record::AppendField(argv[i], spans, record::kMaxFieldSize, &field, &cut));
     FUZZ_CHECK(!cut || truncated);
     if (cut) {
-      FUZZ_CHECK(element.substr(element.size() - std::min(element.size(), record::kCutMarker.size())) ==
-                 record::kCutMarker);
+      FUZZ_CHECK(
+          element.substr(element.size() - std::min(element.size(), record::kCutMarker.size())) ==
+          record::kCutMarker);
     }
     if (cut) continue;
     if (spans.count > 0) {

@@ -40,7 +40,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   const std::string binary(in.PickValueInArray(kBinaries));
   const std::string secret = in.ConsumeRandomLengthString(64);
   std::vector<std::string> argv;
-  while (in.remaining_bytes() > 0 && argv.size() < 64) argv.push_back(in.ConsumeRandomLengthString(256));
+  while (in.remaining_bytes() > 0 && argv.size() < 64)
+    argv.push_back(in.ConsumeRandomLengthString(256));
 
   redact::Redactor first(binary);
   redact::Redactor second(binary);
@@ -64,7 +65,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   first.NextArgument(secret, &spans);
   CheckSpans(spans, secret);
   if (!secret.empty()) {
-    FUZZ_CHECK(spans.count == 1 && spans.items[0].begin == 0 && spans.items[0].end == secret.size());
+    FUZZ_CHECK(spans.count == 1 && spans.items[0].begin == 0 &&
+               spans.items[0].end == secret.size());
   }
   return 0;
 }

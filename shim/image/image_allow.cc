@@ -4,8 +4,8 @@
 // alias (python=python3) is linked to the real path its target was found at.
 #include <sys/stat.h>
 
-#include "image_tool.h"
 #include "image_session.h"
+#include "image_tool.h"
 
 namespace image_tool {
 namespace {
@@ -32,8 +32,8 @@ Found FindCommand(const Session& s, std::string_view name, image_root::PathBuf* 
     }
     if (!entry.exists) continue;
     image_root::Located target;
-    image_root::WalkResult r =
-        image_root::Walk(s.root.get(), entry.path.view(), image_root::WalkMode::kFollow, &target, &err);
+    image_root::WalkResult r = image_root::Walk(s.root.get(), entry.path.view(),
+                                                image_root::WalkMode::kFollow, &target, &err);
     if (r != image_root::WalkResult::kOk || !target.exists || !S_ISREG(target.st.st_mode)) {
       err.Clear();
       Text t;
@@ -43,7 +43,8 @@ Found FindCommand(const Session& s, std::string_view name, image_root::PathBuf* 
     }
     if (s.shim.present && target.st.st_dev == s.shim.dev && target.st.st_ino == s.shim.ino) {
       Text t;
-      t.Add(name, ": ", entry.path.view(), " is the deny shim; not allowing it (run allow before install)");
+      t.Add(name, ": ", entry.path.view(),
+            " is the deny shim; not allowing it (run allow before install)");
       image_session::Warn(kSub, t);
       return Found::kIsShim;
     }
@@ -67,8 +68,9 @@ int Allow(int argc, char** argv) {
   image_names::NameList names;
   image_options::Source source;
   Session s;
-  int status = image_session::Begin(kSub, argc, argv, "ALLOWED_BIN_NAMES", image_options::Default::kRequired,
-                                    &options, &names, &source, &s, image_names::Aliases::kAccepted);
+  int status =
+      image_session::Begin(kSub, argc, argv, "ALLOWED_BIN_NAMES", image_options::Default::kRequired,
+                           &options, &names, &source, &s, image_names::Aliases::kAccepted);
   if (status >= 0) return status;
   Text err;
   if (s.pinned_present) {
@@ -127,7 +129,8 @@ int Allow(int argc, char** argv) {
     }
     Text was;
     image_session::Describe(entry, &was);
-    if (!image_link::ReplaceWithSymlink(entry.dir.get(), entry.name, real.view(), entry.path.view(), &err)) {
+    if (!image_link::ReplaceWithSymlink(entry.dir.get(), entry.name, real.view(), entry.path.view(),
+                                        &err)) {
       image_session::Error(kSub, err);
       err.Clear();
       ++failed;
@@ -135,7 +138,8 @@ int Allow(int argc, char** argv) {
     }
     ++linked;
     Text t;
-    t.Add(entry.path.view(), " -> ", real.view(), entry.exists ? " (replaced " : " (new", entry.exists ? was.view() : "", ")");
+    t.Add(entry.path.view(), " -> ", real.view(), entry.exists ? " (replaced " : " (new",
+          entry.exists ? was.view() : "", ")");
     if (!alias_of.empty()) t.Add(" alias of ", alias_of);
     image_session::Report(kSub, t);
   }

@@ -35,7 +35,9 @@ struct Finder {
   std::size_t pool_used = 0;
   Text err;  // the first failure: stops the rest
 
-  std::string_view PathOf(const Reference& r) const { return std::string_view(pool + r.path_at, r.path_len); }
+  std::string_view PathOf(const Reference& r) const {
+    return std::string_view(pool + r.path_at, r.path_len);
+  }
 
   bool Exempt(const struct stat& st) const {
     if (s->shim.present && st.st_dev == s->shim.dev && st.st_ino == s->shim.ino) return true;
@@ -82,7 +84,8 @@ void FindNamed(void* context, const image_scan::Entry& e) {
   f->pool_used += e.path.size();
 }
 
-bool OpenAt(const image_session::Session& s, std::string_view path, image_root::Fd* out, Text* err) {
+bool OpenAt(const image_session::Session& s, std::string_view path, image_root::Fd* out,
+            Text* err) {
   image_root::Located at;
   if (image_root::Walk(s.root.get(), path, image_root::WalkMode::kEntry, &at, err) !=
           image_root::WalkResult::kOk ||
@@ -90,7 +93,8 @@ bool OpenAt(const image_session::Session& s, std::string_view path, image_root::
     if (err->empty()) err->Add(path, " vanished during the audit");
     return false;
   }
-  out->Reset(openat(at.dir.get(), at.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  out->Reset(
+      openat(at.dir.get(), at.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
   if (!out->ok()) {
     err->Add("openat ", path, ": ", image_text::Errno{errno});
     return false;
@@ -124,7 +128,8 @@ bool SameContent(int a, int b, bool* same, Text* err, std::string_view shown) {
 void FindSameContent(void* context, const image_scan::Entry& e) {
   Finder* f = static_cast<Finder*>(context);
   const struct stat& st = *e.st;
-  if (!S_ISREG(st.st_mode) || (st.st_mode & kExec) == 0 || st.st_size == 0 || !f->err.empty()) return;
+  if (!S_ISREG(st.st_mode) || (st.st_mode & kExec) == 0 || st.st_size == 0 || !f->err.empty())
+    return;
   if (!f->Match(e.name).empty() || f->Exempt(st)) return;
   image_root::Fd file;
   for (std::size_t i = 0; i < f->ref_count; ++i) {
@@ -133,7 +138,8 @@ void FindSameContent(void* context, const image_scan::Entry& e) {
     bool same = r.dev == st.st_dev && r.ino == st.st_ino;  // a hard link
     if (!same) {
       image_root::Fd ref;
-      if ((!file.ok() && !OpenAt(*f->s, e.path, &file, &f->err)) || !OpenAt(*f->s, f->PathOf(r), &ref, &f->err) ||
+      if ((!file.ok() && !OpenAt(*f->s, e.path, &file, &f->err)) ||
+          !OpenAt(*f->s, f->PathOf(r), &ref, &f->err) ||
           !SameContent(file.get(), ref.get(), &same, &f->err, e.path)) {
         return;
       }
@@ -151,8 +157,8 @@ void FindSameContent(void* context, const image_scan::Entry& e) {
 }  // namespace
 
 bool Find(const image_session::Session& s, const image_names::NameList& names,
-          const image_session::AllowedFiles& allowed, DriftFn drift, void* context, image_scan::Stats* stats,
-          Text* unreadable_first, Text* err) {
+          const image_session::AllowedFiles& allowed, DriftFn drift, void* context,
+          image_scan::Stats* stats, Text* unreadable_first, Text* err) {
   // Large (refs and their paths): static, not on the stack; verify runs once.
   static Finder f;
   f.s = &s;

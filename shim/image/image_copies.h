@@ -21,8 +21,8 @@ using DriftFn = void (*)(void* context, const image_text::Text& what);
 // Reports each copy through drift(context, ...). False when the root could
 // not be scanned (*err says why). *stats counts the first scan.
 bool Find(const image_session::Session& s, const image_names::NameList& names,
-          const image_session::AllowedFiles& allowed, DriftFn drift, void* context, image_scan::Stats* stats,
-          image_text::Text* unreadable_first, image_text::Text* err);
+          const image_session::AllowedFiles& allowed, DriftFn drift, void* context,
+          image_scan::Stats* stats, image_text::Text* unreadable_first, image_text::Text* err);
 
 }  // namespace image_copies
 

@@ -33,13 +33,14 @@ Outcome PlanOne(const Session& s, int i, std::string_view name, image_strip::Pla
   }
   if (!entry.exists) return Outcome::kAbsent;
   image_root::Located target;
-  image_root::WalkResult r =
-      image_root::Walk(s.root.get(), entry.path.view(), image_root::WalkMode::kFollow, &target, &err);
+  image_root::WalkResult r = image_root::Walk(s.root.get(), entry.path.view(),
+                                              image_root::WalkMode::kFollow, &target, &err);
   if (r == image_root::WalkResult::kError) {
     image_session::Error(kSub, err);
     return Outcome::kFailed;
   }
-  if (r == image_root::WalkResult::kMissing || !target.exists) return Outcome::kAlready;  // dangling: runs nothing
+  if (r == image_root::WalkResult::kMissing || !target.exists)
+    return Outcome::kAlready;  // dangling: runs nothing
   if (!S_ISREG(target.st.st_mode)) {
     Text t;
     t.Add(entry.path.view(), " leads to ", target.path.view(), ", not a regular file; left alone");
@@ -55,7 +56,8 @@ Outcome PlanOne(const Session& s, int i, std::string_view name, image_strip::Pla
   if ((target.st.st_mode & image_strip::kStripBits) == 0 || plan->Contains(target.path.view())) {
     return Outcome::kAlready;
   }
-  std::string_view via = target.path.view() != entry.path.view() ? entry.path.view() : std::string_view();
+  std::string_view via =
+      target.path.view() != entry.path.view() ? entry.path.view() : std::string_view();
   if (!plan->Add(target.path.view(), target.st, via, &err)) {
     image_session::Error(kSub, err);
     return Outcome::kFailed;
@@ -74,7 +76,8 @@ struct Variants {
 void PlanVariant(void* context, const image_scan::Entry& e) {
   Variants* v = static_cast<Variants*>(context);
   const struct stat& st = *e.st;
-  if (!S_ISREG(st.st_mode) || (st.st_mode & image_strip::kStripBits) == 0 || !v->err.empty()) return;
+  if (!S_ISREG(st.st_mode) || (st.st_mode & image_strip::kStripBits) == 0 || !v->err.empty())
+    return;
   if (v->s->shim.present && st.st_dev == v->s->shim.dev && st.st_ino == v->s->shim.ino) return;
   if (v->plan->Contains(e.path)) return;
   for (std::string_view name : *v->names) {
@@ -91,8 +94,9 @@ int Harden(int argc, char** argv) {
   image_names::NameList names;
   image_options::Source source;
   Session s;
-  int status = image_session::Begin(kSub, argc, argv, "STRIP_EXEC_BIN_NAMES", image_options::Default::kStripSet,
-                                    &options, &names, &source, &s);
+  int status =
+      image_session::Begin(kSub, argc, argv, "STRIP_EXEC_BIN_NAMES",
+                           image_options::Default::kStripSet, &options, &names, &source, &s);
   if (status >= 0) return status;
 
   image_strip::Plan plan;
@@ -105,9 +109,15 @@ int Harden(int argc, char** argv) {
       switch (PlanOne(s, i, name, &plan)) {
         case Outcome::kAbsent: break;
         case Outcome::kPlanned: present = true; break;
-        case Outcome::kAlready: present = true; ++already; break;
+        case Outcome::kAlready:
+          present = true;
+          ++already;
+          break;
         case Outcome::kSkipped: present = true; break;
-        case Outcome::kFailed: present = true; ++failed; break;
+        case Outcome::kFailed:
+          present = true;
+          ++failed;
+          break;
       }
     }
     if (!present) {
@@ -137,8 +147,8 @@ int Harden(int argc, char** argv) {
   }
   Text t;
   t.Add(names.size(), " names: ", plan.changed(), " files stripped (", plan.size() - by_name,
-        " other names found in the root), ", already, " already not executable, ", absent, " not present, ",
-        failed, " failed");
+        " other names found in the root), ", already, " already not executable, ", absent,
+        " not present, ", failed, " failed");
   image_session::Report(kSub, t);
   return failed == 0 ? 0 : 1;
 }

@@ -46,7 +46,8 @@ bool IsAllowedThere(const Session& s, std::string_view name, bool* allowed, Text
 }
 
 // Links one entry (real dir i, or the pinned directory when i < 0).
-void LinkOne(const Session& s, int i, std::string_view name, std::string_view shim_path, Counts* c) {
+void LinkOne(const Session& s, int i, std::string_view name, std::string_view shim_path,
+             Counts* c) {
   Text err;
   image_root::Located entry;
   image_link::Kind kind;
@@ -62,19 +63,22 @@ void LinkOne(const Session& s, int i, std::string_view name, std::string_view sh
   }
   Text was;
   image_session::Describe(entry, &was);
-  if (!image_link::ReplaceWithSymlink(entry.dir.get(), entry.name, shim_path, entry.path.view(), &err)) {
+  if (!image_link::ReplaceWithSymlink(entry.dir.get(), entry.name, shim_path, entry.path.view(),
+                                      &err)) {
     image_session::Error(kSub, err);
     ++c->failed;
     return;
   }
   ++c->linked;
   Text t;
-  t.Add(entry.path.view(), " -> ", shim_path, entry.exists ? " (replaced " : " (new", entry.exists ? was.view() : "", ")");
+  t.Add(entry.path.view(), " -> ", shim_path, entry.exists ? " (replaced " : " (new",
+        entry.exists ? was.view() : "", ")");
   image_session::Report(kSub, t);
 }
 
 // Only the first `denied` names are the denied list (the stripped names follow).
-void WarnLeftOut(const image_names::NameList& names, std::size_t denied, image_options::Source source) {
+void WarnLeftOut(const image_names::NameList& names, std::size_t denied,
+                 image_options::Source source) {
   if (source == image_options::Source::kDefault) return;
   Text t;
   int missing = 0;
@@ -107,7 +111,8 @@ struct Copies {
 void PlanCopy(void* context, const image_scan::Entry& e) {
   Copies* c = static_cast<Copies*>(context);
   const struct stat& st = *e.st;
-  if (!S_ISREG(st.st_mode) || (st.st_mode & image_strip::kStripBits) == 0 || !c->err.empty()) return;
+  if (!S_ISREG(st.st_mode) || (st.st_mode & image_strip::kStripBits) == 0 || !c->err.empty())
+    return;
   if (c->s->shim.present && st.st_dev == c->s->shim.dev && st.st_ino == c->s->shim.ino) return;
   bool command_dir = image_session::InCommandDir(*c->s, e.path);
   for (std::size_t n = 0; n < c->names->size(); ++n) {
@@ -126,15 +131,17 @@ int Install(int argc, char** argv) {
   image_names::NameList names;
   image_options::Source source;
   Session s;
-  int status = image_session::Begin(kSub, argc, argv, "DENIED_LOGGED_BIN_NAMES", image_options::Default::kDeniedSet,
-                                    &options, &names, &source, &s);
+  int status =
+      image_session::Begin(kSub, argc, argv, "DENIED_LOGGED_BIN_NAMES",
+                           image_options::Default::kDeniedSet, &options, &names, &source, &s);
   if (status >= 0) return status;
   Text err;
   // Every name harden disables is linked too, so an attempt is logged.
   image_names::NameList stripped;
   image_options::Source stripped_source;
-  if (!image_options::LoadList(options.stripped_set, options.stripped, "--stripped", "STRIP_EXEC_BIN_NAMES",
-                               image_options::Default::kStripSet, &stripped, &stripped_source, &err)) {
+  if (!image_options::LoadList(options.stripped_set, options.stripped, "--stripped",
+                               "STRIP_EXEC_BIN_NAMES", image_options::Default::kStripSet, &stripped,
+                               &stripped_source, &err)) {
     err.Add("; nothing was changed");
     image_session::Error(kSub, err);
     return 2;
@@ -142,13 +149,15 @@ int Install(int argc, char** argv) {
   const std::size_t denied_count = names.size();
   for (std::string_view name : stripped) {
     if (!names.Add(name)) {
-      err.Add("more than ", image_names::kMaxNames, " denied and stripped names; nothing was changed");
+      err.Add("more than ", image_names::kMaxNames,
+              " denied and stripped names; nothing was changed");
       image_session::Error(kSub, err);
       return 2;
     }
   }
   if (!s.shim.present) {
-    err.Add("the shim ", Quoted{options.shim}, " is not in the root (copy it there first); nothing was changed");
+    err.Add("the shim ", Quoted{options.shim},
+            " is not in the root (copy it there first); nothing was changed");
     image_session::Error(kSub, err);
     return 1;
   }
@@ -185,12 +194,13 @@ int Install(int argc, char** argv) {
         return 1;
       }
       const char* user = entry.exists && S_ISREG(entry.st.st_mode)
-                             ? allowed.Find(entry.st.st_dev, entry.st.st_ino) : nullptr;
+                             ? allowed.Find(entry.st.st_dev, entry.st.st_ino)
+                             : nullptr;
       if (user != nullptr) {
         Text t;
-        t.Add("refusing to link the shim over ", entry.path.view(), ": it is what the allowed command ", user,
-              " runs (", image_root::kPinnedDir, "/", user, "); take ", names[n], " out of the lists or ",
-              user, " out of the allow list");
+        t.Add("refusing to link the shim over ", entry.path.view(),
+              ": it is what the allowed command ", user, " runs (", image_root::kPinnedDir, "/",
+              user, "); take ", names[n], " out of the lists or ", user, " out of the allow list");
         image_session::Error(kSub, t);
         ++refused;
       }
@@ -230,9 +240,9 @@ int Install(int argc, char** argv) {
   }
   c.failed += plan.Apply(s);
   Text t;
-  t.Add(names.size(), " names (", denied_count, " denied, ", stripped.size(), " stripped): ", c.linked,
-        " links made, ", c.unchanged, " already the shim, ", c.allowed, " left alone (allowed), ",
-        plan.changed(), " other copies stripped, ", c.failed, " failed");
+  t.Add(names.size(), " names (", denied_count, " denied, ", stripped.size(),
+        " stripped): ", c.linked, " links made, ", c.unchanged, " already the shim, ", c.allowed,
+        " left alone (allowed), ", plan.changed(), " other copies stripped, ", c.failed, " failed");
   image_session::Report(kSub, t);
   return c.failed == 0 ? 0 : 1;
 }

@@ -13,7 +13,8 @@ namespace image_link {
 
 bool FindShim(int root_fd, std::string_view path_in_image, Shim* out, image_text::Text* err) {
   if (path_in_image.empty() || path_in_image[0] != '/') {
-    err->Add("--shim ", image_text::Quoted{path_in_image}, " must be an absolute path inside the image");
+    err->Add("--shim ", image_text::Quoted{path_in_image},
+             " must be an absolute path inside the image");
     return false;
   }
   if (!out->path.Set(path_in_image)) {
@@ -22,7 +23,8 @@ bool FindShim(int root_fd, std::string_view path_in_image, Shim* out, image_text
   }
   out->present = false;
   image_root::Located loc;
-  image_root::WalkResult r = image_root::Walk(root_fd, path_in_image, image_root::WalkMode::kFollow, &loc, err);
+  image_root::WalkResult r =
+      image_root::Walk(root_fd, path_in_image, image_root::WalkMode::kFollow, &loc, err);
   if (r == image_root::WalkResult::kError) return false;
   if (r == image_root::WalkResult::kMissing || !loc.exists) return true;
   if (!S_ISREG(loc.st.st_mode)) {
@@ -76,8 +78,8 @@ bool ReadLink(int dir_fd, const char* name, char* buf, std::size_t size, std::st
   return true;
 }
 
-bool ReplaceWithSymlink(int dir_fd, const char* name, std::string_view target, std::string_view shown,
-                        image_text::Text* err) {
+bool ReplaceWithSymlink(int dir_fd, const char* name, std::string_view target,
+                        std::string_view shown, image_text::Text* err) {
   char temp[NAME_MAX + 1];
   std::size_t name_len = std::strlen(name);
   if (kTempPrefix.size() + name_len > NAME_MAX) {
@@ -101,9 +103,10 @@ bool ReplaceWithSymlink(int dir_fd, const char* name, std::string_view target, s
   }
   // A leftover from an interrupted run would make symlinkat fail.
   struct stat leftover;
-  if (fstatat(dir_fd, temp, &leftover, AT_SYMLINK_NOFOLLOW) == 0 && unlinkat(dir_fd, temp, 0) != 0) {
-    err->Add("unlinkat leftover ", image_text::Quoted{temp}, " beside ", image_text::Quoted{shown}, ": ",
-             image_text::Errno{errno});
+  if (fstatat(dir_fd, temp, &leftover, AT_SYMLINK_NOFOLLOW) == 0 &&
+      unlinkat(dir_fd, temp, 0) != 0) {
+    err->Add("unlinkat leftover ", image_text::Quoted{temp}, " beside ", image_text::Quoted{shown},
+             ": ", image_text::Errno{errno});
     return false;
   }
   if (symlinkat(target_z, dir_fd, temp) != 0) {

@@ -48,8 +48,8 @@ bool ReadLink(int dir_fd, const char* name, char* buf, std::size_t size, std::st
 // same directory renamed over whatever was there (file, symlink, dangling
 // symlink). A directory in the way is refused. `shown` is the entry's path
 // inside the root, for messages.
-bool ReplaceWithSymlink(int dir_fd, const char* name, std::string_view target, std::string_view shown,
-                        image_text::Text* err);
+bool ReplaceWithSymlink(int dir_fd, const char* name, std::string_view target,
+                        std::string_view shown, image_text::Text* err);
 
 }  // namespace image_link
 

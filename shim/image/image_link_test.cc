@@ -47,7 +47,8 @@ TEST_CASE("image_link: the shim by absolute link, relative link chain or hard li
   s.t.Link("usr/bin/curl", "/usr/local/lib/agt/agt-deny-shim");
   s.t.Link("usr/bin/wget", "../local/lib/agt/agt-deny-shim");
   s.t.Link("usr/bin/git", "wget");
-  REQUIRE(link(s.t.At("usr/local/lib/agt/agt-deny-shim").c_str(), s.t.At("usr/bin/ssh").c_str()) == 0);
+  REQUIRE(link(s.t.At("usr/local/lib/agt/agt-deny-shim").c_str(), s.t.At("usr/bin/ssh").c_str()) ==
+          0);
   s.t.File("usr/bin/az");
   s.t.Link("usr/bin/dangling", "/nowhere");
   s.t.Link("usr/bin/loop", "loop");

@@ -3,7 +3,9 @@
 namespace image_names {
 namespace {
 
-bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+bool IsSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
 
 bool IsNameByte(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
@@ -141,7 +143,8 @@ bool ParseNames(std::string_view text, std::string_view source, NameList* out,
       name = image_text::Slice(word, 0, eq);
       target = image_text::Slice(word, eq + 1);
       if (name == target) {
-        err->Add("bad alias ", image_text::Quoted{word}, " in ", source, ": a name cannot be an alias of itself");
+        err->Add("bad alias ", image_text::Quoted{word}, " in ", source,
+                 ": a name cannot be an alias of itself");
         return false;
       }
       if (!ValidateWord(target, source, err)) return false;

@@ -18,18 +18,19 @@ bool Valid(std::string_view name) {
 }  // namespace
 
 TEST_CASE("image_names: plausible command names pass") {
-  for (std::string_view name : {"curl", "apt-get", "python3.11", "g++", "x86_64", "ansible-playbook",
-                                "a", "perl5.36.0"}) {
+  for (std::string_view name :
+       {"curl", "apt-get", "python3.11", "g++", "x86_64", "ansible-playbook", "a", "perl5.36.0"}) {
     CHECK_MESSAGE(Valid(name), name);
   }
   CHECK(Valid(std::string(64, 'a')));
 }
 
 TEST_CASE("image_names: paths, globs, shell characters and odd shapes fail") {
-  for (std::string_view name : {"", "usr/bin/curl", "/curl", "..", ".", "a..b", "../x", "cu*rl", "c?rl",
-                                "[ab]", "a;b", "$(id)", "`id`", "a|b", "a&b", "a b", "a\"b", "a'b",
-                                "~root", "{a,b}", "-rf", ".hidden", "agt-deny-shim", "caf\xc3\xa9",
-                                "a\\b", "a>b", "a=b", "a:b"}) {
+  for (std::string_view name :
+       {"",        "usr/bin/curl",  "/curl",       "..",   ".",     "a..b",  "../x",
+        "cu*rl",   "c?rl",          "[ab]",        "a;b",  "$(id)", "`id`",  "a|b",
+        "a&b",     "a b",           "a\"b",        "a'b",  "~root", "{a,b}", "-rf",
+        ".hidden", "agt-deny-shim", "caf\xc3\xa9", "a\\b", "a>b",   "a=b",   "a:b"}) {
     CHECK_MESSAGE(!Valid(name), name);
   }
   CHECK(!Valid(std::string(65, 'a')));
@@ -39,7 +40,8 @@ TEST_CASE("image_names: paths, globs, shell characters and odd shapes fail") {
 TEST_CASE("image_names: the reason names the failing byte") {
   image_text::Text why;
   CHECK(!ValidateName("cu*rl", &why));
-  CHECK(why.view() == "byte 3 (\"*\") is not one of [A-Za-z0-9._+-]: no '/', glob or shell characters");
+  CHECK(why.view() ==
+        "byte 3 (\"*\") is not one of [A-Za-z0-9._+-]: no '/', glob or shell characters");
 }
 
 TEST_CASE("image_names: lists split on any whitespace and merge duplicates") {
@@ -115,19 +117,23 @@ TEST_CASE("image_names: aliases are refused where not accepted, and checked wher
     const char* why;
   };
   const Case cases[] = {
-      {"python=python3 python3", image_names::Aliases::kRefused, "bad name \"python=python3\" in L"},
+      {"python=python3 python3", image_names::Aliases::kRefused,
+       "bad name \"python=python3\" in L"},
       {"python=python3", image_names::Aliases::kAccepted, "python3 is not in the list"},
-      {"py=python python=python3 python3", image_names::Aliases::kAccepted, "python is itself an alias"},
+      {"py=python python=python3 python3", image_names::Aliases::kAccepted,
+       "python is itself an alias"},
       {"python=python python3", image_names::Aliases::kAccepted, "cannot be an alias of itself"},
       {"python=py/thon python3", image_names::Aliases::kAccepted, "bad name \"py/thon\""},
       {"=python3 python3", image_names::Aliases::kAccepted, "empty name"},
-      {"python python=python3 python3", image_names::Aliases::kAccepted, "given twice in L, once as an alias"},
+      {"python python=python3 python3", image_names::Aliases::kAccepted,
+       "given twice in L, once as an alias"},
   };
   for (const Case& c : cases) {
     NameList list;
     image_text::Text err;
     CHECK_MESSAGE(!ParseNames(c.text, "L", &list, &err, c.aliases), c.text);
-    CHECK_MESSAGE(std::string(err.view()).find(c.why) != std::string::npos, std::string(err.view()));
+    CHECK_MESSAGE(std::string(err.view()).find(c.why) != std::string::npos,
+                  std::string(err.view()));
   }
 }
 
@@ -138,11 +144,11 @@ TEST_CASE("image_names: a version or case variant of a name is recognised, other
     bool variant;
   };
   const Case cases[] = {
-      {"curl", "curl", true},      {"Curl", "curl", true},        {"CURL", "curl", true},
-      {"pip3.11", "pip", true},    {"pip3.11", "pip3", true},     {"perl5.36.0", "perl", true},
-      {"gawk-5.2.1", "gawk", true}, {"lua5.4", "lua", true},      {"node_18", "node", true},
+      {"curl", "curl", true},         {"Curl", "curl", true},     {"CURL", "curl", true},
+      {"pip3.11", "pip", true},       {"pip3.11", "pip3", true},  {"perl5.36.0", "perl", true},
+      {"gawk-5.2.1", "gawk", true},   {"lua5.4", "lua", true},    {"node_18", "node", true},
       {"curl-config", "curl", false}, {"sha256sum", "sh", false}, {"ssh-keygen", "ssh", false},
-      {"bash.", "bash", false},    {"luac5.4", "lua", false},     {"cur", "curl", false},
+      {"bash.", "bash", false},       {"luac5.4", "lua", false},  {"cur", "curl", false},
       {"python3.11", "python", true}, {"gitk", "git", false},     {"git-upload-pack", "git", false},
   };
   for (const Case& c : cases) {

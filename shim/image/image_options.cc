@@ -17,8 +17,8 @@ enum class Opt { kRoot, kShim, kNames, kDenied, kAllowed, kStripped, kHelp };
 constexpr unsigned Bit(Subcommand sub) { return 1u << static_cast<unsigned>(sub); }
 constexpr unsigned kAll = Bit(Subcommand::kInstall) | Bit(Subcommand::kAllow) |
                           Bit(Subcommand::kHarden) | Bit(Subcommand::kVerify);
-constexpr unsigned kChangers = Bit(Subcommand::kInstall) | Bit(Subcommand::kAllow) |
-                               Bit(Subcommand::kHarden);
+constexpr unsigned kChangers =
+    Bit(Subcommand::kInstall) | Bit(Subcommand::kAllow) | Bit(Subcommand::kHarden);
 
 struct OptionRow {
   std::string_view name;
@@ -33,14 +33,15 @@ constexpr std::array<OptionRow, 7> kOptions = {{
      "the image root; every path is resolved inside it, symlinks included (required)"},
     {"--shim", Opt::kShim, "PATH", kAll,
      "the shim's absolute path inside the image (default /usr/local/lib/agt/agt-deny-shim)"},
-    {"--names", Opt::kNames, "LIST", kChangers,
-     "space-separated command names; default"},
+    {"--names", Opt::kNames, "LIST", kChangers, "space-separated command names; default"},
     {"--denied", Opt::kDenied, "LIST", Bit(Subcommand::kVerify),
-     "names that must be the shim (default: $DENIED_LOGGED_BIN_NAMES, else the default denied set)"},
+     "names that must be the shim (default: $DENIED_LOGGED_BIN_NAMES, else the default denied "
+     "set)"},
     {"--allowed", Opt::kAllowed, "LIST", Bit(Subcommand::kVerify),
      "names allowed in the pinned directory (default: $ALLOWED_BIN_NAMES, else none)"},
     {"--stripped", Opt::kStripped, "LIST", Bit(Subcommand::kInstall) | Bit(Subcommand::kVerify),
-     "names harden disables; install links them to the shim too, so a call is logged; verify checks "
+     "names harden disables; install links them to the shim too, so a call is logged; verify "
+     "checks "
      "both (default: $STRIP_EXEC_BIN_NAMES, else the default strip set)"},
     {"--help", Opt::kHelp, "", kAll, "this help"},
 }};
@@ -64,8 +65,10 @@ constexpr std::array<SubcommandRow, 4> kSubcommands = {{
      "strip the exec bits off shells, interpreters and encoders (following symlinks)",
      "$STRIP_EXEC_BIN_NAMES, else the default strip set"},
     {Subcommand::kVerify, "verify",
-     "audit a root: denied and stripped names are the shim, the pinned directory holds only allowed "
-     "names and shim links, no other executable copy of them is anywhere in the root, ownership and "
+     "audit a root: denied and stripped names are the shim, the pinned directory holds only "
+     "allowed "
+     "names and shim links, no other executable copy of them is anywhere in the root, ownership "
+     "and "
      "directory modes",
      ""},
 }};
@@ -163,10 +166,22 @@ bool Parse(Subcommand sub, int argc, char** argv, Options* out, image_text::Text
         out->root = value.data();
         break;
       case Opt::kShim: out->shim = value; break;
-      case Opt::kNames: out->names_set = true; out->names = value; break;
-      case Opt::kDenied: out->denied_set = true; out->denied = value; break;
-      case Opt::kAllowed: out->allowed_set = true; out->allowed = value; break;
-      case Opt::kStripped: out->stripped_set = true; out->stripped = value; break;
+      case Opt::kNames:
+        out->names_set = true;
+        out->names = value;
+        break;
+      case Opt::kDenied:
+        out->denied_set = true;
+        out->denied = value;
+        break;
+      case Opt::kAllowed:
+        out->allowed_set = true;
+        out->allowed = value;
+        break;
+      case Opt::kStripped:
+        out->stripped_set = true;
+        out->stripped = value;
+        break;
       case Opt::kHelp: out->help = true; break;
     }
   }
@@ -217,10 +232,8 @@ bool LoadList(bool option_set, std::string_view option_value, std::string_view o
     case Default::kStripSet:
       for (const image_strip_names::Row& row : image_strip_names::kRows) out->Add(row.name);
       return true;
-    case Default::kEmpty:
-      return true;
-    case Default::kRequired:
-      break;
+    case Default::kEmpty: return true;
+    case Default::kRequired: break;
   }
   err->Add("no names: pass ", option_name, " LIST or set ", env_name);
   return false;

@@ -30,7 +30,8 @@ bool ParseArgs(Subcommand sub, std::vector<std::string> args, Options* o, std::s
 TEST_CASE("image_options: both --opt value and --opt=value") {
   Options o;
   std::string err;
-  REQUIRE(ParseArgs(Subcommand::kInstall, {"--root", "/r", "--names=curl wget", "--shim", "/s"}, &o, &err));
+  REQUIRE(ParseArgs(Subcommand::kInstall, {"--root", "/r", "--names=curl wget", "--shim", "/s"}, &o,
+                    &err));
   CHECK(std::string(o.root) == "/r");
   CHECK(o.names_set);
   CHECK(o.names == "curl wget");
@@ -41,11 +42,14 @@ TEST_CASE("image_options: both --opt value and --opt=value") {
   CHECK(d.shim == "/usr/local/lib/agt/agt-deny-shim");
 }
 
-TEST_CASE("image_options: unknown options get a did-you-mean; options of other subcommands are unknown") {
+TEST_CASE(
+    "image_options: unknown options get a did-you-mean; options of other subcommands are unknown") {
   Options o;
   std::string err;
   CHECK(!ParseArgs(Subcommand::kInstall, {"--root", "/r", "--nmaes", "x"}, &o, &err));
-  CHECK(err == "unknown option \"--nmaes\" for install (did you mean --names?); see agt-deny-shim install --help");
+  CHECK(err ==
+        "unknown option \"--nmaes\" for install (did you mean --names?); see agt-deny-shim install "
+        "--help");
   Options v;
   CHECK(!ParseArgs(Subcommand::kVerify, {"--root", "/r", "--names", "x"}, &v, &err));
   CHECK(err.find("unknown option \"--names\" for verify") == 0);
@@ -74,24 +78,24 @@ TEST_CASE("image_options: lists come from the option, else the variable, else th
   image_names::NameList a;
   image_options::Source src;
   image_text::Text err;
-  REQUIRE(image_options::LoadList(true, "opt", "--names", "AGT_TEST_LIST", image_options::Default::kDeniedSet, &a,
-                                  &src, &err));
+  REQUIRE(image_options::LoadList(true, "opt", "--names", "AGT_TEST_LIST",
+                                  image_options::Default::kDeniedSet, &a, &src, &err));
   CHECK(src == image_options::Source::kOption);
   CHECK(a.size() == 1);
   image_names::NameList b;
-  REQUIRE(image_options::LoadList(false, "", "--names", "AGT_TEST_LIST", image_options::Default::kDeniedSet, &b,
-                                  &src, &err));
+  REQUIRE(image_options::LoadList(false, "", "--names", "AGT_TEST_LIST",
+                                  image_options::Default::kDeniedSet, &b, &src, &err));
   CHECK(src == image_options::Source::kEnvironment);
   CHECK(b.size() == 2);
   image_test::ScopedEnv blank("AGT_TEST_LIST", "  ");  // an unset build-arg arrives blank
   image_names::NameList c;
-  REQUIRE(image_options::LoadList(false, "", "--names", "AGT_TEST_LIST", image_options::Default::kDeniedSet, &c,
-                                  &src, &err));
+  REQUIRE(image_options::LoadList(false, "", "--names", "AGT_TEST_LIST",
+                                  image_options::Default::kDeniedSet, &c, &src, &err));
   CHECK(src == image_options::Source::kDefault);
   CHECK(c.size() == denied_names::kRows.size());
   image_names::NameList d;
-  REQUIRE(image_options::LoadList(false, "", "--names", "AGT_TEST_LIST", image_options::Default::kStripSet, &d,
-                                  &src, &err));
+  REQUIRE(image_options::LoadList(false, "", "--names", "AGT_TEST_LIST",
+                                  image_options::Default::kStripSet, &d, &src, &err));
   CHECK(d.size() == image_strip_names::kRows.size());
   CHECK(d.Contains("sh"));
   CHECK(d.Contains("busybox"));
@@ -102,12 +106,12 @@ TEST_CASE("image_options: a blank option or a missing required list is an error"
   image_names::NameList a;
   image_options::Source src;
   image_text::Text err;
-  CHECK(!image_options::LoadList(true, " ", "--names", "AGT_TEST_LIST", image_options::Default::kDeniedSet, &a,
-                                 &src, &err));
+  CHECK(!image_options::LoadList(true, " ", "--names", "AGT_TEST_LIST",
+                                 image_options::Default::kDeniedSet, &a, &src, &err));
   CHECK(err.view() == "--names is empty");
   image_text::Text err2;
-  CHECK(!image_options::LoadList(false, "", "--names", "AGT_TEST_LIST", image_options::Default::kRequired, &a,
-                                 &src, &err2));
+  CHECK(!image_options::LoadList(false, "", "--names", "AGT_TEST_LIST",
+                                 image_options::Default::kRequired, &a, &src, &err2));
   CHECK(err2.view() == "no names: pass --names LIST or set AGT_TEST_LIST");
 }
 

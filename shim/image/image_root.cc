@@ -181,8 +181,8 @@ WalkResult Walk(int root_fd, std::string_view path, WalkMode mode, Located* out,
         return WalkResult::kOk;
       }
       if (e == ENOENT) return WalkResult::kMissing;
-      err->Add("fstatat ", image_text::Quoted{out->path.view()}, " entry ", image_text::Quoted{comp},
-               ": ", image_text::Errno{e});
+      err->Add("fstatat ", image_text::Quoted{out->path.view()}, " entry ",
+               image_text::Quoted{comp}, ": ", image_text::Errno{e});
       return WalkResult::kError;
     }
 
@@ -203,8 +203,8 @@ WalkResult Walk(int root_fd, std::string_view path, WalkMode mode, Located* out,
       char target[PATH_MAX + 1];
       ssize_t n = readlinkat(cur.get(), name, target, PATH_MAX);
       if (n <= 0) {
-        err->Add("readlinkat ", image_text::Quoted{out->path.view()}, " entry ", image_text::Quoted{comp},
-                 ": ", n == 0 ? "empty target" : strerror(errno));
+        err->Add("readlinkat ", image_text::Quoted{out->path.view()}, " entry ",
+                 image_text::Quoted{comp}, ": ", n == 0 ? "empty target" : strerror(errno));
         return WalkResult::kError;
       }
       std::size_t rest = len - pos;
@@ -304,7 +304,8 @@ bool EnsureDir(int root_fd, std::string_view path, bool* created, image_text::Te
     }
     Located again;
     if (Walk(root_fd, path, WalkMode::kDirectory, &again, err) != WalkResult::kOk) {
-      if (err->empty()) err->Add(image_text::Quoted{path}, " exists but is not a directory (a dangling link?)");
+      if (err->empty())
+        err->Add(image_text::Quoted{path}, " exists but is not a directory (a dangling link?)");
       return false;
     }
     return true;

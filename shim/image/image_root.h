@@ -103,8 +103,8 @@ bool EnsureDir(int root_fd, std::string_view path, bool* created, image_text::Te
 struct RealDir {
   std::string_view listed;  // as in kRealDirs
   bool present = false;
-  int same_as = -1;         // index of an earlier entry naming the same directory
-  Located dir;              // kDirectory walk result when present
+  int same_as = -1;  // index of an earlier entry naming the same directory
+  Located dir;       // kDirectory walk result when present
 };
 
 struct RealDirs {

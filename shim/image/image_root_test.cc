@@ -84,9 +84,11 @@ TEST_CASE("image_root: a link to a host file resolves to the same path inside th
   r.t.Link("usr/bin/passwd-link", "../../../../../../../../etc/passwd");
   Located target;
   image_text::Text err;
-  REQUIRE(Walk(r.fd.get(), "/usr/bin/passwd-link", WalkMode::kFollow, &target, &err) == WalkResult::kMissing);
+  REQUIRE(Walk(r.fd.get(), "/usr/bin/passwd-link", WalkMode::kFollow, &target, &err) ==
+          WalkResult::kMissing);
   r.t.Dir("etc");
-  REQUIRE(Walk(r.fd.get(), "/usr/bin/passwd-link", WalkMode::kFollow, &target, &err) == WalkResult::kOk);
+  REQUIRE(Walk(r.fd.get(), "/usr/bin/passwd-link", WalkMode::kFollow, &target, &err) ==
+          WalkResult::kOk);
   CHECK(!target.exists);  // dangling inside the root: the host's /etc/passwd is never reached
   CHECK(target.path.view() == "/etc/passwd");
 }
@@ -143,7 +145,8 @@ TEST_CASE("image_root: EnsureDir creates missing parents inside the root") {
   r.t.Link("var", "/nowhere");
   image_text::Text dangling;
   CHECK(!image_root::EnsureDir(r.fd.get(), "/var/lib", &created, &dangling));
-  CHECK(std::string(dangling.view()) == "\"/var\" exists but is not a directory (a dangling link?)");
+  CHECK(std::string(dangling.view()) ==
+        "\"/var\" exists but is not a directory (a dangling link?)");
   CHECK(!r.t.Exists("nowhere"));
 }
 

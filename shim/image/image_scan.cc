@@ -87,7 +87,8 @@ bool Visit(Walker* w, int dir_fd, const char* name, int depth) {
         w->err->Add("openat ", image_text::Quoted{w->path.view()}, ": ", image_text::Errno{errno});
         ok = false;
       }
-    } else if (fstat(sub.get(), &sub_st) != 0 || sub_st.st_dev != st.st_dev || sub_st.st_ino != st.st_ino) {
+    } else if (fstat(sub.get(), &sub_st) != 0 || sub_st.st_dev != st.st_dev ||
+               sub_st.st_ino != st.st_ino) {
       w->err->Add(image_text::Quoted{w->path.view()}, " changed while it was scanned");
       ok = false;
     } else {
@@ -100,7 +101,8 @@ bool Visit(Walker* w, int dir_fd, const char* name, int depth) {
 
 bool ScanDir(Walker* w, int dir_fd, int depth) {
   if (depth > kMaxDepth) {
-    w->err->Add("more than ", kMaxDepth, " directories deep at ", image_text::Quoted{w->path.view()});
+    w->err->Add("more than ", kMaxDepth, " directories deep at ",
+                image_text::Quoted{w->path.view()});
     return false;
   }
   struct statfs fs;
@@ -135,12 +137,12 @@ bool IsPseudoFileSystem(long f_type) {
     case 0x65735543UL:  // fusectl
     case 0x42494e4dUL:  // binfmt_misc
       return true;
-    default:
-      return false;
+    default: return false;
   }
 }
 
-bool ForEachName(int dir_fd, std::string_view shown, Callback visit, void* context, image_text::Text* err) {
+bool ForEachName(int dir_fd, std::string_view shown, Callback visit, void* context,
+                 image_text::Text* err) {
   image_root::Fd dir(openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!dir.ok()) {
     err->Add("openat ", image_text::Quoted{shown}, ": ", image_text::Errno{errno});
@@ -152,8 +154,8 @@ bool ForEachName(int dir_fd, std::string_view shown, Callback visit, void* conte
   });
 }
 
-bool Scan(int root_fd, Callback visit, void* context, Stats* stats, image_text::Text* unreadable_first,
-          image_text::Text* err) {
+bool Scan(int root_fd, Callback visit, void* context, Stats* stats,
+          image_text::Text* unreadable_first, image_text::Text* err) {
   Walker w{visit, context, stats, unreadable_first, err, {}};
   image_root::Fd root(fcntl(root_fd, F_DUPFD_CLOEXEC, 0));
   if (!root.ok()) {

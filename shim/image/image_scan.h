@@ -38,12 +38,13 @@ struct Stats {
 // and ".." not). A directory that cannot be read for lack of permission (the
 // sandbox user auditing /root) is counted, the first one named in
 // *unreadable_first; any other failure stops the scan: false with *err.
-bool Scan(int root_fd, Callback visit, void* context, Stats* stats, image_text::Text* unreadable_first,
-          image_text::Text* err);
+bool Scan(int root_fd, Callback visit, void* context, Stats* stats,
+          image_text::Text* unreadable_first, image_text::Text* err);
 
 // Calls `visit` for each entry of the one directory open at dir_fd (not
 // descending; st is null: the caller stats what it needs).
-bool ForEachName(int dir_fd, std::string_view shown, Callback visit, void* context, image_text::Text* err);
+bool ForEachName(int dir_fd, std::string_view shown, Callback visit, void* context,
+                 image_text::Text* err);
 
 // True for file system types that hold no image content (proc, sysfs, ...).
 bool IsPseudoFileSystem(long f_type);

@@ -32,8 +32,10 @@ bool Open(image_options::Subcommand sub, const image_options::Options& options, 
   if (s->pinned_present) {
     for (std::size_t i = 0; i < s->dirs.dirs.size(); ++i) {
       const image_root::RealDir& d = s->dirs.dirs[i];
-      if (d.present && d.dir.st.st_dev == s->pinned.st.st_dev && d.dir.st.st_ino == s->pinned.st.st_ino) {
-        err->Add("the pinned directory ", image_root::kPinnedDir, " is the same directory as ", d.listed);
+      if (d.present && d.dir.st.st_dev == s->pinned.st.st_dev &&
+          d.dir.st.st_ino == s->pinned.st.st_ino) {
+        err->Add("the pinned directory ", image_root::kPinnedDir, " is the same directory as ",
+                 d.listed);
         return false;
       }
     }
@@ -105,14 +107,17 @@ void CollectOne(void* context, const image_scan::Entry& e) {
   image_root::Located target;
   image_text::Text why;
   if (!Join(c->s->pinned.path.view(), name, &path) ||
-      image_root::Walk(c->s->root.get(), path.view(), image_root::WalkMode::kFollow, &target, &why) !=
-          image_root::WalkResult::kOk ||
+      image_root::Walk(c->s->root.get(), path.view(), image_root::WalkMode::kFollow, &target,
+                       &why) != image_root::WalkResult::kOk ||
       !target.exists || !S_ISREG(target.st.st_mode)) {
     return;  // runs nothing: nothing to protect
   }
-  if (c->s->shim.present && target.st.st_dev == c->s->shim.dev && target.st.st_ino == c->s->shim.ino) return;
+  if (c->s->shim.present && target.st.st_dev == c->s->shim.dev &&
+      target.st.st_ino == c->s->shim.ino)
+    return;
   if (c->out->count == AllowedFiles::kMax) {
-    c->err->Add("more than ", AllowedFiles::kMax, " allowed commands in ", c->s->pinned.path.view());
+    c->err->Add("more than ", AllowedFiles::kMax, " allowed commands in ",
+                c->s->pinned.path.view());
     c->full = true;
     return;
   }
@@ -129,7 +134,8 @@ bool CollectAllowedFiles(const Session& s, AllowedFiles* out, image_text::Text* 
   out->count = 0;
   if (!s.pinned_present) return true;
   Collector c{&s, out, err};
-  return image_scan::ForEachName(s.pinned.dir.get(), s.pinned.path.view(), CollectOne, &c, err) && !c.full;
+  return image_scan::ForEachName(s.pinned.dir.get(), s.pinned.path.view(), CollectOne, &c, err) &&
+         !c.full;
 }
 
 bool InCommandDir(const Session& s, std::string_view path) {

@@ -28,7 +28,8 @@ bool Plan::Store(std::string_view s, std::size_t* at) {
   return true;
 }
 
-bool Plan::Add(std::string_view path, const struct stat& st, std::string_view via, image_text::Text* err) {
+bool Plan::Add(std::string_view path, const struct stat& st, std::string_view via,
+               image_text::Text* err) {
   if (Contains(path)) return true;
   File f{st.st_dev, st.st_ino, st.st_nlink, 0, 0, path.size(), 0, via.size()};
   if (count_ == kMaxFiles || !Store(path, &f.path_at) || !Store(via, &f.via_at)) {
@@ -91,10 +92,12 @@ int Plan::Check(const image_session::Session& s, const image_session::AllowedFil
 }
 
 bool Plan::Decide(const image_session::Session& s, image_scan::Callback visit, void* context,
-                  const image_text::Text* visit_err, const image_session::AllowedFiles& allowed, int failed) {
+                  const image_text::Text* visit_err, const image_session::AllowedFiles& allowed,
+                  int failed) {
   image_scan::Stats stats;
   Text unreadable, err;
-  if (!image_scan::Scan(s.root.get(), visit, context, &stats, &unreadable, &err) || !visit_err->empty()) {
+  if (!image_scan::Scan(s.root.get(), visit, context, &stats, &unreadable, &err) ||
+      !visit_err->empty()) {
     if (err.empty()) err.Add(*visit_err);
     image_session::Error(s.sub, err);
     ++failed;
@@ -122,7 +125,8 @@ int Plan::Apply(const image_session::Session& s) {
       ++failed;
       continue;
     }
-    image_root::Fd fd(openat(at.dir.get(), at.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+    image_root::Fd fd(
+        openat(at.dir.get(), at.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
     struct stat st;
     if (!fd.ok() || fstat(fd.get(), &st) != 0) {
       err.Add("openat ", path, ": ", image_text::Errno{errno});
@@ -146,7 +150,8 @@ int Plan::Apply(const image_session::Session& s) {
     }
     ++changed_;
     Text t;
-    t.Add("stripped ", path, " (mode ", image_text::Octal{mode}, " -> ", image_text::Octal{mode & ~kStripBits}, ")");
+    t.Add("stripped ", path, " (mode ", image_text::Octal{mode}, " -> ",
+          image_text::Octal{mode & ~kStripBits}, ")");
     if (f.via_len != 0) t.Add(" via ", View(f.via_at, f.via_len));
     image_session::Report(s.sub, t);
   }

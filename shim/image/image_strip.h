@@ -31,7 +31,8 @@ class Plan {
   // already in the plan. Every name of a hard-linked file is its own entry:
   // on overlayfs changing one name copies it up and the others keep the old
   // inode and its mode. False when the plan is full.
-  bool Add(std::string_view path, const struct stat& st, std::string_view via, image_text::Text* err);
+  bool Add(std::string_view path, const struct stat& st, std::string_view via,
+           image_text::Text* err);
   std::size_t size() const { return count_; }
   // Files Apply changed (another name of a file already changed is not counted).
   std::size_t changed() const { return changed_; }
@@ -46,7 +47,8 @@ class Plan {
   // *visit_err), then Check. `failed` counts the caller's own failures so
   // far. True to go on; else reports "N failed; nothing was changed".
   bool Decide(const image_session::Session& s, image_scan::Callback visit, void* context,
-              const image_text::Text* visit_err, const image_session::AllowedFiles& allowed, int failed);
+              const image_text::Text* visit_err, const image_session::AllowedFiles& allowed,
+              int failed);
 
   // Strips every file, re-opened by path with O_NOFOLLOW and checked to be
   // the same inode; reports each. Returns the number of failures.
@@ -60,7 +62,9 @@ class Plan {
     nlink_t seen;  // links found in the root (Check)
     std::size_t path_at, path_len, via_at, via_len;
   };
-  std::string_view View(std::size_t at, std::size_t len) const { return std::string_view(pool_ + at, len); }
+  std::string_view View(std::size_t at, std::size_t len) const {
+    return std::string_view(pool_ + at, len);
+  }
   bool Store(std::string_view s, std::size_t* at);
   static void CountLink(void* context, const image_scan::Entry& e);
 

@@ -59,7 +59,11 @@ void Walk(const std::string& base, const std::string& rel, std::vector<std::stri
     if (lstat(p.c_str(), &st) != 0) continue;
     char mode[8];
     std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-    std::string line = r + " " + (S_ISDIR(st.st_mode) ? "d" : S_ISLNK(st.st_mode) ? "l" : "f") + " " + mode;
+    std::string line = r + " " +
+                       (S_ISDIR(st.st_mode)   ? "d"
+                        : S_ISLNK(st.st_mode) ? "l"
+                                              : "f") +
+                       " " + mode;
     if (S_ISLNK(st.st_mode)) {
       char t[4096];
       ssize_t k = readlink(p.c_str(), t, sizeof t);

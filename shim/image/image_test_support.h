@@ -23,9 +23,9 @@ class TempRoot {
   void File(const std::string& rel, unsigned mode = 0755, const std::string& content = "#!x\n");
   void Link(const std::string& rel, const std::string& target);
 
-  bool Exists(const std::string& rel) const;       // lstat
+  bool Exists(const std::string& rel) const;           // lstat
   std::string ReadLink(const std::string& rel) const;  // "" when not a link
-  unsigned Mode(const std::string& rel) const;     // stat (follows), 07777 bits
+  unsigned Mode(const std::string& rel) const;         // stat (follows), 07777 bits
   bool IsLink(const std::string& rel) const;
 
   // Every entry under the root: "path type mode [-> target]", sorted.

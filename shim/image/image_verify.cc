@@ -47,7 +47,9 @@ class Audit {
     err->Clear();
   }
 
-  static void DriftTo(void* context, const Text& what) { static_cast<Audit*>(context)->Drift(what); }
+  static void DriftTo(void* context, const Text& what) {
+    static_cast<Audit*>(context)->Drift(what);
+  }
 
   void CheckShim() {
     if (!s_.shim.present) {
@@ -58,8 +60,8 @@ class Audit {
     }
     if (s_.shim.uid != 0) {
       Text t;
-      t.Add(s_.shim.path.view(), ": the shim is owned by uid ", static_cast<unsigned long>(s_.shim.uid),
-            ", not root (its owner can change it)");
+      t.Add(s_.shim.path.view(), ": the shim is owned by uid ",
+            static_cast<unsigned long>(s_.shim.uid), ", not root (its owner can change it)");
       Drift(t);
     }
     mode_t m = s_.shim.mode;
@@ -95,8 +97,8 @@ class Audit {
     for (;;) {
       Text err;
       image_root::Located dir;
-      image_root::WalkResult r =
-          image_root::Walk(s_.root.get(), prefix.view(), image_root::WalkMode::kDirectory, &dir, &err);
+      image_root::WalkResult r = image_root::Walk(s_.root.get(), prefix.view(),
+                                                  image_root::WalkMode::kDirectory, &dir, &err);
       if (r == image_root::WalkResult::kError) {
         Failed(&err);
         return;
@@ -104,8 +106,8 @@ class Audit {
       if (r == image_root::WalkResult::kMissing) return;
       if ((dir.st.st_mode & (S_IWGRP | S_IWOTH)) != 0 && !Seen(dir.st)) {
         Text t;
-        t.Add(dir.path.view(), ": directory on the way to ", what, " is writable by group or others (mode ",
-              image_text::Octal{dir.st.st_mode}, ")");
+        t.Add(dir.path.view(), ": directory on the way to ", what,
+              " is writable by group or others (mode ", image_text::Octal{dir.st.st_mode}, ")");
         Drift(t);
       }
       while (pos < path.size() && path[pos] == '/') ++pos;
@@ -120,14 +122,16 @@ class Audit {
   void CheckOwnership(const image_root::Located& entry) {
     if (!entry.exists || entry.st.st_uid == 0) return;
     Text t;
-    t.Add(entry.path.view(), ": pinned entry owned by uid ", static_cast<unsigned long>(entry.st.st_uid),
-          ", not root");
+    t.Add(entry.path.view(), ": pinned entry owned by uid ",
+          static_cast<unsigned long>(entry.st.st_uid), ", not root");
     Drift(t);
   }
 
-  void CheckEverywhere(const image_names::NameList& names, const image_session::AllowedFiles& allowed) {
+  void CheckEverywhere(const image_names::NameList& names,
+                       const image_session::AllowedFiles& allowed) {
     Text err;
-    if (!image_copies::Find(s_, names, allowed, DriftTo, this, &stats_, &unreadable_, &err)) Failed(&err);
+    if (!image_copies::Find(s_, names, allowed, DriftTo, this, &stats_, &unreadable_, &err))
+      Failed(&err);
   }
   const image_scan::Stats& stats() const { return stats_; }
   const Text& unreadable() const { return unreadable_; }
@@ -148,8 +152,9 @@ class Audit {
       if (kind == image_link::Kind::kAbsent && i >= 0) continue;
       Text t;
       if (kind == image_link::Kind::kAbsent) {
-        t.Add(entry.path.view(), ": denied name not linked to the shim in the pinned directory"
-                                 " (a by-name call would fail unlogged)");
+        t.Add(entry.path.view(),
+              ": denied name not linked to the shim in the pinned directory"
+              " (a by-name call would fail unlogged)");
       } else {
         t.Add(entry.path.view(), ": denied name is not the shim (");
         image_session::Describe(entry, &t);
@@ -192,8 +197,8 @@ class Audit {
         Failed(&err);
         continue;
       }
-      if (image_root::Walk(s_.root.get(), path.view(), image_root::WalkMode::kEntry, &entry, &err) !=
-              image_root::WalkResult::kOk ||
+      if (image_root::Walk(s_.root.get(), path.view(), image_root::WalkMode::kEntry, &entry,
+                           &err) != image_root::WalkResult::kOk ||
           !image_link::Classify(s_.root.get(), entry, s_.shim, &kind, &err)) {
         Failed(&err);
         continue;
@@ -230,8 +235,8 @@ class Audit {
     if (r == image_root::WalkResult::kMissing || !target.exists) {
       t.Add(path, ": allowed name leads to nothing (a dangling link)");
     } else if (!S_ISREG(target.st.st_mode) || (target.st.st_mode & S_IXOTH) == 0) {
-      t.Add(path, ": allowed name does not run for the sandbox user (", target.path.view(), " mode ",
-            image_text::Octal{target.st.st_mode}, ")");
+      t.Add(path, ": allowed name does not run for the sandbox user (", target.path.view(),
+            " mode ", image_text::Octal{target.st.st_mode}, ")");
     } else if (!alias_of.empty()) {
       image_root::PathBuf of_path;
       image_root::Located of;
@@ -245,8 +250,8 @@ class Audit {
           of.st.st_ino == target.st.st_ino) {
         return;
       }
-      t.Add(path, ": alias of ", alias_of, " leads to ", target.path.view(), ", not to what ", of_path.view(),
-            " runs");
+      t.Add(path, ": alias of ", alias_of, " leads to ", target.path.view(), ", not to what ",
+            of_path.view(), " runs");
     } else {
       return;
     }
@@ -273,7 +278,8 @@ class Audit {
 };
 
 double Seconds(const struct timespec& a, const struct timespec& b) {
-  return static_cast<double>(b.tv_sec - a.tv_sec) + static_cast<double>(b.tv_nsec - a.tv_nsec) / 1e9;
+  return static_cast<double>(b.tv_sec - a.tv_sec) +
+         static_cast<double>(b.tv_nsec - a.tv_nsec) / 1e9;
 }
 
 }  // namespace
@@ -288,13 +294,15 @@ int Verify(int argc, char** argv) {
   Text err;
   image_names::NameList denied, allowed, stripped;
   image_options::Source source;
-  if (!image_options::LoadList(options.denied_set, options.denied, "--denied", "DENIED_LOGGED_BIN_NAMES",
-                               image_options::Default::kDeniedSet, &denied, &source, &err) ||
-      !image_options::LoadList(options.allowed_set, options.allowed, "--allowed", "ALLOWED_BIN_NAMES",
-                               image_options::Default::kEmpty, &allowed, &source, &err,
-                               image_names::Aliases::kAccepted) ||
-      !image_options::LoadList(options.stripped_set, options.stripped, "--stripped", "STRIP_EXEC_BIN_NAMES",
-                               image_options::Default::kStripSet, &stripped, &source, &err)) {
+  if (!image_options::LoadList(options.denied_set, options.denied, "--denied",
+                               "DENIED_LOGGED_BIN_NAMES", image_options::Default::kDeniedSet,
+                               &denied, &source, &err) ||
+      !image_options::LoadList(options.allowed_set, options.allowed, "--allowed",
+                               "ALLOWED_BIN_NAMES", image_options::Default::kEmpty, &allowed,
+                               &source, &err, image_names::Aliases::kAccepted) ||
+      !image_options::LoadList(options.stripped_set, options.stripped, "--stripped",
+                               "STRIP_EXEC_BIN_NAMES", image_options::Default::kStripSet, &stripped,
+                               &source, &err)) {
     image_session::Error(kSub, err);
     return 2;
   }
@@ -321,9 +329,11 @@ int Verify(int argc, char** argv) {
   audit.CheckPinnedDir();
   std::string_view shim_path = s.shim.path.view();
   audit.CheckDirsOnTheWay(image_text::Slice(shim_path, 0, shim_path.rfind('/')), "the shim");
-  audit.CheckDirsOnTheWay(s.pinned_present ? s.pinned.path.view() : image_root::kPinnedDir, "the pinned directory");
+  audit.CheckDirsOnTheWay(s.pinned_present ? s.pinned.path.view() : image_root::kPinnedDir,
+                          "the pinned directory");
   for (std::size_t i = 0; i < s.dirs.dirs.size(); ++i) {
-    if (s.dirs.Unique(i)) audit.CheckDirsOnTheWay(s.dirs.dirs[i].dir.path.view(), "a real-path directory");
+    if (s.dirs.Unique(i))
+      audit.CheckDirsOnTheWay(s.dirs.dirs[i].dir.path.view(), "a real-path directory");
   }
   for (std::string_view name : must_be_shim) audit.CheckDenied(name);
   audit.CheckPinnedEntries(allowed);
@@ -335,10 +345,13 @@ int Verify(int argc, char** argv) {
   clock_gettime(CLOCK_MONOTONIC, &end);
   Text scanned;
   const image_scan::Stats& st = audit.stats();
-  scanned.Add("the whole root scanned: ", st.entries, " entries in ", st.directories, " directories");
-  if (st.pseudo_skipped != 0) scanned.Add(", ", st.pseudo_skipped, " pseudo file systems not entered");
+  scanned.Add("the whole root scanned: ", st.entries, " entries in ", st.directories,
+              " directories");
+  if (st.pseudo_skipped != 0)
+    scanned.Add(", ", st.pseudo_skipped, " pseudo file systems not entered");
   if (st.unreadable != 0) {
-    scanned.Add(", ", st.unreadable, " directories not readable by this user (first: ", audit.unreadable(), ")");
+    scanned.Add(", ", st.unreadable,
+                " directories not readable by this user (first: ", audit.unreadable(), ")");
   }
   double elapsed = Seconds(start, end);
   unsigned long ms = static_cast<unsigned long>(elapsed * 1000.0 + 0.5);
@@ -356,8 +369,8 @@ int Verify(int argc, char** argv) {
   for (std::size_t i = 0; i < s.dirs.dirs.size(); ++i) dirs += s.dirs.Unique(i) ? 1 : 0;
   Text t;
   t.Add("ok: ", denied.size(), " denied, ", allowed.size(), " allowed, ", stripped.size(),
-        " stripped names in ", dirs, " directories and ", image_root::kPinnedDir, " (", audit.checked(),
-        " entries checked)");
+        " stripped names in ", dirs, " directories and ", image_root::kPinnedDir, " (",
+        audit.checked(), " entries checked)");
   image_session::Report(kSub, t);
   image_session::Report(kSub, scanned);
   image_session::Report(kSub, took);
