@@ -115,16 +115,22 @@ class ShimRecords(unittest.TestCase):
             self.assertTrue(prefix.endswith("}"), prefix[-40:])
             self.assertEqual(entry["entry_id"],
                              "audit_" + hashlib.sha256(prefix.encode()).hexdigest()[:16])
-        # The same log imported again, onto the end of the chain: each line
-        # lands at another chain position, with the same id.
-        r = run_collector("import", "--key-file", self.w.key_file, "--out", self.out,
-                          "--sandbox-id", "sb-9", self.log)
-        self.assertEqual(r.returncode, 0, r.stderr)
-        again = read_entries(self.out)[4:]
+        # The same log imported into another audit file after another entry:
+        # each line lands at another chain position, with the same id. (Into
+        # the same file it would add nothing: import skips ids already there.)
+        other_log = os.path.join(os.path.dirname(self.log), "other.log")
+        with open(self.log, "rb") as f, open(other_log, "wb") as o:
+            o.write(f.readline())
+        other_out = self.out + ".other"
+        for sandbox, log in (("sb-8", other_log), ("sb-9", self.log)):
+            r = run_collector("import", "--key-file", self.w.key_file, "--out", other_out,
+                              "--sandbox-id", sandbox, log)
+            self.assertEqual(r.returncode, 0, r.stderr)
+        again = read_entries(other_out)[1:]
         self.assertEqual([e["entry_id"] for e in again], [e["entry_id"] for e in entries])
         self.assertNotEqual([e["previous_hash"] for e in again],
                             [e["previous_hash"] for e in entries])
-        self.assertEqual(upstream.verify_file(self.out, self.w.key), (True, 8, ""))
+        self.assertEqual(upstream.verify_file(other_out, self.w.key), (True, 5, ""))
 
 
 if __name__ == "__main__":
