@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "canonical_json.h"
+#include "hex.h"
 
 namespace chain_signer {
 namespace {
@@ -91,14 +92,6 @@ class LineWriter {
 
 size_t MaxNullableBytes(const audit_entry::NullableString& value) {
   return value ? canonical_json::MaxStringBytes(value->size()) : 4;
-}
-
-void ToHexTo(const unsigned char* bytes, size_t n, char* hex) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  for (size_t i = 0; i < n; ++i) {
-    hex[2 * i] = kHex[bytes[i] >> 4];
-    hex[2 * i + 1] = kHex[bytes[i] & 0xf];
-  }
 }
 
 std::string OpenSslError(const char* what) {
@@ -188,7 +181,7 @@ bool Hasher::Sha256FinishHex(char* hex, std::string* err) {
     *err = OpenSslError("SHA-256");
     return false;
   }
-  ToHexTo(digest, len, hex);
+  hex::EncodeTo(digest, len, hex);
   return true;
 }
 
@@ -203,7 +196,7 @@ bool Hasher::HmacHexOf(std::string_view data, char* hex, std::string* err) {
     *err = OpenSslError("HMAC-SHA256");
     return false;
   }
-  ToHexTo(mac, len, hex);
+  hex::EncodeTo(mac, len, hex);
   return true;
 }
 
@@ -285,7 +278,7 @@ ChainSigner::Outcome ChainSigner::Sign(const audit_entry::AuditEntryFields& f,
     unsigned char digest[32];
     if (!hasher_.Sha256PeekDigest(digest, err)) return Outcome::kFailed;
     char id[kEntryIdLength] = {'a', 'u', 'd', 'i', 't', '_'};
-    ToHexTo(digest, (kEntryIdLength - 6) / 2, id + 6);
+    hex::EncodeTo(digest, (kEntryIdLength - 6) / 2, id + 6);
     derived_id->assign(id, sizeof id);
     if (already_written != nullptr && already_written->erase(*derived_id) > 0) {
       return Outcome::kAlreadyWritten;

@@ -8,6 +8,7 @@
 
 #include <memory>
 
+#include "hex.h"
 #include "logs.h"
 #include "unique_fd.h"
 
@@ -51,12 +52,7 @@ bool Sha256OfFile(int fd, std::string* hex, std::string* err) {
     *err = "SHA-256: final failed";
     return false;
   }
-  static const char kHex[] = "0123456789abcdef";
-  hex->clear();
-  for (unsigned i = 0; i < len; ++i) {
-    hex->push_back(kHex[md[i] >> 4]);
-    hex->push_back(kHex[md[i] & 15]);
-  }
+  *hex = hex::Encode(md, len);
   return true;
 }
 

@@ -11,6 +11,7 @@
 
 #include <vector>
 
+#include "hex.h"
 #include "unique_fd.h"
 
 namespace checkpoint_store {
@@ -269,12 +270,7 @@ void HashBytes(const std::string& bytes, uint32_t* hash_len, std::string* sha256
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int md_len = 0;
   EVP_Digest(bytes.data(), bytes.size(), md, &md_len, EVP_sha256(), nullptr);
-  static const char kHex[] = "0123456789abcdef";
-  sha256_hex->clear();
-  for (unsigned i = 0; i < md_len; ++i) {
-    sha256_hex->push_back(kHex[md[i] >> 4]);
-    sha256_hex->push_back(kHex[md[i] & 15]);
-  }
+  *sha256_hex = hex::Encode(md, md_len);
   *hash_len = static_cast<uint32_t>(bytes.size());
 }
 
