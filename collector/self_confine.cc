@@ -2,6 +2,7 @@
 
 #include <elf.h>
 #include <link.h>
+#include <openssl/crypto.h>
 #include <sys/auxv.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -47,6 +48,12 @@ Applied Confine(const landlock_ruleset::Grants* grants,
     return applied;
   }
   applied.no_new_privs = true;
+  // OpenSSL reads its configuration (/usr/lib/ssl/openssl.cnf) at its first
+  // use; a command that has not hashed yet (verify) would first use it under
+  // the ruleset, which refuses that read and leaves the configuration unapplied.
+  if (OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CONFIG, nullptr) != 1) {
+    AddMissing(&applied, "OpenSSL's configuration (OPENSSL_init_crypto failed)");
+  }
   // Landlock first: its own system calls are not on the allow-list.
   std::string reason;
   if (grants != nullptr) {

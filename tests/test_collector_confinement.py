@@ -76,17 +76,25 @@ class SelfConfinement(unittest.TestCase):
         # The first open to read it (the Landlock rule's O_PATH open comes before).
         assert_confined_before(self, lines, r'openat\(.*"%s", (?!.*O_PATH)' % re.escape(first_input))
 
+    def assert_nothing_refused(self, lines):
+        # What a command needs is opened before it confines itself, or granted:
+        # no open of its own fails on the ruleset (OpenSSL's configuration was).
+        refused = [line for line in lines if "openat(" in line and "EACCES" in line]
+        self.assertEqual(refused, [])
+
     def test_import_confines_itself_before_reading_a_log(self):
         p, lines = traced(["import", "--key-file", self.key, "--out", self.out,
                            "--sandbox-id", "sb-1", self.log])
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertNotIn("not fully confined", p.stderr)
         self.assert_confined_before_opening(lines, self.log)
+        self.assert_nothing_refused(lines)
 
     def test_validate_confines_itself_before_reading_a_log(self):
         p, lines = traced(["validate", self.log])
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assert_confined_before_opening(lines, self.log)
+        self.assert_nothing_refused(lines)
 
     def test_verify_confines_itself_before_reading_the_file(self):
         subprocess.run([COLLECTOR, "import", "--key-file", self.key, "--out", self.out,
@@ -94,6 +102,18 @@ class SelfConfinement(unittest.TestCase):
         p, lines = traced(["verify", "--key-file", self.key, self.out])
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assert_confined_before_opening(lines, self.out)
+        self.assert_nothing_refused(lines)
+
+    def test_verify_reads_openssls_configuration_before_it_confines_itself(self):
+        subprocess.run([COLLECTOR, "import", "--key-file", self.key, "--out", self.out,
+                        "--sandbox-id", "sb-1", self.log], check=True, capture_output=True)
+        p, lines = traced(["verify", "--key-file", self.key, self.out])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        config = [i for i, line in enumerate(lines)
+                  if re.search(r'openat\(.*"[^"]*/openssl\.cnf".*= \d+$', line)]
+        restrict = [i for i, line in enumerate(lines) if "landlock_restrict_self(" in line]
+        self.assertTrue(config, "OpenSSL's configuration was never read:\n" + "\n".join(lines))
+        self.assertLess(config[0], restrict[0])
 
 
 if __name__ == "__main__":
