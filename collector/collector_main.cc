@@ -103,6 +103,9 @@ const cli_args::OptionRow kOptions[] = {
     {"--until-caught-up", nullptr,
      "exit once every entry in the file is acknowledged (scripts, tests; default: follow)",
      kForward},
+    {"--supervisor-pid", "PID",
+     "set by run for the forwarders it starts: stop when that process ends (even by kill -9)",
+     kForward},
     {"--drop-duplicates", nullptr,
      "a file rebuilt by a receiver: drop entries sent twice (same entry_id and content), allow"
      " a new chain per rotated audit file",
@@ -150,7 +153,9 @@ const Command kCommands[] = {
      run_command::Run},
     {"forward", kForward,
      "forward --out FILE --state-dir DIR (--forward URL [--forward-ca F] [--forward-cert F\n"
-     "                     --forward-key F] | --config C [--destination NAME]) [--until-caught-up]",
+     "                     --forward-key F] | --config C [--destination NAME]) "
+     "[--until-caught-up]\n"
+     "                     [--supervisor-pid PID]",
      "send every entry of the audit file, in order and at least once, to a log receiver",
      forward_command::Forward},
     {"export", kExport, "export [--format cloudevents] FILE",

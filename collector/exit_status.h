@@ -13,7 +13,9 @@ constexpr int kNoInput = 66;      // EX_NOINPUT: an input file cannot be opened
 constexpr int kSoftware = 70;     // EX_SOFTWARE: internal error (e.g. OpenSSL)
 constexpr int kCantCreate = 73;   // EX_CANTCREAT: keygen: the key file exists or cannot be made
 constexpr int kIoErr = 74;        // EX_IOERR: reading or writing failed
-constexpr int kConfig = 78;       // EX_CONFIG: bad configuration or key file
+constexpr int kTempFail =
+    75;  // EX_TEMPFAIL: forward: another forwarder holds the destination, or run has ended
+constexpr int kConfig = 78;  // EX_CONFIG: bad configuration or key file
 
 }  // namespace exit_status
 

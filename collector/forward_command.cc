@@ -11,6 +11,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -49,6 +51,7 @@ struct Settings {
   std::string out, state_dir;
   forward_destination::Destination dest;
   bool until_caught_up = false;
+  pid_t supervisor_pid = 0;  // run, when run started this forwarder
 };
 
 bool Resolve(const cli_args::ParsedArgs& args, Settings* s) {
@@ -59,6 +62,17 @@ bool Resolve(const cli_args::ParsedArgs& args, Settings* s) {
   s->out = args.get("--out");
   s->state_dir = args.get("--state-dir");
   s->until_caught_up = args.has("--until-caught-up");
+  if (args.has("--supervisor-pid")) {
+    const std::string pid = args.get("--supervisor-pid");
+    char* end = nullptr;
+    errno = 0;
+    const long value = strtol(pid.c_str(), &end, 10);
+    if (pid.empty() || *end != '\0' || errno != 0 || value <= 0 || value > INT32_MAX) {
+      logs::Error("--supervisor-pid: \"" + pid + "\" is not a process id");
+      return false;
+    }
+    s->supervisor_pid = static_cast<pid_t>(value);
+  }
   std::string err;
   if (args.has("--forward")) {
     if (args.has("--destination")) {
@@ -351,11 +365,47 @@ class Forwarder {
   std::string message_, envelope_;
 };
 
+// Started by run: SIGTERM when run ends, however it ends. Checked after the
+// request, so a run that died before it cannot be missed.
+bool StopWithSupervisor(pid_t supervisor) {
+  if (prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) != 0) {
+    logs::Error(logs::ErrnoReason("prctl(PR_SET_PDEATHSIG)", ""));
+    return false;
+  }
+  if (getppid() != supervisor) {
+    logs::Error("run (pid " + std::to_string(supervisor) +
+                "), which started this forwarder, has ended: not forwarding");
+    return false;
+  }
+  return true;
+}
+
+// One forwarder per destination and state directory: two would race over
+// the same position file and send everything twice.
+unique_fd::UniqueFd LockDestination(int state_fd, const Settings& s) {
+  const std::string name = "forward." + s.dest.name + ".lock";
+  unique_fd::UniqueFd lock(
+      openat(state_fd, name.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!lock.ok()) {
+    logs::Error(logs::ErrnoReason("open", s.state_dir + "/" + name));
+  } else if (flock(lock.get(), LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK) {
+      logs::Error("another forwarder is sending to " + s.dest.name + " (it holds " + s.state_dir +
+                  "/" + name + ")");
+    } else {
+      logs::Error(logs::ErrnoReason("flock", s.state_dir + "/" + name));
+    }
+    lock.Reset(-1);
+  }
+  return lock;
+}
+
 }  // namespace
 
 int Forward(const cli_args::ParsedArgs& args) {
   Settings s;
   if (!Resolve(args, &s)) return exit_status::kUsage;
+  if (s.supervisor_pid != 0 && !StopWithSupervisor(s.supervisor_pid)) return exit_status::kTempFail;
   signal(SIGPIPE, SIG_IGN);
   if (mkdir(s.state_dir.c_str(), 0700) != 0 && errno != EEXIST) {
     logs::Error(logs::ErrnoReason("mkdir", s.state_dir));
@@ -366,6 +416,8 @@ int Forward(const cli_args::ParsedArgs& args) {
     logs::Error(logs::ErrnoReason("open", s.state_dir));
     return exit_status::kIoErr;
   }
+  const unique_fd::UniqueFd lock = LockDestination(state_fd.get(), s);
+  if (!lock.ok()) return exit_status::kTempFail;
   Forwarder f(s, state_fd.get());
   return f.Run();
 }

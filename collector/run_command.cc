@@ -59,7 +59,15 @@ struct Settings {
 // The forwarders `run` starts: --forward URL, and each destination of
 // --config. Checked here, so a bad destination stops `run` at once.
 bool AddForwarders(const cli_args::ParsedArgs& args, Settings* s) {
-  const std::vector<std::string> common = {"forward", "--out", s->out, "--state-dir", s->state_dir};
+  // --supervisor-pid: a forwarder outliving run (kill -9) would race the
+  // one the next run starts over the same position file.
+  const std::vector<std::string> common = {"forward",
+                                           "--out",
+                                           s->out,
+                                           "--state-dir",
+                                           s->state_dir,
+                                           "--supervisor-pid",
+                                           std::to_string(getpid())};
   if (args.has("--forward")) {
     forward_destination::Destination d;
     d.ca_file = args.get("--forward-ca");

@@ -6,6 +6,7 @@
 #include <linux/sockios.h>
 #include <sched.h>
 #include <seccomp.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -221,6 +222,9 @@ void AddRun(Rules* rules, bool forwarders) {
   rules->Allow(SCMP_SYS(ioctl), {SCMP_A1(SCMP_CMP_EQ, FIONBIO)});
   // A library's start-up asks which capabilities are in the bounding set.
   rules->Allow(SCMP_SYS(prctl), {SCMP_A0(SCMP_CMP_EQ, PR_CAPBSET_READ)});
+  // A forwarder stops when run does (forward_command.cc).
+  rules->Allow(SCMP_SYS(prctl),
+               {SCMP_A0(SCMP_CMP_EQ, PR_SET_PDEATHSIG), SCMP_A1(SCMP_CMP_EQ, SIGTERM)});
   // posix_spawn and threads; glibc takes clone when clone3 is "not there"
   // (its flags are behind a pointer, out of a filter's reach).
   rules->Add(SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), {});

@@ -502,7 +502,8 @@ class Import(unittest.TestCase):
                            "--metrics-file PATH", "--metrics-interval SECONDS"],
                    "forward": ["--out FILE", "--state-dir DIR", "--config C", "--destination NAME",
                                "--forward URL", "--forward-ca FILE", "--forward-cert FILE",
-                               "--forward-key FILE", "--forward-format F", "--until-caught-up"],
+                               "--forward-key FILE", "--forward-format F", "--until-caught-up",
+                               "--supervisor-pid PID"],
                    "export": ["--format F"],
                    "status": ["--state-dir DIR"]}
         for command, rows in options.items():

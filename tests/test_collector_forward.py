@@ -27,6 +27,15 @@ def records(start, count):
                    for i in range(start, start + count)).encode()
 
 
+def alive(pid):
+    """Running: neither gone nor a zombie its new parent has not reaped yet."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return not f.read().rsplit(") ", 1)[1].startswith("Z")
+    except FileNotFoundError:
+        return False
+
+
 def rss_kb(pid):
     with open("/proc/%d/status" % pid) as f:
         for line in f:
@@ -151,6 +160,45 @@ class Forward(unittest.TestCase):
         p = run_collector("verify", "--key-file", h.key, "--drop-duplicates", path)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         self.assertIn("520 entries in 2 chain(s)", p.stdout)
+
+    def test_a_forwarder_ends_with_run_and_one_destination_has_one_forwarder(self):
+        h = RunHarness(self, name="forward-orphan", sandboxes=("sb-1",))
+        rcv = forward_support.Receiver(self, os.path.join(h.dir, "rcv"), self.pki)
+        rcv.start()
+        url = "relp+tls://localhost:%d" % rcv.port
+        h.start("--forward", url, *self.tls_args())
+        h.append_raw("sb-1", records(0, 100))
+        h.wait_for_count(100, timeout=60)
+        deadline = time.monotonic() + 10
+        while not forward_support.child_pids(h.proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        kids = forward_support.child_pids(h.proc.pid)
+        self.assertEqual(len(kids), 1, "run has no forwarder child")
+        path = rcv.file_for(self.host)
+        deadline = time.monotonic() + 60  # run's forwarder is at work (and holds its lock)
+        while time.monotonic() < deadline:
+            if os.path.exists(path) and len(set(entry_ids(path))) >= 100:
+                break
+            time.sleep(0.05)
+        second = ["forward", "--out", h.out, "--state-dir", h.state, "--forward", url,
+                  *self.tls_args(), "--until-caught-up"]
+        # While run's forwarder holds the destination, a second one is refused.
+        p = run_collector(*second)
+        self.assertEqual(p.returncode, 75, p.stderr)
+        self.assertIn("another forwarder is sending to", p.stderr)
+        # run killed -9: its forwarder ends too (no orphan racing the next run's).
+        h.kill9()
+        deadline = time.monotonic() + 10
+        while alive(kids[0]) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.assertFalse(alive(kids[0]), "the forwarder outlived run")
+        # The destination is free again, and everything arrived once.
+        p = run_collector(*second)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("caught up at entry 100", p.stderr)
+        p = run_collector("verify", "--key-file", h.key, "--drop-duplicates", path)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("100 entries in 1 chain(s)", p.stdout)
 
     def test_an_edited_or_missing_entry_is_named_at_the_receiver(self):
         self.import_entries(50)
