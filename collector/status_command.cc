@@ -1,6 +1,5 @@
 #include "status_command.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -80,26 +79,13 @@ checkpoint_store::LoadResult ReadSnapshot(int dir, run_status::Snapshot* s, std:
 // Whether DIR holds anything run keeps (so an empty or unrelated directory
 // is said to be one, not shown as a daemon with nothing to do).
 bool LooksLikeStateDir(int dir) {
-  const int fd = dup(dir);
-  if (fd < 0) return false;
-  DIR* d = fdopendir(fd);
-  if (d == nullptr) {
-    close(fd);
-    return false;
+  if (faccessat(dir, run_status::kFileName, F_OK, AT_SYMLINK_NOFOLLOW) == 0 ||
+      faccessat(dir, chain_head::kFileName, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+    return true;
   }
-  bool found = false;
-  const std::string suffix = ".checkpoint";
-  while (const dirent* e = readdir(d)) {
-    const std::string name = e->d_name;
-    if (name == run_status::kFileName || name == chain_head::kFileName ||
-        (name.size() > suffix.size() &&
-         name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)) {
-      found = true;
-      break;
-    }
-  }
-  closedir(d);
-  return found;
+  std::vector<std::string> checkpoints;
+  std::string err;
+  return checkpoint_store::ListKeys(dir, &checkpoints, &err) && !checkpoints.empty();
 }
 
 // "entry 42, 2026-12-01T04:20:00Z, command_denied": the last complete line

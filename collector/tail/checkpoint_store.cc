@@ -239,13 +239,13 @@ bool SyncFilesystem(int state_dir_fd, std::string* err) {
 
 bool ListKeys(int state_dir_fd, std::vector<std::string>* keys, std::string* err) {
   keys->clear();
-  const int fd = openat(state_dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  DIR* dir = fd < 0 ? nullptr : fdopendir(fd);
+  unique_fd::UniqueFd fd(openat(state_dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  DIR* dir = fd.ok() ? fdopendir(fd.get()) : nullptr;
   if (dir == nullptr) {
-    if (fd >= 0) close(fd);
     *err = std::string("list state directory: ") + strerror(errno);
     return false;
   }
+  fd.Release();  // the DIR owns it now
   const std::string suffix = FileName("");
   while (const struct dirent* d = readdir(dir)) {
     const std::string name = d->d_name;
