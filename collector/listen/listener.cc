@@ -233,9 +233,8 @@ void Listener::Serve(int fd) {
     case pipeline::Outcome::kAppended:
     case pipeline::Outcome::kAlreadyPresent:
     case pipeline::Outcome::kValid:
-      ++appended_;
-      acks_.push_back(fd);
-      // Stays open (and out of the timeout's reach) until the Sync.
+      acks_.Add(fd, out_->entries_appended());
+      // Stays open (and out of the timeout's reach) until durable.
       epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, fd, nullptr);
       conns_[fd].generation = 0;
       return;
@@ -270,23 +269,37 @@ bool Listener::AppendDue(std::string* err) {
     bool appended = false;
     if (!out_->AppendNew(&d.fields, nullptr, &appended, err)) return false;
     ++stats_.forgery_entries;
-    ++appended_;
   }
   due_.clear();
   return true;
 }
 
+bool Listener::BatchFull() const {
+  return acks_.Uncovered(out_->sync_requested_appended()) >= kMaxRecordsPerSync;
+}
+
+void Listener::AnswerDurable() {
+  durable_.clear();
+  acks_.TakeDurable(out_->durable_appended(), &durable_);
+  for (const int fd : durable_) {
+    ++stats_.attested;
+    Answer(fd, kAck);
+  }
+}
+
 bool Listener::Pump(std::string* err) {
+  if (!out_->SyncFinished(false, err)) return false;
+  AnswerDurable();
   const int64_t now = clock_ms::Monotonic();
   Expire(now);
   struct epoll_event events[kEventsPerPump];
-  const int n = epoll_wait(epoll_.get(), events, kEventsPerPump, 0);
+  const int n = BatchFull() ? 0 : epoll_wait(epoll_.get(), events, kEventsPerPump, 0);
   for (int i = 0; i < n && fatal_.empty(); ++i) {
     const int fd = events[i].data.fd;
     if (fd == socket_.get()) {
       Accept(now);
-    } else if (conns_.count(fd) != 0) {
-      Serve(fd);
+    } else if (conns_.count(fd) != 0 && !BatchFull()) {
+      Serve(fd);  // when the batch is full, level-triggered epoll says it again
     }
   }
   forgeries_->Flush(clock_ms::Realtime(), &due_);
@@ -295,14 +308,15 @@ bool Listener::Pump(std::string* err) {
     *err = fatal_;
     return false;
   }
-  // Durable first, then the acknowledgements.
-  if (appended_ > 0 && !out_->Sync(err)) return false;
-  appended_ = 0;
-  for (const int fd : acks_) {
-    ++stats_.attested;
-    Answer(fd, kAck);
+  // Durable first, then the acknowledgements: the sync starts now unless one
+  // is in flight (then the next Pump after it ends starts it).
+  if (!out_->SyncInBackground(err)) return false;
+  if (!out_->background_sync_problem().empty() && !warned_sync_) {
+    warned_sync_ = true;
+    logs::Warning("--listen: syncing in line, one sync at a time: " +
+                  out_->background_sync_problem());
   }
-  acks_.clear();
+  AnswerDurable();  // when it synced in line
   return true;
 }
 
@@ -318,9 +332,8 @@ int64_t Listener::MsUntilDue() const {
 
 bool Listener::Finish(std::string* err) {
   forgeries_->FlushAll(clock_ms::Realtime(), &due_);
-  if (!AppendDue(err)) return false;
-  if (appended_ > 0 && !out_->Sync(err)) return false;
-  appended_ = 0;
+  if (!AppendDue(err) || !out_->Sync(err)) return false;
+  AnswerDurable();
   return true;
 }
 
