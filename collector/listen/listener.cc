@@ -178,7 +178,7 @@ bool Listener::Judge(int fd, std::string_view message, const std::string& reason
                      peer_attestation::Peer* peer) {
   std::string err;
   const peer_attestation::Verdict v =
-      peer_attestation::Attest(fd, options_.shim, hashes_.get(), cgroups_, peer, &err);
+      peer_attestation::Attest(fd, options_.shim, hashes_.get(), cgroups_, &diag_, peer, &err);
   if (v == peer_attestation::Verdict::kGenuine && reason_override.empty()) return true;
   std::string reason = reason_override.empty() ? peer_attestation::Describe(v) : reason_override;
   if (v == peer_attestation::Verdict::kNoCredentials) reason += " (" + err + ")";

@@ -141,6 +141,7 @@ class Listener {
   unique_fd::UniqueFd socket_, epoll_;
   cgroup_sandbox_id::Matcher cgroups_;
   std::unique_ptr<exe_identity::HashCache> hashes_;
+  peer_attestation::DiagSockets diag_;
   std::optional<forgery_report::Reporter> forgeries_;
   std::optional<pipeline::Ingest> ingest_;
   std::unordered_map<int, Conn> conns_;
