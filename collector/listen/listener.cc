@@ -127,10 +127,10 @@ void Listener::Accept(int64_t now_ms) {
       continue;
     }
     // The container, for its limits: the cgroup of the pid the kernel
-    // recorded at connect(). (Attestation reads it again, checked.)
-    std::string cgroup, sandbox_id;
-    const pid_t pid = peer_attestation::PeerPid(fd.get());
-    if (pid > 0) cgroups_.Match(peer_attestation::ReadProcCgroup(pid), &cgroup, &sandbox_id);
+    // recorded at connect(), read once; Attest uses it (its pidfd check
+    // covers this read too).
+    peer_attestation::PeerCgroup peer_cgroup = peer_attestation::ReadPeerCgroup(fd.get(), cgroups_);
+    const std::string& cgroup = peer_cgroup.cgroup;
     if (containers_.size() > 4 * options_.max_connections) {
       // Forget containers with nothing held and a full bucket.
       for (auto it = containers_.begin(); it != containers_.end();) {
@@ -170,15 +170,22 @@ void Listener::Accept(int64_t now_ms) {
     conn.fd = std::move(fd);
     conn.container = c;
     conn.generation = ++generation_;
+    conn.cgroup = std::move(peer_cgroup);
     deadlines_.push_back({now_ms + options_.read_timeout_ms, raw, conn.generation});
   }
+}
+
+const peer_attestation::PeerCgroup& Listener::CgroupOf(int fd) const {
+  static const peer_attestation::PeerCgroup kUnread;
+  const auto it = conns_.find(fd);
+  return it == conns_.end() ? kUnread : it->second.cgroup;
 }
 
 bool Listener::Judge(int fd, std::string_view message, const std::string& reason_override,
                      peer_attestation::Peer* peer) {
   std::string err;
   const peer_attestation::Verdict v =
-      peer_attestation::Attest(fd, options_.shim, hashes_.get(), cgroups_, &diag_, peer, &err);
+      peer_attestation::Attest(fd, options_.shim, hashes_.get(), CgroupOf(fd), &diag_, peer, &err);
   if (v == peer_attestation::Verdict::kGenuine && reason_override.empty()) return true;
   std::string reason = reason_override.empty() ? peer_attestation::Describe(v) : reason_override;
   if (v == peer_attestation::Verdict::kNoCredentials) reason += " (" + err + ")";

@@ -115,7 +115,8 @@ class Listener {
   struct Conn {
     unique_fd::UniqueFd fd;
     Container* container = nullptr;
-    uint64_t generation = 0;  // tells a reused fd number from the one timed
+    uint64_t generation = 0;              // tells a reused fd number from the one timed
+    peer_attestation::PeerCgroup cgroup;  // read at accept, used by Judge
   };
   struct Deadline {
     int64_t at_ms;
@@ -131,7 +132,8 @@ class Listener {
   // without a message), records a forgery with that reason or the verdict's.
   bool Judge(int fd, std::string_view message, const std::string& reason_override,
              peer_attestation::Peer* peer);
-  void Answer(int fd, unsigned char byte);  // sends it and closes
+  const peer_attestation::PeerCgroup& CgroupOf(int fd) const;  // read at accept
+  void Answer(int fd, unsigned char byte);                     // sends it and closes
   void Close(int fd);
   bool AppendDue(std::string* err);
   void WarnLimited(const std::string& what);

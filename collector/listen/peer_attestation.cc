@@ -187,24 +187,24 @@ const char* Describe(Verdict v) {
   return "?";
 }
 
-pid_t PeerPid(int conn_fd) {
+PeerCgroup ReadPeerCgroup(int conn_fd, const cgroup_sandbox_id::Matcher& cgroups) {
+  PeerCgroup result;
   struct ucred cred;
   socklen_t len = sizeof cred;
-  if (getsockopt(conn_fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.pid <= 0) return -1;
-  return cred.pid;
-}
-
-std::string ReadProcCgroup(pid_t pid) {
-  const std::string dir = "/proc/" + std::to_string(pid);
+  if (getsockopt(conn_fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.pid <= 0) {
+    return result;
+  }
+  const std::string dir = "/proc/" + std::to_string(cred.pid);
   const unique_fd::UniqueFd dir_fd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   std::string text;
-  if (!dir_fd.ok() || !ReadSmall(dir_fd.get(), "cgroup", 8192, &text)) text.clear();
-  return text;
+  result.read = dir_fd.ok() && ReadSmall(dir_fd.get(), "cgroup", 8192, &text);
+  if (result.read) cgroups.Match(text, &result.cgroup, &result.sandbox_id);
+  return result;
 }
 
 Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
-               exe_identity::HashCache* hashes, const cgroup_sandbox_id::Matcher& cgroups,
-               DiagSockets* diag, Peer* peer, std::string* err) {
+               exe_identity::HashCache* hashes, const PeerCgroup& cgroup, DiagSockets* diag,
+               Peer* peer, std::string* err) {
   *peer = Peer();
   struct ucred cred;
   socklen_t len = sizeof cred;
@@ -229,7 +229,7 @@ Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
   // another process's now): the pidfd check below tells.
   const std::string dir = "/proc/" + std::to_string(peer->pid);
   const unique_fd::UniqueFd dir_fd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  std::string status, cgroup_text;
+  std::string status;
   bool read_all = dir_fd.ok();
   unique_fd::UniqueFd exe_fd;
   int exe_errno = 0;
@@ -245,13 +245,13 @@ Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
       peer->exe_path.assign(target, static_cast<size_t>(n));
       peer->exe = exe_identity::Identity::Of(st);
     }
-    read_all = ReadSmall(dir_fd.get(), "status", 16384, &status) &&
-               ReadSmall(dir_fd.get(), "cgroup", 8192, &cgroup_text) &&
+    read_all = ReadSmall(dir_fd.get(), "status", 16384, &status) && cgroup.read &&
                TracerPid(status, &peer->tracer_pid);
   }
   const uint64_t peer_socket = diag->PeerInode(conn_fd);
   const bool own_socket = read_all && peer_socket != 0 && HoldsOwnSocket(dir_fd.get(), peer_socket);
-  cgroups.Match(cgroup_text, &peer->cgroup, &peer->sandbox_id);
+  peer->cgroup = cgroup.cgroup;
+  peer->sandbox_id = cgroup.sandbox_id;
   // The check: alive now, so alive through the reads above.
   if (!Alive(pidfd.get())) return Verdict::kGone;
   if (!peer->exe_known) {

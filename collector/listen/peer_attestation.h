@@ -72,18 +72,23 @@ class DiagSockets {
   unique_fd::UniqueFd own_;  // the collector's namespace: when SIOCGSKNS is refused
 };
 
-// Reads the kernel's facts about the peer of `conn_fd` and judges it.
+// The peer's /proc/PID/cgroup (PID from SO_PEERCRED), matched: read once
+// per connection, at accept (for the per-container limits), and used again
+// by Attest. Read before Attest's pidfd check, that check covers it as it
+// covers Attest's own reads.
+struct PeerCgroup {
+  bool read = false;       // false: no credentials, or the file unreadable
+  std::string cgroup;      // as Peer::cgroup
+  std::string sandbox_id;  // as Peer::sandbox_id
+};
+PeerCgroup ReadPeerCgroup(int conn_fd, const cgroup_sandbox_id::Matcher& cgroups);
+
+// Reads the kernel's facts about the peer of `conn_fd` and judges it;
+// `cgroup` is what ReadPeerCgroup read for this connection.
 // *err says what failed for kNoCredentials (with errno).
 Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
-               exe_identity::HashCache* hashes, const cgroup_sandbox_id::Matcher& cgroups,
-               DiagSockets* diag, Peer* peer, std::string* err);
-
-// The pid the kernel recorded for the peer of `conn_fd` (SO_PEERCRED), and
-// its cgroup text: at accept, to count connections per container. -1 when
-// the credentials cannot be read.
-pid_t PeerPid(int conn_fd);
-// /proc/PID/cgroup's text ("" when unreadable).
-std::string ReadProcCgroup(pid_t pid);
+               exe_identity::HashCache* hashes, const PeerCgroup& cgroup, DiagSockets* diag,
+               Peer* peer, std::string* err);
 
 // data.attestation, canonical JSON: {"attested": A, "cgroup": C,
 // "exe": {"dev": D, "ino": I, "path": P, "sha256": S}, "gid": G, "pid": P,
