@@ -104,7 +104,9 @@ AuditFileWriter::~AuditFileWriter() {
 }
 
 void AuditFileWriter::Close() {
-  fd_.Reset();  // closing also drops the flock
+  std::string err;
+  if (worker_.in_flight()) SyncFinished(true, &err);  // never close under the thread
+  fd_.Reset();                                        // closing also drops the flock
   pending_.clear();
   pending_used_ = 0;
   pending_entries_ = 0;
@@ -271,7 +273,7 @@ bool AuditFileWriter::Flush(std::string* err) {
 }
 
 bool AuditFileWriter::Sync(std::string* err) {
-  if (!Flush(err)) return false;
+  if (!SyncFinished(true, err) || !Flush(err)) return false;
   if (fd_.ok() && fdatasync(fd_.get()) != 0) {
     *err = SysError("fdatasync", path_);
     return false;
@@ -280,6 +282,36 @@ bool AuditFileWriter::Sync(std::string* err) {
   durable_.entries = file_entries_;
   durable_.size = file_size_;
   durable_.content_hash = signer_.previous_hash();
+  durable_appended_ = requested_appended_ = entries_appended_;
+  return true;
+}
+
+bool AuditFileWriter::SyncInBackground(std::string* err) {
+  if (worker_.in_flight()) return true;  // the next call after SyncFinished
+  if (entries_appended_ == durable_appended_) return true;
+  if (!Flush(err)) return false;
+  if (!background_problem_.empty() || !fd_.ok()) return Sync(err);
+  // The thread's fdatasync starts after these writes returned: it covers them.
+  requested_ = {durable_.file, file_entries_, file_size_, signer_.previous_hash()};
+  const uint64_t requested_appended = entries_appended_;
+  if (!worker_.Request(fd_.get(), &background_problem_)) return Sync(err);
+  requested_appended_ = requested_appended;
+  return true;
+}
+
+bool AuditFileWriter::SyncFinished(bool block, std::string* err) {
+  int error = 0;
+  if (!worker_.Collect(block, &error)) return true;  // none in flight, or not ended
+  if (error != 0) {
+    errno = error;
+    *err = SysError("fdatasync", path_);
+    return false;
+  }
+  // Forward only: an in-line Sync() may have gone further meanwhile.
+  if (requested_appended_ > durable_appended_) {
+    durable_ = requested_;
+    durable_appended_ = requested_appended_;
+  }
   return true;
 }
 

@@ -13,6 +13,7 @@
 
 #include "audit_entry.h"
 #include "chain_signer.h"
+#include "sync_worker.h"
 #include "tail/chain_head.h"
 #include "unique_fd.h"
 
@@ -58,7 +59,30 @@ class AuditFileWriter {
   // where it was).
   bool Flush(std::string* err);
   // Flush + fdatasync: every Append() before this call is durable on return.
+  // A background sync in flight is waited for first.
   bool Sync(std::string* err);
+
+  // Group commit (run --listen): flushes and starts an fdatasync on a thread
+  // of its own (sync_worker.h) covering every Append() so far, and returns at
+  // once. While one is in flight nothing more is started: what is appended
+  // meanwhile waits for the next call after SyncFinished(), so one sync
+  // covers all of it. durable_head() and durable_appended() move only when a
+  // sync has ended. When the thread cannot be started this syncs in line
+  // (background_sync_problem() says why).
+  bool SyncInBackground(std::string* err);
+  // Readable when the background sync in flight has ended (-1: never started).
+  int sync_done_fd() const { return worker_.done_fd(); }
+  bool sync_in_flight() const { return worker_.in_flight(); }
+  // Takes the background sync's end, if it has ended (`block`: waits for
+  // it): the durable head moves to what it covered. False (*err) when the
+  // fdatasync failed.
+  bool SyncFinished(bool block, std::string* err);
+  // Appends (since this writer was made, across Reopen) that are durable, and
+  // that the sync in flight or the last one covers: callers waiting for
+  // their entry compare entries_appended() taken after it with these.
+  uint64_t durable_appended() const { return durable_appended_; }
+  uint64_t sync_requested_appended() const { return requested_appended_; }
+  const std::string& background_sync_problem() const { return background_problem_; }
 
   // Closes and opens the same path again (SIGHUP after logrotate): pending
   // lines are synced first; a fresh file starts a fresh chain.
@@ -106,6 +130,11 @@ class AuditFileWriter {
   // Written to the file (flushed) so far, and queued in the batch.
   uint64_t file_entries_ = 0, file_size_ = 0, pending_entries_ = 0;
   chain_head::ChainHead durable_;
+  // Group commit: the sync thread, and what its sync in flight covers.
+  sync_worker::SyncWorker worker_;
+  chain_head::ChainHead requested_;
+  uint64_t requested_appended_ = 0, durable_appended_ = 0;
+  std::string background_problem_;
 };
 
 // Reads the last complete line of the file open at `fd` (size `size`) into

@@ -337,3 +337,71 @@ TEST_CASE("an entry as long as the largest record limit allows verifies and resu
   REQUIRE(w.RecentEntryIds(5, &ids, &err));
   CHECK(ids.size() == 2);
 }
+
+TEST_CASE("group commit: one background sync at a time; what comes meanwhile waits for the next") {
+  test_util::TempDir dir;
+  const std::string path = dir / "audit.jsonl";
+  std::string err;
+  audit_file::AuditFileWriter w;
+  REQUIRE(w.Open(path, "key", &err));
+  const uint64_t size_at_open = w.durable_head().size;
+  for (int i = 0; i < 3; ++i) REQUIRE(w.Append(Entry(i), &err));
+  REQUIRE(w.SyncInBackground(&err));
+  REQUIRE(w.background_sync_problem().empty());
+  CHECK(w.sync_in_flight());
+  CHECK(w.sync_requested_appended() == 3);
+  // Appended while it runs: not covered, and no second sync is started.
+  for (int i = 3; i < 5; ++i) REQUIRE(w.Append(Entry(i), &err));
+  REQUIRE(w.SyncInBackground(&err));
+  CHECK(w.sync_requested_appended() == 3);
+  CHECK(w.durable_appended() <= 3);
+  // Its end moves the durable head to what it covered, not further.
+  REQUIRE(w.SyncFinished(true, &err));
+  CHECK_FALSE(w.sync_in_flight());
+  CHECK(w.durable_appended() == 3);
+  CHECK(w.durable_head().entries == 3);
+  CHECK(w.durable_head().size > size_at_open);
+  const uint64_t size_after_three = w.durable_head().size;
+  // The next covers the two that waited.
+  REQUIRE(w.SyncInBackground(&err));
+  CHECK(w.sync_requested_appended() == 5);
+  REQUIRE(w.SyncFinished(true, &err));
+  CHECK(w.durable_appended() == 5);
+  CHECK(w.durable_head().entries == 5);
+  CHECK(w.durable_head().size > size_after_three);
+  CHECK(w.durable_head().content_hash == w.previous_hash());
+  // Nothing new: nothing started.
+  REQUIRE(w.SyncInBackground(&err));
+  CHECK_FALSE(w.sync_in_flight());
+  audit_verifier::VerifyReport report;
+  CHECK(Verify(path, "key", &report) == audit_verifier::VerifyResult::kValid);
+  CHECK(report.entries == 5);
+}
+
+TEST_CASE("group commit: an in-line Sync waits for the background one and covers everything") {
+  test_util::TempDir dir;
+  const std::string path = dir / "audit.jsonl";
+  std::string err;
+  audit_file::AuditFileWriter w;
+  REQUIRE(w.Open(path, "key", &err));
+  REQUIRE(w.Append(Entry(0), &err));
+  REQUIRE(w.SyncInBackground(&err));
+  REQUIRE(w.Append(Entry(1), &err));
+  REQUIRE(w.Sync(&err));  // the file channel's commit, say
+  CHECK_FALSE(w.sync_in_flight());
+  CHECK(w.durable_appended() == 2);
+  CHECK(w.durable_head().entries == 2);
+  // A background sync's end never moves the head back.
+  REQUIRE(w.SyncFinished(false, &err));
+  CHECK(w.durable_appended() == 2);
+  // Reopen (SIGHUP) while one is in flight: waited for, the count goes on.
+  REQUIRE(w.Append(Entry(2), &err));
+  REQUIRE(w.SyncInBackground(&err));
+  REQUIRE(w.Reopen(&err));
+  CHECK(w.durable_appended() == 3);
+  REQUIRE(w.Append(Entry(3), &err));
+  REQUIRE(w.SyncInBackground(&err));
+  REQUIRE(w.SyncFinished(true, &err));
+  CHECK(w.durable_appended() == 4);
+  CHECK(w.durable_head().entries == 4);
+}

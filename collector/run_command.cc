@@ -277,9 +277,13 @@ int Loop(Settings& s, int sfd, tail_engine::Engine* engine, listener::Listener* 
   bool ready = false;
   const auto has_work = [engine] { return engine != nullptr && engine->HasWork(); };
   for (;;) {
-    if (has_work() && !engine->Pump(&err)) {
-      logs::Error(err);
-      return exit_status::kIoErr;
+    if (has_work()) {
+      if (!engine->Pump(&err)) {
+        logs::Error(err);
+        return exit_status::kIoErr;
+      }
+      // Its commit synced the audit file: socket entries appended before are durable too.
+      if (listener != nullptr) listener->AnswerDurable();
     }
     // READY=1 once the initial backlog is durable: "started" means every
     // record present at start is in the audit file. Pumped here, between
@@ -304,12 +308,16 @@ int Loop(Settings& s, int sfd, tail_engine::Engine* engine, listener::Listener* 
       if (due >= 0 && due < wait) wait = due;
     }
     const int timeout = static_cast<int>(wait);
-    // sfd first; then the socket's epoll set, then inotify (when present).
-    struct pollfd fds[3];
+    // sfd first; then the socket's epoll set (unless its batch is full) and
+    // the end of the audit file's sync in flight, then inotify (when present).
+    struct pollfd fds[4];
     nfds_t nfds = 0;
     fds[nfds++] = {sfd, POLLIN, 0};
     const nfds_t listen_at = nfds;
-    if (listener != nullptr) fds[nfds++] = {listener->fd(), POLLIN, 0};
+    if (listener != nullptr) {
+      fds[nfds++] = {listener->BatchFull() ? -1 : listener->fd(), POLLIN, 0};
+      fds[nfds++] = {out->sync_in_flight() ? out->sync_done_fd() : -1, POLLIN, 0};
+    }
     const nfds_t inotify_at = nfds;
     if (engine != nullptr && engine->inotify_fd() >= 0) {
       fds[nfds++] = {engine->inotify_fd(), POLLIN, 0};
@@ -337,7 +345,8 @@ int Loop(Settings& s, int sfd, tail_engine::Engine* engine, listener::Listener* 
     }
     // The socket: what is readable, and the timeouts and summaries due.
     if (listener != nullptr &&
-        (n == 0 || (n > 0 && (fds[listen_at].revents & POLLIN)) || listener->MsUntilDue() == 0)) {
+        (n == 0 || (n > 0 && ((fds[listen_at].revents | fds[listen_at + 1].revents) & POLLIN)) ||
+         listener->MsUntilDue() == 0)) {
       if (!listener->Pump(&err) || !save_head()) {
         logs::Error(err);
         return exit_status::kIoErr;
@@ -459,9 +468,11 @@ int Serve(const cli_args::ParsedArgs& args, io_error_exits::Counter* exits) {
       return exit_status::kCantCreate;
     }
     logs::Note("listening on " + s.listen +
-               " (mode 0666); the shim is the executable with "
-               "SHA-256 " +
-               shim_sha256);
+               " (mode 0666); the shim is the executable with SHA-256 " + shim_sha256 +
+               "; group commit: up to " + std::to_string(listener::kMaxRecordsPerSync) +
+               " records of at most " + std::to_string(listener::kMaxMessageBytes) +
+               " bytes per fdatasync, on a sync thread; an ACK waits for at most the sync in "
+               "flight and its own");
   }
   std::unique_ptr<tail_engine::Engine> engine;
   if (!s.watch.empty()) {

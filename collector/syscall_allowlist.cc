@@ -111,6 +111,8 @@ constexpr int kRun[] = {
     SCMP_SYS(geteuid),
     SCMP_SYS(getgid),
     SCMP_SYS(getegid),
+    // the end of the audit file's sync on its thread (sync_worker.h)
+    SCMP_SYS(eventfd2),
     // its forwarder children: waited for and stopped (Landlock scopes signals)
     SCMP_SYS(wait4),
     SCMP_SYS(kill),
@@ -119,32 +121,14 @@ constexpr int kRun[] = {
 // What a forwarder child adds, exec'd under the filter: start-up of a
 // dynamically linked program, threads, TCP and TLS, and name resolution.
 constexpr int kForwarder[] = {
-    SCMP_SYS(execve),
-    SCMP_SYS(arch_prctl),
-    SCMP_SYS(set_tid_address),
-    SCMP_SYS(set_robust_list),
-    SCMP_SYS(rseq),
-    SCMP_SYS(uname),
-    SCMP_SYS(sysinfo),
-    SCMP_SYS(sched_getaffinity),
-    SCMP_SYS(sched_yield),
-    SCMP_SYS(getppid),
-    SCMP_SYS(getcwd),
-    SCMP_SYS(setsockopt),
-    SCMP_SYS(getpeername),
-    SCMP_SYS(bind),
-    SCMP_SYS(shutdown),
-    SCMP_SYS(select),
-    SCMP_SYS(pselect6),
-    SCMP_SYS(epoll_create1),
-    SCMP_SYS(pipe2),
-    SCMP_SYS(dup2),
-    SCMP_SYS(dup3),
-    SCMP_SYS(sigaltstack),
-    SCMP_SYS(rt_sigtimedwait),
-    SCMP_SYS(signalfd4),
-    SCMP_SYS(timerfd_create),
-    SCMP_SYS(timerfd_settime),
+    SCMP_SYS(execve),        SCMP_SYS(arch_prctl),     SCMP_SYS(set_tid_address),
+    SCMP_SYS(uname),         SCMP_SYS(sysinfo),        SCMP_SYS(sched_getaffinity),
+    SCMP_SYS(sched_yield),   SCMP_SYS(getppid),        SCMP_SYS(getcwd),
+    SCMP_SYS(setsockopt),    SCMP_SYS(getpeername),    SCMP_SYS(bind),
+    SCMP_SYS(shutdown),      SCMP_SYS(select),         SCMP_SYS(pselect6),
+    SCMP_SYS(epoll_create1), SCMP_SYS(pipe2),          SCMP_SYS(dup2),
+    SCMP_SYS(dup3),          SCMP_SYS(sigaltstack),    SCMP_SYS(rt_sigtimedwait),
+    SCMP_SYS(signalfd4),     SCMP_SYS(timerfd_create), SCMP_SYS(timerfd_settime),
 };
 
 // New namespaces are never what a forwarder's threads or spawn need.
@@ -200,6 +184,16 @@ void AddRun(Rules* rules, bool forwarders) {
     rules->Allow(SCMP_SYS(ioctl), {SCMP_A1(SCMP_CMP_EQ, request)});
   }
   rules->Allow(SCMP_SYS(setns), {SCMP_A1(SCMP_CMP_EQ, CLONE_NEWNET)});
+  // The audit file's sync thread (sync_worker.h), started once confined: a
+  // thread only (CLONE_THREAD, no new namespace), never a process. glibc
+  // takes clone when clone3 is "not there" (its flags are behind a pointer,
+  // out of a filter's reach). glibc's thread start registers its rseq area
+  // (fatal when refused) and its robust futex list.
+  rules->Add(SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), {});
+  rules->Allow(SCMP_SYS(rseq));
+  rules->Allow(SCMP_SYS(set_robust_list));
+  rules->Allow(SCMP_SYS(clone),
+               {SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD | kNewNamespaces, CLONE_THREAD)});
   // Reading its own limits (the open file limit, when it is reached); never setting one.
   rules->Allow(SCMP_SYS(getrlimit));
   rules->Allow(SCMP_SYS(prlimit64), {SCMP_A0(SCMP_CMP_EQ, 0), SCMP_A2(SCMP_CMP_EQ, 0)});
@@ -225,9 +219,7 @@ void AddRun(Rules* rules, bool forwarders) {
   // A forwarder stops when run does (forward_command.cc).
   rules->Allow(SCMP_SYS(prctl),
                {SCMP_A0(SCMP_CMP_EQ, PR_SET_PDEATHSIG), SCMP_A1(SCMP_CMP_EQ, SIGTERM)});
-  // posix_spawn and threads; glibc takes clone when clone3 is "not there"
-  // (its flags are behind a pointer, out of a filter's reach).
-  rules->Add(SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), {});
+  // posix_spawn and the forwarders' threads (clone3 is "not there", above).
   rules->Allow(SCMP_SYS(clone), {SCMP_A0(SCMP_CMP_MASKED_EQ, kNewNamespaces, 0)});
 }
 

@@ -73,6 +73,27 @@ class ListenTest(ListenBase):
         self.assertIn("1 attested entries", c.stderr())
         self.assert_verifies(c, 1)
 
+    def test_concurrent_senders_share_syncs_on_the_confined_sync_thread(self):
+        c = ListenCollector(self).start()
+        self.assertRegex(c.stderr(), r"group commit: up to 1024 records of at most 3584 bytes "
+                                     r"per fdatasync, on a sync thread")
+        boxes = [self.container() for _ in range(6)]
+        runs = [b.popen([SENDER, c.socket, record(argv=["group", str(i)]), "--repeat", "40"],
+                        stdout=subprocess.PIPE, text=True) for i, b in enumerate(boxes)]
+        outs = [r.communicate(timeout=120)[0] for r in runs]
+        self.assertEqual([r.returncode for r in runs], [0] * 6, outs)
+        self.assertTrue(all(o.startswith("acks=40 ") for o in outs), outs)
+        # The sync thread started after confinement, under the same filter:
+        # two tasks, and no fallback to syncing in line.
+        self.assertEqual(len(os.listdir("/proc/%d/task" % c.proc.pid)), 2)
+        self.assertEqual(c.stop(), 0)
+        self.assertNotIn("syncing in line", c.stderr())
+        self.assertIn("240 attested entries", c.stderr())
+        denied = [e for e in c.entries() if e["event_type"] == "command_denied"]
+        self.assertEqual(len(denied), 240)
+        self.assertEqual(sorted({e["sandbox_id"] for e in denied}), sorted(b.id for b in boxes))
+        self.assert_verifies(c, 240)
+
     def test_python_sending_a_perfect_record_is_a_forgery(self):
         c = ListenCollector(self).start()
         box = self.container()

@@ -127,10 +127,10 @@ void Listener::Accept(int64_t now_ms) {
       continue;
     }
     // The container, for its limits: the cgroup of the pid the kernel
-    // recorded at connect(). (Attestation reads it again, checked.)
-    std::string cgroup, sandbox_id;
-    const pid_t pid = peer_attestation::PeerPid(fd.get());
-    if (pid > 0) cgroups_.Match(peer_attestation::ReadProcCgroup(pid), &cgroup, &sandbox_id);
+    // recorded at connect(), read once; Attest uses it (its pidfd check
+    // covers this read too).
+    peer_attestation::PeerCgroup peer_cgroup = peer_attestation::ReadPeerCgroup(fd.get(), cgroups_);
+    const std::string& cgroup = peer_cgroup.cgroup;
     if (containers_.size() > 4 * options_.max_connections) {
       // Forget containers with nothing held and a full bucket.
       for (auto it = containers_.begin(); it != containers_.end();) {
@@ -170,15 +170,22 @@ void Listener::Accept(int64_t now_ms) {
     conn.fd = std::move(fd);
     conn.container = c;
     conn.generation = ++generation_;
+    conn.cgroup = std::move(peer_cgroup);
     deadlines_.push_back({now_ms + options_.read_timeout_ms, raw, conn.generation});
   }
+}
+
+const peer_attestation::PeerCgroup& Listener::CgroupOf(int fd) const {
+  static const peer_attestation::PeerCgroup kUnread;
+  const auto it = conns_.find(fd);
+  return it == conns_.end() ? kUnread : it->second.cgroup;
 }
 
 bool Listener::Judge(int fd, std::string_view message, const std::string& reason_override,
                      peer_attestation::Peer* peer) {
   std::string err;
   const peer_attestation::Verdict v =
-      peer_attestation::Attest(fd, options_.shim, hashes_.get(), cgroups_, peer, &err);
+      peer_attestation::Attest(fd, options_.shim, hashes_.get(), CgroupOf(fd), &diag_, peer, &err);
   if (v == peer_attestation::Verdict::kGenuine && reason_override.empty()) return true;
   std::string reason = reason_override.empty() ? peer_attestation::Describe(v) : reason_override;
   if (v == peer_attestation::Verdict::kNoCredentials) reason += " (" + err + ")";
@@ -233,9 +240,8 @@ void Listener::Serve(int fd) {
     case pipeline::Outcome::kAppended:
     case pipeline::Outcome::kAlreadyPresent:
     case pipeline::Outcome::kValid:
-      ++appended_;
-      acks_.push_back(fd);
-      // Stays open (and out of the timeout's reach) until the Sync.
+      acks_.Add(fd, out_->entries_appended());
+      // Stays open (and out of the timeout's reach) until durable.
       epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, fd, nullptr);
       conns_[fd].generation = 0;
       return;
@@ -270,23 +276,37 @@ bool Listener::AppendDue(std::string* err) {
     bool appended = false;
     if (!out_->AppendNew(&d.fields, nullptr, &appended, err)) return false;
     ++stats_.forgery_entries;
-    ++appended_;
   }
   due_.clear();
   return true;
 }
 
+bool Listener::BatchFull() const {
+  return acks_.Uncovered(out_->sync_requested_appended()) >= kMaxRecordsPerSync;
+}
+
+void Listener::AnswerDurable() {
+  durable_.clear();
+  acks_.TakeDurable(out_->durable_appended(), &durable_);
+  for (const int fd : durable_) {
+    ++stats_.attested;
+    Answer(fd, kAck);
+  }
+}
+
 bool Listener::Pump(std::string* err) {
+  if (!out_->SyncFinished(false, err)) return false;
+  AnswerDurable();
   const int64_t now = clock_ms::Monotonic();
   Expire(now);
   struct epoll_event events[kEventsPerPump];
-  const int n = epoll_wait(epoll_.get(), events, kEventsPerPump, 0);
+  const int n = BatchFull() ? 0 : epoll_wait(epoll_.get(), events, kEventsPerPump, 0);
   for (int i = 0; i < n && fatal_.empty(); ++i) {
     const int fd = events[i].data.fd;
     if (fd == socket_.get()) {
       Accept(now);
-    } else if (conns_.count(fd) != 0) {
-      Serve(fd);
+    } else if (conns_.count(fd) != 0 && !BatchFull()) {
+      Serve(fd);  // when the batch is full, level-triggered epoll says it again
     }
   }
   forgeries_->Flush(clock_ms::Realtime(), &due_);
@@ -295,14 +315,15 @@ bool Listener::Pump(std::string* err) {
     *err = fatal_;
     return false;
   }
-  // Durable first, then the acknowledgements.
-  if (appended_ > 0 && !out_->Sync(err)) return false;
-  appended_ = 0;
-  for (const int fd : acks_) {
-    ++stats_.attested;
-    Answer(fd, kAck);
+  // Durable first, then the acknowledgements: the sync starts now unless one
+  // is in flight (then the next Pump after it ends starts it).
+  if (!out_->SyncInBackground(err)) return false;
+  if (!out_->background_sync_problem().empty() && !warned_sync_) {
+    warned_sync_ = true;
+    logs::Warning("--listen: syncing in line, one sync at a time: " +
+                  out_->background_sync_problem());
   }
-  acks_.clear();
+  AnswerDurable();  // when it synced in line
   return true;
 }
 
@@ -318,9 +339,8 @@ int64_t Listener::MsUntilDue() const {
 
 bool Listener::Finish(std::string* err) {
   forgeries_->FlushAll(clock_ms::Realtime(), &due_);
-  if (!AppendDue(err)) return false;
-  if (appended_ > 0 && !out_->Sync(err)) return false;
-  appended_ = 0;
+  if (!AppendDue(err) || !out_->Sync(err)) return false;
+  AnswerDurable();
   return true;
 }
 

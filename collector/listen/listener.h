@@ -9,6 +9,16 @@
 // attestation in the Origin); anything else becomes forgery evidence
 // (forgery_report.h), never a command_denied entry.
 //
+// Group commit: the entries of one Pump are flushed and handed to a sync
+// thread (audit_file.h, SyncInBackground); the loop goes on accepting,
+// attesting and appending while it runs, and everything appended meanwhile
+// is covered by the next sync, started when it ends. Each connection gets
+// its ACK once the sync covering its entry has ended (ack_queue.h). The
+// batch bound: at most kMaxRecordsPerSync records wait for one sync (then
+// the socket is not read until it ends: the senders wait in the kernel's
+// queue), each at most kMaxMessageBytes long; a record waits for at most
+// the sync in flight when it arrived plus its own.
+//
 // Limits, so one container cannot starve the others: connections held in
 // all and per container (cgroup), connections per second per container (a
 // token bucket), and a read timeout. Every descriptor is non-blocking; the
@@ -27,6 +37,7 @@
 #include <vector>
 
 #include "audit_file.h"
+#include "listen/ack_queue.h"
 #include "listen/cgroup_sandbox_id.h"
 #include "listen/exe_identity.h"
 #include "listen/forgery_report.h"
@@ -40,6 +51,9 @@ constexpr unsigned char kAck = 0x06;
 constexpr unsigned char kNak = 0x15;
 // The longest message taken: the shim's record size limit.
 constexpr size_t kMaxMessageBytes = 3584;
+// The group commit's batch: records appended while a sync is in flight, all
+// covered by the next one (and so the most a sync covers).
+constexpr size_t kMaxRecordsPerSync = 1024;
 
 struct Options {
   std::string path;
@@ -74,9 +88,16 @@ class Listener {
   bool Init(Options options, audit_file::AuditFileWriter* out, std::string* err);
   // An epoll descriptor: readable when there is something to accept or read.
   int fd() const { return epoll_.get(); }
-  // Accepts and serves what is ready, writes the entries, syncs, answers.
-  // False only on a fatal output error (*err).
+  // True while the batch waiting for the next sync is full: fd() is not
+  // worth polling until the audit file's sync_done_fd() is readable.
+  bool BatchFull() const;
+  // Takes a finished sync and ACKs what it made durable; accepts and serves
+  // what is ready, appends the entries and starts their sync when none is
+  // in flight. False only on a fatal output error (*err).
   bool Pump(std::string* err);
+  // ACKs every connection whose entry is durable now (after a Sync() by
+  // someone else, e.g. the file channel's commit).
+  void AnswerDurable();
   // Milliseconds until a read timeout or a forgery summary is due (-1: none).
   int64_t MsUntilDue() const;
   // On the way out: pending forgery summaries written and synced.
@@ -94,7 +115,8 @@ class Listener {
   struct Conn {
     unique_fd::UniqueFd fd;
     Container* container = nullptr;
-    uint64_t generation = 0;  // tells a reused fd number from the one timed
+    uint64_t generation = 0;              // tells a reused fd number from the one timed
+    peer_attestation::PeerCgroup cgroup;  // read at accept, used by Judge
   };
   struct Deadline {
     int64_t at_ms;
@@ -110,7 +132,8 @@ class Listener {
   // without a message), records a forgery with that reason or the verdict's.
   bool Judge(int fd, std::string_view message, const std::string& reason_override,
              peer_attestation::Peer* peer);
-  void Answer(int fd, unsigned char byte);  // sends it and closes
+  const peer_attestation::PeerCgroup& CgroupOf(int fd) const;  // read at accept
+  void Answer(int fd, unsigned char byte);                     // sends it and closes
   void Close(int fd);
   bool AppendDue(std::string* err);
   void WarnLimited(const std::string& what);
@@ -120,20 +143,22 @@ class Listener {
   unique_fd::UniqueFd socket_, epoll_;
   cgroup_sandbox_id::Matcher cgroups_;
   std::unique_ptr<exe_identity::HashCache> hashes_;
+  peer_attestation::DiagSockets diag_;
   std::optional<forgery_report::Reporter> forgeries_;
   std::optional<pipeline::Ingest> ingest_;
   std::unordered_map<int, Conn> conns_;
   std::deque<Deadline> deadlines_;  // in accept order (one timeout for all)
   uint64_t generation_ = 0;
   std::unordered_map<std::string, Container> containers_;
-  std::vector<int> acks_;  // appended this pump: ACK after the Sync
+  ack_queue::AckQueue acks_;  // appended, ACK once durable
+  std::vector<int> durable_;  // scratch: taken from acks_
   std::vector<forgery_report::Due> due_;
   std::string buf_;
   std::string attestation_;
   uint64_t sequence_ = 0;
-  size_t appended_ = 0;
   std::string fatal_;
   Stats stats_;
+  bool warned_sync_ = false;
   int64_t warn_second_ = 0;
   uint64_t warnings_this_second_ = 0;
 };

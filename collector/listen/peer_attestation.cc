@@ -101,27 +101,6 @@ unique_fd::UniqueFd DiagSocket() {
   return unique_fd::UniqueFd(socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG));
 }
 
-// The inode of the other end of the unix socket `fd`. sock_diag answers only
-// within a network namespace, and the collector's end of a connection from a
-// container belongs to the container's (the connecting side's) namespace:
-// then the query is made from there (SIOCGSKNS names it; setns there for the
-// netlink socket and back, which needs CAP_SYS_ADMIN; single-threaded).
-uint64_t PeerSocketInode(int fd) {
-  struct stat st;
-  if (fstat(fd, &st) != 0) return 0;
-  {
-    const unique_fd::UniqueFd nl = DiagSocket();
-    const uint64_t peer = nl.ok() ? AskPeerInode(nl.get(), st.st_ino) : 0;
-    if (peer != 0) return peer;
-  }
-  const unique_fd::UniqueFd theirs(ioctl(fd, SIOCGSKNS));
-  const unique_fd::UniqueFd ours(open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC));
-  if (!theirs.ok() || !ours.ok() || setns(theirs.get(), CLONE_NEWNET) != 0) return 0;
-  const unique_fd::UniqueFd nl = DiagSocket();
-  if (setns(ours.get(), CLONE_NEWNET) != 0) abort();  // never left in a sandbox's namespace
-  return nl.ok() ? AskPeerInode(nl.get(), st.st_ino) : 0;
-}
-
 // Whether the process (its /proc directory at `dir_fd`) holds the socket
 // with inode `ino` in a descriptor it opened itself: one with O_CLOEXEC. The
 // shim can only make such sockets (its seccomp filter allows no other); a
@@ -166,6 +145,34 @@ void AppendStringOr(std::string_view text, const char* if_not_utf8, std::string*
 
 }  // namespace
 
+int DiagSockets::For(int conn_fd) {
+  // The namespace of the collector's end (SIOCGSKNS: CAP_NET_ADMIN there).
+  const unique_fd::UniqueFd theirs(ioctl(conn_fd, SIOCGSKNS));
+  struct stat ns;
+  if (!theirs.ok() || fstat(theirs.get(), &ns) != 0) {
+    if (!own_.ok()) own_ = DiagSocket();
+    return own_.get();
+  }
+  const auto it = by_netns_.find(ns.st_ino);
+  if (it != by_netns_.end()) return it->second.get();
+  if (by_netns_.size() >= kMaxNamespaces) by_netns_.clear();
+  // Made there, and back at once. Only the run loop's thread switches (the
+  // sync thread only syncs), and never stays in a sandbox's namespace.
+  const unique_fd::UniqueFd ours(open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC));
+  if (!ours.ok() || setns(theirs.get(), CLONE_NEWNET) != 0) return -1;
+  unique_fd::UniqueFd nl = DiagSocket();
+  if (setns(ours.get(), CLONE_NEWNET) != 0) abort();
+  if (!nl.ok()) return -1;
+  return (by_netns_[ns.st_ino] = std::move(nl)).get();
+}
+
+uint64_t DiagSockets::PeerInode(int conn_fd) {
+  struct stat st;
+  if (fstat(conn_fd, &st) != 0) return 0;
+  const int nl = For(conn_fd);
+  return nl >= 0 ? AskPeerInode(nl, st.st_ino) : 0;
+}
+
 const char* Describe(Verdict v) {
   switch (v) {
     case Verdict::kGenuine: return "the shim";
@@ -180,23 +187,23 @@ const char* Describe(Verdict v) {
   return "?";
 }
 
-pid_t PeerPid(int conn_fd) {
+PeerCgroup ReadPeerCgroup(int conn_fd, const cgroup_sandbox_id::Matcher& cgroups) {
+  PeerCgroup result;
   struct ucred cred;
   socklen_t len = sizeof cred;
-  if (getsockopt(conn_fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.pid <= 0) return -1;
-  return cred.pid;
-}
-
-std::string ReadProcCgroup(pid_t pid) {
-  const std::string dir = "/proc/" + std::to_string(pid);
+  if (getsockopt(conn_fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.pid <= 0) {
+    return result;
+  }
+  const std::string dir = "/proc/" + std::to_string(cred.pid);
   const unique_fd::UniqueFd dir_fd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   std::string text;
-  if (!dir_fd.ok() || !ReadSmall(dir_fd.get(), "cgroup", 8192, &text)) text.clear();
-  return text;
+  result.read = dir_fd.ok() && ReadSmall(dir_fd.get(), "cgroup", 8192, &text);
+  if (result.read) cgroups.Match(text, &result.cgroup, &result.sandbox_id);
+  return result;
 }
 
 Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
-               exe_identity::HashCache* hashes, const cgroup_sandbox_id::Matcher& cgroups,
+               exe_identity::HashCache* hashes, const PeerCgroup& cgroup, DiagSockets* diag,
                Peer* peer, std::string* err) {
   *peer = Peer();
   struct ucred cred;
@@ -222,7 +229,7 @@ Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
   // another process's now): the pidfd check below tells.
   const std::string dir = "/proc/" + std::to_string(peer->pid);
   const unique_fd::UniqueFd dir_fd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  std::string status, cgroup_text;
+  std::string status;
   bool read_all = dir_fd.ok();
   unique_fd::UniqueFd exe_fd;
   int exe_errno = 0;
@@ -238,13 +245,13 @@ Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
       peer->exe_path.assign(target, static_cast<size_t>(n));
       peer->exe = exe_identity::Identity::Of(st);
     }
-    read_all = ReadSmall(dir_fd.get(), "status", 16384, &status) &&
-               ReadSmall(dir_fd.get(), "cgroup", 8192, &cgroup_text) &&
+    read_all = ReadSmall(dir_fd.get(), "status", 16384, &status) && cgroup.read &&
                TracerPid(status, &peer->tracer_pid);
   }
-  const uint64_t peer_socket = PeerSocketInode(conn_fd);
+  const uint64_t peer_socket = diag->PeerInode(conn_fd);
   const bool own_socket = read_all && peer_socket != 0 && HoldsOwnSocket(dir_fd.get(), peer_socket);
-  cgroups.Match(cgroup_text, &peer->cgroup, &peer->sandbox_id);
+  peer->cgroup = cgroup.cgroup;
+  peer->sandbox_id = cgroup.sandbox_id;
   // The check: alive now, so alive through the reads above.
   if (!Alive(pidfd.get())) return Verdict::kGone;
   if (!peer->exe_known) {

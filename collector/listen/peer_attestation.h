@@ -18,9 +18,11 @@
 
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include "listen/cgroup_sandbox_id.h"
 #include "listen/exe_identity.h"
+#include "unique_fd.h"
 
 namespace peer_attestation {
 
@@ -49,18 +51,44 @@ enum class Verdict {
 // "the sender is not the shim", ...: a reason for the forgery entry.
 const char* Describe(Verdict v);
 
-// Reads the kernel's facts about the peer of `conn_fd` and judges it.
+// The NETLINK_SOCK_DIAG sockets that find a connection's peer end: sock_diag
+// answers only within a network namespace, and the collector's end of a
+// connection from a container belongs to the container's. One socket per
+// namespace, made there once (setns there and back, CAP_SYS_ADMIN) and kept:
+// a connection costs one query, not a socket and two setns. At most
+// kMaxNamespaces are kept (then all are dropped and made again), so sockets
+// held for containers gone do not pile up. A kept socket holds its
+// namespace, so the namespace's inode (the key) cannot be reused meanwhile.
+class DiagSockets {
+ public:
+  static constexpr size_t kMaxNamespaces = 64;
+  // The inode of the other end of the unix socket `conn_fd` (0: unknown).
+  uint64_t PeerInode(int conn_fd);
+  size_t namespaces() const { return by_netns_.size(); }
+
+ private:
+  int For(int conn_fd);  // the query socket for conn_fd's namespace (-1: none)
+  std::unordered_map<uint64_t, unique_fd::UniqueFd> by_netns_;  // netns inode
+  unique_fd::UniqueFd own_;  // the collector's namespace: when SIOCGSKNS is refused
+};
+
+// The peer's /proc/PID/cgroup (PID from SO_PEERCRED), matched: read once
+// per connection, at accept (for the per-container limits), and used again
+// by Attest. Read before Attest's pidfd check, that check covers it as it
+// covers Attest's own reads.
+struct PeerCgroup {
+  bool read = false;       // false: no credentials, or the file unreadable
+  std::string cgroup;      // as Peer::cgroup
+  std::string sandbox_id;  // as Peer::sandbox_id
+};
+PeerCgroup ReadPeerCgroup(int conn_fd, const cgroup_sandbox_id::Matcher& cgroups);
+
+// Reads the kernel's facts about the peer of `conn_fd` and judges it;
+// `cgroup` is what ReadPeerCgroup read for this connection.
 // *err says what failed for kNoCredentials (with errno).
 Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
-               exe_identity::HashCache* hashes, const cgroup_sandbox_id::Matcher& cgroups,
+               exe_identity::HashCache* hashes, const PeerCgroup& cgroup, DiagSockets* diag,
                Peer* peer, std::string* err);
-
-// The pid the kernel recorded for the peer of `conn_fd` (SO_PEERCRED), and
-// its cgroup text: at accept, to count connections per container. -1 when
-// the credentials cannot be read.
-pid_t PeerPid(int conn_fd);
-// /proc/PID/cgroup's text ("" when unreadable).
-std::string ReadProcCgroup(pid_t pid);
 
 // data.attestation, canonical JSON: {"attested": A, "cgroup": C,
 // "exe": {"dev": D, "ino": I, "path": P, "sha256": S}, "gid": G, "pid": P,

@@ -1,0 +1,88 @@
+#include "sync_worker.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <system_error>
+
+namespace sync_worker {
+
+SyncWorker::~SyncWorker() {
+  int error = 0;
+  if (in_flight_) Collect(true, &error);
+  if (thread_.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
+    }
+    wake_.notify_one();
+    thread_.join();
+  }
+}
+
+bool SyncWorker::Request(int fd, std::string* err) {
+  if (!thread_.joinable()) {
+    done_.Reset(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
+    if (!done_.ok()) {
+      *err = std::string("eventfd: ") + strerror(errno);
+      return false;
+    }
+    try {
+      thread_ = std::thread(&SyncWorker::Main, this);
+    } catch (const std::system_error& e) {
+      *err = std::string("starting the sync thread: ") + e.what();
+      done_.Reset();
+      return false;
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    fd_ = fd;
+  }
+  in_flight_ = true;
+  wake_.notify_one();
+  return true;
+}
+
+bool SyncWorker::Collect(bool block, int* error) {
+  if (!in_flight_) return false;
+  for (;;) {
+    uint64_t count = 0;
+    if (read(done_.get(), &count, sizeof count) == static_cast<ssize_t>(sizeof count)) break;
+    if (errno != EAGAIN && errno != EINTR) {
+      // The eventfd cannot fail this way; treat the sync as failed, not done.
+      *error = errno;
+      in_flight_ = false;
+      return true;
+    }
+    if (!block) return false;
+    struct pollfd p = {done_.get(), POLLIN, 0};
+    (void)poll(&p, 1, -1);
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  *error = result_;
+  in_flight_ = false;
+  return true;
+}
+
+void SyncWorker::Main() {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    wake_.wait(lock, [this] { return stopping_ || fd_ >= 0; });
+    if (fd_ < 0) return;  // stopping, nothing asked
+    const int fd = fd_;
+    lock.unlock();
+    const int error = fdatasync(fd) == 0 ? 0 : errno;
+    lock.lock();
+    result_ = error;
+    fd_ = -1;
+    const uint64_t one = 1;
+    (void)!write(done_.get(), &one, sizeof one);
+  }
+}
+
+}  // namespace sync_worker

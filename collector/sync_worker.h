@@ -1,0 +1,56 @@
+// One fdatasync at a time on a small thread of its own, so the run loop
+// keeps accepting, attesting and appending while the disk syncs (group
+// commit: audit_file.h, SyncInBackground). The thread only ever calls
+// fdatasync on the descriptor it is handed; the caller learns of the end
+// through an eventfd it can poll, and must not close that descriptor while
+// a sync is in flight (Wait first).
+//
+// The thread starts at the first Request, after the run mode confined
+// itself: it inherits the same seccomp filter and Landlock domain
+// (syscall_allowlist.cc allows clone for a thread, nothing more).
+#ifndef AGT_COLLECTOR_SYNC_WORKER_H_
+#define AGT_COLLECTOR_SYNC_WORKER_H_
+
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "unique_fd.h"
+
+namespace sync_worker {
+
+class SyncWorker {
+ public:
+  SyncWorker() = default;
+  ~SyncWorker();  // waits for a sync in flight, then stops the thread
+  SyncWorker(const SyncWorker&) = delete;
+  SyncWorker& operator=(const SyncWorker&) = delete;
+
+  // Starts fdatasync(fd) on the thread (started on first use). False, with
+  // *err, when the thread cannot be started: the caller syncs in line.
+  // Only when !in_flight().
+  bool Request(int fd, std::string* err);
+  bool in_flight() const { return in_flight_; }
+  // Readable once the sync in flight has ended (-1 before the first Request).
+  int done_fd() const { return done_.get(); }
+  // When the sync in flight has ended: true, *error its errno (0: durable).
+  // `block`: waits for it. False while it still runs (or none is in flight).
+  bool Collect(bool block, int* error);
+
+ private:
+  void Main();
+
+  unique_fd::UniqueFd done_;  // an eventfd: one count per finished sync
+  std::thread thread_;
+  bool in_flight_ = false;  // the caller's view; only the caller touches it
+  std::mutex mu_;
+  std::condition_variable wake_;
+  int fd_ = -1;            // guarded by mu_: the descriptor to sync, -1: none asked
+  int result_ = 0;         // guarded by mu_: errno of the last sync
+  bool stopping_ = false;  // guarded by mu_
+};
+
+}  // namespace sync_worker
+
+#endif  // AGT_COLLECTOR_SYNC_WORKER_H_
