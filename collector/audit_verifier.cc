@@ -279,7 +279,7 @@ bool LineChecker::Check(std::string_view line, const std::string* expected_previ
     return false;
   }
   std::string err;
-  if (!data_.Finish(&fields.data_canonical, &err)) {
+  if (!data_.Finish(nullptr, &err)) {  // the text stays in data_: hashed from there
     *reason = "field \"data\": " + err;
     return false;
   }
@@ -299,12 +299,24 @@ bool LineChecker::Check(std::string_view line, const std::string* expected_previ
   const std::string_view signature = seen_[kSignature].text;
   facts->entry_id = fields.entry_id;
 
+  // The payload is hashed as its head, the data text where it was written
+  // and its tail: chain_signer::AppendPayload's text, with no copy of the data.
   payload_.clear();
-  if (!chain_signer::AppendPayload(fields, facts->previous_hash, &payload_)) {
+  const bool utf8 = chain_signer::AppendPayloadHead(fields, &payload_);
+  const size_t head_bytes = payload_.size();
+  if (!chain_signer::AppendPayloadTail(fields, facts->previous_hash, &payload_) || !utf8) {
     *reason = "a field is not valid UTF-8";
     return false;
   }
-  if (!hasher->Sha256Hex(payload_, &computed_, reason)) return false;
+  const std::string_view payload(payload_);
+  computed_.resize(chain_signer::kHashHexLength);
+  if (!hasher->Sha256Begin(reason) ||
+      !hasher->Sha256Update(payload.substr(0, head_bytes), reason) ||
+      !hasher->Sha256Update(data_.text(), reason) ||
+      !hasher->Sha256Update(payload.substr(head_bytes), reason) ||
+      !hasher->Sha256FinishHex(&computed_[0], reason)) {
+    return false;
+  }
   if (computed_ != facts->content_hash) {
     *reason = "content_hash does not match the entry's content";
     return false;
