@@ -224,6 +224,34 @@ bool LineChecker::Check(std::string_view line, const std::string* expected_previ
     *reason = "not a JSON object (a NUL byte in the line)";
     return false;
   }
+  // A line that is not UTF-8 is "not a JSON object", whatever else is wrong
+  // with it (as when the parser checked the encoding). The parse does not
+  // check it: every string a good line holds is checked as strict UTF-8
+  // where it is used (canonical data, the payload, the hashes compared),
+  // and a decoded string is UTF-8 only if its bytes in the line are (an
+  // escape writes whole characters). So the line itself is checked only
+  // when it fails, or when an outer label that no signed copy vouches for
+  // decodes to other than UTF-8 (an escaped lone surrogate can, in UTF-8 bytes).
+  const bool good = CheckParsed(line, expected_previous_hash, hasher, facts, reason);
+  if ((!good || !OuterLabelsUtf8()) &&
+      canonical_json::FirstInvalidUtf8(line) != std::string_view::npos) {
+    *reason = "not a JSON object";
+    return false;
+  }
+  return good;
+}
+
+bool LineChecker::OuterLabelsUtf8() const {
+  if (labels_.type != Seen::kAbsent) return true;  // checked against data.labels
+  for (const auto label : kLabelFields) {
+    const audit_entry::NullableString& value = fields_.*label;
+    if (value && canonical_json::FirstInvalidUtf8(*value) != std::string_view::npos) return false;
+  }
+  return true;
+}
+
+bool LineChecker::CheckParsed(std::string_view line, const std::string* expected_previous_hash,
+                              chain_signer::Hasher* hasher, LineFacts* facts, std::string* reason) {
   for (Seen& s : seen_) s = Seen();
   for (Seen& s : label_) s = Seen();
   labels_ = Seen();
@@ -239,9 +267,9 @@ bool LineChecker::Check(std::string_view line, const std::string* expected_previ
   // The stream starts at the line's first byte: unlike Document::Parse
   // (whose stream skips a UTF-8 BOM, even a lone 0xEF, 0xBB or 0xBF), no
   // byte is dropped before the parse, so such a line is refused as
-  // upstream's Python verifier refuses it.
-  constexpr unsigned kFlags = rapidjson::kParseValidateEncodingFlag |
-                              rapidjson::kParseIterativeFlag | rapidjson::kParseInsituFlag;
+  // upstream's Python verifier refuses it. The encoding is checked by
+  // Check(), not by the parse.
+  constexpr unsigned kFlags = rapidjson::kParseIterativeFlag | rapidjson::kParseInsituFlag;
   if (reader.Parse<kFlags>(stream, handler).IsError() || !root_object_) {
     *reason = "not a JSON object";
     return false;
