@@ -203,6 +203,41 @@ TEST_CASE("VerifyLine rejects what upstream's json.loads rejects: bytes after a 
   CHECK_FALSE(audit_verifier::VerifyLine(line + "\xbb", &none, signer.hasher(), &facts, &reason));
 }
 
+TEST_CASE("VerifyLine: a line that is not UTF-8 is not a JSON object, wherever the bytes are") {
+  chain_signer::ChainSigner signer;
+  std::string err;
+  REQUIRE(signer.Init("k3y-bytes-for-the-test", &err));
+  audit_entry::AuditEntryFields f = Entry(1);
+  f.data_canonical = "{\"i\": 1, \"s\": \"x\"}";  // no data.labels: the outer ones are unsigned
+  std::string line;
+  REQUIRE(signer.SignAppend(f, &line, &err));
+  line.pop_back();
+  audit_verifier::LineFacts facts;
+  std::string reason;
+  const auto edited = [&](const std::string& from, const std::string& to) {
+    std::string edit = line;
+    const size_t at = edit.find(from);
+    REQUIRE(at != std::string::npos);
+    return edit.replace(at, from.size(), to);
+  };
+  // The parse leaves the encoding to the verifier; each of these reads as
+  // it did when the parser checked it.
+  for (const std::string& bad : {edited("\"s\": \"x\"", "\"s\": \"\xc3\""),  // in data
+                                 edited("\"sandbox_id\": \"sb\"", "\"sandbox_id\": \"\xff\""),
+                                 edited("{\"action\"", "{\"\xff\": 1, \"action\""),
+                                 edited("\"entry_id\": \"", "\"entry_id\": \"\xed\xa0\x80"),
+                                 edited("\"trace_id\": null", "\"trace_id\": null\xc0\xaf")}) {
+    CAPTURE(bad);
+    CHECK_FALSE(audit_verifier::VerifyLine(bad, nullptr, signer.hasher(), &facts, &reason));
+    CHECK(reason == "not a JSON object");
+  }
+  // An escaped lone surrogate in an unsigned outer label is ASCII in the
+  // line: accepted, as it always was (only the line's own bytes count).
+  CHECK(audit_verifier::VerifyLine(edited("\"sandbox_id\": \"sb\"", "\"sandbox_id\": \"\\udc00\""),
+                                   nullptr, signer.hasher(), &facts, &reason));
+  CHECK(audit_verifier::VerifyLine(line, nullptr, signer.hasher(), &facts, &reason));
+}
+
 TEST_CASE("VerifyLine holds the outer labels to their signed copy in data.labels") {
   chain_signer::ChainSigner signer;
   std::string err;

@@ -224,6 +224,34 @@ bool LineChecker::Check(std::string_view line, const std::string* expected_previ
     *reason = "not a JSON object (a NUL byte in the line)";
     return false;
   }
+  // A line that is not UTF-8 is "not a JSON object", whatever else is wrong
+  // with it (as when the parser checked the encoding). The parse does not
+  // check it: every string a good line holds is checked as strict UTF-8
+  // where it is used (canonical data, the payload, the hashes compared),
+  // and a decoded string is UTF-8 only if its bytes in the line are (an
+  // escape writes whole characters). So the line itself is checked only
+  // when it fails, or when an outer label that no signed copy vouches for
+  // decodes to other than UTF-8 (an escaped lone surrogate can, in UTF-8 bytes).
+  const bool good = CheckParsed(line, expected_previous_hash, hasher, facts, reason);
+  if ((!good || !OuterLabelsUtf8()) &&
+      canonical_json::FirstInvalidUtf8(line) != std::string_view::npos) {
+    *reason = "not a JSON object";
+    return false;
+  }
+  return good;
+}
+
+bool LineChecker::OuterLabelsUtf8() const {
+  if (labels_.type != Seen::kAbsent) return true;  // checked against data.labels
+  for (const auto label : kLabelFields) {
+    const audit_entry::NullableString& value = fields_.*label;
+    if (value && canonical_json::FirstInvalidUtf8(*value) != std::string_view::npos) return false;
+  }
+  return true;
+}
+
+bool LineChecker::CheckParsed(std::string_view line, const std::string* expected_previous_hash,
+                              chain_signer::Hasher* hasher, LineFacts* facts, std::string* reason) {
   for (Seen& s : seen_) s = Seen();
   for (Seen& s : label_) s = Seen();
   labels_ = Seen();
@@ -239,9 +267,9 @@ bool LineChecker::Check(std::string_view line, const std::string* expected_previ
   // The stream starts at the line's first byte: unlike Document::Parse
   // (whose stream skips a UTF-8 BOM, even a lone 0xEF, 0xBB or 0xBF), no
   // byte is dropped before the parse, so such a line is refused as
-  // upstream's Python verifier refuses it.
-  constexpr unsigned kFlags = rapidjson::kParseValidateEncodingFlag |
-                              rapidjson::kParseIterativeFlag | rapidjson::kParseInsituFlag;
+  // upstream's Python verifier refuses it. The encoding is checked by
+  // Check(), not by the parse.
+  constexpr unsigned kFlags = rapidjson::kParseIterativeFlag | rapidjson::kParseInsituFlag;
   if (reader.Parse<kFlags>(stream, handler).IsError() || !root_object_) {
     *reason = "not a JSON object";
     return false;
@@ -279,7 +307,7 @@ bool LineChecker::Check(std::string_view line, const std::string* expected_previ
     return false;
   }
   std::string err;
-  if (!data_.Finish(&fields.data_canonical, &err)) {
+  if (!data_.Finish(nullptr, &err)) {  // the text stays in data_: hashed from there
     *reason = "field \"data\": " + err;
     return false;
   }
@@ -299,12 +327,24 @@ bool LineChecker::Check(std::string_view line, const std::string* expected_previ
   const std::string_view signature = seen_[kSignature].text;
   facts->entry_id = fields.entry_id;
 
+  // The payload is hashed as its head, the data text where it was written
+  // and its tail: chain_signer::AppendPayload's text, with no copy of the data.
   payload_.clear();
-  if (!chain_signer::AppendPayload(fields, facts->previous_hash, &payload_)) {
+  const bool utf8 = chain_signer::AppendPayloadHead(fields, &payload_);
+  const size_t head_bytes = payload_.size();
+  if (!chain_signer::AppendPayloadTail(fields, facts->previous_hash, &payload_) || !utf8) {
     *reason = "a field is not valid UTF-8";
     return false;
   }
-  if (!hasher->Sha256Hex(payload_, &computed_, reason)) return false;
+  const std::string_view payload(payload_);
+  computed_.resize(chain_signer::kHashHexLength);
+  if (!hasher->Sha256Begin(reason) ||
+      !hasher->Sha256Update(payload.substr(0, head_bytes), reason) ||
+      !hasher->Sha256Update(data_.text(), reason) ||
+      !hasher->Sha256Update(payload.substr(head_bytes), reason) ||
+      !hasher->Sha256FinishHex(&computed_[0], reason)) {
+    return false;
+  }
   if (computed_ != facts->content_hash) {
     *reason = "content_hash does not match the entry's content";
     return false;

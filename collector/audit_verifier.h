@@ -62,6 +62,12 @@ class LineChecker {
     enum Type : uint8_t { kAbsent, kString, kNull, kObjectData, kOther } type = kAbsent;
     std::string_view text;  // kString: into copy_
   };
+  // Check() but for the line's encoding.
+  bool CheckParsed(std::string_view line, const std::string* expected_previous_hash,
+                   chain_signer::Hasher* hasher, LineFacts* facts, std::string* reason);
+  // After CheckParsed: false when data.labels is absent and an outer label
+  // is not UTF-8.
+  bool OuterLabelsUtf8() const;
   // The outer labels against their signed copy in data.labels, if any.
   bool LabelsAgree(const audit_entry::AuditEntryFields& fields, std::string* reason) const;
 

@@ -184,6 +184,14 @@ char* WriteString(std::string_view utf8, char* out) {
 }
 
 bool AppendString(std::string_view utf8, std::string* out) {
+  // Plain text (most strings: keys, hashes, ids) is copied between its
+  // quotes, without first filling the worst case's room.
+  if (PlainPrefix(utf8.data(), utf8.size()) == utf8.size()) {
+    out->push_back('"');
+    out->append(utf8);
+    out->push_back('"');
+    return true;
+  }
   const size_t old = out->size();
   out->resize(old + MaxStringBytes(utf8.size()));
   char* const end = WriteString(utf8, &(*out)[old]);

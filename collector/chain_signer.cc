@@ -27,15 +27,18 @@ bool AppendKeyNullable(std::string_view key, const audit_entry::NullableString& 
   return canonical_json::AppendString(*value, out);
 }
 
-// The payload on its own (the verifier recomputes content_hash from it).
-bool AppendPayloadText(const audit_entry::AuditEntryFields& f, std::string_view previous_hash,
-                       std::string* out) {
-  out->reserve(out->size() + f.data_canonical.size() + 640);
+}  // namespace
+
+bool AppendPayloadHead(const audit_entry::AuditEntryFields& f, std::string* out) {
   bool ok = AppendKeyString("{\"action\": ", f.action, out);
   ok &= AppendKeyNullable(", \"agent_did\": ", f.agent_did, out);
   out->append(", \"data\": ");
-  out->append(f.data_canonical);
-  ok &= AppendKeyString(", \"entry_id\": ", f.entry_id, out);
+  return ok;
+}
+
+bool AppendPayloadTail(const audit_entry::AuditEntryFields& f, std::string_view previous_hash,
+                       std::string* out) {
+  bool ok = AppendKeyString(", \"entry_id\": ", f.entry_id, out);
   ok &= AppendKeyString(", \"event_type\": ", f.event_type, out);
   ok &= AppendKeyString(", \"matched_rule\": ", f.matched_rule, out);
   ok &= AppendKeyString(", \"outcome\": ", f.outcome, out);
@@ -49,6 +52,8 @@ bool AppendPayloadText(const audit_entry::AuditEntryFields& f, std::string_view 
   out->push_back('}');
   return ok;
 }
+
+namespace {
 
 // Writes the output line into room sized beforehand, noting where the
 // payload's parts and the two hash slots lie.
@@ -107,7 +112,10 @@ std::string OpenSslError(const char* what) {
 // those of upstream's SignedAuditEntry.
 bool AppendPayload(const audit_entry::AuditEntryFields& f, std::string_view previous_hash,
                    std::string* out) {
-  return AppendPayloadText(f, previous_hash, out);
+  out->reserve(out->size() + f.data_canonical.size() + 640);
+  bool ok = AppendPayloadHead(f, out);
+  out->append(f.data_canonical);
+  return AppendPayloadTail(f, previous_hash, out) && ok;
 }
 
 Hasher::Hasher() = default;

@@ -36,6 +36,13 @@ constexpr size_t kEntryIdLength = 22;
 // valid UTF-8 (the output is then unusable).
 bool AppendPayload(const audit_entry::AuditEntryFields& fields, std::string_view previous_hash,
                    std::string* out);
+// The same payload in the two parts around the "data" value (which
+// fields.data_canonical holds; these leave it out): `{"action": ...,
+// "data": ` and `, "entry_id": ... }`. The verifier hashes head, its own
+// canonical data text and tail in turn, so the data is never copied.
+bool AppendPayloadHead(const audit_entry::AuditEntryFields& fields, std::string* out);
+bool AppendPayloadTail(const audit_entry::AuditEntryFields& fields, std::string_view previous_hash,
+                       std::string* out);
 
 // Keyed hashing with the OpenSSL contexts fetched once and reused, so the hot
 // path allocates nothing per entry.

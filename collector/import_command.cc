@@ -53,9 +53,9 @@ struct Totals {
 
 // Reads one LOG through the pipeline; returns false on an output error that
 // must stop everything. `ingest` has no output for validate.
-// `present`: the entry ids in the output (null for validate); each entry
-// this run writes or finds there is added, so a LOG given twice is read
-// into the output once.
+// `present`: the entry ids in the output (null for validate and for the
+// last LOG); each entry this run writes or finds there is added, so a LOG
+// given twice is read into the output once.
 bool ProcessLog(const std::string& log, const entry_mapper::SourceLabels* labels,
                 line_reader::Reader* reader, pipeline::Ingest* ingest,
                 audit_file::AuditFileWriter* writer, progress::Meter* meter, Totals* totals,
@@ -269,8 +269,12 @@ int Import(const cli_args::ParsedArgs& args) {
   Totals totals;
   progress::Meter meter("import", TotalBytes(args.positional));
   for (size_t i = 0; i < args.positional.size(); ++i) {
+    // The ids of the last LOG are not kept: no LOG after it can hold them
+    // (an id names its line's file and offset), so each would be a string
+    // allocated and hashed for nothing.
+    const bool last = i + 1 == args.positional.size();
     if (!ProcessLog(args.positional[i], &labels[i], &reader, &ingest, &writer, &meter, &totals,
-                    &present)) {
+                    last ? nullptr : &present)) {
       break;
     }
   }
