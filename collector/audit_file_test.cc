@@ -22,6 +22,13 @@ audit_verifier::VerifyResult Verify(const std::string& path, const std::string& 
   return audit_verifier::VerifyAuditFile(path, key, report, &err);
 }
 
+// The file verifies (chain and signatures) with `entries` entries.
+void CheckVerifies(const std::string& path, uint64_t entries) {
+  audit_verifier::VerifyReport report;
+  CHECK(Verify(path, "key", &report) == audit_verifier::VerifyResult::kValid);
+  CHECK(report.entries == entries);
+}
+
 }  // namespace
 
 TEST_CASE("append, sync, resume the chain after reopening") {
@@ -408,9 +415,7 @@ TEST_CASE("group commit: one background sync at a time; what comes meanwhile wai
   // Nothing new: nothing started.
   REQUIRE(w.SyncInBackground(&err));
   CHECK_FALSE(w.sync_in_flight());
-  audit_verifier::VerifyReport report;
-  CHECK(Verify(path, "key", &report) == audit_verifier::VerifyResult::kValid);
-  CHECK(report.entries == 5);
+  CheckVerifies(path, 5);
 }
 
 TEST_CASE("group commit: an in-line Sync waits for the background one and covers everything") {
@@ -439,4 +444,5 @@ TEST_CASE("group commit: an in-line Sync waits for the background one and covers
   REQUIRE(w.SyncFinished(true, &err));
   CHECK(w.durable_appended() == 4);
   CHECK(w.durable_head().entries == 4);
+  CheckVerifies(path, 4);
 }
