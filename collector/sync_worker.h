@@ -3,7 +3,7 @@
 // commit: audit_file.h, SyncInBackground). The thread only ever calls
 // fdatasync on the descriptor it is handed; the caller learns of the end
 // through an eventfd it can poll, and must not close that descriptor while
-// a sync is in flight (Wait first).
+// a sync is in flight (Collect(true, ...) first).
 //
 // The thread starts at the first Request, after the run mode confined
 // itself: it inherits the same seccomp filter and Landlock domain
