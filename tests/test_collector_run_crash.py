@@ -94,47 +94,74 @@ class RunCrashTest(unittest.TestCase):
         # renames leave at restart after restart, while the sources whose
         # renames landed move on: the first one's entries are skipped all
         # the same, none signed twice.
-        h = RunHarness(self)
-        for sid in ("sb-a", "sb-b"):
-            h.add_sandbox(sid)
-        _, line_a = h.shim_line("sb-a")
-        _, line_b = h.shim_line("sb-b")
-        h.append_raw("sb-b", line_b)
+        h = self._two_sandboxes()
+        h.append_raw("sb-b", self.line_b)
         h.start()
         h.wait_for_count(1)
         h.wait_caught_up()
         h.stop()  # sb-b has a checkpoint after its first line
-        h.append_raw("sb-b", line_b * 10)
-        tmp = h.checkpoint_path("sb-b") + ".tmp"
+        h.append_raw("sb-b", self.line_b * 10)
+        self._kill_inside_the_checkpoint_rename(h, "sb-b", 11)
+        self._read_again_after_a_cycle_of_another(h, "sb-b", 11, replayed=10)
+
+    def test_a_source_whose_first_checkpoint_never_landed_replays_nothing(self):
+        # The same with no checkpoint at all before the kill: the sources'
+        # first cycle, killed before their checkpoints land, at restart after
+        # restart (CI's crash loop over a large backlog found this: 154
+        # entries signed twice). A source is given a checkpoint at offset 0,
+        # naming the output's size, before its first entry is appended.
+        h = self._two_sandboxes()
+        h.append_raw("sb-b", self.line_b * 10)
+        self._kill_inside_the_checkpoint_rename(h, "sb-b", 10)
+        self._read_again_after_a_cycle_of_another(h, "sb-b", 10, replayed=10)
+        self.assertIn("1 source(s) with entries in the output and no checkpoint", h.stderr())
+
+    def _two_sandboxes(self):
+        h = RunHarness(self)
+        for sid in ("sb-a", "sb-b"):
+            h.add_sandbox(sid)
+        _, self.line_a = h.shim_line("sb-a")
+        _, self.line_b = h.shim_line("sb-b")
+        return h
+
+    def _kill_inside_the_checkpoint_rename(self, h, sid, count):
+        """Runs until the audit file holds `count` entries and kills the
+        collector while `sid`'s checkpoint rename is held (5 s, by strace):
+        the entries are durable, the checkpoint is not."""
+        tmp = h.checkpoint_path(sid) + ".tmp"
         log = os.path.join(h.dir, "strace.log")
         h.start(wrap=["strace", "-f", "-qq", "-o", log, "-P", os.path.basename(tmp), "-P", tmp,
                       "-e", "inject=renameat,renameat2,rename:delay_enter=5000000"])
         tracee = traced_child(h.proc.pid)
-        h.wait_for_count(11)
-        h.wait_until(lambda: os.path.exists(tmp), "sb-b's checkpoint is staged")
+        h.wait_for_count(count)
+        h.wait_until(lambda: os.path.exists(tmp), "%s's checkpoint is staged" % sid)
         time.sleep(0.5)  # well inside the 5 s its rename is held
         os.kill(tracee, signal.SIGKILL)
         h.proc.wait()
         self.assertIn("killed by SIGKILL", open(log).read())
         self.assertTrue(os.path.exists(tmp))  # killed inside the rename: not done
-        self.assertEqual(h.line_count(), 11)
-        # sb-b away (its checkpoint stays) while sb-a appends past the window.
-        away = os.path.join(h.dir, "sb-b-away")
-        os.rename(os.path.join(h.base, "sb-b"), away)
-        h.append_raw("sb-a", line_a * 5000)
+        self.assertEqual(h.line_count(), count)
+
+    def _read_again_after_a_cycle_of_another(self, h, sid, count, replayed):
+        """`sid` away (its checkpoint, if any, stays) while sb-a appends past
+        the restart window; then `sid` back: none of its `count` entries is
+        signed twice, and the `replayed` past its checkpoint are skipped."""
+        away = os.path.join(h.dir, sid + "-away")
+        os.rename(os.path.join(h.base, sid), away)
+        h.append_raw("sb-a", self.line_a * 5000)
         h.start()
-        h.wait_for_count(5011, timeout=120)
+        h.wait_for_count(count + 5000, timeout=120)
         h.wait_caught_up()
         h.stop()
-        os.rename(away, os.path.join(h.base, "sb-b"))
+        os.rename(away, os.path.join(h.base, sid))
         h.start()
         h.wait_caught_up()
         h.stop()
         entries = h.entries()
         keys = [(e["sandbox_id"], e["data"]["source"]["offset"]) for e in entries]
-        self.assertEqual(len(set(keys)), 5011)
-        self.assertEqual(len(keys), 5011, "entries signed twice")
-        self.assertIn("10 already present (replayed)", h.stderr())
+        self.assertEqual(len(set(keys)), count + 5000)
+        self.assertEqual(len(keys), count + 5000, "entries signed twice")
+        self.assertIn("%d already present (replayed)" % replayed, h.stderr())
         h.assert_chain(entries)
 
     def test_inotify_overflow_costs_latency_not_data(self):

@@ -9,7 +9,9 @@
 // skipped: the output's last entries (one cycle and some), and, for a source
 // whose checkpoint is older than that (its renames failed to land again and
 // again while other sources moved on), its entries since the output size
-// its checkpoint names (LoadReplayWindow, tail_engine_commit.cc).
+// its checkpoint names (LoadReplayWindow, tail_engine_commit.cc). A source
+// killed before its first checkpoint landed gets one at restart, at offset
+// 0, naming the window's start, before anything new is appended.
 //
 // Events come from inotify (one watch per pattern base and per sandbox
 // directory); a periodic scan (fstat/fstatat per known file) catches whatever
@@ -280,6 +282,10 @@ class Engine {
   bool Commit(std::string* err);
   // Init: the entry ids a restart may read again (recent_ids_).
   bool LoadReplayWindow(std::string* err);
+  // Init: a checkpoint at offset 0 for each source with entries in the
+  // replay window and none of its own (LoadReplayWindow says why).
+  bool RecordUnrecordedSources(const std::map<std::string, file_id::FileId>& unrecorded,
+                               uint64_t window_start, std::string* err);
   // True when said now (a problem not reported before for this object).
   bool Report(Source* s, const std::string& problem, uint64_t ino);
   void ClearProblem(Source* s) {

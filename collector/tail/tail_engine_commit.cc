@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <map>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -16,6 +18,7 @@
 #include "tail/chain_head.h"
 #include "tail/checkpoint_store.h"
 #include "tail/tail_engine_support.h"
+#include "watch_pattern.h"
 
 namespace tail_engine {
 namespace {
@@ -113,6 +116,7 @@ bool Engine::LoadReplayWindow(std::string* err) {
   // its checkpoint; the scan reads from the oldest such size).
   std::vector<std::string> keys;
   if (!checkpoint_store::ListKeys(state_fd_.get(), &keys, err)) return false;
+  const std::unordered_set<std::string> have_checkpoint(keys.begin(), keys.end());
   const chain_head::ChainHead& head = out_->durable_head();
   std::unordered_map<std::string, uint64_t> from;  // sandbox id -> output offset
   uint64_t scan_from = window_start;
@@ -131,12 +135,16 @@ bool Engine::LoadReplayWindow(std::string* err) {
     from[key] = at;
     scan_from = std::min(scan_from, at);
   }
-  if (from.empty()) return true;
+  // A source with entries in the window and no checkpoint at all was killed
+  // in its first cycle before its checkpoint landed. Unless it gets one now,
+  // naming the window's start, its entries leave the window as other
+  // sources append, and a later restart reads it from offset 0 and signs
+  // them again. Keyed by sandbox id: the file its first entry came from.
+  std::map<std::string, file_id::FileId> unrecorded;
   size_t loaded = 0;
   const bool ok = out_->ReadLinesFrom(
       scan_from,
       [&](uint64_t offset, std::string_view line) {
-        if (offset >= window_start) return false;
         // Only entries read from a log (data.source): the socket's and the
         // collector's own entries are never read again.
         rapidjson::Document doc;
@@ -145,11 +153,24 @@ bool Engine::LoadReplayWindow(std::string* err) {
         const auto id = doc.FindMember("entry_id");
         const auto data = doc.FindMember("data");
         if (sandbox == doc.MemberEnd() || !sandbox->value.IsString() || id == doc.MemberEnd() ||
-            !id->value.IsString() || data == doc.MemberEnd() || !data->value.IsObject() ||
-            !data->value.HasMember("source")) {
+            !id->value.IsString() || data == doc.MemberEnd() || !data->value.IsObject()) {
           return true;
         }
-        const auto it = from.find(sandbox->value.GetString());
+        const auto source = data->value.FindMember("source");
+        if (source == data->value.MemberEnd() || !source->value.IsObject()) return true;
+        const std::string sandbox_id(sandbox->value.GetString(), sandbox->value.GetStringLength());
+        if (offset >= window_start) {
+          const auto device = source->value.FindMember("device");
+          const auto inode = source->value.FindMember("inode");
+          if (!have_checkpoint.count(sandbox_id) && !unrecorded.count(sandbox_id) &&
+              watch_pattern::IsPlausibleSandboxId(sandbox_id) &&
+              device != source->value.MemberEnd() && device->value.IsUint64() &&
+              inode != source->value.MemberEnd() && inode->value.IsUint64()) {
+            unrecorded[sandbox_id] = {device->value.GetUint64(), inode->value.GetUint64()};
+          }
+          return true;
+        }
+        const auto it = from.find(sandbox_id);
         if (it != from.end() && offset >= it->second &&
             recent_ids_.insert(std::string(id->value.GetString(), id->value.GetStringLength()))
                 .second) {
@@ -158,12 +179,46 @@ bool Engine::LoadReplayWindow(std::string* err) {
         return true;
       },
       err);
-  if (ok && loaded > 0) {
+  if (!ok) return false;
+  if (loaded > 0) {
     Note("restart: " + std::to_string(loaded) +
          " older entries of sources behind their "
          "checkpoints are skipped if read again");
   }
-  return ok;
+  return RecordUnrecordedSources(unrecorded, window_start, err);
+}
+
+bool Engine::RecordUnrecordedSources(const std::map<std::string, file_id::FileId>& unrecorded,
+                                     uint64_t window_start, std::string* err) {
+  if (unrecorded.empty()) return true;
+  // Offset 0 of that file, as a source with no checkpoint is read anyway (a
+  // log rotated since is found beside it, as for any checkpoint), and the
+  // window's start as the output size: every entry of it lies past that.
+  checkpoint_store::Checkpoint c;
+  checkpoint_store::HashBytes(std::string(), &c.hash_len, &c.sha256_hex);
+  c.has_audit = true;
+  c.audit_file = out_->durable_head().file;
+  c.audit_size = window_start;
+  // Staged, made durable by one syncfs, then renamed into place (as Commit).
+  for (const auto& [sandbox_id, file] : unrecorded) {
+    c.file = file;
+    if (!checkpoint_store::Stage(state_fd_.get(), sandbox_id, c, false, err)) {
+      *err = "checkpoint in " + options_.state_dir + ": " + *err;
+      return false;
+    }
+  }
+  if (!checkpoint_store::SyncFilesystem(state_fd_.get(), err)) return false;
+  for (const auto& entry : unrecorded) {
+    if (!checkpoint_store::Publish(state_fd_.get(), entry.first, err)) {
+      *err = "checkpoint in " + options_.state_dir + ": " + *err;
+      return false;
+    }
+  }
+  if (!checkpoint_store::SyncDirectory(state_fd_.get(), err)) return false;
+  Note("restart: " + std::to_string(unrecorded.size()) +
+       " source(s) with entries in the output and no checkpoint (killed before their first "
+       "landed) get one at offset 0");
+  return true;
 }
 
 bool Engine::Commit(std::string* err) {
