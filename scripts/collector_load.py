@@ -182,8 +182,9 @@ def wait_writers(pids):
 
 class Measure:
     """What one side did with `total` records."""
-    def __init__(self, name):
+    def __init__(self, name, collector=False):
         self.name = name
+        self.collector = collector  # checkpoint writes are counted
         self.latencies = []  # seconds
         self.first_ns = None
         self.last_ns = None
@@ -286,7 +287,8 @@ def stop(proc, stderr):
     stderr.close()
 
 
-def run_collector(collector, root, sources, per_log, rate, head, tail, timeout, perf_out):
+def run_collector(collector, root, sources, per_log, rate, head, tail, timeout, perf_out,
+                  name="agt-collector run"):
     base, paths = make_tree(root, sources)
     key = os.path.join(root, "key.bin")
     with open(key, "wb") as f:
@@ -310,7 +312,7 @@ def run_collector(collector, root, sources, per_log, rate, head, tail, timeout, 
         ino.add(state, IN_MOVED_TO)
         audit = Tail(out)
         audit.new_timestamps()
-        m = Measure("agt-collector run")
+        m = Measure(name, collector=True)
         pending = []
 
         def on_events(events):
@@ -408,19 +410,29 @@ def row(m, total):
             % (m.name, m.records_per_s(), ms(percentile(lat, 50)), ms(percentile(lat, 99)),
                ms(max(lat)), m.cpu / total * 1e6, m.rss_kib / 1024.0,
                ("%.0f" % (m.checkpoints / max(1e-9, (m.last_ns - m.first_ns) / 1e9)))
-               if m.name.startswith("agt") else "-",
+               if m.collector else "-",
                total / max(1e-9, m.append_seconds) / 1000.0))
 
 
+def median_run(runs):
+    """The run with the median records/s (the upper one of an even count)."""
+    return sorted(runs, key=Measure.records_per_s)[len(runs) // 2]
+
+
 def section_load(shim, collector, source_counts, records, rate, timeout, perf_dir=None,
-                 sides_wanted=("collector", "rsyslog")):
+                 sides_wanted=("collector", "rsyslog"), baseline=None, rounds=1):
+    """baseline: another build's agt-collector, run on the same records as
+    this build's; rounds: each side this many times, the two builds taking
+    turns (which goes first alternates), so a noisy machine slows both alike."""
     print("load (after a warm-up of 2 records per log, writers append shim records to every "
           "log in rounds, %s;\n      %d records in all per S, at least 1 per log; "
-          "%d writer processes)"
+          "%d writer processes; %d round(s) per side)"
           % ("paced at %d records/s" % rate if rate else "as fast as they can",
-             records, WRITERS))
+             records, WRITERS, rounds))
     print("  collector: %s run (version below); rsyslog: %s"
           % (collector, rsyslog_version()))
+    if baseline:
+        print("  baseline:  %s run" % baseline)
     print("  %-18s %9s %8s %8s %8s %9s %8s %11s %9s"
           % ("S / side", "records/s", "p50 ms", "p99 ms", "max ms", "cpu us/r", "RSS MiB",
              "ckpt wr/s", "append k/s"))
@@ -430,38 +442,68 @@ def section_load(shim, collector, source_counts, records, rate, timeout, perf_di
         per_log = max(1, records // sources)
         total = per_log * sources
         sides, failed = {}, {}
-        for side in ("rsyslog", "collector"):
-            root = tempfile.mkdtemp(prefix="agt-bench-load-")
-            try:
-                head, tail = shim_record(shim, root)
-                if side not in sides_wanted:
+        for round_ in range(rounds):
+            builds = ["baseline", "collector"] if baseline else ["collector"]
+            if round_ % 2:
+                builds.reverse()
+            for side in ["rsyslog"] + builds:
+                if side not in sides_wanted and not (side == "baseline" and
+                                                     "collector" in sides_wanted):
                     continue
-                if side == "collector":
-                    perf_out = (os.path.join(perf_dir, "collector-S%d.perf" % sources)
-                                if perf_dir else None)
-                    sides[side], startup = run_collector(collector, root, sources, per_log, rate,
-                                                         head, tail, timeout, perf_out)
-                else:
-                    try:
-                        sides[side], conf_text = run_rsyslog(root, sources, per_log, rate, head,
-                                                             tail, timeout)
-                    except SystemExit as e:  # rsyslog did not keep up: said, the other side runs
-                        failed[side] = str(e)
-            finally:
-                shutil.rmtree(root, ignore_errors=True)
+                root = tempfile.mkdtemp(prefix="agt-bench-load-")
+                try:
+                    head, tail = shim_record(shim, root)
+                    if side == "rsyslog":
+                        try:
+                            m, conf_text = run_rsyslog(root, sources, per_log, rate, head, tail,
+                                                       timeout)
+                        except SystemExit as e:  # rsyslog did not keep up: said, the other runs
+                            failed[side] = str(e)
+                            continue
+                    else:
+                        suffix = "-baseline" if side == "baseline" else ""
+                        perf_out = (os.path.join(perf_dir, "collector-S%d%s-r%d.perf"
+                                                 % (sources, suffix, round_))
+                                    if perf_dir else None)
+                        m, started = run_collector(
+                            baseline if side == "baseline" else collector, root, sources,
+                            per_log, rate, head, tail, timeout, perf_out,
+                            "baseline run" if side == "baseline" else "agt-collector run")
+                        if side == "collector":
+                            startup = started
+                    sides.setdefault(side, []).append(m)
+                finally:
+                    shutil.rmtree(root, ignore_errors=True)
         print("  S=%-5d (%d records, %d per log)" % (sources, total, per_log))
         for side in sorted(sides):
-            print(row(sides[side], total))
+            for m in sides[side]:
+                print(row(m, total))
         for side, why in failed.items():
             print("  %-18s %s" % (side, why))
-        if len(sides) < 2:
+        if "baseline" in sides and "collector" in sides:
+            # Each round's pair, then all rounds together (records over time, cpu over records).
+            pairs = list(zip(sides["collector"], sides["baseline"]))
+            each = ", ".join("%.2fx/%.2fx" % (c.records_per_s() / b.records_per_s(),
+                                               c.cpu / max(1e-9, b.cpu)) for c, b in pairs)
+
+            def over_all(runs):
+                seconds = sum((m.last_ns - m.first_ns) / 1e9 for m in runs)
+                return (sum(len(m.latencies) for m in runs) / max(1e-9, seconds),
+                        sum(m.cpu for m in runs) / (total * len(runs)))
+            c_rate, c_cpu = over_all(sides["collector"])
+            b_rate, b_cpu = over_all(sides["baseline"])
+            print("    ratio this build/baseline: records/s %.2fx, cpu/record %.2fx "
+                  "(%.1f against %.1f us; each round records/s / cpu: %s)"
+                  % (c_rate / b_rate, c_cpu / b_cpu, c_cpu * 1e6, b_cpu * 1e6, each))
+        if "collector" not in sides or "rsyslog" not in sides:
             if "collector" in sides and sources == 10000:
-                results.append((sources, sides["collector"], None))
+                results.append((sources, median_run(sides["collector"]), None))
             continue
-        c, r = sides["collector"], sides["rsyslog"]
+        c, r = median_run(sides["collector"]), median_run(sides["rsyslog"])
         ratio = c.records_per_s() / r.records_per_s()
-        print("    ratio collector/rsyslog: records/s %.2fx, p99 %.2fx, cpu/record %.2fx%s"
-              % (ratio, percentile(c.latencies, 99) / max(1e-9, percentile(r.latencies, 99)),
+        print("    ratio collector/rsyslog%s: records/s %.2fx, p99 %.2fx, cpu/record %.2fx%s"
+              % (" (median runs)" if rounds > 1 else "",
+                 ratio, percentile(c.latencies, 99) / max(1e-9, percentile(r.latencies, 99)),
                  c.cpu / max(1e-9, r.cpu),
                  "" if not (c.overflows or r.overflows) else
                  "  (reader's inotify queue overflowed %d/%d times)" % (c.overflows, r.overflows)))
