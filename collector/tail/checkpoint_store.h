@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "file_id.h"
@@ -85,9 +86,11 @@ bool ReplaceDurably(int state_dir_fd, const std::string& name, const std::string
                     std::string* err);
 static_assert(kHashWindow == line_reader::kTailWindow, "the reader keeps the hash window");
 
-// The hash of bytes already in hand (line_reader::Reader::TailBefore: what
-// was read, which a later rewrite of the file cannot change).
-void HashBytes(const std::string& bytes, uint32_t* hash_len, std::string* sha256_hex);
+// The hash of bytes already in hand, first then second (the two parts of
+// line_reader::Reader::TailBefore: what was read, which a later rewrite of
+// the file cannot change).
+void HashBytes(std::string_view first, std::string_view second, uint32_t* hash_len,
+               std::string* sha256_hex);
 
 // Fills hash_len and sha256_hex for `offset` of fd.
 bool HashBefore(int fd, uint64_t offset, uint32_t* hash_len, std::string* sha256_hex,

@@ -98,16 +98,16 @@ void Reader::TailAppendZeros(uint64_t n) {
   }
 }
 
-bool Reader::TailBefore(uint64_t offset, std::string* bytes) const {
+bool Reader::TailBefore(uint64_t offset, std::string_view* first,
+                        std::string_view* second) const {
   if (!tail_valid_ || tail_end_ != offset || tail_len_ != std::min<uint64_t>(offset, kTailWindow)) {
     return false;
   }
-  bytes->clear();
   const size_t len = static_cast<size_t>(tail_len_);
   const size_t start = (tail_head_ + kTailWindow - len) % kTailWindow;
-  const size_t first = std::min(len, kTailWindow - start);
-  bytes->append(tail_.data() + start, first);
-  bytes->append(tail_.data(), len - first);
+  const size_t first_len = std::min(len, kTailWindow - start);
+  *first = std::string_view(tail_.data() + start, first_len);
+  *second = std::string_view(tail_.data(), len - first_len);
   return true;
 }
 

@@ -111,8 +111,10 @@ class Reader {
                   const Budget& budget = Budget());
 
   // After a Read with keep_tail that ended at `offset`: the min(offset,
-  // kTailWindow) bytes before it, as that Read saw them. False otherwise.
-  bool TailBefore(uint64_t offset, std::string* bytes) const;
+  // kTailWindow) bytes before it, as that Read saw them, *first then
+  // *second (the window is a ring; no copy), valid until the next Read.
+  // False otherwise.
+  bool TailBefore(uint64_t offset, std::string_view* first, std::string_view* second) const;
 
  private:
   // The tail ring: bytes consumed by the current Read, the last kTailWindow.

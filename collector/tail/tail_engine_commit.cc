@@ -195,7 +195,7 @@ bool Engine::RecordUnrecordedSources(const std::map<std::string, file_id::FileId
   // log rotated since is found beside it, as for any checkpoint), and the
   // window's start as the output size: every entry of it lies past that.
   checkpoint_store::Checkpoint c;
-  checkpoint_store::HashBytes(std::string(), &c.hash_len, &c.sha256_hex);
+  checkpoint_store::HashBytes({}, {}, &c.hash_len, &c.sha256_hex);
   c.has_audit = true;
   c.audit_file = out_->durable_head().file;
   c.audit_size = window_start;

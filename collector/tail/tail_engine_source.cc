@@ -366,9 +366,9 @@ line_reader::ReadResult Engine::ReadItems(Source* s, std::string* err) {
                fatal_.empty();
       },
       err, budget);
-  std::string tail;
-  if (reader_->TailBefore(log.pos.offset, &tail)) {
-    checkpoint_store::HashBytes(tail, &log.hash_len, &log.sha256_hex);
+  std::string_view first, second;
+  if (reader_->TailBefore(log.pos.offset, &first, &second)) {
+    checkpoint_store::HashBytes(first, second, &log.hash_len, &log.sha256_hex);
     log.hashed_at = log.pos.offset;
     log.hashed_file = log.id;
   }
