@@ -268,8 +268,14 @@ class Engine {
                                           file_id::FileId now_at_path);
   void ValidateStillSame(Source* s);
   void ReadSource(Source* s, size_t* budget);
+  // What every line of one Read is stamped with, worked out once per Read
+  // (not per line: the path and the labels are the same for all of them).
+  struct ReadOrigin {
+    std::string path;
+    entry_mapper::SourceLabels labels;
+  };
   // One item read: a line goes through the pipeline, a rejected run is reported.
-  void HandleItem(Source* s, const line_reader::Item& item);
+  void HandleItem(Source* s, const line_reader::Item& item, const ReadOrigin& from);
   void Reject(Source* s, uint64_t offset, record_validator::Problem problem,
               const std::string& reason);
   // The sandbox's quota (tail_engine_quota.cc): whether a line is written,

@@ -30,19 +30,15 @@ constexpr size_t kFsyncEachUpTo = 4;
 
 }  // namespace
 
-void Engine::HandleItem(Source* s, const line_reader::Item& item) {
+void Engine::HandleItem(Source* s, const line_reader::Item& item, const ReadOrigin& from) {
   if (item.kind == line_reader::Item::Kind::kRejected) {
     Reject(s, item.offset, pipeline::ProblemOf(item.rejection),
            pipeline::RejectionReason(item, reader_->max_line_bytes()));
     return;
   }
   if (!AdmitLine(s, item.line.size() + 1)) return;  // past the quota: counted
-  const std::string path = LogPath(*s);
-  entry_mapper::SourceLabels labels;
   std::string reason;
-  // Never fails: the run intake always knows the sandbox id (pipeline.h).
-  pipeline::LabelsFor(options_.config, path, s->sandbox_id, &labels, &reason);
-  const pipeline::Origin origin{path, s->current.id, item.offset, &labels, {}};
+  const pipeline::Origin origin{from.path, s->current.id, item.offset, &from.labels, {}};
   if (syslog_ != nullptr) previous_hash_ = out_->previous_hash();
   switch (ingest_->Line(item.line, origin, &reason)) {
     case pipeline::Outcome::kRejected: Reject(s, item.offset, ingest_->problem(), reason); return;

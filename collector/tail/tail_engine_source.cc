@@ -355,11 +355,16 @@ line_reader::ReadResult Engine::ReadItems(Source* s, std::string* err) {
   budget.deadline_ns = turn_deadline_ns_;
   budget.keep_tail = true;
   OpenLog& log = s->current;
+  ReadOrigin from;
+  from.path = LogPath(*s);
+  std::string reason;
+  // Never fails: the run intake always knows the sandbox id (pipeline.h).
+  pipeline::LabelsFor(options_.config, from.path, s->sandbox_id, &from.labels, &reason);
   log.hashed_at = UINT64_MAX;  // set again below only from what this read saw
   const line_reader::ReadResult rr = reader_->Read(
       log.fd.get(), &log.pos,
       [&](const line_reader::Item& item) {
-        HandleItem(s, item);
+        HandleItem(s, item, from);
         ++cycle_entries_;
         if (turn_items_left_ > 0) --turn_items_left_;
         return turn_items_left_ > 0 && cycle_entries_ < options_.max_entries_per_cycle &&
