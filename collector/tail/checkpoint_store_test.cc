@@ -208,3 +208,31 @@ TEST_CASE("checkpoint_store: the audit file's size and the files let go, at thei
   CHECK_FALSE(got.has_audit);
   CHECK(got.gone.empty());
 }
+
+TEST_CASE("checkpoint_store: the window hashed in two parts is the window hashed from the file") {
+  // The reader's window is a ring: HashBytes takes its two halves in place.
+  tail_test_util::TempDir d;
+  std::string bytes;
+  for (int i = 0; bytes.size() < 6000; ++i) bytes += std::to_string(i) + ",";
+  d.Write("log", bytes);
+  const int fd = open(d.Join("log").c_str(), O_RDONLY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  const Checkpoint c = At(fd, 5000);
+  const std::string window = bytes.substr(5000 - checkpoint_store::kHashWindow,
+                                          checkpoint_store::kHashWindow);
+  for (size_t cut : {size_t{0}, size_t{1}, size_t{1000}, window.size()}) {
+    uint32_t len = 0;
+    std::string hex;
+    checkpoint_store::HashBytes(std::string_view(window).substr(0, cut),
+                                std::string_view(window).substr(cut), &len, &hex);
+    CHECK(len == c.hash_len);
+    CHECK(hex == c.sha256_hex);
+  }
+  // And it is SHA-256: the empty window's digest, as a first checkpoint has it.
+  uint32_t len = 1;
+  std::string hex;
+  checkpoint_store::HashBytes({}, {}, &len, &hex);
+  CHECK(len == 0);
+  CHECK(hex == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  close(fd);
+}
