@@ -218,8 +218,8 @@ TEST_CASE("checkpoint_store: the window hashed in two parts is the window hashed
   const int fd = open(d.Join("log").c_str(), O_RDONLY | O_CLOEXEC);
   REQUIRE(fd >= 0);
   const Checkpoint c = At(fd, 5000);
-  const std::string window = bytes.substr(5000 - checkpoint_store::kHashWindow,
-                                          checkpoint_store::kHashWindow);
+  const std::string window =
+      bytes.substr(5000 - checkpoint_store::kHashWindow, checkpoint_store::kHashWindow);
   for (size_t cut : {size_t{0}, size_t{1}, size_t{1000}, window.size()}) {
     uint32_t len = 0;
     std::string hex;

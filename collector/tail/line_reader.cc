@@ -98,8 +98,7 @@ void Reader::TailAppendZeros(uint64_t n) {
   }
 }
 
-bool Reader::TailBefore(uint64_t offset, std::string_view* first,
-                        std::string_view* second) const {
+bool Reader::TailBefore(uint64_t offset, std::string_view* first, std::string_view* second) const {
   if (!tail_valid_ || tail_end_ != offset || tail_len_ != std::min<uint64_t>(offset, kTailWindow)) {
     return false;
   }
