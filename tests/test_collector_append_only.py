@@ -71,8 +71,12 @@ class AppendOnlyLogTest(unittest.TestCase):
     def test_late_sandbox_gets_its_log_at_once(self):
         h = self.harness([])
         h.start(append_only=True)
-        os.makedirs(os.path.join(h.base, "late"))
-        os.chown(os.path.join(h.base, "late"), erasure_support.NOBODY, erasure_support.NOBODY)
+        # Made and chowned beside the base, then renamed in: created in place,
+        # the collector could see it (and take its owner) before the chown.
+        staged = os.path.join(h.dir, "late-staged")
+        os.makedirs(staged)
+        os.chown(staged, erasure_support.NOBODY, erasure_support.NOBODY)
+        os.rename(staged, os.path.join(h.base, "late"))
         h.wait_until(lambda: os.path.exists(h.log_path("late")), "the collector creates the log")
         self.assertTrue(append_only(h.log_path("late")))
         self.assertEqual(os.stat(h.log_path("late")).st_uid, erasure_support.NOBODY)
