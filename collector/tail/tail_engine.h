@@ -173,6 +173,10 @@ class Engine {
     file_id::FileId hashed_file;
     uint32_t hash_len = 0;
     std::string sha256_hex;
+    // FS_APPEND_FL was set on this file at its last look and the collector
+    // has not cleared it since (RotateLog): ValidateStillSame skips the
+    // hash of the bytes before the offset (tail_engine_source.cc says why).
+    bool append_only_held = false;
   };
 
   // A file of a sandbox's log that was read and then let go (after its

@@ -301,6 +301,9 @@ bool Engine::RotateLog(uint32_t index, std::string* err) {
   gmtime_r(&now, &tm);
   strftime(stamp, sizeof stamp, ".%Y%m%dT%H%M%SZ", &tm);
   std::string target = p.log_name + stamp;
+  // A gap in the attribute: the next look hashes the bytes before the
+  // offset again (ValidateStillSame), whatever the sandbox did meanwhile.
+  s.current.append_only_held = false;
   if (append_only::Clear(s.current.fd.get(), &why) != append_only::Result::kOk) {
     Warn(LogPath(s) + ": not rotated: clearing the append-only attribute: " + why);
     return true;

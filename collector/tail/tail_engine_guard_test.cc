@@ -1,6 +1,7 @@
 // The engine's guard of the logs (tail_engine_guard.cc): append-only logs it
 // creates and rotates, and a suppressed log recorded as a signed entry.
 #include <doctest/doctest.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -51,6 +52,13 @@ struct GuardFixture {
   }
   std::string Audit() const { return test_util::ReadFile(out); }
 };
+
+// An upstream-shaped record, numbered through argv (all of one length for n < 10).
+std::string Record(int n) {
+  return "{\"argv\":[\"n" + std::to_string(n) +
+         "\"],\"binary\":\"curl\",\"event\":\"command_denied\",\"issue\":2662,"
+         "\"timestamp\":\"2026-06-14T10:00:00Z\"}\n";
+}
 
 }  // namespace
 
@@ -119,4 +127,70 @@ TEST_CASE("tail_engine guard: a FIFO in place of the log is a signed entry, once
   f.Pump();
   CHECK(f.e.stats().logs_suppressed == 2);
   CHECK(f.Audit().find("a symbolic link in place of the log") != std::string::npos);
+}
+
+// The rewrite check between two looks (ValidateStillSame): a copytruncate
+// that regrows past the offset before the next look is read from offset 0.
+TEST_CASE("tail_engine guard: no attribute: a log cut and regrown between looks is read again") {
+  GuardFixture f(false);
+  f.d.Write("sb/a/denied.log", Record(1) + Record(2));
+  f.Pump();
+  REQUIRE(f.e.stats().entries_written == 2);
+  f.d.Write("sb/a/denied.log", Record(7) + Record(8) + Record(9));  // O_TRUNC, same inode
+  f.Pump();
+  CHECK(f.e.stats().entries_written == 5);
+  CHECK(f.Audit().find("\"n9\"") != std::string::npos);
+}
+
+TEST_CASE("tail_engine guard: attribute cleared by the host: a log cut and regrown is read again") {
+  REQUIRE_MESSAGE(geteuid() == 0, "needs root (CAP_LINUX_IMMUTABLE, chown)");
+  GuardFixture f(true);
+  f.Pump();  // the log created append-only
+  f.d.Write("sb/a/denied.log", Record(1) + Record(2), true);
+  f.Pump();
+  f.d.Write("sb/a/denied.log", Record(3), true);
+  f.Pump();  // held at two looks in a row: the hash is skipped from here on
+  REQUIRE(f.e.stats().entries_written == 3);
+  const int fd = open(f.d.Join("sb/a/denied.log").c_str(), O_RDONLY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  std::string why;
+  REQUIRE_MESSAGE(append_only::Clear(fd, &why) == append_only::Result::kOk, why);
+  close(fd);
+  f.d.Write("sb/a/denied.log", Record(6) + Record(7) + Record(8) + Record(9));  // longer
+  f.Pump();
+  CHECK(f.e.stats().entries_written == 7);
+  CHECK(f.Audit().find("\"n9\"") != std::string::npos);
+}
+
+TEST_CASE("tail_engine guard: attribute held: no cut; an in-place write is not read twice") {
+  REQUIRE_MESSAGE(geteuid() == 0, "needs root (CAP_LINUX_IMMUTABLE, chown)");
+  // A descriptor opened for writing without O_APPEND before the attribute
+  // was set: the one way left to write before the end.
+  GuardFixture f(true);
+  f.d.Write("sb/a/denied.log", "");
+  const int old_fd = open(f.d.Join("sb/a/denied.log").c_str(), O_WRONLY | O_CLOEXEC);
+  REQUIRE(old_fd >= 0);
+  f.Pump();  // the attribute set on the existing log
+  f.d.Write("sb/a/denied.log", Record(1) + Record(2), true);
+  f.Pump();
+  f.d.Write("sb/a/denied.log", Record(3), true);
+  f.Pump();
+  REQUIRE(f.e.stats().entries_written == 3);
+  // What the skipped hash guarded against cannot happen: no truncation.
+  const int cut = ftruncate(old_fd, 0);
+  const int cut_errno = errno;
+  CHECK(cut != 0);
+  CHECK(cut_errno == EPERM);
+  // Bytes already read and signed, overwritten in place: not read again
+  // (the record they held stays in the audit file), and the next record
+  // appended is read as ever.
+  const std::string forged = Record(8);
+  CHECK(pwrite(old_fd, forged.data(), forged.size(), 0) == static_cast<ssize_t>(forged.size()));
+  close(old_fd);
+  f.d.Write("sb/a/denied.log", Record(4), true);
+  f.Pump();
+  CHECK(f.e.stats().entries_written == 4);
+  const std::string audit = f.Audit();
+  CHECK(audit.find("\"n4\"") != std::string::npos);
+  CHECK(audit.find("\"n8\"") == std::string::npos);
 }

@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "clock_ms.h"
+#include "tail/append_only.h"
 #include "tail/checkpoint_store.h"
 #include "tail/secure_open.h"
 #include "tail/tail_engine_support.h"
@@ -233,18 +234,35 @@ void Engine::ValidateStillSame(Source* s) {
   if (fstat(log.fd.get(), &st) != 0) return;
   if (st.st_size == s->seen_size && MtimeNs(st) == s->seen_mtime_ns) return;
   const uint64_t size = static_cast<uint64_t>(st.st_size);
+  // The bytes before the offset are hashed to catch a copytruncate that
+  // regrew past the offset between two looks. With the append-only
+  // attribute set, the kernel refuses truncation (ftruncate, O_TRUNC,
+  // fallocate's punch and collapse) to everyone, through descriptors opened
+  // before it was set too, and only CAP_LINUX_IMMUTABLE, which a sandbox
+  // lacks, clears it: set at the last look and now, with the collector's
+  // own rotation (which clears it for a rename) counted as a gap, nothing
+  // can have cut the file in between, so one ioctl replaces a read and a
+  // SHA-256 of 4 KiB per look. An in-place write through a descriptor
+  // opened before the attribute was set can only touch bytes already read
+  // and signed, or bytes past the offset, which no hash before it covers.
+  // The host's root can clear the attribute, cut the file and set it again
+  // between two looks: the host is trusted (it holds the key), and any look
+  // that finds the attribute off hashes as before.
+  const bool held = append_only::IsSet(log.fd.get());
   if (size < log.pos.offset) {
     Note(s->sandbox_id + ": " + LogPath(*s) + " truncated: size " + std::to_string(size) +
          " is below offset " + std::to_string(log.pos.offset) + "; reading from offset 0");
     log.pos = line_reader::Position();
   } else if (s->have_committed && log.id == s->committed.file &&
-             log.pos.offset == s->committed.position.offset && log.pos.offset > 0) {
+             log.pos.offset == s->committed.position.offset && log.pos.offset > 0 &&
+             !(held && log.append_only_held)) {
     std::string why;
     if (!checkpoint_store::StillValid(log.fd.get(), s->committed, &why)) {
       Note(s->sandbox_id + ": " + LogPath(*s) + ": " + why + "; reading from offset 0");
       log.pos = line_reader::Position();
     }
   }
+  log.append_only_held = held;
   s->seen_size = st.st_size;
   s->seen_mtime_ns = MtimeNs(st);
 }
