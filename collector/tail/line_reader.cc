@@ -41,16 +41,19 @@ uint64_t Reader::PendingBytes(int fd, const Position& pos) {
   return size > from ? size - from : 0;
 }
 
-void Reader::TailReset(int fd, uint64_t offset, bool keep) {
+size_t Reader::TailReset(int fd, uint64_t offset, bool keep) {
   tail_valid_ = keep;
   tail_head_ = 0;
   tail_len_ = 0;
   tail_end_ = offset;
-  if (!keep) return;
+  if (!keep) return 0;
   tail_.resize(kTailWindow);
   // The bytes before the position, read now: with what this Read consumes
-  // after them, the window is what this Read saw.
+  // after them, the window is what this Read saw. Where the buffer has room
+  // for them and a chunk, they come with the first chunk (TailFill): one
+  // pread instead of two.
   const uint64_t want = std::min<uint64_t>(offset, kTailWindow);
+  if (want > 0 && buffer_.size() >= 2 * want) return static_cast<size_t>(want);
   size_t got = 0;
   while (got < want) {
     const ssize_t n =
@@ -61,10 +64,17 @@ void Reader::TailReset(int fd, uint64_t offset, bool keep) {
   }
   if (got < want) {
     tail_valid_ = false;  // the file ends before the position: nothing to vouch for
-    return;
+    return 0;
   }
   tail_len_ = want;
   tail_head_ = want % kTailWindow;
+  return 0;
+}
+
+void Reader::TailFill(const char* p, size_t n) {
+  memcpy(tail_.data(), p, n);
+  tail_len_ = n;
+  tail_head_ = n % kTailWindow;
 }
 
 void Reader::TailAppend(const char* p, size_t n) {
@@ -132,19 +142,36 @@ bool Reader::JumpHole(int fd, Position* pos) {
 
 ReadResult Reader::Read(int fd, Position* pos, const ItemCallback& on_item, std::string* err,
                         const Budget& budget) {
-  TailReset(fd, pos->offset, budget.keep_tail);
+  // lead: the tail window's bytes, read with the first chunk, just before it.
+  size_t lead = TailReset(fd, pos->offset, budget.keep_tail);
   uint64_t spent = 0;
   for (;;) {
     if (spent >= budget.max_bytes ||
         (budget.deadline_ns != 0 && spent > 0 && MonotonicNs() >= budget.deadline_ns)) {
       return ReadResult::kStopped;  // the rest next turn, from the exact position
     }
-    ssize_t n = pread(fd, buffer_.data(), buffer_.size(), static_cast<off_t>(pos->offset));
+    ssize_t n = pread(fd, buffer_.data(), buffer_.size(), static_cast<off_t>(pos->offset - lead));
     if (n < 0) {
       if (errno == EINTR) continue;
       if (err) *err = std::string("pread: ") + strerror(errno);
       return ReadResult::kError;
     }
+    const size_t skip = lead;  // bytes of this chunk before the position
+    if (lead > 0) {
+      if (static_cast<size_t>(n) < lead) {
+        tail_valid_ = false;  // the file ends before the position: nothing to vouch for
+        n = 0;
+      } else {
+        TailFill(buffer_.data(), lead);
+        n -= static_cast<ssize_t>(lead);
+      }
+      lead = 0;
+    }
+    // Fewer bytes than asked for: the end of the data at this moment. What
+    // is appended after it has its own event; no pread is spent to learn
+    // that nothing follows.
+    const bool short_read = skip + static_cast<size_t>(n) < buffer_.size();
+    const uint64_t chunk_end = pos->offset + static_cast<uint64_t>(n);
     if (n == 0) {
       if (pos->in_nul_run) {
         // The run reaches the end of the data: reported now, once.
@@ -162,7 +189,7 @@ ReadResult Reader::Read(int fd, Position* pos, const ItemCallback& on_item, std:
     }
     spent += static_cast<uint64_t>(n);
     const size_t len = static_cast<size_t>(n);
-    const char* buf = buffer_.data();
+    const char* buf = buffer_.data() + skip;
     size_t at = 0;  // consumed bytes of this chunk; pos->offset tracks it
     while (at < len) {
       const char* p = buf + at;
@@ -257,14 +284,18 @@ ReadResult Reader::Read(int fd, Position* pos, const ItemCallback& on_item, std:
       }
       // A partial line: leave it in the file; re-read from its start.
       if (at == 0) {
-        if (len < buffer_.size()) return ReadResult::kEndOfData;  // nothing more complete yet
+        if (short_read) return ReadResult::kEndOfData;  // nothing more complete yet
         // The buffer is full of one line that may still be within the
-        // limit: grow it and read the line again.
-        buffer_.resize(std::min(2 * buffer_.size(), max_line_bytes_ + 1));  // size <= max here
+        // limit: grow it and read the line again (after a lead, first
+        // read again from the line's start with the whole buffer).
+        if (skip == 0) buffer_.resize(std::min(2 * buffer_.size(), max_line_bytes_ + 1));
         break;
       }
       break;
     }
+    // Read to the end of the data (or up to a partial last line), with no
+    // hole jumped past it and no NUL run waiting for its end to be reported.
+    if (short_read && !pos->in_nul_run && pos->offset <= chunk_end) return ReadResult::kEndOfData;
   }
 }
 

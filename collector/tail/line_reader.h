@@ -118,7 +118,10 @@ class Reader {
 
  private:
   // The tail ring: bytes consumed by the current Read, the last kTailWindow.
-  void TailReset(int fd, uint64_t offset, bool keep);
+  // Returns how many bytes before `offset` the caller reads with its first
+  // chunk and gives to TailFill (0: read here already, or none kept).
+  size_t TailReset(int fd, uint64_t offset, bool keep);
+  void TailFill(const char* p, size_t n);
   void TailAppend(const char* p, size_t n);
   void TailAppendZeros(uint64_t n);
   // A hole at pos->offset (SEEK_DATA says the data resumes later): jumped,

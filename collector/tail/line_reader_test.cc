@@ -435,3 +435,49 @@ TEST_CASE("line_reader: the tail window is the bytes as read, not as the file ho
   REQUIRE(tail_before(again.offset, &tail));
   CHECK(tail == std::string(line_reader::kTailWindow, 'z'));
 }
+
+TEST_CASE("line_reader: the window read with the first chunk is the bytes before the position") {
+  // A buffer with room for the window and a chunk (the run mode's): the
+  // window comes with the first chunk's pread. Lines of every length up to
+  // one that fills the buffer after the window (read again from its start).
+  std::string content;
+  for (int i = 0; i < 600; ++i) content += std::string(static_cast<size_t>(i % 37), 'a') + "\n";
+  content += std::string(16000, 'b') + "\n";  // more than the buffer holds after a window
+  content += "partial";
+  ReaderOnFile f(16384, 20000, content);
+  line_reader::Budget budget;
+  budget.keep_tail = true;
+  std::string err;
+  for (const uint64_t start :
+       {uint64_t{0}, uint64_t{1}, uint64_t{37}, uint64_t{4096}, uint64_t{9000}, uint64_t{11000},
+        uint64_t{content.size() - 7 - 16001}}) {
+    Position pos;
+    pos.offset = content.rfind('\n', start) == std::string::npos || start == 0
+                     ? 0
+                     : content.rfind('\n', start - 1) + 1;  // a line start
+    const uint64_t from = pos.offset;
+    std::string lines;
+    REQUIRE(f.reader.Read(
+                f.fd, &pos,
+                [&](const Item& it) {
+                  REQUIRE(it.kind == Item::Kind::kLine);
+                  lines += std::string(it.line) + "\n";
+                  return true;
+                },
+                &err, budget) == ReadResult::kEndOfData);
+    CHECK(pos.offset == content.size() - 7);  // up to the partial line
+    CHECK(lines == content.substr(from, pos.offset - from));
+    std::string_view first, second;
+    REQUIRE(f.reader.TailBefore(pos.offset, &first, &second));
+    CHECK(std::string(first) + std::string(second) ==
+          content.substr(pos.offset - line_reader::kTailWindow, line_reader::kTailWindow));
+  }
+  // A position past the end of the file (truncated under it): no lines, no window.
+  Position past;
+  past.offset = content.size() + 100;
+  CHECK(f.reader.Read(
+            f.fd, &past, [](const Item&) { return true; }, &err, budget) == ReadResult::kEndOfData);
+  CHECK(past.offset == content.size() + 100);
+  std::string_view first, second;
+  CHECK(!f.reader.TailBefore(past.offset, &first, &second));
+}

@@ -306,7 +306,8 @@ class Engine {
   // tail_engine_guard.cc: the log made append-only, and suppression as evidence.
   void ClaimLog(Source* s);
   void ProtectOpened(Source* s, int fd);
-  void GuardLog(Source* s);
+  // log_st: the log's path stated without following a link (null: nothing there).
+  void GuardLog(Source* s, const struct stat* log_st);
   // `kind`: what the quota window counts by ("mode": any mode; "removed";
   // or what was found in the log's place, each object type its own).
   void Suppressed(Source* s, const std::string& kind, const std::string& found,

@@ -102,13 +102,13 @@ void Engine::ProtectOpened(Source* s, int fd) {
   }
 }
 
-void Engine::GuardLog(Source* s) {
+void Engine::GuardLog(Source* s, const struct stat* log_st) {
   // chmod on the log or on its directory leaves everything in place but
   // makes every later denial fail to reach the log (or the collector).
   const Pattern& p = patterns_[s->pattern];
   std::string dir_rel = s->sandbox_id;
   if (!p.suffix_parent.empty()) dir_rel += "/" + p.suffix_parent;
-  struct stat dst, lst;
+  struct stat dst;
   std::string found, restored;
   if (fstatat(p.base_fd.get(), dir_rel.c_str(), &dst, AT_SYMLINK_NOFOLLOW) == 0 &&
       S_ISDIR(dst.st_mode) && (dst.st_mode & 0700) != 0700) {
@@ -126,9 +126,8 @@ void Engine::GuardLog(Source* s) {
         }
       }
     }
-  } else if (fstatat(p.base_fd.get(), LogRelative(*s).c_str(), &lst, AT_SYMLINK_NOFOLLOW) == 0 &&
-             S_ISREG(lst.st_mode) && (lst.st_mode & 0600) != 0600) {
-    found = "mode " + Octal(lst.st_mode) + " on the log";
+  } else if (log_st != nullptr && S_ISREG(log_st->st_mode) && (log_st->st_mode & 0600) != 0600) {
+    found = "mode " + Octal(log_st->st_mode) + " on the log";
   }
   if (found.empty()) {
     s->guard.mode_reported.clear();

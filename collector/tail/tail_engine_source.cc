@@ -274,14 +274,15 @@ void Engine::Look(uint32_t index) {
   SummariseIfDue(s);
   SummariseSuppressions(s, false);
   if (!p.base_fd.ok()) return;
-  GuardLog(s);
+  // The path stated once, for the guard's mode check and for rotation.
+  struct stat pst;
+  const bool present =
+      fstatat(p.base_fd.get(), LogRelative(*s).c_str(), &pst, AT_SYMLINK_NOFOLLOW) == 0;
+  GuardLog(s, present ? &pst : nullptr);
   if (!s->current.fd.ok()) {
     OpenCurrent(s);
     if (!s->current.fd.ok()) return;
   } else {
-    struct stat pst;
-    const bool present =
-        fstatat(p.base_fd.get(), LogRelative(*s).c_str(), &pst, AT_SYMLINK_NOFOLLOW) == 0;
     s->rotated_away = !present || file_id::FileId::Of(pst) != s->current.id;
   }
   if (std::find(touched_.begin(), touched_.end(), index) == touched_.end()) {
@@ -301,12 +302,15 @@ void Engine::Look(uint32_t index) {
       MarkDirty(index);  // more to read next cycle
       return;
     }
-    struct stat st;
+    // The size and mtime seen stay those ValidateStillSame found before the
+    // read: what was appended during it is read, and at worst the next scan
+    // looks once more (one fstat less per look).
+    if (!s->rotated_away) return;
+    struct stat st {};
     if (fstat(s->current.fd.get(), &st) == 0) {
       s->seen_size = st.st_size;
       s->seen_mtime_ns = MtimeNs(st);
     }
-    if (!s->rotated_away) return;
     // Drained. A file rotated away before it was ever looked at comes next.
     if (TakeRotatedName(s)) continue;
     // Then whatever is at the path now.
