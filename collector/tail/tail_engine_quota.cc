@@ -71,12 +71,26 @@ void Engine::SummariseIfDue(Source* s) {
 }
 
 void Engine::RememberWritten(const std::string& entry_id) {
-  if (!recent_ids_.insert(entry_id).second) return;
-  written_ids_.push_back(entry_id);
-  if (written_ids_.size() > kWrittenIdsKept) {
-    recent_ids_.erase(written_ids_.front());
-    written_ids_.pop_front();
+  if (recent_ids_.find(entry_id) != recent_ids_.end()) return;
+  if (written_ids_.size() < kWrittenIdsKept) {
+    recent_ids_.insert(entry_id);
+    written_ids_.push_back(entry_id);
+    return;
   }
+  // Full: the oldest id's set node and string take the new one, so a
+  // record costs no allocation here. (It may have left the set already:
+  // the signer takes out an id it finds there, and this puts it back.)
+  std::string oldest = std::move(written_ids_.front());
+  written_ids_.pop_front();
+  auto node = recent_ids_.extract(oldest);
+  if (node.empty()) {
+    recent_ids_.insert(entry_id);
+  } else {
+    node.value() = entry_id;
+    recent_ids_.insert(std::move(node));
+  }
+  oldest = entry_id;
+  written_ids_.push_back(std::move(oldest));
 }
 
 }  // namespace tail_engine
