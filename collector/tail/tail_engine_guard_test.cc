@@ -51,6 +51,12 @@ struct GuardFixture {
     for (int i = 0; i < 100 && e.HasWork(); ++i) REQUIRE_MESSAGE(e.Pump(&err), err);
   }
   std::string Audit() const { return test_util::ReadFile(out); }
+  // Records appended to the log, then read: the look after the first sees
+  // the attribute (where held) at two looks in a row.
+  void AppendAndPump(const std::string& records) {
+    d.Write("sb/a/denied.log", records, true);
+    Pump();
+  }
 };
 
 // An upstream-shaped record, numbered through argv (all of one length for n < 10).
@@ -146,10 +152,8 @@ TEST_CASE("tail_engine guard: attribute cleared by the host: a log cut and regro
   REQUIRE_MESSAGE(geteuid() == 0, "needs root (CAP_LINUX_IMMUTABLE, chown)");
   GuardFixture f(true);
   f.Pump();  // the log created append-only
-  f.d.Write("sb/a/denied.log", Record(1) + Record(2), true);
-  f.Pump();
-  f.d.Write("sb/a/denied.log", Record(3), true);
-  f.Pump();  // held at two looks in a row: the hash is skipped from here on
+  f.AppendAndPump(Record(1) + Record(2));
+  f.AppendAndPump(Record(3));  // held at two looks in a row: the hash is skipped from here on
   REQUIRE(f.e.stats().entries_written == 3);
   const int fd = open(f.d.Join("sb/a/denied.log").c_str(), O_RDONLY | O_CLOEXEC);
   REQUIRE(fd >= 0);
@@ -171,10 +175,8 @@ TEST_CASE("tail_engine guard: attribute held: no cut; an in-place write is not r
   const int old_fd = open(f.d.Join("sb/a/denied.log").c_str(), O_WRONLY | O_CLOEXEC);
   REQUIRE(old_fd >= 0);
   f.Pump();  // the attribute set on the existing log
-  f.d.Write("sb/a/denied.log", Record(1) + Record(2), true);
-  f.Pump();
-  f.d.Write("sb/a/denied.log", Record(3), true);
-  f.Pump();
+  f.AppendAndPump(Record(1) + Record(2));
+  f.AppendAndPump(Record(3));
   REQUIRE(f.e.stats().entries_written == 3);
   // What the skipped hash guarded against cannot happen: no truncation.
   const int cut = ftruncate(old_fd, 0);
@@ -187,8 +189,7 @@ TEST_CASE("tail_engine guard: attribute held: no cut; an in-place write is not r
   const std::string forged = Record(8);
   CHECK(pwrite(old_fd, forged.data(), forged.size(), 0) == static_cast<ssize_t>(forged.size()));
   close(old_fd);
-  f.d.Write("sb/a/denied.log", Record(4), true);
-  f.Pump();
+  f.AppendAndPump(Record(4));
   CHECK(f.e.stats().entries_written == 4);
   const std::string audit = f.Audit();
   CHECK(audit.find("\"n4\"") != std::string::npos);

@@ -43,17 +43,22 @@ struct Fixture {
     state = d.Join("state");
     pattern = d.Join("sb/{sandbox_id}/denied.log");
   }
-  // One collector lifetime: Init, scan, pump until idle.
-  tail_engine::Stats RunOnce() {
-    audit_file::AuditFileWriter w;
+  // The output opened and the engine started on it (kept by the caller).
+  void Start(audit_file::AuditFileWriter* w, tail_engine::Engine* e) const {
     std::string err;
-    REQUIRE_MESSAGE(w.Open(out, kKey, &err), err);
-    tail_engine::Engine e;
+    REQUIRE_MESSAGE(w->Open(out, kKey, &err), err);
     tail_engine::Options o;
     o.patterns = {pattern};
     o.state_dir = state;
     o.append_only_logs = false;  // these tests rename and truncate logs (tail_engine_guard_test.cc)
-    REQUIRE_MESSAGE(e.Init(o, &w, nullptr, &err), err);
+    REQUIRE_MESSAGE(e->Init(o, w, nullptr, &err), err);
+  }
+  // One collector lifetime: Init, scan, pump until idle.
+  tail_engine::Stats RunOnce() {
+    audit_file::AuditFileWriter w;
+    tail_engine::Engine e;
+    Start(&w, &e);
+    std::string err;
     e.Scan();
     for (int i = 0; i < 100 && e.HasWork(); ++i) REQUIRE_MESSAGE(e.Pump(&err), err);
     return e.stats();
@@ -130,16 +135,11 @@ TEST_CASE("tail_engine: a rename event that comes after its file was let go read
     REQUIRE(write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()));
     close(fd);
   };
-  audit_file::AuditFileWriter w;
-  std::string err;
-  REQUIRE_MESSAGE(w.Open(f.out, kKey, &err), err);
-  tail_engine::Engine e;
-  tail_engine::Options o;
-  o.patterns = {f.pattern};
-  o.state_dir = f.state;
-  o.append_only_logs = false;
   append(log, 1);  // file A
-  REQUIRE_MESSAGE(e.Init(o, &w, nullptr, &err), err);
+  audit_file::AuditFileWriter w;
+  tail_engine::Engine e;
+  f.Start(&w, &e);
+  std::string err;
   // Scans only (every sandbox looked at), no inotify: its events wait.
   auto scan_and_pump = [&] {
     for (int i = 0; i < 10; ++i) e.Scan();
@@ -192,14 +192,9 @@ TEST_CASE("tail_engine: the ids this run wrote are remembered up to the bound, o
   for (int n = 1; n <= 50; ++n) a += Record(n);
   for (int n = 1; n <= 16384; ++n) b += Record(100000 + n);
   audit_file::AuditFileWriter w;
-  std::string err;
-  REQUIRE_MESSAGE(w.Open(f.out, kKey, &err), err);
   tail_engine::Engine e;
-  tail_engine::Options o;
-  o.patterns = {f.pattern};
-  o.state_dir = f.state;
-  o.append_only_logs = false;
-  REQUIRE_MESSAGE(e.Init(o, &w, nullptr, &err), err);
+  f.Start(&w, &e);
+  std::string err;
   auto scan_and_pump = [&] {
     e.HandleInotify();
     e.Scan();
