@@ -281,7 +281,7 @@ bool Listener::AppendDue(std::string* err) {
   return true;
 }
 
-bool Listener::BatchFull() const {
+bool Listener::BatchFull() {
   return acks_.Uncovered(out_->sync_requested_appended()) >= kMaxRecordsPerSync;
 }
 
