@@ -126,6 +126,7 @@ class Listener {
 
   void Accept(int64_t now_ms);
   void Serve(int fd);
+  void Rearm(int fd);  // its one-shot read event, again
   void Expire(int64_t now_ms);
   // Asks the kernel about the peer of `fd` (*peer): true for the genuine
   // shim; otherwise, or whenever `reason_override` is given (a connection
