@@ -260,29 +260,39 @@ Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
     read_all = got > 0 && cgroup.read &&
                TracerPid(std::string_view(status, static_cast<size_t>(got)), &peer->tracer_pid);
   }
-  const uint64_t peer_socket = diag->PeerInode(conn_fd);
-  const bool own_socket = read_all && peer_socket != 0 && HoldsOwnSocket(dir_fd.get(), peer_socket);
   peer->cgroup = cgroup.cgroup;
   peer->sandbox_id = cgroup.sandbox_id;
+  // The executable's hash and the tracer need no more of /proc: judged
+  // first, so the costlier socket check below runs only for what would
+  // otherwise be the genuine shim. Every verdict still waits for the pidfd.
+  Verdict verdict = Verdict::kGenuine;
+  std::string hash_err;
+  if (!peer->exe_known || !read_all) {
+    verdict = Verdict::kNoCredentials;
+  } else if (!hashes->Sha256(exe_fd.get(), peer->exe, &peer->exe_sha256, &hash_err)) {
+    verdict = Verdict::kOtherExecutable;  // unreadable: cannot be shown to be the shim
+  } else if (peer->exe_sha256 != shim.sha256()) {
+    verdict = Verdict::kOtherExecutable;
+  } else if (peer->tracer_pid != 0) {
+    verdict = Verdict::kTraced;
+  } else {
+    const uint64_t peer_socket = diag->PeerInode(conn_fd);
+    if (peer_socket == 0 || !HoldsOwnSocket(dir_fd.get(), peer_socket)) {
+      verdict = Verdict::kNotItsSocket;
+    }
+  }
   // The check: alive now, so alive through the reads above.
   if (!Alive(pidfd.get())) return Verdict::kGone;
   if (!peer->exe_known) {
     // Alive, so the reads failed for another reason: another user's
     // process needs CAP_SYS_PTRACE (agt-collector(1), LISTEN).
     *err = logs::ErrnoReason("open", std::string(dir) + "/exe", exe_errno);
-    return Verdict::kNoCredentials;
-  }
-  if (!read_all) {
+  } else if (!read_all) {
     *err = "cannot read " + std::string(dir) + "/status or cgroup";
-    return Verdict::kNoCredentials;
+  } else if (!hash_err.empty()) {
+    *err = hash_err;
   }
-  if (!hashes->Sha256(exe_fd.get(), peer->exe, &peer->exe_sha256, err)) {
-    return Verdict::kOtherExecutable;  // unreadable: cannot be shown to be the shim
-  }
-  if (peer->exe_sha256 != shim.sha256()) return Verdict::kOtherExecutable;
-  if (peer->tracer_pid != 0) return Verdict::kTraced;
-  if (!own_socket) return Verdict::kNotItsSocket;
-  return Verdict::kGenuine;
+  return verdict;
 }
 
 void AppendAttestationJson(const Peer& peer, bool attested, std::string* out) {
