@@ -17,6 +17,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "canonical_json.h"
@@ -55,6 +56,12 @@ bool TracerPid(std::string_view status, pid_t* tracer) {
   const std::string value(status.substr(at + key.size(), end - at - key.size()));
   *tracer = static_cast<pid_t>(strtol(value.c_str(), nullptr, 10));
   return true;
+}
+
+int64_t RealtimeNs() {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
 // The process behind `pidfd` has not exited (a pidfd polls readable once it has).
@@ -269,7 +276,8 @@ Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
   std::string hash_err;
   if (!peer->exe_known || !read_all) {
     verdict = Verdict::kNoCredentials;
-  } else if (!hashes->Sha256(exe_fd.get(), peer->exe, &peer->exe_sha256, &hash_err)) {
+  } else if (!hashes->Sha256(exe_fd.get(), peer->exe, RealtimeNs(), &peer->exe_sha256,
+                             &hash_err)) {
     verdict = Verdict::kOtherExecutable;  // unreadable: cannot be shown to be the shim
   } else if (peer->exe_sha256 != shim.sha256()) {
     verdict = Verdict::kOtherExecutable;
