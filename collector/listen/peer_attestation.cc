@@ -114,36 +114,45 @@ unique_fd::UniqueFd DiagSocket() {
 // shim can only make such sockets (its seccomp filter allows no other); a
 // socket that survived an exec never has the flag. So a record sent by a
 // process that then exec'd the shim is not taken for the shim's. At most
-// kMaxFds descriptors are looked at.
+// kMaxFds descriptors are looked at, the newest (highest) first: the shim's
+// socket is the last descriptor it opened, so usually one readlink does.
+// (The shim cannot dup a descriptor, so it holds the socket only once.)
 bool HoldsOwnSocket(int dir_fd, uint64_t ino) {
   constexpr int kMaxFds = 256;
-  unique_fd::UniqueFd fd_dir(openat(dir_fd, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  const unique_fd::UniqueFd fd_dir(openat(dir_fd, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!fd_dir.ok()) return false;
-  DIR* dir = fdopendir(fd_dir.get());
-  if (dir == nullptr) return false;
-  fd_dir.Release();  // the DIR owns it now: closedir closes it
-  const std::string want = "socket:[" + std::to_string(ino) + "]";
-  bool found = false;
-  int looked = 0;
-  for (struct dirent* e; !found && looked < kMaxFds && (e = readdir(dir)) != nullptr;) {
-    if (e->d_name[0] == '.') continue;
-    ++looked;
+  // The names, read with getdents64 into the stack (no DIR: no allocation,
+  // no fcntl/fstat of its own).
+  alignas(struct dirent64) char buf[8192];
+  int fds[kMaxFds];
+  int count = 0;
+  for (ssize_t n; count < kMaxFds && (n = getdents64(fd_dir.get(), buf, sizeof buf)) > 0;) {
+    for (ssize_t at = 0; at < n && count < kMaxFds;) {
+      const auto* e = reinterpret_cast<const struct dirent64*>(buf + at);
+      at += e->d_reclen;
+      if (e->d_name[0] >= '0' && e->d_name[0] <= '9') fds[count++] = atoi(e->d_name);
+    }
+  }
+  char want[40];
+  const int want_len =
+      snprintf(want, sizeof want, "socket:[%llu]", static_cast<unsigned long long>(ino));
+  for (int i = count - 1; i >= 0; --i) {
+    char name[32];
+    snprintf(name, sizeof name, "%d", fds[i]);
     char target[64];
-    const ssize_t n = readlinkat(dirfd(dir), e->d_name, target, sizeof target);
-    if (n <= 0 || std::string_view(target, static_cast<size_t>(n)) != want) continue;
+    const ssize_t n = readlinkat(fd_dir.get(), name, target, sizeof target);
+    if (n != want_len || memcmp(target, want, static_cast<size_t>(n)) != 0) continue;
+    char path[48];
+    snprintf(path, sizeof path, "fdinfo/%d", fds[i]);
     char info[512];
-    const ssize_t got =
-        ReadStart(dir_fd, ("fdinfo/" + std::string(e->d_name)).c_str(), info, sizeof info - 1);
-    if (got <= 0) break;
+    const ssize_t got = ReadStart(dir_fd, path, info, sizeof info - 1);
+    if (got <= 0) return false;
     info[got] = '\0';
     const char* flags_at = strstr(info, "flags:");
-    if (flags_at == nullptr) break;
-    const unsigned long flags = strtoul(flags_at + 6, nullptr, 8);
-    found = (flags & O_CLOEXEC) != 0;
-    break;
+    if (flags_at == nullptr) return false;
+    return (strtoul(flags_at + 6, nullptr, 8) & O_CLOEXEC) != 0;
   }
-  closedir(dir);
-  return found;
+  return false;
 }
 
 void AppendStringOr(std::string_view text, const char* if_not_utf8, std::string* out) {
@@ -276,8 +285,7 @@ Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
   std::string hash_err;
   if (!peer->exe_known || !read_all) {
     verdict = Verdict::kNoCredentials;
-  } else if (!hashes->Sha256(exe_fd.get(), peer->exe, RealtimeNs(), &peer->exe_sha256,
-                             &hash_err)) {
+  } else if (!hashes->Sha256(exe_fd.get(), peer->exe, RealtimeNs(), &peer->exe_sha256, &hash_err)) {
     verdict = Verdict::kOtherExecutable;  // unreadable: cannot be shown to be the shim
   } else if (peer->exe_sha256 != shim.sha256()) {
     verdict = Verdict::kOtherExecutable;
