@@ -100,16 +100,19 @@ bool ReadLastLine(int fd, const std::string& path, uint64_t size, std::string* l
 AuditFileWriter::~AuditFileWriter() {
   std::string err;
   if (fd_.ok()) Flush(&err);
-  Close();
+  // Callers that can act on it Close() first (run: exit 74); here it is
+  // at least said.
+  if (!Close(&err)) logs::Error(err);
 }
 
-void AuditFileWriter::Close() {
-  std::string err;
-  if (worker_.in_flight()) SyncFinished(true, &err);  // never close under the thread
-  fd_.Reset();                                        // closing also drops the flock
+bool AuditFileWriter::Close(std::string* err) {
+  // Never close under the thread; its failure is the caller's to report.
+  const bool synced = !worker_.in_flight() || SyncFinished(true, err);
+  fd_.Reset();  // closing also drops the flock
   pending_.clear();
   pending_used_ = 0;
   pending_entries_ = 0;
+  return synced;
 }
 
 bool AuditFileWriter::Open(const std::string& path, std::string_view key, std::string* err) {
@@ -118,7 +121,7 @@ bool AuditFileWriter::Open(const std::string& path, std::string_view key, std::s
 
 bool AuditFileWriter::Open(const std::string& path, std::string_view key, uint64_t durable_size,
                            std::string* err) {
-  Close();
+  if (!Close(err)) return false;
   path_ = path;
   key_.assign(key);
   if (!signer_.Init(key, err)) return false;

@@ -87,7 +87,9 @@ class AuditFileWriter {
   // Closes and opens the same path again (SIGHUP after logrotate): pending
   // lines are synced first; a fresh file starts a fresh chain.
   bool Reopen(std::string* err);
-  void Close();
+  // Closes the file; a background sync in flight is waited for first, and
+  // false (*err) when it failed: the entries it covered are not durable.
+  bool Close(std::string* err);
 
   // entry_ids of the last `max_entries` lines in the file (oldest first),
   // read from the end of the file. Run mode uses this on restart to skip

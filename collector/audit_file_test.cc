@@ -1,7 +1,10 @@
 #include "audit_file.h"
 
 #include <doctest/doctest.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <seccomp.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -130,7 +133,7 @@ TEST_CASE("Open refuses symlinks, non-regular files and a second writer") {
   audit_file::AuditFileWriter second;
   CHECK_FALSE(second.Open(dir / "a.jsonl", "key", &err));
   CHECK(err.find("another agt-collector") != std::string::npos);
-  w.Close();
+  REQUIRE(w.Close(&err));
   CHECK(second.Open(dir / "a.jsonl", "key", &err));
 }
 
@@ -445,4 +448,33 @@ TEST_CASE("group commit: an in-line Sync waits for the background one and covers
   CHECK(w.durable_appended() == 4);
   CHECK(w.durable_head().entries == 4);
   CheckVerifies(path, 4);
+}
+
+TEST_CASE("Close reports a background sync that failed, rather than dropping it") {
+  test_util::TempDir dir;
+  const std::string path = dir / "audit.jsonl";
+  // In a child: from the filter on, the kernel fails every fdatasync with
+  // EIO there (the sync thread, started after it, inherits it).
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    std::string err;
+    audit_file::AuditFileWriter w;
+    if (!w.Open(path, "key", &err) || !w.Append(Entry(0), &err)) _exit(2);
+    const scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+    if (ctx == nullptr || seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EIO), SCMP_SYS(fdatasync), 0) != 0 ||
+        seccomp_load(ctx) != 0) {
+      _exit(3);
+    }
+    if (!w.SyncInBackground(&err) || !w.sync_in_flight()) _exit(4);
+    const bool closed = w.Close(&err);
+    const bool said = err.find("fdatasync") != std::string::npos &&
+                      err.find(path) != std::string::npos &&
+                      err.find(strerror(EIO)) != std::string::npos;
+    _exit(!closed && said ? 0 : 5);
+  }
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);  // 5: Close said nothing, or not what failed
 }

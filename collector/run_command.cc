@@ -554,6 +554,12 @@ int Serve(const cli_args::ParsedArgs& args, io_error_exits::Counter* exits) {
   status = Loop(s, sfd.get(), engine.get(), listener.get(), &out, state.get(), &notifier, &metrics);
   notifier.Stopping();
   if (status == exit_status::kOk) status = Drain(engine.get(), listener.get());
+  // A background sync still in flight is waited for: its failure is an I/O
+  // error like any other (exit 74), not dropped on the way out.
+  if (status == exit_status::kOk && !out.Close(&err)) {
+    logs::Error(err);
+    status = exit_status::kIoErr;
+  }
   // Each forwarder keeps its own position: stopping it loses nothing.
   s.forwarders.StopAll(5000);
   if (status == exit_status::kOk && state.ok() &&

@@ -61,6 +61,23 @@ bool Matcher::Init(const std::string& pattern, std::string* err) {
 
 bool Matcher::Match(std::string_view proc_cgroup, std::string* cgroup,
                     std::string* sandbox_id) const {
+  // The same few containers connect again and again: their answer is kept
+  // (by the whole text), so the regular expressions run once per cgroup.
+  const auto it = cache_.find(std::string(proc_cgroup));
+  if (it != cache_.end()) {
+    ++cache_hits_;
+    *cgroup = it->second.cgroup;
+    *sandbox_id = it->second.sandbox_id;
+    return it->second.matched;
+  }
+  const bool matched = MatchUncached(proc_cgroup, cgroup, sandbox_id);
+  if (cache_.size() >= kMaxCached) cache_.clear();
+  cache_.emplace(std::string(proc_cgroup), Answer{matched, *cgroup, *sandbox_id});
+  return matched;
+}
+
+bool Matcher::MatchUncached(std::string_view proc_cgroup, std::string* cgroup,
+                            std::string* sandbox_id) const {
   std::vector<std::string_view> paths;  // the unified hierarchy's first
   for (size_t at = 0; at < proc_cgroup.size();) {
     size_t end = proc_cgroup.find('\n', at);

@@ -6,9 +6,11 @@
 #define AGT_COLLECTOR_LISTEN_CGROUP_SANDBOX_ID_H_
 
 #include <regex.h>
+#include <stdint.h>
 
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace cgroup_sandbox_id {
@@ -44,14 +46,25 @@ class Matcher {
   // hierarchy's ("0::") first: the first path that matches gives *sandbox_id
   // (checked like a watch pattern's id) and *cgroup. When none does, *cgroup
   // is the unified path (else the first) and the result is false.
+  // Answers are kept (at most kMaxCached texts; then all are dropped).
   bool Match(std::string_view proc_cgroup, std::string* cgroup, std::string* sandbox_id) const;
+  uint64_t cache_hits() const { return cache_hits_; }
+  static constexpr size_t kMaxCached = 1024;
 
  private:
+  struct Answer {
+    bool matched;
+    std::string cgroup, sandbox_id;
+  };
+  bool MatchUncached(std::string_view proc_cgroup, std::string* cgroup,
+                     std::string* sandbox_id) const;
   struct Compiled {
     regex_t re;
     int group;
   };
   std::vector<Compiled> compiled_;
+  mutable std::unordered_map<std::string, Answer> cache_;
+  mutable uint64_t cache_hits_ = 0;
 };
 
 }  // namespace cgroup_sandbox_id

@@ -52,3 +52,29 @@ TEST_CASE("the operator's pattern: its first group, checked like any sandbox id"
   CHECK_FALSE(bad.Init("(unclosed", &err));
   CHECK(err.find("cgroup pattern") == 0);
 }
+
+TEST_CASE("a cgroup seen before is answered from the cache, the same as the first time") {
+  cgroup_sandbox_id::Matcher m;
+  std::string err;
+  REQUIRE(m.Init("", &err));
+  const std::string docker = "0::/system.slice/docker-" + kId + ".scope\n";
+  const std::string none = "0::/user.slice/session-1.scope\n";
+  for (int round = 0; round < 2; ++round) {
+    std::string cgroup, id;
+    CHECK(m.Match(docker, &cgroup, &id));
+    CHECK(id == kId);
+    CHECK(cgroup == "/system.slice/docker-" + kId + ".scope");
+    CHECK_FALSE(m.Match(none, &cgroup, &id));
+    CHECK(id.empty());
+    CHECK(cgroup == "/user.slice/session-1.scope");
+  }
+  CHECK(m.cache_hits() == 2);
+  // Bounded: more distinct texts than it keeps are still answered right.
+  for (size_t i = 0; i <= cgroup_sandbox_id::Matcher::kMaxCached; ++i) {
+    std::string cgroup, id;
+    CHECK_FALSE(m.Match("0::/user.slice/u" + std::to_string(i) + "\n", &cgroup, &id));
+  }
+  std::string cgroup, id;
+  CHECK(m.Match(docker, &cgroup, &id));
+  CHECK(id == kId);
+}

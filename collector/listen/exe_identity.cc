@@ -86,7 +86,8 @@ bool ShimReference::FromHex(const std::string& hex, std::string* err) {
   return true;
 }
 
-bool HashCache::Sha256(int fd, const Identity& id, std::string* hex, std::string* err) {
+bool HashCache::Sha256(int fd, const Identity& id, int64_t now_ns, std::string* hex,
+                       std::string* err) {
   const auto it = cache_.find(id);
   if (it != cache_.end()) {
     *hex = it->second;
@@ -99,6 +100,7 @@ bool HashCache::Sha256(int fd, const Identity& id, std::string* hex, std::string
     if (!Sha256OfFile(fd, hex, err)) return false;
     ++hashed_;
   }
+  if (now_ns - id.ctime_ns < kSettledNs) return true;  // may still change unseen
   if (cache_.size() >= kMaxEntries) cache_.clear();
   cache_.emplace(id, *hex);
   return true;

@@ -49,13 +49,20 @@ class ShimReference {
 };
 
 // The hashes of executables seen, by identity. Bounded: cleared when full.
+// An identity names the content only if no write can keep it: a write
+// within the filesystem's timestamp tick after the hash could leave size,
+// mtime and ctime as they were (ctime cannot be set from user space, but a
+// tick is coarse). So a file changed less than kSettledNs before it is
+// hashed is hashed again each time, never served from the cache.
 class HashCache {
  public:
   explicit HashCache(const ShimReference* shim) : shim_(shim) {}
   // *hex: the SHA-256 of the executable open at `fd`; empty when it was not
   // computed because the file cannot be the shim (its size differs from the
   // shim's, or it is larger than kMaxHashedBytes).
-  bool Sha256(int fd, const Identity& id, std::string* hex, std::string* err);
+  // `now_ns`: CLOCK_REALTIME now (the clock ctime is taken from).
+  bool Sha256(int fd, const Identity& id, int64_t now_ns, std::string* hex, std::string* err);
+  static constexpr int64_t kSettledNs = 2'000'000'000;
   uint64_t hashed() const { return hashed_; }  // files read (cache misses)
 
  private:

@@ -101,8 +101,9 @@ void Listener::Close(int fd) {
   const auto it = conns_.find(fd);
   if (it == conns_.end()) return;
   if (it->second.container != nullptr) --it->second.container->held;
-  epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, fd, nullptr);
-  conns_.erase(it);  // closes the descriptor
+  // Closing the only descriptor of the connection takes it out of the epoll
+  // set too: no EPOLL_CTL_DEL.
+  conns_.erase(it);
 }
 
 void Listener::Answer(int fd, unsigned char byte) {
@@ -160,8 +161,10 @@ void Listener::Accept(int64_t now_ms) {
       continue;
     }
     c->tokens -= 1;
+    // One shot: the one message's event disarms it, so a connection waiting
+    // for its sync needs no EPOLL_CTL_DEL (Rearm when it was not served).
     struct epoll_event ev = {};
-    ev.events = EPOLLIN;
+    ev.events = EPOLLIN | EPOLLONESHOT;
     ev.data.fd = fd.get();
     if (epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd.get(), &ev) != 0) continue;
     ++c->held;
@@ -194,10 +197,20 @@ bool Listener::Judge(int fd, std::string_view message, const std::string& reason
   return false;
 }
 
+void Listener::Rearm(int fd) {
+  struct epoll_event ev = {};
+  ev.events = EPOLLIN | EPOLLONESHOT;
+  ev.data.fd = fd;
+  if (epoll_ctl(epoll_.get(), EPOLL_CTL_MOD, fd, &ev) != 0) Close(fd);
+}
+
 void Listener::Serve(int fd) {
   const ssize_t n = recv(fd, &buf_[0], buf_.size(), MSG_DONTWAIT | MSG_TRUNC);
   if (n < 0) {
-    if (errno == EAGAIN || errno == EINTR) return;
+    if (errno == EAGAIN || errno == EINTR) {
+      Rearm(fd);
+      return;
+    }
     Close(fd);
     return;
   }
@@ -213,17 +226,20 @@ void Listener::Serve(int fd) {
     Answer(fd, kNak);
     return;
   }
-  const std::string who = "pid " + std::to_string(peer.pid) + " (cgroup " + peer.cgroup + ")";
+  // Said only when something is refused: not built for every denial.
+  const auto who = [&peer] {
+    return "pid " + std::to_string(peer.pid) + " (cgroup " + peer.cgroup + ")";
+  };
   if (static_cast<size_t>(n) > kMaxMessageBytes) {
     ++stats_.rejected;
-    WarnLimited(who + ": rejected: message of " + std::to_string(n) + " bytes (limit " +
+    WarnLimited(who() + ": rejected: message of " + std::to_string(n) + " bytes (limit " +
                 std::to_string(kMaxMessageBytes) + ")");
     Answer(fd, kNak);
     return;
   }
   if (peer.sandbox_id.empty()) {
     ++stats_.rejected;
-    WarnLimited(who +
+    WarnLimited(who() +
                 ": not acknowledged: the cgroup names no sandbox (built-in layouts or "
                 "--cgroup-pattern); the shim falls back to its log");
     Answer(fd, kNak);
@@ -241,13 +257,13 @@ void Listener::Serve(int fd) {
     case pipeline::Outcome::kAlreadyPresent:
     case pipeline::Outcome::kValid:
       acks_.Add(fd, out_->entries_appended());
-      // Stays open (and out of the timeout's reach) until durable.
-      epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, fd, nullptr);
+      // Stays open (and out of the timeout's reach; its one-shot event is
+      // spent) until durable.
       conns_[fd].generation = 0;
       return;
     case pipeline::Outcome::kRejected:
       ++stats_.rejected;
-      WarnLimited(who + ": rejected: " + reason);
+      WarnLimited(who() + ": rejected: " + reason);
       Answer(fd, kNak);
       return;
     case pipeline::Outcome::kOutputFailed:
@@ -281,7 +297,7 @@ bool Listener::AppendDue(std::string* err) {
   return true;
 }
 
-bool Listener::BatchFull() const {
+bool Listener::BatchFull() {
   return acks_.Uncovered(out_->sync_requested_appended()) >= kMaxRecordsPerSync;
 }
 
@@ -305,8 +321,12 @@ bool Listener::Pump(std::string* err) {
     const int fd = events[i].data.fd;
     if (fd == socket_.get()) {
       Accept(now);
-    } else if (conns_.count(fd) != 0 && !BatchFull()) {
-      Serve(fd);  // when the batch is full, level-triggered epoll says it again
+    } else if (conns_.count(fd) != 0) {
+      if (BatchFull()) {
+        Rearm(fd);  // its one shot is spent: armed again, it is said again later
+      } else {
+        Serve(fd);
+      }
     }
   }
   forgeries_->Flush(clock_ms::Realtime(), &due_);

@@ -90,7 +90,7 @@ class Listener {
   int fd() const { return epoll_.get(); }
   // True while the batch waiting for the next sync is full: fd() is not
   // worth polling until the audit file's sync_done_fd() is readable.
-  bool BatchFull() const;
+  bool BatchFull();
   // Takes a finished sync and ACKs what it made durable; accepts and serves
   // what is ready, appends the entries and starts their sync when none is
   // in flight. False only on a fatal output error (*err).
@@ -126,6 +126,7 @@ class Listener {
 
   void Accept(int64_t now_ms);
   void Serve(int fd);
+  void Rearm(int fd);  // its one-shot read event, again
   void Expire(int64_t now_ms);
   // Asks the kernel about the peer of `fd` (*peer): true for the genuine
   // shim; otherwise, or whenever `reason_override` is given (a connection

@@ -11,11 +11,13 @@
 #include <linux/unix_diag.h>
 #include <poll.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "canonical_json.h"
@@ -29,31 +31,37 @@
 namespace peer_attestation {
 namespace {
 
-// Reads a small /proc file whole (at most `limit` bytes).
-bool ReadSmall(int dir_fd, const char* name, size_t limit, std::string* out) {
+// Reads the start of a small /proc file into buf (at most `cap` bytes, no
+// allocation: this runs once per connection); -1 when it cannot be read.
+// One read: these files are made whole at the read (seq_file, single_open),
+// which hands over all that fits.
+ssize_t ReadStart(int dir_fd, const char* name, char* buf, size_t cap) {
   const unique_fd::UniqueFd fd(openat(dir_fd, name, O_RDONLY | O_CLOEXEC));
-  if (!fd.ok()) return false;
-  out->resize(limit);
-  size_t got = 0;
-  while (got < limit) {
-    const ssize_t n = read(fd.get(), &(*out)[got], limit - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return false;
-    if (n == 0) break;
-    got += static_cast<size_t>(n);
+  if (!fd.ok()) return -1;
+  for (;;) {
+    const ssize_t n = read(fd.get(), buf, cap);
+    if (n >= 0 || errno != EINTR) return n;
   }
-  out->resize(got);
-  return true;
 }
 
-// TracerPid from /proc/PID/status; false when the line is missing.
+// TracerPid from the start of /proc/PID/status; false when the line is
+// missing or cut off (it is the 9th line, well inside kStatusBytes).
+constexpr size_t kStatusBytes = 2048;
 bool TracerPid(std::string_view status, pid_t* tracer) {
   const std::string_view key = "\nTracerPid:";
   const size_t at = status.find(key);
   if (at == std::string_view::npos) return false;
-  const std::string value(status.substr(at + key.size(), 16));
+  const size_t end = status.find('\n', at + key.size());
+  if (end == std::string_view::npos || end - at > key.size() + 16) return false;
+  const std::string value(status.substr(at + key.size(), end - at - key.size()));
   *tracer = static_cast<pid_t>(strtol(value.c_str(), nullptr, 10));
   return true;
+}
+
+int64_t RealtimeNs() {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
 // The process behind `pidfd` has not exited (a pidfd polls readable once it has).
@@ -106,33 +114,45 @@ unique_fd::UniqueFd DiagSocket() {
 // shim can only make such sockets (its seccomp filter allows no other); a
 // socket that survived an exec never has the flag. So a record sent by a
 // process that then exec'd the shim is not taken for the shim's. At most
-// kMaxFds descriptors are looked at.
+// kMaxFds descriptors are looked at, the newest (highest) first: the shim's
+// socket is the last descriptor it opened, so usually one readlink does.
+// (The shim cannot dup a descriptor, so it holds the socket only once.)
 bool HoldsOwnSocket(int dir_fd, uint64_t ino) {
   constexpr int kMaxFds = 256;
-  unique_fd::UniqueFd fd_dir(openat(dir_fd, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  const unique_fd::UniqueFd fd_dir(openat(dir_fd, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!fd_dir.ok()) return false;
-  DIR* dir = fdopendir(fd_dir.get());
-  if (dir == nullptr) return false;
-  fd_dir.Release();  // the DIR owns it now: closedir closes it
-  const std::string want = "socket:[" + std::to_string(ino) + "]";
-  bool found = false;
-  int looked = 0;
-  for (struct dirent* e; !found && looked < kMaxFds && (e = readdir(dir)) != nullptr;) {
-    if (e->d_name[0] == '.') continue;
-    ++looked;
-    char target[64];
-    const ssize_t n = readlinkat(dirfd(dir), e->d_name, target, sizeof target);
-    if (n <= 0 || std::string_view(target, static_cast<size_t>(n)) != want) continue;
-    std::string info;
-    if (!ReadSmall(dir_fd, ("fdinfo/" + std::string(e->d_name)).c_str(), 4096, &info)) break;
-    const size_t at = info.find("flags:");
-    if (at == std::string::npos) break;
-    const unsigned long flags = strtoul(info.c_str() + at + 6, nullptr, 8);
-    found = (flags & O_CLOEXEC) != 0;
-    break;
+  // The names, read with getdents64 into the stack (no DIR: no allocation,
+  // no fcntl/fstat of its own).
+  alignas(struct dirent64) char buf[8192];
+  int fds[kMaxFds];
+  int count = 0;
+  for (ssize_t n; count < kMaxFds && (n = getdents64(fd_dir.get(), buf, sizeof buf)) > 0;) {
+    for (ssize_t at = 0; at < n && count < kMaxFds;) {
+      const auto* e = reinterpret_cast<const struct dirent64*>(buf + at);
+      at += e->d_reclen;
+      if (e->d_name[0] >= '0' && e->d_name[0] <= '9') fds[count++] = atoi(e->d_name);
+    }
   }
-  closedir(dir);
-  return found;
+  char want[40];
+  const int want_len =
+      snprintf(want, sizeof want, "socket:[%llu]", static_cast<unsigned long long>(ino));
+  for (int i = count - 1; i >= 0; --i) {
+    char name[32];
+    snprintf(name, sizeof name, "%d", fds[i]);
+    char target[64];
+    const ssize_t n = readlinkat(fd_dir.get(), name, target, sizeof target);
+    if (n != want_len || memcmp(target, want, static_cast<size_t>(n)) != 0) continue;
+    char path[48];
+    snprintf(path, sizeof path, "fdinfo/%d", fds[i]);
+    char info[512];
+    const ssize_t got = ReadStart(dir_fd, path, info, sizeof info - 1);
+    if (got <= 0) return false;
+    info[got] = '\0';
+    const char* flags_at = strstr(info, "flags:");
+    if (flags_at == nullptr) return false;
+    return (strtoul(flags_at + 6, nullptr, 8) & O_CLOEXEC) != 0;
+  }
+  return false;
 }
 
 void AppendStringOr(std::string_view text, const char* if_not_utf8, std::string* out) {
@@ -189,16 +209,23 @@ const char* Describe(Verdict v) {
 
 PeerCgroup ReadPeerCgroup(int conn_fd, const cgroup_sandbox_id::Matcher& cgroups) {
   PeerCgroup result;
-  struct ucred cred;
-  socklen_t len = sizeof cred;
-  if (getsockopt(conn_fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.pid <= 0) {
+  socklen_t len = sizeof result.cred;
+  if (getsockopt(conn_fd, SOL_SOCKET, SO_PEERCRED, &result.cred, &len) != 0 ||
+      result.cred.pid <= 0) {
+    result.cred_error = std::string("getsockopt SO_PEERCRED: ") + strerror(errno);
     return result;
   }
-  const std::string dir = "/proc/" + std::to_string(cred.pid);
-  const unique_fd::UniqueFd dir_fd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  std::string text;
-  result.read = dir_fd.ok() && ReadSmall(dir_fd.get(), "cgroup", 8192, &text);
-  if (result.read) cgroups.Match(text, &result.cgroup, &result.sandbox_id);
+  result.have_cred = true;
+  char dir[32];
+  snprintf(dir, sizeof dir, "/proc/%d", static_cast<int>(result.cred.pid));
+  const unique_fd::UniqueFd dir_fd(open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  char text[8192];
+  const ssize_t n = dir_fd.ok() ? ReadStart(dir_fd.get(), "cgroup", text, sizeof text) : -1;
+  result.read = n >= 0;
+  if (result.read) {
+    cgroups.Match(std::string_view(text, static_cast<size_t>(n)), &result.cgroup,
+                  &result.sandbox_id);
+  }
   return result;
 }
 
@@ -206,17 +233,16 @@ Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
                exe_identity::HashCache* hashes, const PeerCgroup& cgroup, DiagSockets* diag,
                Peer* peer, std::string* err) {
   *peer = Peer();
-  struct ucred cred;
-  socklen_t len = sizeof cred;
-  if (getsockopt(conn_fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.pid <= 0) {
-    *err = std::string("getsockopt SO_PEERCRED: ") + strerror(errno);
+  // The credentials the kernel recorded at connect(): read once, at accept.
+  if (!cgroup.have_cred) {
+    *err = cgroup.cred_error;
     return Verdict::kNoCredentials;
   }
-  peer->pid = cred.pid;
-  peer->uid = cred.uid;
-  peer->gid = cred.gid;
+  peer->pid = cgroup.cred.pid;
+  peer->uid = cgroup.cred.uid;
+  peer->gid = cgroup.cred.gid;
   int pidfd_raw = -1;
-  len = sizeof pidfd_raw;
+  socklen_t len = sizeof pidfd_raw;
   if (getsockopt(conn_fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd_raw, &len) != 0) {
     // ESRCH: the peer has been reaped already.
     if (errno == ESRCH) return Verdict::kGone;
@@ -227,9 +253,9 @@ Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
 
   // The reads. Each may fail because the process is gone (or the pid is
   // another process's now): the pidfd check below tells.
-  const std::string dir = "/proc/" + std::to_string(peer->pid);
-  const unique_fd::UniqueFd dir_fd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  std::string status;
+  char dir[32];
+  snprintf(dir, sizeof dir, "/proc/%d", static_cast<int>(peer->pid));
+  const unique_fd::UniqueFd dir_fd(open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   bool read_all = dir_fd.ok();
   unique_fd::UniqueFd exe_fd;
   int exe_errno = 0;
@@ -245,32 +271,44 @@ Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
       peer->exe_path.assign(target, static_cast<size_t>(n));
       peer->exe = exe_identity::Identity::Of(st);
     }
-    read_all = ReadSmall(dir_fd.get(), "status", 16384, &status) && cgroup.read &&
-               TracerPid(status, &peer->tracer_pid);
+    char status[kStatusBytes];
+    const ssize_t got = ReadStart(dir_fd.get(), "status", status, sizeof status);
+    read_all = got > 0 && cgroup.read &&
+               TracerPid(std::string_view(status, static_cast<size_t>(got)), &peer->tracer_pid);
   }
-  const uint64_t peer_socket = diag->PeerInode(conn_fd);
-  const bool own_socket = read_all && peer_socket != 0 && HoldsOwnSocket(dir_fd.get(), peer_socket);
   peer->cgroup = cgroup.cgroup;
   peer->sandbox_id = cgroup.sandbox_id;
+  // The executable's hash and the tracer need no more of /proc: judged
+  // first, so the costlier socket check below runs only for what would
+  // otherwise be the genuine shim. Every verdict still waits for the pidfd.
+  Verdict verdict = Verdict::kGenuine;
+  std::string hash_err;
+  if (!peer->exe_known || !read_all) {
+    verdict = Verdict::kNoCredentials;
+  } else if (!hashes->Sha256(exe_fd.get(), peer->exe, RealtimeNs(), &peer->exe_sha256, &hash_err)) {
+    verdict = Verdict::kOtherExecutable;  // unreadable: cannot be shown to be the shim
+  } else if (peer->exe_sha256 != shim.sha256()) {
+    verdict = Verdict::kOtherExecutable;
+  } else if (peer->tracer_pid != 0) {
+    verdict = Verdict::kTraced;
+  } else {
+    const uint64_t peer_socket = diag->PeerInode(conn_fd);
+    if (peer_socket == 0 || !HoldsOwnSocket(dir_fd.get(), peer_socket)) {
+      verdict = Verdict::kNotItsSocket;
+    }
+  }
   // The check: alive now, so alive through the reads above.
   if (!Alive(pidfd.get())) return Verdict::kGone;
   if (!peer->exe_known) {
     // Alive, so the reads failed for another reason: another user's
     // process needs CAP_SYS_PTRACE (agt-collector(1), LISTEN).
-    *err = logs::ErrnoReason("open", dir + "/exe", exe_errno);
-    return Verdict::kNoCredentials;
+    *err = logs::ErrnoReason("open", std::string(dir) + "/exe", exe_errno);
+  } else if (!read_all) {
+    *err = "cannot read " + std::string(dir) + "/status or cgroup";
+  } else if (!hash_err.empty()) {
+    *err = hash_err;
   }
-  if (!read_all) {
-    *err = "cannot read " + dir + "/status or cgroup";
-    return Verdict::kNoCredentials;
-  }
-  if (!hashes->Sha256(exe_fd.get(), peer->exe, &peer->exe_sha256, err)) {
-    return Verdict::kOtherExecutable;  // unreadable: cannot be shown to be the shim
-  }
-  if (peer->exe_sha256 != shim.sha256()) return Verdict::kOtherExecutable;
-  if (peer->tracer_pid != 0) return Verdict::kTraced;
-  if (!own_socket) return Verdict::kNotItsSocket;
-  return Verdict::kGenuine;
+  return verdict;
 }
 
 void AppendAttestationJson(const Peer& peer, bool attested, std::string* out) {

@@ -14,6 +14,7 @@
 #define AGT_COLLECTOR_LISTEN_PEER_ATTESTATION_H_
 
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include <string>
@@ -72,11 +73,14 @@ class DiagSockets {
   unique_fd::UniqueFd own_;  // the collector's namespace: when SIOCGSKNS is refused
 };
 
-// The peer's /proc/PID/cgroup (PID from SO_PEERCRED), matched: read once
-// per connection, at accept (for the per-container limits), and used again
-// by Attest. Read before Attest's pidfd check, that check covers it as it
-// covers Attest's own reads.
+// What is read once per connection, at accept (for the per-container
+// limits), and used again by Attest: the kernel's credentials (SO_PEERCRED,
+// fixed at connect()) and the peer's /proc/PID/cgroup, matched. Read before
+// Attest's pidfd check, that check covers them as it covers Attest's reads.
 struct PeerCgroup {
+  bool have_cred = false;  // false: SO_PEERCRED failed (cred_error says why)
+  struct ucred cred = {};
+  std::string cred_error;
   bool read = false;       // false: no credentials, or the file unreadable
   std::string cgroup;      // as Peer::cgroup
   std::string sandbox_id;  // as Peer::sandbox_id
