@@ -18,12 +18,14 @@ namespace self_confine {
 namespace {
 
 // ASan and LeakSanitizer need system calls no allow-list of ours should
-// grant (LeakSanitizer stops the world with clone and ptrace at exit), so
-// sanitizer builds leave the seccomp layer off and say so.
-#if defined(__SANITIZE_ADDRESS__)
+// grant (LeakSanitizer stops the world with clone and ptrace at exit), and
+// so does ThreadSanitizer (its background thread, its shadow memory's
+// mmap/madvise as threads come and go), so sanitizer builds leave the
+// seccomp layer off and say so.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 constexpr bool kSanitizerBuild = true;
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 constexpr bool kSanitizerBuild = true;
 #else
 constexpr bool kSanitizerBuild = false;
