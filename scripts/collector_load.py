@@ -36,6 +36,16 @@ TS_RE = re.compile(rb'"timestamp_ns": ?(\d+)')
 WRITERS = 2
 
 
+def remove_bench_dir(root):
+    """Removes a bench's temporary tree. The collector made its logs
+    append-only (FS_APPEND_FL), which rmtree cannot unlink through: clear the
+    attribute first, and say what could not be removed rather than leave it."""
+    subprocess.run(["chattr", "-R", "-a", root], stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, check=False)
+    shutil.rmtree(root, onerror=lambda _f, path, exc: print(
+        "bench: left behind %s: %s" % (path, exc[1]), file=sys.stderr))
+
+
 def percentile(values, p):
     values = sorted(values)
     k = min(len(values) - 1, max(0, int(round(p / 100.0 * (len(values) - 1)))))
@@ -473,7 +483,7 @@ def section_load(shim, collector, source_counts, records, rate, timeout, perf_di
                             startup = started
                     sides.setdefault(side, []).append(m)
                 finally:
-                    shutil.rmtree(root, ignore_errors=True)
+                    remove_bench_dir(root)
         print("  S=%-5d (%d records, %d per log)" % (sources, total, per_log))
         for side in sorted(sides):
             for m in sides[side]:
