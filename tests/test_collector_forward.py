@@ -141,13 +141,20 @@ class Forward(unittest.TestCase):
         h.start("--forward", "relp+tls://localhost:%d" % rcv.port, *self.tls_args())
         h.append_raw("sb-1", records(0, 300))
         h.wait_for_count(300, timeout=60)
+        # Rotated once the forwarder follows the file: one that has not yet
+        # opened it starts at the new one (agt-collector(1), FORWARDING).
+        path = rcv.file_for(self.host)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if os.path.exists(path) and len(set(entry_ids(path))) >= 300:
+                break
+            time.sleep(0.05)
         os.rename(h.out, h.out + ".1")
         h.append_raw("sb-1", records(300, 20))  # still into the old file
         time.sleep(0.5)
         h.proc.send_signal(signal.SIGHUP)
         time.sleep(0.5)
         h.append_raw("sb-1", records(320, 200))  # the new file
-        path = rcv.file_for(self.host)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if os.path.exists(path) and len(set(entry_ids(path))) >= 520:
