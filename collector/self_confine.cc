@@ -3,11 +3,14 @@
 #include <elf.h>
 #include <link.h>
 #include <openssl/crypto.h>
+#include <stdlib.h>
 #include <sys/auxv.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <functional>
+#include <string_view>
 
 #include "logs.h"
 #include "syscall_allowlist.h"
@@ -60,8 +63,20 @@ Applied Confine(const landlock_ruleset::Grants* grants,
   std::string reason;
   if (grants != nullptr) {
     landlock_ruleset::Grants granted = *grants;
-    // LeakSanitizer reads /proc/self/maps and the task list at exit.
-    if (kSanitizerBuild) granted.read_files.push_back("/proc");
+    if (kSanitizerBuild) {
+      // LeakSanitizer reads /proc/self/maps and the task list at exit.
+      granted.read_files.push_back("/proc");
+      // A runtime opens its report file when it first reports: refused by
+      // the ruleset, it would print "Can't open file" and die, the report
+      // lost to the check that counts the files (scripts/test-sanitized).
+      for (const char* var : {"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS"}) {
+        const char* options = getenv(var);
+        if (options == nullptr) continue;
+        for (std::string& dir : SanitizerReportDirs(options)) {
+          granted.write_dirs.push_back(std::move(dir));
+        }
+      }
+    }
     int abi = 0;
     if (landlock_ruleset::Restrict(granted, &abi, &reason) == landlock_ruleset::Result::kApplied) {
       applied.landlock_abi = abi;
@@ -108,6 +123,24 @@ std::vector<std::string> OwnExecutables() {
 }
 
 }  // namespace
+
+std::vector<std::string> SanitizerReportDirs(std::string_view options) {
+  // The runtimes' own separators between options (sanitizer_flag_parser).
+  constexpr std::string_view kSeparators = " ,:\t\r\n";
+  constexpr std::string_view kLogPath = "log_path=";
+  std::vector<std::string> dirs;
+  size_t at = 0;
+  while (at < options.size()) {
+    const size_t end = std::min(options.find_first_of(kSeparators, at), options.size());
+    const std::string_view option = options.substr(at, end - at);
+    at = end + 1;
+    if (option.substr(0, kLogPath.size()) != kLogPath) continue;
+    const std::string_view path = option.substr(kLogPath.size());
+    if (path.empty() || path == "stderr" || path == "stdout") continue;  // no file
+    dirs.push_back(DirectoryOf(std::string(path)));
+  }
+  return dirs;
+}
 
 Applied ConfineOneShot(const landlock_ruleset::Grants& grants) {
   return Confine(&grants, syscall_allowlist::LoadOneShot);

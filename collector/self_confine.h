@@ -9,6 +9,7 @@
 #define AGT_COLLECTOR_SELF_CONFINE_H_
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "landlock_ruleset.h"
@@ -34,6 +35,11 @@ struct RunScope {
   bool forwarders = false;         // it starts `agt-collector forward` children
   std::string metrics_file;  // its directory is writable (written as a temp file, then renamed)
 };
+
+// The directories a sanitizer runtime writes its reports in, from its
+// options ("log_path=DIR/asan:detect_leaks=1"): a sanitizer build's ruleset
+// lets it write there (self_confine.cc says why). None for stderr/stdout.
+std::vector<std::string> SanitizerReportDirs(std::string_view options);
 
 // Confines a one-shot subcommand (import, validate, verify) to `grants`.
 Applied ConfineOneShot(const landlock_ruleset::Grants& grants);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <string>
+#include <vector>
 
 #include "test_util.h"
 
@@ -29,6 +30,9 @@ enum Breach : int {
   kExecutableMemoryAllowed = 1 << 6,
   kPtraceAllowed = 1 << 7,
   kNotConfined = 1 << 8,
+  // A sanitizer build refused a report in its log_path's directory, or a
+  // plain build allowed a write there.
+  kReportWriteWrong = 1 << 9,
 };
 
 struct ChildResult {
@@ -38,15 +42,21 @@ struct ChildResult {
 
 // Confines a forked child with `grants` and makes it try each thing; the
 // parent reads back what got through (the child cannot be undone).
+// `report_dir`: named in the child's TSAN_OPTIONS as its log_path's
+// directory before it confines itself (appended: the runtime's own stays).
 ChildResult TryInConfinedChild(const landlock_ruleset::Grants& grants, const std::string& allowed,
                                const std::string& other, const std::string& granted_dir,
-                               const std::string& outside_dir) {
+                               const std::string& outside_dir, const std::string& report_dir) {
   int report[2];
   REQUIRE(pipe(report) == 0);
   const pid_t pid = fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
     close(report[0]);
+    const char* options = getenv("TSAN_OPTIONS");
+    const std::string with_report =
+        std::string(options != nullptr ? options : "") + ":log_path=" + report_dir + "/tsan";
+    setenv("TSAN_OPTIONS", with_report.c_str(), 1);
     const self_confine::Applied applied = self_confine::ConfineOneShot(grants);
     int breaches = 0;
     if (!applied.no_new_privs || applied.landlock_abi == 0 ||
@@ -63,6 +73,9 @@ ChildResult TryInConfinedChild(const landlock_ruleset::Grants& grants, const std
     if (fd >= 0) close(fd);
     fd = open((outside_dir + "/new").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
     if (fd >= 0) breaches |= kWriteOutsideAllowed;
+    fd = open((report_dir + "/tsan.1").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    if ((fd >= 0) != applied.sanitizer_build) breaches |= kReportWriteWrong;
+    if (fd >= 0) close(fd);
     // Refused by Landlock (no EXECUTE right anywhere) and by seccomp both.
     char* const argv[] = {const_cast<char*>("true"), nullptr};
     execv("/bin/true", argv);
@@ -104,10 +117,12 @@ TEST_CASE("self-confinement: the kernel refuses exec, sockets, other files and w
   test_util::WriteFile(other, "x\n");
   REQUIRE(mkdir(granted.c_str(), 0700) == 0);
   REQUIRE(mkdir(outside.c_str(), 0700) == 0);
+  const std::string reports = dir / "reports";
+  REQUIRE(mkdir(reports.c_str(), 0700) == 0);
   landlock_ruleset::Grants grants;
   grants.read_files = {allowed, dir / "does-not-exist"};
   grants.write_dirs = {granted};
-  const ChildResult child = TryInConfinedChild(grants, allowed, other, granted, outside);
+  const ChildResult child = TryInConfinedChild(grants, allowed, other, granted, outside, reports);
   CHECK(child.breaches == 0);
   CHECK(access((granted + "/new").c_str(), F_OK) == 0);
   CHECK(access((outside + "/new").c_str(), F_OK) != 0);
@@ -126,4 +141,16 @@ TEST_CASE("self-confinement: the description names each layer and what is missin
   CHECK(self_confine::Describe(applied) ==
         "no_new_privs, seccomp allow-list - not applied: Landlock (this kernel has no Landlock)");
   CHECK(self_confine::Describe(self_confine::Applied{}) == "not confined");
+}
+
+TEST_CASE("self-confinement: a sanitizer's report directories come from its log_path options") {
+  using V = std::vector<std::string>;
+  CHECK(self_confine::SanitizerReportDirs("log_path=/b/reports/asan:detect_leaks=1") ==
+        V{"/b/reports"});
+  CHECK(self_confine::SanitizerReportDirs("halt_on_error=1 log_path=/t/tsan,log_path=/u/x") ==
+        V{"/t", "/u"});
+  CHECK(self_confine::SanitizerReportDirs("log_path=report") == V{"."});
+  CHECK(self_confine::SanitizerReportDirs("log_path=/report") == V{"/"});
+  CHECK(self_confine::SanitizerReportDirs("log_path=stderr:xlog_path=/no/x:log_path=") == V{});
+  CHECK(self_confine::SanitizerReportDirs("") == V{});
 }
