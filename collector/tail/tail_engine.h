@@ -338,7 +338,11 @@ class Engine {
   std::vector<uint32_t> dirty_;
   std::vector<uint32_t> touched_;  // read this cycle: checkpoint candidates
   std::unordered_set<std::string> recent_ids_;
-  std::deque<std::string> written_ids_;                  // RememberWritten's order, for its bound
+  std::deque<std::string> written_ids_;  // RememberWritten's order, for its bound
+  // Sandbox id -> the output offset from which an earlier run's entries of
+  // that source lie past its checkpoint (LoadReplayWindow), until the source
+  // appends an entry of its own: its checkpoints keep naming that offset.
+  std::unordered_map<std::string, uint64_t> replaying_from_;
   size_t turn_items_left_ = 0;                           // the current source's share of this cycle
   int64_t turn_deadline_ns_ = 0;                         // and its time (line_reader::MonotonicNs)
   std::unordered_map<uint32_t, uint32_t> move_cookies_;  // IN_MOVED_FROM cookie -> source

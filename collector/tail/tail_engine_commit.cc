@@ -50,6 +50,8 @@ void Engine::HandleItem(Source* s, const line_reader::Item& item, const ReadOrig
     case pipeline::Outcome::kAppended:
     case pipeline::Outcome::kValid: break;
   }
+  // A new entry: nothing an earlier run wrote of this source lies past it.
+  if (!replaying_from_.empty()) replaying_from_.erase(s->sandbox_id);
   ++cycle_appended_;  // counted as written once the sync has made it durable
   RememberWritten(ingest_->entry().entry_id);
   if (syslog_ != nullptr) {
@@ -114,7 +116,7 @@ bool Engine::LoadReplayWindow(std::string* err) {
   if (!checkpoint_store::ListKeys(state_fd_.get(), &keys, err)) return false;
   const std::unordered_set<std::string> have_checkpoint(keys.begin(), keys.end());
   const chain_head::ChainHead& head = out_->durable_head();
-  std::unordered_map<std::string, uint64_t> from;  // sandbox id -> output offset
+  std::unordered_map<std::string, uint64_t> checkpoint_at;  // sandbox id -> output offset
   uint64_t scan_from = window_start;
   for (const std::string& key : keys) {
     checkpoint_store::Checkpoint c;
@@ -127,9 +129,8 @@ bool Engine::LoadReplayWindow(std::string* err) {
     // before the field existed: every entry of this file may be past it.
     const uint64_t at =
         c.has_audit && c.audit_file == head.file && c.audit_size <= head.size ? c.audit_size : 0;
-    if (at >= window_start) continue;  // within the window already loaded
-    from[key] = at;
-    scan_from = std::min(scan_from, at);
+    checkpoint_at[key] = at;
+    scan_from = std::min(scan_from, at);  // at or past the window: loaded with it
   }
   // A source with entries in the window and no checkpoint at all was killed
   // in its first cycle before its checkpoint landed. Unless it gets one now,
@@ -155,6 +156,13 @@ bool Engine::LoadReplayWindow(std::string* err) {
         const auto source = data->value.FindMember("source");
         if (source == data->value.MemberEnd() || !source->value.IsObject()) return true;
         const std::string sandbox_id(sandbox->value.GetString(), sandbox->value.GetStringLength());
+        // An entry past its source's checkpoint: the source reads it again
+        // first, maybe over several cycles, and a checkpoint written in
+        // between must still lead a later restart to it (Commit).
+        const auto at = checkpoint_at.find(sandbox_id);
+        if (at != checkpoint_at.end() && offset >= at->second) {
+          replaying_from_.emplace(sandbox_id, at->second);
+        }
         if (offset >= window_start) {
           const auto device = source->value.FindMember("device");
           const auto inode = source->value.FindMember("inode");
@@ -163,11 +171,11 @@ bool Engine::LoadReplayWindow(std::string* err) {
               device != source->value.MemberEnd() && device->value.IsUint64() &&
               inode != source->value.MemberEnd() && inode->value.IsUint64()) {
             unrecorded[sandbox_id] = {device->value.GetUint64(), inode->value.GetUint64()};
+            replaying_from_.emplace(sandbox_id, window_start);  // its checkpoint's (below)
           }
           return true;
         }
-        const auto it = from.find(sandbox_id);
-        if (it != from.end() && offset >= it->second &&
+        if (at != checkpoint_at.end() && offset >= at->second &&
             recent_ids_.insert(std::string(id->value.GetString(), id->value.GetStringLength()))
                 .second) {
           ++loaded;
@@ -250,6 +258,16 @@ bool Engine::Commit(std::string* err) {
     c.has_audit = true;
     c.audit_file = out_->durable_head().file;
     c.audit_size = out_->durable_head().size;  // after this cycle's sync
+    if (!replaying_from_.empty()) {
+      // Still reading again what an earlier run wrote: the rest of it lies
+      // before the output's size, so the checkpoint keeps naming where it
+      // starts, or a restart after the next kill would not look there (its
+      // replay window holds only the last cycle) and sign it twice.
+      const auto replaying = replaying_from_.find(s.sandbox_id);
+      if (replaying != replaying_from_.end()) {
+        c.audit_size = std::min(c.audit_size, replaying->second);
+      }
+    }
     for (const LetGoLog& gone : s.let_go) {
       if (gone.id != file_id::FileId() && gone.id != c.file) {
         c.gone.push_back({gone.id, gone.pos.offset});
