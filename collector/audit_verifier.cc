@@ -73,6 +73,8 @@ constexpr int SlotOf(std::string_view name) {
   return kNoSlot;
 }
 
+constexpr int kEntryId = SlotOf("entry_id");
+
 // data.labels is the signed copy of the three labels upstream's payload
 // leaves unsigned (agt-audit-jsonl(5)); an entry whose outer labels differ
 // from it was edited after signing. Upstream's own entries have no copy.
@@ -87,6 +89,26 @@ int LabelSlotOf(std::string_view name) {
   return kNoSlot;
 }
 
+// The fields in key order, as a canonical line holds them: a canonical
+// parse expects each key in its turn (one compare, no search).
+constexpr std::string_view kKeyOrder[] = {
+    "action",          "agent_did",     "compute_driver", "content_hash", "data",
+    "entry_id",        "environment",   "event_type",     "matched_rule", "outcome",
+    "policy_decision", "previous_hash", "resource",       "sandbox_id",   "session_id",
+    "signature",       "target_did",    "timestamp",      "trace_id"};
+struct KeyOrderSlots {
+  int slot[sizeof kKeyOrder / sizeof kKeyOrder[0]] = {};
+  bool valid = true;  // every field once, in key order
+  constexpr KeyOrderSlots() {
+    for (size_t i = 0; i < sizeof kKeyOrder / sizeof kKeyOrder[0]; ++i) {
+      slot[i] = SlotOf(kKeyOrder[i]);
+      if (slot[i] == kNoSlot || (i > 0 && !(kKeyOrder[i - 1] < kKeyOrder[i]))) valid = false;
+    }
+  }
+};
+constexpr KeyOrderSlots kKeyOrderSlots;
+static_assert(kKeyOrderSlots.valid, "kKeyOrder: each field once, in key order");
+
 // The members upstream's payload leaves out: the three labels and the two
 // values computed from it (chain_signer.h).
 constexpr bool Signed(int slot) {
@@ -96,7 +118,8 @@ constexpr bool Signed(int slot) {
 
 }  // namespace
 
-static_assert(kSignature + 1 == LineChecker::kFieldCount,
+static_assert(kSignature + 1 == LineChecker::kFieldCount &&
+                  sizeof kKeyOrder / sizeof kKeyOrder[0] == LineChecker::kFieldCount,
               "LineChecker::seen_ has a slot per field");
 
 // SAX handler for one entry line: keeps the first value of each field (as
@@ -145,13 +168,15 @@ class LineChecker::Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8
       return true;
     }
     if (depth_ == 1) {
-      slot_ = SlotOf(std::string_view(str, length));
       if (form_) {
-        // Canonical: the 19 fields, each once, in key order (FormCheck
-        // refuses a key out of order or twice).
-        if (slot_ == kNoSlot || c_->members_ == kFieldCount) return false;
-        c_->member_begin_[c_->members_] = static_cast<uint32_t>(form_->offset());
-        c_->member_slot_[c_->members_] = static_cast<int8_t>(slot_);
+        // Canonical: the 19 fields, each once, in key order.
+        const size_t i = c_->members_;
+        if (i == kFieldCount || std::string_view(str, length) != kKeyOrder[i]) return false;
+        slot_ = kKeyOrderSlots.slot[i];
+        c_->member_begin_[i] = static_cast<uint32_t>(form_->offset());
+        c_->member_slot_[i] = static_cast<int8_t>(slot_);
+      } else {
+        slot_ = SlotOf(std::string_view(str, length));
       }
       ++c_->members_;
     }
@@ -364,7 +389,7 @@ bool LineChecker::CheckParsed(std::string_view line, const std::string* expected
   facts->content_hash.assign(seen_[kContentHash].text);
   facts->previous_hash.assign(seen_[kPreviousHash].text);
   const std::string_view signature = seen_[kSignature].text;
-  facts->entry_id.assign(seen_[SlotOf("entry_id")].text);
+  facts->entry_id.assign(seen_[kEntryId].text);
 
   if (!HashPayload(line, facts->previous_hash, hasher, reason)) return false;
   if (computed_ != facts->content_hash) {
