@@ -8,6 +8,7 @@
 #include <string>
 
 #include "canonical_json.h"
+#include "random_json_test_util.h"
 #include "test_util.h"
 
 namespace {
@@ -53,56 +54,6 @@ bool Canonical(const std::string& text, std::string* canonical) {
   return !d.HasParseError() && canonical_json::AppendValue(d, canonical, &err);
 }
 
-std::string Nested(int depth, const std::string& inner) {
-  std::string s;
-  for (int i = 0; i < depth; ++i) s += i % 2 ? "[" : "{\"k\": ";
-  s += inner;
-  for (int i = depth - 1; i >= 0; --i) s += i % 2 ? "]" : "}";
-  return s;
-}
-
-// A random value (at most 21 levels deep: FormCheck stops at 32) over a
-// small vocabulary, written either way: compact (canonical only where it
-// has no separator) or with canonical separators (canonical when the keys
-// happen to be sorted and every escape is the canonical one).
-std::string RandomValue(std::mt19937_64* rng, int depth, bool spaced) {
-  const char* keys[] = {"a",       "b", "ab",       "\\u00e9", "\\u00E9", "Z",
-                        "\\udc00", "",  "a\\u0000", "\\/",     "\\u007f"};
-  const char* scalars[] = {"null",
-                           "true",
-                           "false",
-                           "0",
-                           "-0",
-                           "-1",
-                           "18446744073709551615",
-                           "-9223372036854775808",
-                           "1.5",
-                           "1e3",
-                           "\"x\"",
-                           "\"\\udc00\"",
-                           "\"caf\\u00e9 \\ud83d\\ude00\"",
-                           "\"\\n\\t\\\"\"",
-                           "\"\\u000a\"",
-                           "\"\\/\"",
-                           "\"\x7f\""};
-  const int pick = static_cast<int>((*rng)() % (depth > 20 ? 1 : 4));
-  if (pick == 0) return scalars[(*rng)() % (sizeof scalars / sizeof scalars[0])];
-  const int n = static_cast<int>((*rng)() % 4);
-  const std::string comma = spaced ? ", " : ",";
-  std::string s;
-  if (pick == 1) {
-    s = "[";
-    for (int i = 0; i < n; ++i) s += (i ? comma : "") + RandomValue(rng, depth + 1, spaced);
-    return s + "]";
-  }
-  s = "{";
-  for (int i = 0; i < n; ++i) {
-    s += (i ? comma : "") + "\"" + keys[(*rng)() % (sizeof keys / sizeof keys[0])] + "\"" +
-         (spaced ? ": " : ":") + RandomValue(rng, depth + 1, spaced);
-  }
-  return s + "}";
-}
-
 }  // namespace
 
 TEST_CASE("canonical_json form: canonical text is taken as it is") {
@@ -116,7 +67,7 @@ TEST_CASE("canonical_json form: canonical text is taken as it is") {
     REQUIRE(canonical == text);
     CHECK_MESSAGE(IsCanonical(text), text);
   }
-  CHECK(IsCanonical(Nested(canonical_json::kMaxFormDepth, "1")));
+  CHECK(IsCanonical(random_json::Nested(canonical_json::kMaxFormDepth, "1", true)));
 }
 
 TEST_CASE("canonical_json form: any other way of writing the same value is not") {
@@ -148,15 +99,19 @@ TEST_CASE("canonical_json form: any other way of writing the same value is not")
   }
   // Nesting the general path refuses is never taken, and the checker stops
   // the parse before the stack grows.
-  CHECK_FALSE(IsCanonical(Nested(canonical_json::kMaxFormDepth + 1, "1")));
-  CHECK_FALSE(IsCanonical(Nested(100000, "1")));
+  CHECK_FALSE(IsCanonical(random_json::Nested(canonical_json::kMaxFormDepth + 1, "1", true)));
+  CHECK_FALSE(IsCanonical(random_json::Nested(100000, "1", true)));
 }
 
 TEST_CASE("canonical_json form: taken exactly when AppendValue writes the text back") {
   std::mt19937_64 rng(test_util::TestSeed(17));
   int canonical = 0, as_is = 0;
   for (int i = 0; i < 6000; ++i) {
-    const std::string text = RandomValue(&rng, 0, i % 2 == 0);
+    // At most 21 levels deep (FormCheck stops at 32), written compact
+    // (canonical only where it has no separator) or with canonical
+    // separators (canonical when the keys happen to be sorted and every
+    // escape is the canonical one).
+    const std::string text = random_json::Value(&rng, 20, i % 2 == 0);
     std::string want;
     const bool ok = Canonical(text, &want);
     const bool taken = IsCanonical(text);
