@@ -29,7 +29,7 @@ struct FieldRow {
   audit_entry::NullableString audit_entry::AuditEntryFields::*maybe;
 };
 using F = audit_entry::AuditEntryFields;
-const FieldRow kFields[] = {
+constexpr FieldRow kFields[] = {
     {"entry_id", false, &F::entry_id, nullptr},
     {"timestamp", false, &F::timestamp, nullptr},
     {"event_type", false, &F::event_type, nullptr},
@@ -46,8 +46,6 @@ const FieldRow kFields[] = {
     {"environment", true, nullptr, &F::environment},
     {"compute_driver", true, nullptr, &F::compute_driver},
 };
-// Besides those: data (object), content_hash, previous_hash, signature.
-constexpr size_t kFieldCount = sizeof kFields / sizeof kFields[0] + 4;
 
 bool IsLowerHex64(std::string_view s) {
   if (s.size() != chain_signer::kHashHexLength) return false;
@@ -63,10 +61,9 @@ constexpr int kContentHash = kData + 1;
 constexpr int kPreviousHash = kData + 2;
 constexpr int kSignature = kData + 3;
 constexpr int kNoSlot = -1;
-const char* const kOtherFields[] = {"data", "content_hash", "previous_hash", "signature"};
-static_assert(kSignature + 1 == kFieldCount, "LineChecker::seen_ has a slot per field");
+constexpr const char* kOtherFields[] = {"data", "content_hash", "previous_hash", "signature"};
 
-int SlotOf(std::string_view name) {
+constexpr int SlotOf(std::string_view name) {
   for (int i = 0; i < kData; ++i) {
     if (name == kFields[i].name) return i;
   }
@@ -76,12 +73,13 @@ int SlotOf(std::string_view name) {
   return kNoSlot;
 }
 
+constexpr int kEntryId = SlotOf("entry_id");
+
 // data.labels is the signed copy of the three labels upstream's payload
 // leaves unsigned (agt-audit-jsonl(5)); an entry whose outer labels differ
 // from it was edited after signing. Upstream's own entries have no copy.
-const char* const kLabels[] = {"compute_driver", "environment", "sandbox_id"};
-const audit_entry::NullableString audit_entry::AuditEntryFields::*const kLabelFields[] = {
-    &F::compute_driver, &F::environment, &F::sandbox_id};
+constexpr const char* kLabels[] = {"compute_driver", "environment", "sandbox_id"};
+constexpr int kLabelSlots[] = {SlotOf(kLabels[0]), SlotOf(kLabels[1]), SlotOf(kLabels[2])};
 static_assert(sizeof kLabels / sizeof kLabels[0] == 3, "LineChecker::label_ has a slot per label");
 
 int LabelSlotOf(std::string_view name) {
@@ -91,63 +89,115 @@ int LabelSlotOf(std::string_view name) {
   return kNoSlot;
 }
 
+// The fields in key order, as a canonical line holds them: a canonical
+// parse expects each key in its turn (one compare, no search).
+constexpr std::string_view kKeyOrder[] = {
+    "action",          "agent_did",     "compute_driver", "content_hash", "data",
+    "entry_id",        "environment",   "event_type",     "matched_rule", "outcome",
+    "policy_decision", "previous_hash", "resource",       "sandbox_id",   "session_id",
+    "signature",       "target_did",    "timestamp",      "trace_id"};
+struct KeyOrderSlots {
+  int slot[sizeof kKeyOrder / sizeof kKeyOrder[0]] = {};
+  bool valid = true;  // every field once, in key order
+  constexpr KeyOrderSlots() {
+    for (size_t i = 0; i < sizeof kKeyOrder / sizeof kKeyOrder[0]; ++i) {
+      slot[i] = SlotOf(kKeyOrder[i]);
+      if (slot[i] == kNoSlot || (i > 0 && !(kKeyOrder[i - 1] < kKeyOrder[i]))) valid = false;
+    }
+  }
+};
+constexpr KeyOrderSlots kKeyOrderSlots;
+static_assert(kKeyOrderSlots.valid, "kKeyOrder: each field once, in key order");
+
+// The members upstream's payload leaves out: the three labels and the two
+// values computed from it (chain_signer.h).
+constexpr bool Signed(int slot) {
+  return slot != kContentHash && slot != kSignature && slot != kLabelSlots[0] &&
+         slot != kLabelSlots[1] && slot != kLabelSlots[2];
+}
+
 }  // namespace
 
+static_assert(kSignature + 1 == LineChecker::kFieldCount &&
+                  sizeof kKeyOrder / sizeof kKeyOrder[0] == LineChecker::kFieldCount,
+              "LineChecker::seen_ has a slot per field");
+
 // SAX handler for one entry line: keeps the first value of each field (as
-// the value tree's FindMember did), counts the members, canonicalises
-// "data" as it goes by and keeps the first value of each label in
-// data.labels. It never stops the parse: every check is made
-// after, in the order the reasons have always been given.
+// the value tree's FindMember did), counts the members and keeps the first
+// value of each label in data.labels. With a FormCheck, every event is
+// first held to the canonical form, and the first that is not stops the
+// parse; without, "data" is canonicalised as it goes by and the parse is
+// never stopped: every check is made after, in the order the reasons have
+// always been given.
 class LineChecker::Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> {
  public:
-  explicit Handler(LineChecker* c) : c_(c) {}
+  Handler(LineChecker* c, canonical_json::FormCheck* form) : c_(c), form_(form) {}
 
   bool Null() {
-    return Value(Seen::kNull, {}, [&] { c_->data_.Null(); });
+    return (!form_ || form_->Null()) && Value(Seen::kNull, {}, [&] { c_->data_.Null(); });
   }
   bool Bool(bool b) {
-    return Value(Seen::kOther, {}, [&] { c_->data_.Bool(b); });
+    return (!form_ || form_->Bool(b)) && Value(Seen::kOther, {}, [&] { c_->data_.Bool(b); });
   }
   bool Int(int i) { return Int64(i); }
   bool Uint(unsigned u) { return Uint64(u); }
   bool Int64(int64_t i) {
-    return Value(Seen::kOther, {}, [&] { c_->data_.Int64(i); });
+    return (!form_ || form_->Int64(i)) && Value(Seen::kOther, {}, [&] { c_->data_.Int64(i); });
   }
   bool Uint64(uint64_t u) {
-    return Value(Seen::kOther, {}, [&] { c_->data_.Uint64(u); });
+    return (!form_ || form_->Uint64(u)) && Value(Seen::kOther, {}, [&] { c_->data_.Uint64(u); });
   }
   bool Double(double) {
-    return Value(Seen::kOther, {}, [&] { c_->data_.Double(); });
+    return (!form_ || form_->Double()) && Value(Seen::kOther, {}, [&] { c_->data_.Double(); });
   }
   bool String(const char* str, rapidjson::SizeType length, bool) {
     const std::string_view s(str, length);
-    return Value(Seen::kString, s, [&] { c_->data_.String(s); });
+    return (!form_ || form_->String(str, length)) &&
+           Value(Seen::kString, s, [&] { c_->data_.String(s); });
   }
   bool Key(const char* str, rapidjson::SizeType length, bool) {
     if (in_data_) {
+      if (form_ && !form_->Key(str, length)) return false;
       const std::string_view key(str, length);
-      c_->data_.Key(key);
+      if (!form_) c_->data_.Key(key);
       if (depth_ == 2) {
         labels_next_ = key == "labels" && c_->labels_.type == Seen::kAbsent;
       } else if (depth_ == 3 && in_labels_) {
         label_slot_ = LabelSlotOf(key);
       }
-    } else if (depth_ == 1) {
-      ++c_->members_;
-      slot_ = SlotOf(std::string_view(str, length));
+      return true;
     }
-    return true;
+    if (depth_ == 1) {
+      if (form_) {
+        // Canonical: the 19 fields, each once, in key order.
+        const size_t i = c_->members_;
+        if (i == kFieldCount || std::string_view(str, length) != kKeyOrder[i]) return false;
+        slot_ = kKeyOrderSlots.slot[i];
+        c_->member_begin_[i] = static_cast<uint32_t>(form_->offset());
+        c_->member_slot_[i] = static_cast<int8_t>(slot_);
+      } else {
+        slot_ = SlotOf(std::string_view(str, length));
+      }
+      ++c_->members_;
+    }
+    return !form_ || form_->Key(str, length);
   }
-  bool StartObject() { return Start(true); }
-  bool StartArray() { return Start(false); }
-  bool EndObject(rapidjson::SizeType) { return End(true); }
-  bool EndArray(rapidjson::SizeType) { return End(false); }
+  bool StartObject() { return (!form_ || form_->StartObject()) && Start(true); }
+  bool StartArray() { return (!form_ || form_->StartArray()) && Start(false); }
+  bool EndObject(rapidjson::SizeType) {
+    if (form_) {
+      if (depth_ == 1) c_->members_end_ = static_cast<uint32_t>(form_->offset());
+      if (!form_->EndObject()) return false;
+    }
+    return End(true);
+  }
+  bool EndArray(rapidjson::SizeType) { return (!form_ || form_->EndArray()) && End(false); }
 
  private:
   template <typename ForData>
   bool Value(Seen::Type type, std::string_view text, ForData for_data) {
     if (in_data_) {
-      for_data();
+      if (!form_) for_data();
       if (depth_ == 2 && labels_next_) {
         c_->labels_ = {Seen::kOther, {}};
         labels_next_ = false;
@@ -173,7 +223,7 @@ class LineChecker::Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8
   }
   bool Start(bool object) {
     if (in_data_) {
-      object ? c_->data_.StartObject() : c_->data_.StartArray();
+      if (!form_) object ? c_->data_.StartObject() : c_->data_.StartArray();
       if (depth_ == 2 && labels_next_) {
         c_->labels_ = {object ? Seen::kObjectData : Seen::kOther, {}};
         in_labels_ = object;
@@ -186,8 +236,10 @@ class LineChecker::Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8
     } else if (depth_ == 1) {
       if (object && slot_ == kData && c_->seen_[kData].type == Seen::kAbsent) {
         in_data_ = true;
-        c_->data_.Reset();
-        c_->data_.StartObject();
+        if (!form_) {
+          c_->data_.Reset();
+          c_->data_.StartObject();
+        }
         Record(Seen::kObjectData, {});
       } else {
         Record(Seen::kOther, {});
@@ -199,7 +251,7 @@ class LineChecker::Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8
   bool End(bool object) {
     --depth_;
     if (in_data_) {
-      object ? c_->data_.EndObject() : c_->data_.EndArray();
+      if (!form_) object ? c_->data_.EndObject() : c_->data_.EndArray();
       if (depth_ == 2) in_labels_ = false;
       if (depth_ == 1) in_data_ = false;
     }
@@ -207,7 +259,8 @@ class LineChecker::Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8
   }
 
   LineChecker* c_;
-  int depth_ = 0;  // containers open
+  canonical_json::FormCheck* form_;  // null: the general parse
+  int depth_ = 0;                    // containers open
   int slot_ = kNoSlot;
   bool in_data_ = false;
   bool labels_next_ = false;  // the next value in data is data.labels
@@ -243,15 +296,17 @@ bool LineChecker::Check(std::string_view line, const std::string* expected_previ
 
 bool LineChecker::OuterLabelsUtf8() const {
   if (labels_.type != Seen::kAbsent) return true;  // checked against data.labels
-  for (const auto label : kLabelFields) {
-    const audit_entry::NullableString& value = fields_.*label;
-    if (value && canonical_json::FirstInvalidUtf8(*value) != std::string_view::npos) return false;
+  for (const int slot : kLabelSlots) {
+    const Seen& value = seen_[slot];
+    if (value.type == Seen::kString &&
+        canonical_json::FirstInvalidUtf8(value.text) != std::string_view::npos) {
+      return false;
+    }
   }
   return true;
 }
 
-bool LineChecker::CheckParsed(std::string_view line, const std::string* expected_previous_hash,
-                              chain_signer::Hasher* hasher, LineFacts* facts, std::string* reason) {
+bool LineChecker::Parse(std::string_view line, bool canonical) {
   for (Seen& s : seen_) s = Seen();
   for (Seen& s : label_) s = Seen();
   labels_ = Seen();
@@ -262,15 +317,32 @@ bool LineChecker::CheckParsed(std::string_view line, const std::string* expected
   copy_.assign(line.data(), line.size());
   copy_.push_back('\0');
   rapidjson::InsituStringStream stream(&copy_[0]);
-  Handler handler(this);
   rapidjson::Reader reader;
   // The stream starts at the line's first byte: unlike Document::Parse
   // (whose stream skips a UTF-8 BOM, even a lone 0xEF, 0xBB or 0xBF), no
   // byte is dropped before the parse, so such a line is refused as
   // upstream's Python verifier refuses it. The encoding is checked by
   // Check(), not by the parse.
+  if (canonical) {
+    // The recursive parse, faster than the iterative one: FormCheck stops
+    // it past kMaxFormDepth levels, so its stack stays small.
+    if (!form_.Reset(line, copy_.data())) return false;  // not even ASCII
+    Handler handler(this, &form_);
+    constexpr unsigned kFlags = rapidjson::kParseInsituFlag | rapidjson::kParseStopWhenDoneFlag;
+    return !reader.Parse<kFlags>(stream, handler).IsError() && root_object_ &&
+           members_ == kFieldCount && form_.Complete();
+  }
+  // Any nesting a hostile line holds: the iterative parse keeps its stack
+  // on the heap.
+  Handler handler(this, nullptr);
   constexpr unsigned kFlags = rapidjson::kParseIterativeFlag | rapidjson::kParseInsituFlag;
-  if (reader.Parse<kFlags>(stream, handler).IsError() || !root_object_) {
+  return !reader.Parse<kFlags>(stream, handler).IsError() && root_object_;
+}
+
+bool LineChecker::CheckParsed(std::string_view line, const std::string* expected_previous_hash,
+                              chain_signer::Hasher* hasher, LineFacts* facts, std::string* reason) {
+  canonical_ = take_canonical_ && Parse(line, true);
+  if (!canonical_ && !Parse(line, false)) {
     *reason = "not a JSON object";
     return false;
   }
@@ -279,7 +351,6 @@ bool LineChecker::CheckParsed(std::string_view line, const std::string* expected
               std::to_string(kFieldCount);
     return false;
   }
-  audit_entry::AuditEntryFields& fields = fields_;
   for (int i = 0; i < kData; ++i) {
     const FieldRow& row = kFields[i];
     const Seen& v = seen_[i];
@@ -287,19 +358,10 @@ bool LineChecker::CheckParsed(std::string_view line, const std::string* expected
       *reason = std::string("missing field \"") + row.name + "\"";
       return false;
     }
-    if (row.nullable && v.type == Seen::kNull) {
-      (fields.*row.maybe).reset();  // optional stays empty: null
-      continue;
-    }
-    if (v.type != Seen::kString) {
+    if (v.type != Seen::kString && !(row.nullable && v.type == Seen::kNull)) {
       *reason = std::string("field \"") + row.name + "\" is not a string" +
                 (row.nullable ? " or null" : "");
       return false;
-    }
-    if (row.nullable) {
-      (fields.*row.maybe).emplace(v.text);
-    } else {
-      (fields.*row.text).assign(v.text);
     }
   }
   if (seen_[kData].type != Seen::kObjectData) {
@@ -307,7 +369,9 @@ bool LineChecker::CheckParsed(std::string_view line, const std::string* expected
     return false;
   }
   std::string err;
-  if (!data_.Finish(nullptr, &err)) {  // the text stays in data_: hashed from there
+  // A canonical line's data had its every byte checked; the general
+  // parse's may still be refused (canonical_json_stream.h).
+  if (!canonical_ && !data_.Finish(nullptr, &err)) {  // the text stays in data_: hashed from there
     *reason = "field \"data\": " + err;
     return false;
   }
@@ -325,26 +389,9 @@ bool LineChecker::CheckParsed(std::string_view line, const std::string* expected
   facts->content_hash.assign(seen_[kContentHash].text);
   facts->previous_hash.assign(seen_[kPreviousHash].text);
   const std::string_view signature = seen_[kSignature].text;
-  facts->entry_id = fields.entry_id;
+  facts->entry_id.assign(seen_[kEntryId].text);
 
-  // The payload is hashed as its head, the data text where it was written
-  // and its tail: chain_signer::AppendPayload's text, with no copy of the data.
-  payload_.clear();
-  const bool utf8 = chain_signer::AppendPayloadHead(fields, &payload_);
-  const size_t head_bytes = payload_.size();
-  if (!chain_signer::AppendPayloadTail(fields, facts->previous_hash, &payload_) || !utf8) {
-    *reason = "a field is not valid UTF-8";
-    return false;
-  }
-  const std::string_view payload(payload_);
-  computed_.resize(chain_signer::kHashHexLength);
-  if (!hasher->Sha256Begin(reason) ||
-      !hasher->Sha256Update(payload.substr(0, head_bytes), reason) ||
-      !hasher->Sha256Update(data_.text(), reason) ||
-      !hasher->Sha256Update(payload.substr(head_bytes), reason) ||
-      !hasher->Sha256FinishHex(&computed_[0], reason)) {
-    return false;
-  }
+  if (!HashPayload(line, facts->previous_hash, hasher, reason)) return false;
   if (computed_ != facts->content_hash) {
     *reason = "content_hash does not match the entry's content";
     return false;
@@ -358,11 +405,54 @@ bool LineChecker::CheckParsed(std::string_view line, const std::string* expected
     *reason = "signature does not match (wrong key or altered entry)";
     return false;
   }
-  return LabelsAgree(fields, reason);
+  return LabelsAgree(reason);
 }
 
-bool LineChecker::LabelsAgree(const audit_entry::AuditEntryFields& fields,
-                              std::string* reason) const {
+bool LineChecker::HashPayload(std::string_view line, std::string_view previous_hash,
+                              chain_signer::Hasher* hasher, std::string* reason) {
+  computed_.resize(chain_signer::kHashHexLength);
+  if (!hasher->Sha256Begin(reason)) return false;
+  if (canonical_) {
+    // The payload is the line without its unsigned members: hashed as the
+    // runs of signed ones, where they lie (a member runs from its ", " to
+    // the next one's; "action" comes first, after the brace).
+    size_t from = 0;
+    for (size_t i = 0; i < kFieldCount; ++i) {
+      if (Signed(member_slot_[i])) continue;
+      if (!hasher->Sha256Update(line.substr(from, member_begin_[i] - from), reason)) return false;
+      from = i + 1 < kFieldCount ? member_begin_[i + 1] : members_end_;
+    }
+    return hasher->Sha256Update(line.substr(from), reason) &&
+           hasher->Sha256FinishHex(&computed_[0], reason);
+  }
+  // The payload is hashed as its head, the data text where it was written
+  // and its tail: chain_signer::AppendPayload's text, with no copy of the data.
+  for (int i = 0; i < kData; ++i) {
+    const FieldRow& row = kFields[i];
+    const Seen& v = seen_[i];
+    if (!row.nullable) {
+      (fields_.*row.text).assign(v.text);
+    } else if (v.type == Seen::kNull) {
+      (fields_.*row.maybe).reset();
+    } else {
+      (fields_.*row.maybe).emplace(v.text);
+    }
+  }
+  payload_.clear();
+  const bool utf8 = chain_signer::AppendPayloadHead(fields_, &payload_);
+  const size_t head_bytes = payload_.size();
+  if (!chain_signer::AppendPayloadTail(fields_, previous_hash, &payload_) || !utf8) {
+    *reason = "a field is not valid UTF-8";
+    return false;
+  }
+  const std::string_view payload(payload_);
+  return hasher->Sha256Update(payload.substr(0, head_bytes), reason) &&
+         hasher->Sha256Update(data_.text(), reason) &&
+         hasher->Sha256Update(payload.substr(head_bytes), reason) &&
+         hasher->Sha256FinishHex(&computed_[0], reason);
+}
+
+bool LineChecker::LabelsAgree(std::string* reason) const {
   if (labels_.type == Seen::kAbsent) return true;
   if (labels_.type != Seen::kObjectData) {
     *reason = "data.labels is not an object";
@@ -370,10 +460,11 @@ bool LineChecker::LabelsAgree(const audit_entry::AuditEntryFields& fields,
   }
   for (int i = 0; i < 3; ++i) {
     const Seen& copy = label_[i];
-    const audit_entry::NullableString& outer = fields.*kLabelFields[i];
-    const bool agree = copy.type == Seen::kNull     ? !outer
-                       : copy.type == Seen::kString ? outer && copy.text == *outer
-                                                    : false;
+    const Seen& outer = seen_[kLabelSlots[i]];  // a string or null, checked
+    const bool agree = copy.type == Seen::kNull ? outer.type == Seen::kNull
+                       : copy.type == Seen::kString
+                           ? outer.type == Seen::kString && copy.text == outer.text
+                           : false;
     if (!agree) {
       *reason = std::string("field \"") + kLabels[i] +
                 "\" disagrees with its signed copy in data.labels (edited after signing)";

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "canonical_json_form.h"
 #include "canonical_json_stream.h"
 #include "chain_signer.h"
 #include "progress.h"
@@ -49,11 +50,23 @@ bool VerifyLine(std::string_view line, const std::string* expected_previous_hash
                 chain_signer::Hasher* hasher, LineFacts* facts, std::string* reason);
 
 // VerifyLine for many lines: one SAX pass per line (no value tree), its
-// buffers kept from line to line.
+// buffers kept from line to line. A line already in canonical form (every
+// line this project or upstream writes) is checked to be so as it is parsed
+// (canonical_json_form.h), and its payload hashed from the line's own bytes;
+// any other line is parsed again the general way (its "data" canonicalised
+// by canonical_json_stream.h), which gives the same verdict for both kinds.
 class LineChecker {
  public:
+  static constexpr size_t kFieldCount = 19;  // of a SignedAuditEntry
+
+  // `take_canonical` false: every line the general way (the tests and the
+  // fuzz harness hold both ways to the same verdicts).
+  explicit LineChecker(bool take_canonical = true) : take_canonical_(take_canonical) {}
+
   bool Check(std::string_view line, const std::string* expected_previous_hash,
              chain_signer::Hasher* hasher, LineFacts* facts, std::string* reason);
+  // Whether the last line was taken as canonical, its payload hashed in place.
+  bool last_canonical() const { return canonical_; }
 
  private:
   class Handler;
@@ -62,23 +75,40 @@ class LineChecker {
     enum Type : uint8_t { kAbsent, kString, kNull, kObjectData, kOther } type = kAbsent;
     std::string_view text;  // kString: into copy_
   };
+  // One parse of the line into seen_, labels_ and label_: `canonical`,
+  // with form_ checking every byte (false as soon as one is not canonical),
+  // else the general way, with data_ canonicalising "data". False when the
+  // parse failed or the line is not an object.
+  bool Parse(std::string_view line, bool canonical);
   // Check() but for the line's encoding.
   bool CheckParsed(std::string_view line, const std::string* expected_previous_hash,
                    chain_signer::Hasher* hasher, LineFacts* facts, std::string* reason);
+  // content_hash's text into computed_: from the line's own bytes when it
+  // is canonical, else from the fields and data_'s text.
+  bool HashPayload(std::string_view line, std::string_view previous_hash,
+                   chain_signer::Hasher* hasher, std::string* reason);
   // After CheckParsed: false when data.labels is absent and an outer label
   // is not UTF-8.
   bool OuterLabelsUtf8() const;
   // The outer labels against their signed copy in data.labels, if any.
-  bool LabelsAgree(const audit_entry::AuditEntryFields& fields, std::string* reason) const;
+  bool LabelsAgree(std::string* reason) const;
 
-  Seen seen_[19];
+  Seen seen_[kFieldCount];
   Seen labels_;    // data.labels (kObjectData when an object)
   Seen label_[3];  // its compute_driver, environment, sandbox_id
   size_t members_ = 0;
   bool root_object_ = false;
+  // The canonical parse: where each top-level member starts (its ", "), in
+  // line order, which field it is, and where the closing brace is.
+  bool take_canonical_;
+  bool canonical_ = false;
+  uint32_t member_begin_[kFieldCount] = {};
+  int8_t member_slot_[kFieldCount] = {};
+  uint32_t members_end_ = 0;
   std::string copy_, payload_, computed_, mac_;
   audit_entry::AuditEntryFields fields_;
   canonical_json::StreamWriter data_;
+  canonical_json::FormCheck form_;
 };
 
 // kCannotOpen / kError (with *err) for I/O problems; a bad line is kBroken.

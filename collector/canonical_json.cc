@@ -113,6 +113,26 @@ size_t PlainPrefix(const char* s, size_t n) {
 
 }  // namespace
 
+bool IsPrintableAscii(std::string_view text) {
+  const char* const s = text.data();
+  const size_t n = text.size();
+  size_t i = 0;
+#ifdef __SSE2__
+  // Signed compares: bytes >= 0x80 are negative, so "> 0x1f" also drops them.
+  const __m128i low = _mm_set1_epi8(0x1f), high = _mm_set1_epi8(0x7f);
+  for (; i + 16 <= n; i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+    const __m128i printable = _mm_and_si128(_mm_cmpgt_epi8(v, low), _mm_cmplt_epi8(v, high));
+    if (_mm_movemask_epi8(printable) != 0xffff) return false;
+  }
+#endif
+  for (; i < n; ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c > 0x7e) return false;
+  }
+  return true;
+}
+
 size_t FirstInvalidUtf8(std::string_view text) {
   size_t i = 0;
   uint32_t cp;

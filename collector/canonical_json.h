@@ -39,6 +39,10 @@ inline char* WriteRaw(std::string_view text, char* out) {
   return out + text.size();
 }
 
+// True when every byte is printable ASCII (0x20-0x7e), as every byte of
+// canonical text is.
+bool IsPrintableAscii(std::string_view text);
+
 // Offset of the first byte of `text` that breaks strict UTF-8 (as
 // AppendString judges it), or std::string_view::npos when it is all valid.
 size_t FirstInvalidUtf8(std::string_view text);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "canonical_json.h"
+#include "random_json_test_util.h"
 #include "test_util.h"
 
 namespace {
@@ -97,49 +98,6 @@ void CheckSame(canonical_json::StreamWriter* w, const std::string& json) {
   CHECK_MESSAGE(got_err == want_err, json);
 }
 
-std::string Nested(int depth, const std::string& inner) {
-  std::string s;
-  for (int i = 0; i < depth; ++i) s += i % 2 ? "[" : "{\"k\":";
-  s += inner;
-  for (int i = depth - 1; i >= 0; --i) s += i % 2 ? "]" : "}";
-  return s;
-}
-
-// A random value over a small vocabulary, so keys repeat (duplicates) and
-// every refusal comes up: floats, escaped lone surrogates, deep nesting.
-std::string RandomValue(std::mt19937_64* rng, int depth) {
-  const char* keys[] = {"a", "b", "ab", "\\u00e9", "Z", "\\udc00", "", "a\\u0000"};
-  const char* scalars[] = {"null",
-                           "true",
-                           "false",
-                           "0",
-                           "-0",
-                           "-1",
-                           "18446744073709551615",
-                           "-9223372036854775808",
-                           "1.5",
-                           "1e3",
-                           "\"x\"",
-                           "\"\\udc00\"",
-                           "\"caf\\u00e9 \\ud83d\\ude00\"",
-                           "\"\\n\\t\\\"\""};
-  const int pick = static_cast<int>((*rng)() % (depth > 40 ? 1 : 4));
-  if (pick == 0) return scalars[(*rng)() % (sizeof scalars / sizeof scalars[0])];
-  const int n = static_cast<int>((*rng)() % 4);
-  std::string s;
-  if (pick == 1) {
-    s = "[";
-    for (int i = 0; i < n; ++i) s += (i ? "," : "") + RandomValue(rng, depth + 1);
-    return s + "]";
-  }
-  s = "{";
-  for (int i = 0; i < n; ++i) {
-    s += std::string(i ? "," : "") + "\"" + keys[(*rng)() % (sizeof keys / sizeof keys[0])] +
-         "\":" + RandomValue(rng, depth + 1);
-  }
-  return s + "}";
-}
-
 }  // namespace
 
 TEST_CASE("canonical_json stream: the same text as AppendValue, sorted at every depth") {
@@ -161,16 +119,16 @@ TEST_CASE("canonical_json stream: the same refusal, the first in sorted order") 
     CheckSame(&w, json);
   }
   // Nesting: 32 levels below the top are fine, 33 are refused, as deep as it goes.
-  CheckSame(&w, Nested(32, "1"));
-  CheckSame(&w, Nested(33, "1"));
-  CheckSame(&w, Nested(33, "[]"));
-  CheckSame(&w, Nested(500, "{\"a\":1.5}"));
-  CheckSame(&w, "{\"b\":" + Nested(40, "1") + ",\"a\":1.5}");
-  CheckSame(&w, "{\"a\":" + Nested(40, "1") + ",\"b\":1.5}");
+  CheckSame(&w, random_json::Nested(32, "1"));
+  CheckSame(&w, random_json::Nested(33, "1"));
+  CheckSame(&w, random_json::Nested(33, "[]"));
+  CheckSame(&w, random_json::Nested(500, "{\"a\":1.5}"));
+  CheckSame(&w, "{\"b\":" + random_json::Nested(40, "1") + ",\"a\":1.5}");
+  CheckSame(&w, "{\"a\":" + random_json::Nested(40, "1") + ",\"b\":1.5}");
 }
 
 TEST_CASE("canonical_json stream: random values read the same both ways") {
   std::mt19937_64 rng(test_util::TestSeed(17));
   canonical_json::StreamWriter w;
-  for (int i = 0; i < 3000; ++i) CheckSame(&w, RandomValue(&rng, 0));
+  for (int i = 0; i < 3000; ++i) CheckSame(&w, random_json::Value(&rng, 40, false));
 }

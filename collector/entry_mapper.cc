@@ -110,6 +110,30 @@ Scratch& ThreadScratch() {
   return scratch;
 }
 
+// Where data's own members go among the record's (sorted) keys: each
+// before the first key that sorts after it. The vocabulary is fixed, so
+// this is found once, not by comparing names for every record.
+constexpr std::string_view kOwnMembers[] = {"attestation", "labels", "source"};
+constexpr size_t kOwnCount = sizeof kOwnMembers / sizeof kOwnMembers[0];
+struct OwnPlaces {
+  int before[kOwnCount];
+};
+const OwnPlaces& OwnMemberPlaces() {
+  static const OwnPlaces places = [] {
+    OwnPlaces p{};
+    for (size_t m = 0; m < kOwnCount; ++m) {
+      int k = 0;
+      while (k < record_validator::kRecordKeyCount &&
+             std::string_view(record_validator::RecordKeyName(k)) < kOwnMembers[m]) {
+        ++k;
+      }
+      p.before[m] = k;
+    }
+    return p;
+  }();
+  return places;
+}
+
 // A label as JSON: a string, or null. Labels are the operator's (checked
 // UTF-8) or a plausible sandbox id; a value that still is not UTF-8 is marked.
 void AppendLabel(const audit_entry::NullableString& value, std::string* out) {
@@ -187,12 +211,7 @@ void MapRecord(const ValidRecord& record, const SourceLabels& labels, const Sour
   const std::string_view labels_text = ThreadLabelsCopy().Get(labels);
   const std::string_view attestation =
       source.attestation.empty() ? kNotAttested : source.attestation;
-  struct Member {
-    std::string_view key, value;
-  };
-  const Member extras[] = {
-      {"attestation", attestation}, {"labels", labels_text}, {"source", source_text}};
-  constexpr size_t kExtras = sizeof extras / sizeof extras[0];
+  const std::string_view extras[kOwnCount] = {attestation, labels_text, source_text};
   std::string& data = out->data_canonical;
   data.resize(record.canonical_bytes + attestation.size() + labels_text.size() +
               source_text.size() + record_validator::kRecordKeyCount * 4 + 128);
@@ -203,25 +222,25 @@ void MapRecord(const ValidRecord& record, const SourceLabels& labels, const Sour
     if (!first) p = canonical_json::WriteRaw(", ", p);
     first = false;
   };
-  const auto write_extra = [&](const Member& m) {
+  const auto write_extra = [&](size_t m) {
     separate();
     *p++ = '"';
-    p = canonical_json::WriteRaw(m.key, p);
+    p = canonical_json::WriteRaw(kOwnMembers[m], p);
     p = canonical_json::WriteRaw("\": ", p);
-    p = canonical_json::WriteRaw(m.value, p);
+    p = canonical_json::WriteRaw(extras[m], p);
   };
   const std::string_view members(record.canonical.data(), record.canonical_bytes);
+  const OwnPlaces& places = OwnMemberPlaces();
   size_t next_extra = 0;
   for (int k = 0; k < record_validator::kRecordKeyCount; ++k) {
+    while (next_extra < kOwnCount && places.before[next_extra] <= k) write_extra(next_extra++);
     if (!record.present(k)) continue;
-    const std::string_view name = record_validator::RecordKeyName(k);
-    while (next_extra < kExtras && extras[next_extra].key < name) write_extra(extras[next_extra++]);
     separate();
     const size_t key_at = record.member_begin[k];
     p = canonical_json::WriteRaw(
         members.substr(key_at, record.value_begin[k] + record.value_length[k] - key_at), p);
   }
-  while (next_extra < kExtras) write_extra(extras[next_extra++]);
+  while (next_extra < kOwnCount) write_extra(next_extra++);
   *p++ = '}';
   data.resize(static_cast<size_t>(p - data.data()));
 }

@@ -5,6 +5,9 @@
 // entry per line and fails under another key; and a one-bit flip anywhere in
 // a verified file either breaks it or leaves every entry's meaning intact
 // (the same last content hash: each line's hash is recomputed and chained).
+// And every line reads the same whether it is taken as canonical (its
+// payload hashed in place) or checked the general way: verdict, reason and
+// what it holds.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -14,6 +17,7 @@
 #include <string_view>
 
 #include "audit_verifier.h"
+#include "chain_signer.h"
 #include "fuzz_check.h"
 #include "unique_fd.h"
 
@@ -36,10 +40,37 @@ audit_verifier::VerifyResult VerifyText(std::string_view text, std::string_view 
   return result;
 }
 
+// Each line of `text` through both of LineChecker's ways.
+void CheckBothWays(std::string_view text) {
+  chain_signer::Hasher hasher;
+  std::string err;
+  FUZZ_CHECK(hasher.Init(kVectorKey, &err));
+  audit_verifier::LineChecker fast, general(false);
+  std::string previous;
+  for (size_t begin = 0; begin < text.size();) {
+    size_t end = text.find('\n', begin);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(begin, end - begin);
+    audit_verifier::LineFacts a, b;
+    std::string why_a, why_b;
+    const bool ok_a = fast.Check(line, &previous, &hasher, &a, &why_a);
+    const bool ok_b = general.Check(line, &previous, &hasher, &b, &why_b);
+    FUZZ_CHECK(ok_a == ok_b);
+    FUZZ_CHECK(why_a == why_b);
+    if (ok_a) {
+      FUZZ_CHECK(a.entry_id == b.entry_id && a.content_hash == b.content_hash &&
+                 a.previous_hash == b.previous_hash);
+      previous = a.content_hash;
+    }
+    begin = end + 1;
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
+  CheckBothWays(text);
   audit_verifier::VerifyReport report;
   if (VerifyText(text, kVectorKey, &report) == audit_verifier::VerifyResult::kBroken) {
     FUZZ_CHECK(report.broken_line == report.entries + 1);
