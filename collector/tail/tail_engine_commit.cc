@@ -296,6 +296,7 @@ bool Engine::Commit(std::string* err) {
     Source& s = sources_[index];
     if (s.release_after_commit) s.current.fd.Reset();
     s.release_after_commit = false;
+    s.touched = false;
   }
   touched_.clear();
   // 3. Syslog, best effort, only for what is durable.

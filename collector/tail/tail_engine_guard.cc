@@ -243,10 +243,7 @@ void Engine::WriteSuppression(Source* s, const collector_events::Suppression& wh
     return;
   }
   ++cycle_appended_;
-  if (std::find(touched_.begin(), touched_.end(), static_cast<uint32_t>(s - sources_.data())) ==
-      touched_.end()) {
-    touched_.push_back(static_cast<uint32_t>(s - sources_.data()));
-  }
+  Touch(static_cast<uint32_t>(s - sources_.data()));
   Note(what.log + ": suppression recorded as " + fields.entry_id);
 }
 

@@ -285,9 +285,7 @@ void Engine::Look(uint32_t index) {
   } else {
     s->rotated_away = !present || file_id::FileId::Of(pst) != s->current.id;
   }
-  if (std::find(touched_.begin(), touched_.end(), index) == touched_.end()) {
-    touched_.push_back(index);
-  }
+  Touch(index);
   ReadLinger(index);
   // The old file drained, any skipped rotations, then the path's file.
   for (int steps = 0; steps < 2 + 64; ++steps) {  // bounded by rotated_names
@@ -468,11 +466,7 @@ size_t Engine::ReleaseIdleFiles(const Source* except, size_t want) {
   for (size_t n = 0; n < sources_.size() && released < want; ++n) {
     Source& s = sources_[release_cursor_++ % sources_.size()];
     if (&s == except || s.retired || !s.current.fd.ok() || s.linger.fd.ok() || s.dirty ||
-        s.rotated_away || s.release_after_commit || !s.AtCheckpoint()) {
-      continue;
-    }
-    if (std::find(touched_.begin(), touched_.end(), static_cast<uint32_t>(&s - sources_.data())) !=
-        touched_.end()) {
+        s.rotated_away || s.release_after_commit || s.touched || !s.AtCheckpoint()) {
       continue;
     }
     s.current.fd.Reset();
