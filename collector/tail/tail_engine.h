@@ -217,6 +217,7 @@ class Engine {
     bool have_committed = false;
     bool resume_pending = false;  // checkpoint loaded, file not yet matched
     checkpoint_store::Checkpoint committed;
+    checkpoint_store::FileSizes checkpoint_sizes;  // its two checkpoint files' sizes
     // Read exactly up to what the checkpoint says: nothing to checkpoint,
     // and the file can be let go and resumed later.
     bool AtCheckpoint() const {

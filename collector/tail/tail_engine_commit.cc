@@ -270,8 +270,9 @@ bool Engine::Commit(std::string* err) {
   }
   const bool batch = moved.size() > kFsyncEachUpTo;
   for (const auto& m : moved) {
-    if (!checkpoint_store::Stage(state_fd_.get(), sources_[m.first].sandbox_id, m.second, !batch,
-                                 err)) {
+    Source& s = sources_[m.first];
+    if (!checkpoint_store::Stage(state_fd_.get(), s.sandbox_id, m.second, !batch, err,
+                                 &s.checkpoint_sizes)) {
       *err = "checkpoint in " + options_.state_dir + ": " + *err;
       return false;
     }
@@ -281,7 +282,7 @@ bool Engine::Commit(std::string* err) {
   }
   for (const auto& m : moved) {
     Source& s = sources_[m.first];
-    if (!checkpoint_store::Publish(state_fd_.get(), s.sandbox_id, err)) {
+    if (!checkpoint_store::Publish(state_fd_.get(), s.sandbox_id, err, &s.checkpoint_sizes)) {
       *err = "checkpoint in " + options_.state_dir + ": " + *err;
       return false;
     }
