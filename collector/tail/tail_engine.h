@@ -232,10 +232,16 @@ class Engine {
     // The log's append-only attribute and what the sandbox did to its log
     // (tail_engine_guard.cc).
     struct Guard {
-      bool tried = false;         // the attribute was tried on this sandbox's log
-      bool owned = false;         // set: the collector owns the log (creates, restores)
-      std::string why_not;        // when tried and not set
-      uint32_t dir_mode = 0;      // the log directory's mode when claimed: restored
+      bool tried = false;     // the attribute was tried on this sandbox's log
+      bool owned = false;     // set: the collector owns the log (creates, restores)
+      std::string why_not;    // when tried and not set
+      uint32_t dir_mode = 0;  // the log directory's mode when claimed: restored
+      // The log directory's mode is stated only when it may have changed:
+      // an event on the directory itself (IN_ATTRIB for a chmod, a move, a
+      // removal) or on its name in the pattern base, a full scan, a lost
+      // event queue, no watch at all, or a mode still wrong at the last
+      // look. One path lookup less per look under load (GuardLog).
+      bool dir_check_due = true;
       std::string mode_reported;  // the unusable mode last recorded ("" when none)
       file_id::FileId removed;    // the last file found unlinked, recorded once
       // Suppression entries go through the sandbox's quota window: of each
