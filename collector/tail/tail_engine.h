@@ -282,6 +282,9 @@ class Engine {
                                           const std::vector<std::string>& names,
                                           file_id::FileId now_at_path);
   void ValidateStillSame(Source* s);
+  // Nothing to read at the source's position (the size just seen is its
+  // offset, and the hash before it is kept from the read that got there).
+  static bool NothingNew(const Source& s);
   void ReadSource(Source* s, size_t* budget);
   // What every line of one Read is stamped with, worked out once per Read
   // (not per line: the path and the labels are the same for all of them).
