@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <utility>
 #include <vector>
 
 #include "hex.h"
@@ -45,7 +46,7 @@ bool IsHex64(const std::string& s) {
 }  // namespace
 
 bool StageFile(int state_dir_fd, const std::string& tmp, const std::string& body, bool sync_file,
-               std::string* err) {
+               std::string* err, int64_t known_size) {
   // Overwritten in place, not truncated first: for a checkpoint, the file
   // left behind by the last swap (Publish) keeps its block, and ext4
   // neither frees and reallocates it nor flushes the file on close, as it
@@ -61,9 +62,16 @@ bool StageFile(int state_dir_fd, const std::string& tmp, const std::string& body
     *err = "write " + tmp + ": " + strerror(errno);
     return false;
   }
-  struct stat st;
-  if (fstat(fd.get(), &st) != 0 || (static_cast<size_t>(st.st_size) > body.size() &&
-                                    ftruncate(fd.get(), static_cast<off_t>(body.size())) != 0)) {
+  if (known_size < 0) {
+    struct stat st;
+    if (fstat(fd.get(), &st) != 0) {
+      *err = "fstat " + tmp + ": " + strerror(errno);
+      return false;
+    }
+    known_size = st.st_size;
+  }
+  if (static_cast<uint64_t>(known_size) > body.size() &&
+      ftruncate(fd.get(), static_cast<off_t>(body.size())) != 0) {
     *err = "truncate " + tmp + ": " + strerror(errno);
     return false;
   }
@@ -177,7 +185,7 @@ LoadResult Load(int state_dir_fd, const std::string& key, Checkpoint* out, std::
 }
 
 bool Stage(int state_dir_fd, const std::string& key, const Checkpoint& c, bool sync_file,
-           std::string* err) {
+           std::string* err, FileSizes* sizes) {
   char line[800];
   // skipping: 0 at a line start, 1 inside an over-long line, 2 inside a NUL
   // run; run_start: where that line or run began (its report gives its length).
@@ -203,10 +211,16 @@ bool Stage(int state_dir_fd, const std::string& key, const Checkpoint& c, bool s
     body += line;
   }
   body += '\n';
-  return StageFile(state_dir_fd, FileName(key) + ".tmp", body, sync_file, err);
+  if (!StageFile(state_dir_fd, FileName(key) + ".tmp", body, sync_file, err,
+                 sizes != nullptr ? sizes->tmp : -1)) {
+    if (sizes != nullptr) *sizes = FileSizes();  // a failed write leaves them unknown
+    return false;
+  }
+  if (sizes != nullptr) sizes->tmp = static_cast<int64_t>(body.size());
+  return true;
 }
 
-bool Publish(int state_dir_fd, const std::string& key, std::string* err) {
+bool Publish(int state_dir_fd, const std::string& key, std::string* err, FileSizes* sizes) {
   const std::string name = FileName(key);
   const std::string tmp = name + ".tmp";
   // Swapped with the checkpoint it replaces, so the old one's inode is the
@@ -214,14 +228,17 @@ bool Publish(int state_dir_fd, const std::string& key, std::string* err) {
   // one each time, and ext4 spends most of a busy cycle looking for an
   // inode that was not recently deleted. The swap is as atomic as rename.
   if (renameat2(state_dir_fd, tmp.c_str(), state_dir_fd, name.c_str(), RENAME_EXCHANGE) == 0) {
+    if (sizes != nullptr) std::swap(sizes->tmp, sizes->published);
     return true;
   }
   // ENOENT: the first checkpoint; EINVAL: a filesystem that cannot swap.
   if ((errno != ENOENT && errno != EINVAL) ||
       renameat(state_dir_fd, tmp.c_str(), state_dir_fd, name.c_str()) != 0) {
     *err = "rename " + tmp + " -> " + name + ": " + strerror(errno);
+    if (sizes != nullptr) *sizes = FileSizes();
     return false;
   }
+  if (sizes != nullptr) *sizes = {-1, sizes->tmp};  // no .tmp left: the next Stage makes one
   return true;
 }
 

@@ -63,9 +63,20 @@ bool Save(int state_dir_fd, const std::string& key, const Checkpoint& c, std::st
 // checkpoint. A
 // batch stages every file, makes them durable at once (SyncFilesystem, one
 // syncfs instead of one fsync per file), then publishes.
+//
+// sizes (optional): what this process knows of the two files' sizes, kept
+// by the caller per key from one Stage/Publish to the next. Stage then
+// needs no fstat to learn whether the previous body, longer, must be cut
+// (one system call less per checkpoint); Publish swaps the two as it swaps
+// the files.
+struct FileSizes {
+  int64_t tmp = -1;        // KEY.checkpoint.tmp; -1: not known (fstat)
+  int64_t published = -1;  // KEY.checkpoint
+};
 bool Stage(int state_dir_fd, const std::string& key, const Checkpoint& c, bool sync_file,
-           std::string* err);
-bool Publish(int state_dir_fd, const std::string& key, std::string* err);
+           std::string* err, FileSizes* sizes = nullptr);
+bool Publish(int state_dir_fd, const std::string& key, std::string* err,
+             FileSizes* sizes = nullptr);
 bool SyncFilesystem(int state_dir_fd, std::string* err);
 // The keys of every KEY.checkpoint in the state directory.
 bool ListKeys(int state_dir_fd, std::vector<std::string>* keys, std::string* err);
@@ -77,11 +88,12 @@ bool SyncDirectory(int state_dir_fd, std::string* err);
 // follows the magic); kNone when there is no such file, kCorrupt (*err)
 // for anything else. StageFile writes `body` to `tmp` (fsynced when
 // sync_file); ReplaceDurably stages NAME.tmp, renames it over NAME and
-// fsyncs the directory (the chain head, chain_head.h).
+// fsyncs the directory (the chain head, chain_head.h). known_size: the
+// size `tmp` has now, when the caller knows it (-1: fstat).
 LoadResult ReadStateFile(int state_dir_fd, const std::string& name, const char* magic,
                          std::string* body, std::string* err);
 bool StageFile(int state_dir_fd, const std::string& tmp, const std::string& body, bool sync_file,
-               std::string* err);
+               std::string* err, int64_t known_size = -1);
 bool ReplaceDurably(int state_dir_fd, const std::string& name, const std::string& body,
                     std::string* err);
 static_assert(kHashWindow == line_reader::kTailWindow, "the reader keeps the hash window");

@@ -79,6 +79,35 @@ TEST_CASE("checkpoint_store: a later save swaps files, freeing and allocating no
   close(fd);
 }
 
+TEST_CASE("checkpoint_store: the sizes kept across stages and swaps are the files' sizes") {
+  tail_test_util::TempDir d;
+  d.Write("log", std::string(10000, 'a') + "\n");
+  const int fd = open(d.Join("log").c_str(), O_RDONLY | O_CLOEXEC);
+  const auto size_of = [&](const char* name) {
+    struct stat st;
+    return stat(d.Join(name).c_str(), &st) == 0 ? static_cast<int64_t>(st.st_size) : -1;
+  };
+  std::string err;
+  checkpoint_store::FileSizes sizes;
+  // Bodies growing and shrinking (a longer one, then shorter ones): with the
+  // size known and no fstat, a shorter body still cuts what was there.
+  Checkpoint c = At(fd, 9999);
+  for (const uint64_t offset : {9999u, 5u, 100u, 7u, 10000u, 3u}) {
+    c = At(fd, offset);
+    if (offset == 10000) c.gone.push_back({{12345678901ull, 98765432109ull}, 123456789012ull});
+    REQUIRE(checkpoint_store::Stage(d.fd(), "sb-1", c, false, &err, &sizes));
+    CHECK(sizes.tmp == size_of("sb-1.checkpoint.tmp"));
+    REQUIRE(checkpoint_store::Publish(d.fd(), "sb-1", &err, &sizes));
+    CHECK(sizes.published == size_of("sb-1.checkpoint"));
+    CHECK(sizes.tmp == size_of("sb-1.checkpoint.tmp"));
+    Checkpoint got;
+    REQUIRE(checkpoint_store::Load(d.fd(), "sb-1", &got, &err) == LoadResult::kLoaded);
+    CHECK(got.position.offset == offset);
+    CHECK(got.gone.size() == c.gone.size());
+  }
+  close(fd);
+}
+
 TEST_CASE("checkpoint_store: every cut of the checkpoint file is refused, never misread") {
   tail_test_util::TempDir d;
   d.Write("log", "hello\nworld\n");

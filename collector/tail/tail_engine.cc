@@ -112,6 +112,13 @@ void Engine::MarkDirty(uint32_t index) {
   dirty_.push_back(index);
 }
 
+void Engine::Touch(uint32_t index) {
+  Source& s = sources_[index];
+  if (s.touched) return;
+  s.touched = true;
+  touched_.push_back(index);
+}
+
 bool Engine::Report(Source* s, const std::string& problem, uint64_t ino) {
   if (s->problem == problem && s->problem_ino == ino) return false;
   s->problem = problem;

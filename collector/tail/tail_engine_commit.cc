@@ -288,8 +288,9 @@ bool Engine::Commit(std::string* err) {
   }
   const bool batch = moved.size() > kFsyncEachUpTo;
   for (const auto& m : moved) {
-    if (!checkpoint_store::Stage(state_fd_.get(), sources_[m.first].sandbox_id, m.second, !batch,
-                                 err)) {
+    Source& s = sources_[m.first];
+    if (!checkpoint_store::Stage(state_fd_.get(), s.sandbox_id, m.second, !batch, err,
+                                 &s.checkpoint_sizes)) {
       *err = "checkpoint in " + options_.state_dir + ": " + *err;
       return false;
     }
@@ -299,7 +300,7 @@ bool Engine::Commit(std::string* err) {
   }
   for (const auto& m : moved) {
     Source& s = sources_[m.first];
-    if (!checkpoint_store::Publish(state_fd_.get(), s.sandbox_id, err)) {
+    if (!checkpoint_store::Publish(state_fd_.get(), s.sandbox_id, err, &s.checkpoint_sizes)) {
       *err = "checkpoint in " + options_.state_dir + ": " + *err;
       return false;
     }
@@ -314,6 +315,7 @@ bool Engine::Commit(std::string* err) {
     Source& s = sources_[index];
     if (s.release_after_commit) s.current.fd.Reset();
     s.release_after_commit = false;
+    s.touched = false;
   }
   touched_.clear();
   // 3. Syslog, best effort, only for what is durable.

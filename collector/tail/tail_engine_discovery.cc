@@ -191,6 +191,7 @@ void Engine::HandleInotify() {
         const std::string name(ev.name);
         auto known = by_id_.find(name);
         if (known != by_id_.end()) {
+          sources_[known->second].guard.dir_check_due = true;  // replaced, moved or removed
           MarkDirty(known->second);
           if (sources_[known->second].wd < 0) AddSourceWatch(known->second);
         } else if (ev.mask & (IN_CREATE | IN_MOVED_TO)) {
@@ -200,6 +201,7 @@ void Engine::HandleInotify() {
       return;
     }
     const uint32_t si = static_cast<uint32_t>(it->second);
+    if (ev.name.empty()) sources_[si].guard.dir_check_due = true;  // the directory itself
     const std::string& log_name = patterns_[sources_[si].pattern].log_name;
     if ((ev.mask & IN_MOVED_FROM) && ev.name == log_name) {
       if (move_cookies_.size() > 256) move_cookies_.clear();
@@ -227,6 +229,7 @@ void Engine::HandleInotify() {
   if (overflow) {
     Warn("inotify event queue overflowed (fs.inotify.max_queued_events); rescanning every source");
     for (Pattern& p : patterns_) p.base_mtime_ns = -1;
+    for (Source& s : sources_) s.guard.dir_check_due = true;
     force_full_scan_ = true;
     Scan();
   }
@@ -245,6 +248,7 @@ void Engine::Scan() {
     if (s.retired) continue;
     if (s.quota.SummaryDue(options_.quota, now)) MarkDirty(i);  // its window ended
     if (s.wd < 0 && !s.watch_tried) AddSourceWatch(i);
+    if (full) s.guard.dir_check_due = true;
     if (s.wd >= 0 && !full && !s.linger.fd.ok()) continue;
     if (!s.dirty && CheapCheck(&s)) MarkDirty(i);
     if (s.wd < 0 && !s.current.fd.ok() && !s.linger.fd.ok() && !s.dirty) RetireIfGone(i);

@@ -110,8 +110,11 @@ void Engine::GuardLog(Source* s, const struct stat* log_st) {
   if (!p.suffix_parent.empty()) dir_rel += "/" + p.suffix_parent;
   struct stat dst;
   std::string found, restored;
-  if (fstatat(p.base_fd.get(), dir_rel.c_str(), &dst, AT_SYMLINK_NOFOLLOW) == 0 &&
+  const bool check_dir = s->wd < 0 || s->guard.dir_check_due;
+  s->guard.dir_check_due = false;
+  if (check_dir && fstatat(p.base_fd.get(), dir_rel.c_str(), &dst, AT_SYMLINK_NOFOLLOW) == 0 &&
       S_ISDIR(dst.st_mode) && (dst.st_mode & 0700) != 0700) {
+    s->guard.dir_check_due = true;  // stated again at the next look, until it is right
     found = "mode " + Octal(dst.st_mode) + " on the log's directory";
     if (s->guard.owned && s->guard.dir_mode != 0) {
       // Through a descriptor opened without following any link, so a
@@ -243,10 +246,7 @@ void Engine::WriteSuppression(Source* s, const collector_events::Suppression& wh
     return;
   }
   ++cycle_appended_;
-  if (std::find(touched_.begin(), touched_.end(), static_cast<uint32_t>(s - sources_.data())) ==
-      touched_.end()) {
-    touched_.push_back(static_cast<uint32_t>(s - sources_.data()));
-  }
+  Touch(static_cast<uint32_t>(s - sources_.data()));
   Note(what.log + ": suppression recorded as " + fields.entry_id);
 }
 

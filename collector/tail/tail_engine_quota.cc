@@ -64,10 +64,7 @@ void Engine::SummariseIfDue(Source* s) {
     ++stats_.entries_already_present;  // written before a crash
   }
   s->quota.Summarised();
-  const uint32_t index = static_cast<uint32_t>(s - sources_.data());
-  if (std::find(touched_.begin(), touched_.end(), index) == touched_.end()) {
-    touched_.push_back(index);  // its checkpoint now holds a count of zero
-  }
+  Touch(static_cast<uint32_t>(s - sources_.data()));  // its checkpoint now holds a count of zero
 }
 
 void Engine::RememberWritten(const std::string& entry_id) {
