@@ -218,9 +218,10 @@ PeerCgroup ReadPeerCgroup(int conn_fd, const cgroup_sandbox_id::Matcher& cgroups
   result.have_cred = true;
   char dir[32];
   snprintf(dir, sizeof dir, "/proc/%d", static_cast<int>(result.cred.pid));
-  const unique_fd::UniqueFd dir_fd(open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  result.proc_dir.Reset(open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   char text[8192];
-  const ssize_t n = dir_fd.ok() ? ReadStart(dir_fd.get(), "cgroup", text, sizeof text) : -1;
+  const ssize_t n =
+      result.proc_dir.ok() ? ReadStart(result.proc_dir.get(), "cgroup", text, sizeof text) : -1;
   result.read = n >= 0;
   if (result.read) {
     cgroups.Match(std::string_view(text, static_cast<size_t>(n)), &result.cgroup,
@@ -251,11 +252,12 @@ Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
   }
   const unique_fd::UniqueFd pidfd(pidfd_raw);
 
-  // The reads. Each may fail because the process is gone (or the pid is
-  // another process's now): the pidfd check below tells.
+  // The reads, through the /proc/PID opened at accept. Each may fail
+  // because the process is gone (or the pid is another process's now): the
+  // pidfd check below tells.
   char dir[32];
   snprintf(dir, sizeof dir, "/proc/%d", static_cast<int>(peer->pid));
-  const unique_fd::UniqueFd dir_fd(open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  const unique_fd::UniqueFd& dir_fd = cgroup.proc_dir;
   bool read_all = dir_fd.ok();
   unique_fd::UniqueFd exe_fd;
   int exe_errno = 0;

@@ -77,10 +77,16 @@ class DiagSockets {
 // limits), and used again by Attest: the kernel's credentials (SO_PEERCRED,
 // fixed at connect()) and the peer's /proc/PID/cgroup, matched. Read before
 // Attest's pidfd check, that check covers them as it covers Attest's reads.
+// The /proc/PID directory opened for it is kept for Attest's reads (one
+// path lookup per connection, not two; one more descriptor per connection
+// held). Opened after connect(), it names the connecting process as long as
+// the pidfd says that process is alive: a pid cannot be reused before its
+// process has exited.
 struct PeerCgroup {
   bool have_cred = false;  // false: SO_PEERCRED failed (cred_error says why)
   struct ucred cred = {};
   std::string cred_error;
+  unique_fd::UniqueFd proc_dir;  // /proc/PID (not ok: could not be opened)
   bool read = false;       // false: no credentials, or the file unreadable
   std::string cgroup;      // as Peer::cgroup
   std::string sandbox_id;  // as Peer::sandbox_id
