@@ -109,16 +109,48 @@ unique_fd::UniqueFd DiagSocket() {
   return unique_fd::UniqueFd(socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG));
 }
 
+// What descriptor `fd` of the process (its /proc directory at `dir_fd`) is
+// to the socket with inode `ino` ("socket:[INO]", the kernel's name for it).
+enum class FdHolds { kOther, kOwnSocket, kInheritedSocket };
+FdHolds SocketAt(int dir_fd, int fd, uint64_t ino) {
+  char want[40];
+  const int want_len =
+      snprintf(want, sizeof want, "socket:[%llu]", static_cast<unsigned long long>(ino));
+  char path[48];
+  snprintf(path, sizeof path, "fd/%d", fd);
+  char target[64];
+  const ssize_t n = readlinkat(dir_fd, path, target, sizeof target);
+  if (n != want_len || memcmp(target, want, static_cast<size_t>(n)) != 0) return FdHolds::kOther;
+  snprintf(path, sizeof path, "fdinfo/%d", fd);
+  char info[512];
+  const ssize_t got = ReadStart(dir_fd, path, info, sizeof info - 1);
+  if (got <= 0) return FdHolds::kInheritedSocket;  // cannot be shown to be its own
+  info[got] = '\0';
+  const char* flags_at = strstr(info, "flags:");
+  if (flags_at == nullptr) return FdHolds::kInheritedSocket;
+  return (strtoul(flags_at + 6, nullptr, 8) & O_CLOEXEC) != 0 ? FdHolds::kOwnSocket
+                                                               : FdHolds::kInheritedSocket;
+}
+
 // Whether the process (its /proc directory at `dir_fd`) holds the socket
 // with inode `ino` in a descriptor it opened itself: one with O_CLOEXEC. The
 // shim can only make such sockets (its seccomp filter allows no other); a
 // socket that survived an exec never has the flag. So a record sent by a
-// process that then exec'd the shim is not taken for the shim's. At most
-// kMaxFds descriptors are looked at, the newest (highest) first: the shim's
-// socket is the last descriptor it opened, so usually one readlink does.
-// (The shim cannot dup a descriptor, so it holds the socket only once.)
+// process that then exec'd the shim is not taken for the shim's.
+//
+// Which descriptor is looked at does not change the answer: the shim cannot
+// dup a descriptor or receive one, so a socket it made is held once, and
+// every descriptor to a socket it inherited lacks the flag (an exec closed
+// those that had it). So the likely one is tried first, without listing
+// the directory: kLikelyFd, where a process that inherited nothing but
+// stdin, stdout and stderr makes its first socket. Otherwise at most kMaxFds
+// descriptors are looked at, the newest (highest) first: the shim's socket
+// is the last descriptor it opened.
 bool HoldsOwnSocket(int dir_fd, uint64_t ino) {
+  constexpr int kLikelyFd = 3;
   constexpr int kMaxFds = 256;
+  const FdHolds likely = SocketAt(dir_fd, kLikelyFd, ino);
+  if (likely != FdHolds::kOther) return likely == FdHolds::kOwnSocket;
   const unique_fd::UniqueFd fd_dir(openat(dir_fd, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!fd_dir.ok()) return false;
   // The names, read with getdents64 into the stack (no DIR: no allocation,
@@ -133,24 +165,9 @@ bool HoldsOwnSocket(int dir_fd, uint64_t ino) {
       if (e->d_name[0] >= '0' && e->d_name[0] <= '9') fds[count++] = atoi(e->d_name);
     }
   }
-  char want[40];
-  const int want_len =
-      snprintf(want, sizeof want, "socket:[%llu]", static_cast<unsigned long long>(ino));
   for (int i = count - 1; i >= 0; --i) {
-    char name[32];
-    snprintf(name, sizeof name, "%d", fds[i]);
-    char target[64];
-    const ssize_t n = readlinkat(fd_dir.get(), name, target, sizeof target);
-    if (n != want_len || memcmp(target, want, static_cast<size_t>(n)) != 0) continue;
-    char path[48];
-    snprintf(path, sizeof path, "fdinfo/%d", fds[i]);
-    char info[512];
-    const ssize_t got = ReadStart(dir_fd, path, info, sizeof info - 1);
-    if (got <= 0) return false;
-    info[got] = '\0';
-    const char* flags_at = strstr(info, "flags:");
-    if (flags_at == nullptr) return false;
-    return (strtoul(flags_at + 6, nullptr, 8) & O_CLOEXEC) != 0;
+    const FdHolds holds = SocketAt(dir_fd, fds[i], ino);
+    if (holds != FdHolds::kOther) return holds == FdHolds::kOwnSocket;
   }
   return false;
 }
