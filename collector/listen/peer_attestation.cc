@@ -74,7 +74,7 @@ bool Alive(int pidfd) {
 // The inode of the other end of the unix socket `fd`, asked through a
 // NETLINK_SOCK_DIAG socket `nl` in the socket's network namespace; 0 when
 // the kernel does not say (another namespace, or the peer closed it).
-uint64_t AskPeerInode(int nl, uint64_t ino) {
+uint64_t AskPeerInode(int nl, uint64_t ino, const uint32_t cookie[2]) {
   struct {
     nlmsghdr header;
     unix_diag_req body;
@@ -86,7 +86,8 @@ uint64_t AskPeerInode(int nl, uint64_t ino) {
   req.body.udiag_states = ~0u;
   req.body.udiag_ino = static_cast<uint32_t>(ino);
   req.body.udiag_show = UDIAG_SHOW_PEER;
-  req.body.udiag_cookie[0] = req.body.udiag_cookie[1] = ~0u;  // INET_DIAG_NOCOOKIE
+  req.body.udiag_cookie[0] = cookie[0];  // ~0u, ~0u: INET_DIAG_NOCOOKIE
+  req.body.udiag_cookie[1] = cookie[1];
   if (send(nl, &req, sizeof req, 0) != static_cast<ssize_t>(sizeof req)) return 0;
   alignas(nlmsghdr) char buf[1024];
   const ssize_t n = recv(nl, buf, sizeof buf, 0);
@@ -129,7 +130,7 @@ FdHolds SocketAt(int dir_fd, int fd, uint64_t ino) {
   const char* flags_at = strstr(info, "flags:");
   if (flags_at == nullptr) return FdHolds::kInheritedSocket;
   return (strtoul(flags_at + 6, nullptr, 8) & O_CLOEXEC) != 0 ? FdHolds::kOwnSocket
-                                                               : FdHolds::kInheritedSocket;
+                                                              : FdHolds::kInheritedSocket;
 }
 
 // Whether the process (its /proc directory at `dir_fd`) holds the socket
@@ -182,7 +183,9 @@ void AppendStringOr(std::string_view text, const char* if_not_utf8, std::string*
 
 }  // namespace
 
-int DiagSockets::For(int conn_fd) {
+int DiagSockets::For(int conn_fd, uint64_t* netns) {
+  *netns = 0;
+  ++asks_;
   // The namespace of the collector's end (SIOCGSKNS: CAP_NET_ADMIN there).
   const unique_fd::UniqueFd theirs(ioctl(conn_fd, SIOCGSKNS));
   struct stat ns;
@@ -190,6 +193,7 @@ int DiagSockets::For(int conn_fd) {
     if (!own_.ok()) own_ = DiagSocket();
     return own_.get();
   }
+  *netns = ns.st_ino;
   const auto it = by_netns_.find(ns.st_ino);
   if (it != by_netns_.end()) return it->second.get();
   if (by_netns_.size() >= kMaxNamespaces) by_netns_.clear();
@@ -203,11 +207,34 @@ int DiagSockets::For(int conn_fd) {
   return (by_netns_[ns.st_ino] = std::move(nl)).get();
 }
 
-uint64_t DiagSockets::PeerInode(int conn_fd) {
+uint64_t DiagSockets::PeerInode(int conn_fd, const std::string& container) {
   struct stat st;
   if (fstat(conn_fd, &st) != 0) return 0;
-  const int nl = For(conn_fd);
-  return nl >= 0 ? AskPeerInode(nl, st.st_ino) : 0;
+  uint64_t cookie = 0;
+  socklen_t len = sizeof cookie;
+  const bool have_cookie =
+      getsockopt(conn_fd, SOL_SOCKET, SO_COOKIE, &cookie, &len) == 0 && len == sizeof cookie;
+  const uint32_t by_cookie[2] = {have_cookie ? static_cast<uint32_t>(cookie) : ~0u,
+                                 have_cookie ? static_cast<uint32_t>(cookie >> 32) : ~0u};
+  // The guess, only when the cookie makes a wrong one find nothing.
+  if (have_cookie) {
+    const auto guess = guesses_.find(container);
+    if (guess != guesses_.end()) {
+      const auto nl = by_netns_.find(guess->second);
+      if (nl != by_netns_.end()) {
+        const uint64_t peer = AskPeerInode(nl->second.get(), st.st_ino, by_cookie);
+        if (peer != 0) return peer;
+      }
+    }
+  }
+  uint64_t netns = 0;
+  const int nl = For(conn_fd, &netns);
+  const uint64_t peer = nl >= 0 ? AskPeerInode(nl, st.st_ino, by_cookie) : 0;
+  if (peer != 0 && netns != 0 && have_cookie) {
+    if (guesses_.size() >= kMaxGuesses) guesses_.clear();
+    guesses_[container] = netns;
+  }
+  return peer;
 }
 
 const char* Describe(Verdict v) {
@@ -311,7 +338,7 @@ Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
   } else if (peer->tracer_pid != 0) {
     verdict = Verdict::kTraced;
   } else {
-    const uint64_t peer_socket = diag->PeerInode(conn_fd);
+    const uint64_t peer_socket = diag->PeerInode(conn_fd, cgroup.cgroup);
     if (peer_socket == 0 || !HoldsOwnSocket(dir_fd.get(), peer_socket)) {
       verdict = Verdict::kNotItsSocket;
     }
