@@ -20,6 +20,21 @@ uint64_t InodeOf(int fd) {
   return st.st_ino;
 }
 
+// One byte and room for two descriptors (SCM_RIGHTS), to send or receive.
+struct TwoFds {
+  TwoFds() {
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+  }
+  TwoFds(const TwoFds&) = delete;
+  char byte = 0;
+  struct iovec iov = {&byte, 1};
+  alignas(struct cmsghdr) char control[CMSG_SPACE(2 * sizeof(int))] = {};
+  struct msghdr msg = {};
+};
+
 // A connected pair made in a network namespace of its own (a child
 // unshares one, makes the pair and hands both ends over, then exits: the
 // sockets keep the namespace).
@@ -32,35 +47,21 @@ void PairInNewNamespace(unique_fd::UniqueFd* a, unique_fd::UniqueFd* b) {
   if (child == 0) {
     int sv[2];
     if (unshare(CLONE_NEWNET) != 0 || socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) != 0) _exit(1);
-    char byte = 0;
-    struct iovec iov = {&byte, 1};
-    alignas(struct cmsghdr) char control[CMSG_SPACE(2 * sizeof(int))] = {};
-    struct msghdr msg = {};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof control;
-    struct cmsghdr* c = CMSG_FIRSTHDR(&msg);
+    TwoFds m;
+    struct cmsghdr* c = CMSG_FIRSTHDR(&m.msg);
     c->cmsg_level = SOL_SOCKET;
     c->cmsg_type = SCM_RIGHTS;
     c->cmsg_len = CMSG_LEN(2 * sizeof(int));
     memcpy(CMSG_DATA(c), sv, sizeof sv);
-    _exit(sendmsg(channel[1], &msg, 0) == 1 ? 0 : 1);
+    _exit(sendmsg(channel[1], &m.msg, 0) == 1 ? 0 : 1);
   }
   int status = 0;
   REQUIRE(waitpid(child, &status, 0) == child);
   REQUIRE_MESSAGE(WIFEXITED(status), "the child could not unshare a network namespace");
   REQUIRE_MESSAGE(WEXITSTATUS(status) == 0, "the child could not unshare a network namespace");
-  char byte = 0;
-  struct iovec iov = {&byte, 1};
-  alignas(struct cmsghdr) char control[CMSG_SPACE(2 * sizeof(int))] = {};
-  struct msghdr msg = {};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  REQUIRE(recvmsg(ours.get(), &msg, MSG_CMSG_CLOEXEC) == 1);
-  const struct cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  TwoFds m;
+  REQUIRE(recvmsg(ours.get(), &m.msg, MSG_CMSG_CLOEXEC) == 1);
+  const struct cmsghdr* c = CMSG_FIRSTHDR(&m.msg);
   REQUIRE(c != nullptr);
   int sv[2];
   memcpy(sv, CMSG_DATA(c), sizeof sv);
