@@ -116,7 +116,7 @@ class Listener {
     unique_fd::UniqueFd fd;
     Container* container = nullptr;
     uint64_t generation = 0;              // tells a reused fd number from the one timed
-    peer_attestation::PeerCgroup cgroup;  // read at accept, used by Judge
+    peer_attestation::PeerCgroup cgroup;  // read at accept (its /proc/PID kept), used by Judge
   };
   struct Deadline {
     int64_t at_ms;

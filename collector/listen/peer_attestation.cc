@@ -74,7 +74,7 @@ bool Alive(int pidfd) {
 // The inode of the other end of the unix socket `fd`, asked through a
 // NETLINK_SOCK_DIAG socket `nl` in the socket's network namespace; 0 when
 // the kernel does not say (another namespace, or the peer closed it).
-uint64_t AskPeerInode(int nl, uint64_t ino) {
+uint64_t AskPeerInode(int nl, uint64_t ino, const uint32_t cookie[2]) {
   struct {
     nlmsghdr header;
     unix_diag_req body;
@@ -86,7 +86,8 @@ uint64_t AskPeerInode(int nl, uint64_t ino) {
   req.body.udiag_states = ~0u;
   req.body.udiag_ino = static_cast<uint32_t>(ino);
   req.body.udiag_show = UDIAG_SHOW_PEER;
-  req.body.udiag_cookie[0] = req.body.udiag_cookie[1] = ~0u;  // INET_DIAG_NOCOOKIE
+  req.body.udiag_cookie[0] = cookie[0];  // ~0u, ~0u: INET_DIAG_NOCOOKIE
+  req.body.udiag_cookie[1] = cookie[1];
   if (send(nl, &req, sizeof req, 0) != static_cast<ssize_t>(sizeof req)) return 0;
   alignas(nlmsghdr) char buf[1024];
   const ssize_t n = recv(nl, buf, sizeof buf, 0);
@@ -109,16 +110,48 @@ unique_fd::UniqueFd DiagSocket() {
   return unique_fd::UniqueFd(socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG));
 }
 
+// What descriptor `fd` of the process (its /proc directory at `dir_fd`) is
+// to the socket with inode `ino` ("socket:[INO]", the kernel's name for it).
+enum class FdHolds { kOther, kOwnSocket, kInheritedSocket };
+FdHolds SocketAt(int dir_fd, int fd, uint64_t ino) {
+  char want[40];
+  const int want_len =
+      snprintf(want, sizeof want, "socket:[%llu]", static_cast<unsigned long long>(ino));
+  char path[48];
+  snprintf(path, sizeof path, "fd/%d", fd);
+  char target[64];
+  const ssize_t n = readlinkat(dir_fd, path, target, sizeof target);
+  if (n != want_len || memcmp(target, want, static_cast<size_t>(n)) != 0) return FdHolds::kOther;
+  snprintf(path, sizeof path, "fdinfo/%d", fd);
+  char info[512];
+  const ssize_t got = ReadStart(dir_fd, path, info, sizeof info - 1);
+  if (got <= 0) return FdHolds::kInheritedSocket;  // cannot be shown to be its own
+  info[got] = '\0';
+  const char* flags_at = strstr(info, "flags:");
+  if (flags_at == nullptr) return FdHolds::kInheritedSocket;
+  return (strtoul(flags_at + 6, nullptr, 8) & O_CLOEXEC) != 0 ? FdHolds::kOwnSocket
+                                                              : FdHolds::kInheritedSocket;
+}
+
 // Whether the process (its /proc directory at `dir_fd`) holds the socket
 // with inode `ino` in a descriptor it opened itself: one with O_CLOEXEC. The
 // shim can only make such sockets (its seccomp filter allows no other); a
 // socket that survived an exec never has the flag. So a record sent by a
-// process that then exec'd the shim is not taken for the shim's. At most
-// kMaxFds descriptors are looked at, the newest (highest) first: the shim's
-// socket is the last descriptor it opened, so usually one readlink does.
-// (The shim cannot dup a descriptor, so it holds the socket only once.)
+// process that then exec'd the shim is not taken for the shim's.
+//
+// Which descriptor is looked at does not change the answer: the shim cannot
+// dup a descriptor or receive one, so a socket it made is held once, and
+// every descriptor to a socket it inherited lacks the flag (an exec closed
+// those that had it). So the likely one is tried first, without listing
+// the directory: kLikelyFd, where a process that inherited nothing but
+// stdin, stdout and stderr makes its first socket. Otherwise at most kMaxFds
+// descriptors are looked at, the newest (highest) first: the shim's socket
+// is the last descriptor it opened.
 bool HoldsOwnSocket(int dir_fd, uint64_t ino) {
+  constexpr int kLikelyFd = 3;
   constexpr int kMaxFds = 256;
+  const FdHolds likely = SocketAt(dir_fd, kLikelyFd, ino);
+  if (likely != FdHolds::kOther) return likely == FdHolds::kOwnSocket;
   const unique_fd::UniqueFd fd_dir(openat(dir_fd, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!fd_dir.ok()) return false;
   // The names, read with getdents64 into the stack (no DIR: no allocation,
@@ -133,24 +166,9 @@ bool HoldsOwnSocket(int dir_fd, uint64_t ino) {
       if (e->d_name[0] >= '0' && e->d_name[0] <= '9') fds[count++] = atoi(e->d_name);
     }
   }
-  char want[40];
-  const int want_len =
-      snprintf(want, sizeof want, "socket:[%llu]", static_cast<unsigned long long>(ino));
   for (int i = count - 1; i >= 0; --i) {
-    char name[32];
-    snprintf(name, sizeof name, "%d", fds[i]);
-    char target[64];
-    const ssize_t n = readlinkat(fd_dir.get(), name, target, sizeof target);
-    if (n != want_len || memcmp(target, want, static_cast<size_t>(n)) != 0) continue;
-    char path[48];
-    snprintf(path, sizeof path, "fdinfo/%d", fds[i]);
-    char info[512];
-    const ssize_t got = ReadStart(dir_fd, path, info, sizeof info - 1);
-    if (got <= 0) return false;
-    info[got] = '\0';
-    const char* flags_at = strstr(info, "flags:");
-    if (flags_at == nullptr) return false;
-    return (strtoul(flags_at + 6, nullptr, 8) & O_CLOEXEC) != 0;
+    const FdHolds holds = SocketAt(dir_fd, fds[i], ino);
+    if (holds != FdHolds::kOther) return holds == FdHolds::kOwnSocket;
   }
   return false;
 }
@@ -165,7 +183,9 @@ void AppendStringOr(std::string_view text, const char* if_not_utf8, std::string*
 
 }  // namespace
 
-int DiagSockets::For(int conn_fd) {
+int DiagSockets::For(int conn_fd, uint64_t* netns) {
+  *netns = 0;
+  ++asks_;
   // The namespace of the collector's end (SIOCGSKNS: CAP_NET_ADMIN there).
   const unique_fd::UniqueFd theirs(ioctl(conn_fd, SIOCGSKNS));
   struct stat ns;
@@ -173,6 +193,7 @@ int DiagSockets::For(int conn_fd) {
     if (!own_.ok()) own_ = DiagSocket();
     return own_.get();
   }
+  *netns = ns.st_ino;
   const auto it = by_netns_.find(ns.st_ino);
   if (it != by_netns_.end()) return it->second.get();
   if (by_netns_.size() >= kMaxNamespaces) by_netns_.clear();
@@ -186,11 +207,34 @@ int DiagSockets::For(int conn_fd) {
   return (by_netns_[ns.st_ino] = std::move(nl)).get();
 }
 
-uint64_t DiagSockets::PeerInode(int conn_fd) {
+uint64_t DiagSockets::PeerInode(int conn_fd, const std::string& container) {
   struct stat st;
   if (fstat(conn_fd, &st) != 0) return 0;
-  const int nl = For(conn_fd);
-  return nl >= 0 ? AskPeerInode(nl, st.st_ino) : 0;
+  uint64_t cookie = 0;
+  socklen_t len = sizeof cookie;
+  const bool have_cookie =
+      getsockopt(conn_fd, SOL_SOCKET, SO_COOKIE, &cookie, &len) == 0 && len == sizeof cookie;
+  const uint32_t by_cookie[2] = {have_cookie ? static_cast<uint32_t>(cookie) : ~0u,
+                                 have_cookie ? static_cast<uint32_t>(cookie >> 32) : ~0u};
+  // The guess, only when the cookie makes a wrong one find nothing.
+  if (have_cookie) {
+    const auto guess = guesses_.find(container);
+    if (guess != guesses_.end()) {
+      const auto nl = by_netns_.find(guess->second);
+      if (nl != by_netns_.end()) {
+        const uint64_t peer = AskPeerInode(nl->second.get(), st.st_ino, by_cookie);
+        if (peer != 0) return peer;
+      }
+    }
+  }
+  uint64_t netns = 0;
+  const int nl = For(conn_fd, &netns);
+  const uint64_t peer = nl >= 0 ? AskPeerInode(nl, st.st_ino, by_cookie) : 0;
+  if (peer != 0 && netns != 0 && have_cookie) {
+    if (guesses_.size() >= kMaxGuesses) guesses_.clear();
+    guesses_[container] = netns;
+  }
+  return peer;
 }
 
 const char* Describe(Verdict v) {
@@ -218,9 +262,10 @@ PeerCgroup ReadPeerCgroup(int conn_fd, const cgroup_sandbox_id::Matcher& cgroups
   result.have_cred = true;
   char dir[32];
   snprintf(dir, sizeof dir, "/proc/%d", static_cast<int>(result.cred.pid));
-  const unique_fd::UniqueFd dir_fd(open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  result.proc_dir.Reset(open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   char text[8192];
-  const ssize_t n = dir_fd.ok() ? ReadStart(dir_fd.get(), "cgroup", text, sizeof text) : -1;
+  const ssize_t n =
+      result.proc_dir.ok() ? ReadStart(result.proc_dir.get(), "cgroup", text, sizeof text) : -1;
   result.read = n >= 0;
   if (result.read) {
     cgroups.Match(std::string_view(text, static_cast<size_t>(n)), &result.cgroup,
@@ -251,11 +296,12 @@ Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
   }
   const unique_fd::UniqueFd pidfd(pidfd_raw);
 
-  // The reads. Each may fail because the process is gone (or the pid is
-  // another process's now): the pidfd check below tells.
+  // The reads, through the /proc/PID opened at accept. Each may fail
+  // because the process is gone (or the pid is another process's now): the
+  // pidfd check below tells.
   char dir[32];
   snprintf(dir, sizeof dir, "/proc/%d", static_cast<int>(peer->pid));
-  const unique_fd::UniqueFd dir_fd(open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  const unique_fd::UniqueFd& dir_fd = cgroup.proc_dir;
   bool read_all = dir_fd.ok();
   unique_fd::UniqueFd exe_fd;
   int exe_errno = 0;
@@ -292,7 +338,7 @@ Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
   } else if (peer->tracer_pid != 0) {
     verdict = Verdict::kTraced;
   } else {
-    const uint64_t peer_socket = diag->PeerInode(conn_fd);
+    const uint64_t peer_socket = diag->PeerInode(conn_fd, cgroup.cgroup);
     if (peer_socket == 0 || !HoldsOwnSocket(dir_fd.get(), peer_socket)) {
       verdict = Verdict::kNotItsSocket;
     }

@@ -60,30 +60,48 @@ const char* Describe(Verdict v);
 // kMaxNamespaces are kept (then all are dropped and made again), so sockets
 // held for containers gone do not pile up. A kept socket holds its
 // namespace, so the namespace's inode (the key) cannot be reused meanwhile.
+//
+// The namespace is asked of the kernel (SIOCGSKNS) once per container, then
+// guessed: the one its last connection was in. A guess is only tried: the
+// query names the socket by inode and by cookie (SO_COOKIE, never reused),
+// so it finds that very socket or nothing, and nothing sends it the long way.
 class DiagSockets {
  public:
   static constexpr size_t kMaxNamespaces = 64;
-  // The inode of the other end of the unix socket `conn_fd` (0: unknown).
-  uint64_t PeerInode(int conn_fd);
+  static constexpr size_t kMaxGuesses = 1024;  // containers remembered (then all forgotten)
+  // The inode of the other end of the unix socket `conn_fd` (0: unknown);
+  // `container` keys the guess (the peer's cgroup).
+  uint64_t PeerInode(int conn_fd, const std::string& container);
   size_t namespaces() const { return by_netns_.size(); }
+  uint64_t namespace_asks() const { return asks_; }  // SIOCGSKNS made (guesses missed)
 
  private:
-  int For(int conn_fd);  // the query socket for conn_fd's namespace (-1: none)
+  // The query socket for conn_fd's namespace (-1: none); *netns its inode
+  // (0: the collector's own, SIOCGSKNS refused).
+  int For(int conn_fd, uint64_t* netns);
   std::unordered_map<uint64_t, unique_fd::UniqueFd> by_netns_;  // netns inode
+  std::unordered_map<std::string, uint64_t> guesses_;           // container -> netns inode
   unique_fd::UniqueFd own_;  // the collector's namespace: when SIOCGSKNS is refused
+  uint64_t asks_ = 0;
 };
 
 // What is read once per connection, at accept (for the per-container
 // limits), and used again by Attest: the kernel's credentials (SO_PEERCRED,
 // fixed at connect()) and the peer's /proc/PID/cgroup, matched. Read before
 // Attest's pidfd check, that check covers them as it covers Attest's reads.
+// The /proc/PID directory opened for it is kept for Attest's reads (one
+// path lookup per connection, not two; one more descriptor per connection
+// held). Opened after connect(), it names the connecting process as long as
+// the pidfd says that process is alive: a pid cannot be reused before its
+// process has exited.
 struct PeerCgroup {
   bool have_cred = false;  // false: SO_PEERCRED failed (cred_error says why)
   struct ucred cred = {};
   std::string cred_error;
-  bool read = false;       // false: no credentials, or the file unreadable
-  std::string cgroup;      // as Peer::cgroup
-  std::string sandbox_id;  // as Peer::sandbox_id
+  unique_fd::UniqueFd proc_dir;  // /proc/PID (not ok: could not be opened)
+  bool read = false;             // false: no credentials, or the file unreadable
+  std::string cgroup;            // as Peer::cgroup
+  std::string sandbox_id;        // as Peer::sandbox_id
 };
 PeerCgroup ReadPeerCgroup(int conn_fd, const cgroup_sandbox_id::Matcher& cgroups);
 

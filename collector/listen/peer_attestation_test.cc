@@ -1,0 +1,103 @@
+#include "listen/peer_attestation.h"
+
+#include <doctest/doctest.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "unique_fd.h"
+
+namespace {
+
+uint64_t InodeOf(int fd) {
+  struct stat st;
+  REQUIRE(fstat(fd, &st) == 0);
+  return st.st_ino;
+}
+
+// One byte and room for two descriptors (SCM_RIGHTS), to send or receive.
+struct TwoFds {
+  TwoFds() {
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+  }
+  TwoFds(const TwoFds&) = delete;
+  char byte = 0;
+  struct iovec iov = {&byte, 1};
+  alignas(struct cmsghdr) char control[CMSG_SPACE(2 * sizeof(int))] = {};
+  struct msghdr msg = {};
+};
+
+// A connected pair made in a network namespace of its own (a child
+// unshares one, makes the pair and hands both ends over, then exits: the
+// sockets keep the namespace).
+void PairInNewNamespace(unique_fd::UniqueFd* a, unique_fd::UniqueFd* b) {
+  int channel[2];
+  REQUIRE(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, channel) == 0);
+  const unique_fd::UniqueFd ours(channel[0]), theirs(channel[1]);
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    int sv[2];
+    if (unshare(CLONE_NEWNET) != 0 || socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) != 0) _exit(1);
+    TwoFds m;
+    struct cmsghdr* c = CMSG_FIRSTHDR(&m.msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(2 * sizeof(int));
+    memcpy(CMSG_DATA(c), sv, sizeof sv);
+    _exit(sendmsg(channel[1], &m.msg, 0) == 1 ? 0 : 1);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  REQUIRE_MESSAGE(WIFEXITED(status), "the child could not unshare a network namespace");
+  REQUIRE_MESSAGE(WEXITSTATUS(status) == 0, "the child could not unshare a network namespace");
+  TwoFds m;
+  REQUIRE(recvmsg(ours.get(), &m.msg, MSG_CMSG_CLOEXEC) == 1);
+  const struct cmsghdr* c = CMSG_FIRSTHDR(&m.msg);
+  REQUIRE(c != nullptr);
+  int sv[2];
+  memcpy(sv, CMSG_DATA(c), sizeof sv);
+  a->Reset(sv[0]);
+  b->Reset(sv[1]);
+}
+
+}  // namespace
+
+TEST_CASE("DiagSockets: the peer end, asked of the kernel and then by a guess") {
+  peer_attestation::DiagSockets diag;
+  for (int i = 0; i < 3; ++i) {  // the first asks for the namespace, the others guess it
+    int sv[2];
+    REQUIRE(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == 0);
+    const unique_fd::UniqueFd a(sv[0]), b(sv[1]);
+    CHECK(diag.PeerInode(a.get(), "/docker-1.scope") == InodeOf(b.get()));
+  }
+  CHECK(diag.namespaces() == 1);
+  CHECK(diag.namespace_asks() == 1);
+}
+
+TEST_CASE("DiagSockets: a wrong guess finds nothing and the namespace is asked for") {
+  // Needs root (unshare, setns): the collector's --listen runs as root.
+  peer_attestation::DiagSockets diag;
+  int sv[2];
+  REQUIRE(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == 0);
+  const unique_fd::UniqueFd a(sv[0]), b(sv[1]);
+  REQUIRE(diag.PeerInode(a.get(), "/docker-1.scope") == InodeOf(b.get()));
+  // The same container key, now from another network namespace: the guess
+  // (this one's) is tried, finds nothing there, and the kernel is asked.
+  unique_fd::UniqueFd c, d;
+  PairInNewNamespace(&c, &d);
+  CHECK(diag.PeerInode(c.get(), "/docker-1.scope") == InodeOf(d.get()));
+  CHECK(diag.namespaces() == 2);
+  CHECK(diag.namespace_asks() == 2);
+  // And the guess follows: the other namespace, then back.
+  CHECK(diag.PeerInode(d.get(), "/docker-1.scope") == InodeOf(c.get()));
+  CHECK(diag.PeerInode(a.get(), "/docker-1.scope") == InodeOf(b.get()));
+}
