@@ -17,10 +17,10 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "canonical_json.h"
+#include "clock_ms.h"
 #include "logs.h"
 #include "unique_fd.h"
 
@@ -56,12 +56,6 @@ bool TracerPid(std::string_view status, pid_t* tracer) {
   const std::string value(status.substr(at + key.size(), end - at - key.size()));
   *tracer = static_cast<pid_t>(strtol(value.c_str(), nullptr, 10));
   return true;
-}
-
-int64_t RealtimeNs() {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
 // The process behind `pidfd` has not exited (a pidfd polls readable once it has).
@@ -328,10 +322,13 @@ Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
   // first, so the costlier socket check below runs only for what would
   // otherwise be the genuine shim. Every verdict still waits for the pidfd.
   Verdict verdict = Verdict::kGenuine;
+  // In whole milliseconds: "now" may read up to 1 ms early, which only ever
+  // makes a file look more recently changed (hashed again, not cached).
+  const int64_t now_ns = clock_ms::Realtime() * 1'000'000;
   std::string hash_err;
   if (!peer->exe_known || !read_all) {
     verdict = Verdict::kNoCredentials;
-  } else if (!hashes->Sha256(exe_fd.get(), peer->exe, RealtimeNs(), &peer->exe_sha256, &hash_err)) {
+  } else if (!hashes->Sha256(exe_fd.get(), peer->exe, now_ns, &peer->exe_sha256, &hash_err)) {
     verdict = Verdict::kOtherExecutable;  // unreadable: cannot be shown to be the shim
   } else if (peer->exe_sha256 != shim.sha256()) {
     verdict = Verdict::kOtherExecutable;

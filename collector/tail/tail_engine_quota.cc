@@ -68,12 +68,11 @@ void Engine::SummariseIfDue(Source* s) {
 }
 
 void Engine::RememberWritten(const std::string& entry_id) {
-  if (recent_ids_.find(entry_id) != recent_ids_.end()) return;
   if (written_ids_.size() < kWrittenIdsKept) {
-    recent_ids_.insert(entry_id);
-    written_ids_.push_back(entry_id);
+    if (recent_ids_.insert(entry_id).second) written_ids_.push_back(entry_id);
     return;
   }
+  if (recent_ids_.find(entry_id) != recent_ids_.end()) return;
   // Full: the oldest id's set node and string take the new one, so a
   // record costs no allocation here. (It may have left the set already:
   // the signer takes out an id it finds there, and this puts it back.)
