@@ -258,6 +258,10 @@ class Forwarder {
     }
     acked_offset_ = read_offset_ = follower_.start_offset();
     acked_seq_ = read_seq_ = follower_.start_seq();
+    // A first position at once, naming the file by identity: a rotation
+    // before anything is acknowledged (the receiver down, then a kill) is
+    // then finished first at the next start, not skipped.
+    if (loaded != checkpoint_store::LoadResult::kLoaded && !Persist(err)) return false;
     logs::Note("forwarding " + s_.out + " to " + s_.dest.url + " from entry " +
                std::to_string(acked_seq_) + " (position " + key_ + " in " + s_.state_dir + ")");
     return true;

@@ -134,6 +134,35 @@ class Forward(unittest.TestCase):
         self.assertIn("220 entries in 2 chain(s)", p.stdout)
         self.assertIn("0 duplicate(s)", p.stdout)
 
+    def test_a_file_rotated_before_anything_was_acknowledged_is_finished_first(self):
+        # The first start for a destination records its position at once:
+        # the receiver down, the forwarder killed before any acknowledgement,
+        # then the audit file rotated: the next start finishes the old file.
+        self.import_entries(100)
+        port = forward_support.free_port()
+        url = "relp+tls://localhost:%d" % port  # nobody listens yet
+        p = subprocess.Popen([COLLECTOR, "forward", "--out", self.audit, "--state-dir",
+                              os.path.join(self.dir, "state"), "--forward", url]
+                             + self.tls_args(), stderr=subprocess.PIPE, text=True)
+        try:
+            started = p.stderr.readline()
+            self.assertIn("from entry 1 ", started)
+            self.assertIn("retrying", p.stderr.readline())  # nothing sent, nothing acknowledged
+        finally:
+            p.kill()
+            p.wait()
+            p.stderr.close()
+        self.import_more(100, 50)
+        os.rename(self.audit, self.audit + ".1")
+        self.import_more(150, 70)
+        rcv = forward_support.Receiver(self, os.path.join(self.dir, "rcv"), self.pki, port=port)
+        rcv.start()
+        p = self.forward(url)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("finishing the rotated file %s.1 first" % self.audit, p.stderr)
+        self.assertIn("220 entries forwarded", p.stderr)
+        self.assertEqual(self.verify_received(rcv.file_for(self.host), 220), 0)
+
     def test_run_forwards_through_logrotate_and_sighup(self):
         h = RunHarness(self, name="forward-rotate", sandboxes=("sb-1",))
         rcv = forward_support.Receiver(self, os.path.join(h.dir, "rcv"), self.pki)
@@ -312,11 +341,12 @@ class Forward(unittest.TestCase):
         proc.send_signal(signal.SIGTERM)
         proc.communicate(timeout=20)
         # It sent a window's worth and then waited; nothing was acknowledged,
-        # so no position was recorded.
+        # so the position is still the one recorded at start: the file's start.
         self.assertGreaterEqual(frames[0], 100)
         self.assertLess(frames[0], 1000)
-        self.assertFalse(os.path.exists(os.path.join(
-            self.dir, "state", "forward.relp-127.0.0.1-%d.checkpoint" % port)))
+        with open(os.path.join(self.dir, "state",
+                               "forward.relp-127.0.0.1-%d.checkpoint" % port)) as f:
+            self.assertRegex(f.read(), r"\ndev=\d+ ino=\d+ offset=0 ")
         self.assertLess(max(samples), 16 * 1024, samples)
         self.assertLess(max(samples) - samples[1], 512, samples)
 
