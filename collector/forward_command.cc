@@ -31,6 +31,7 @@
 #include "forward/forward_message.h"
 #include "forward/forward_transport.h"
 #include "logs.h"
+#include "self_confine.h"
 #include "tail/checkpoint_store.h"
 #include "unique_fd.h"
 
@@ -422,6 +423,8 @@ int Forward(const cli_args::ParsedArgs& args) {
   }
   const unique_fd::UniqueFd lock = LockDestination(state_fd.get(), s);
   if (!lock.ok()) return exit_status::kTempFail;
+  // From here on it reads, connects and writes its positions: nothing else.
+  self_confine::ConfineForward(s.state_dir);
   Forwarder f(s, state_fd.get());
   return f.Run();
 }

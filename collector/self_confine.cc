@@ -122,6 +122,15 @@ std::vector<std::string> OwnExecutables() {
   return files;
 }
 
+// One line for the log: the layers applied, or a warning naming the missing.
+void Announce(const Applied& applied) {
+  if (applied.missing.empty()) {
+    logs::Note("confined: " + Describe(applied));
+  } else {
+    logs::Warning("not fully confined: " + Describe(applied));
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> SanitizerReportDirs(std::string_view options) {
@@ -185,11 +194,20 @@ Applied ConfineRun(const RunScope& scope) {
         return syscall_allowlist::LoadRun(scope.forwarders, reason);
       });
   applied.left_open = left_open;
-  if (applied.missing.empty()) {
-    logs::Note("confined: " + Describe(applied));
-  } else {
-    logs::Warning("not fully confined: " + Describe(applied));
-  }
+  Announce(applied);
+  return applied;
+}
+
+Applied ConfineForward(const std::string& state_dir) {
+  landlock_ruleset::Grants grants;
+  grants.write_dirs.push_back(state_dir);
+  grants.read_anywhere = true;
+  grants.tcp_connect = true;
+  Applied applied = Confine(&grants, [](std::string* reason) {
+    return syscall_allowlist::LoadRun(/*forwarders=*/true, reason);
+  });
+  applied.left_open = "reads and TCP connect (the audit files, certificates, name resolution)";
+  Announce(applied);
   return applied;
 }
 

@@ -49,6 +49,13 @@ Applied ConfineOneShot(const landlock_ruleset::Grants& grants);
 // or a warning when a layer could not be applied.
 Applied ConfineRun(const RunScope& scope);
 
+// Confines `forward` once its state directory is open: it writes only
+// there (its positions), reads (the audit file and the rotated ones beside
+// it, certificates, what name resolution loads) and connects over TCP; it
+// runs nothing. The seccomp filter is run's with forwarders, the one a
+// forwarder started by `run` already inherits. Says so, as ConfineRun.
+Applied ConfineForward(const std::string& state_dir);
+
 // "no_new_privs, seccomp allow-list, Landlock ABI 7" and, after " - not
 // applied: ", what is missing; for a startup line or a warning.
 std::string Describe(const Applied& applied);

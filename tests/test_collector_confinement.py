@@ -1,4 +1,4 @@
-"""agt-collector import, validate and verify confine themselves once they
+"""agt-collector import, validate, verify and forward confine themselves once they
 have started (collector/self_confine.h): the real binary, watched by strace,
 sets no_new_privs, applies a Landlock ruleset and loads a seccomp filter,
 all before it opens its first input. What each layer refuses is proven in
@@ -9,6 +9,7 @@ import subprocess
 import tempfile
 import unittest
 
+import forward_support
 from build_paths import COLLECTOR
 from collector_support import record
 
@@ -110,6 +111,28 @@ class SelfConfinement(unittest.TestCase):
         restrict = [i for i, line in enumerate(lines) if "landlock_restrict_self(" in line]
         self.assertTrue(config, "OpenSSL's configuration was never read:\n" + "\n".join(lines))
         self.assertLess(config[0], restrict[0])
+
+    def test_forward_confines_itself_before_reading_or_connecting(self):
+        subprocess.run([COLLECTOR, "import", "--key-file", self.key, "--out", self.out,
+                        "--sandbox-id", "sb-1", self.log], check=True, capture_output=True)
+        pki = forward_support.make_pki(os.path.join(self.dir, "pki"))
+        rcv = forward_support.Receiver(self, os.path.join(self.dir, "rcv"), pki)
+        rcv.start()
+        state = os.path.join(self.dir, "state")
+        p, lines = traced(["forward", "--out", self.out, "--state-dir", state,
+                           "--forward", "relp+tls://localhost:%d" % rcv.port,
+                           "--forward-ca", pki["ca"], "--forward-cert", pki["client_cert"],
+                           "--forward-key", pki["client_key"], "--until-caught-up"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("1 entries forwarded", p.stderr)
+        self.assertRegex(p.stderr, r"forward: confined: no_new_privs, .*Landlock ABI \d+ - left "
+                                   r"open: reads and TCP connect")
+        # Before the audit file is read and before the certificates are.
+        self.assert_confined_before_opening(lines, self.out)
+        assert_confined_before(self, lines, r'openat\(.*"%s"' % re.escape(pki["client_key"]))
+        self.assert_nothing_refused(lines)
+        with open(rcv.file_for(forward_support.syslog_hostname())) as f:
+            self.assertEqual(len(f.readlines()), 1)
 
 
 if __name__ == "__main__":

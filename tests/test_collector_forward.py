@@ -145,9 +145,10 @@ class Forward(unittest.TestCase):
                               os.path.join(self.dir, "state"), "--forward", url]
                              + self.tls_args(), stderr=subprocess.PIPE, text=True)
         try:
-            started = p.stderr.readline()
-            self.assertIn("from entry 1 ", started)
-            self.assertIn("retrying", p.stderr.readline())  # nothing sent, nothing acknowledged
+            lines = [p.stderr.readline() for _ in range(3)]
+            self.assertIn("confined: ", lines[0])
+            self.assertIn("from entry 1 ", lines[1])
+            self.assertIn("retrying", lines[2])  # nothing sent, nothing acknowledged
         finally:
             p.kill()
             p.wait()
