@@ -231,7 +231,7 @@ void MapRecord(const ValidRecord& record, const SourceLabels& labels, const Sour
   };
   const std::string_view members(record.canonical.data(), record.canonical_bytes);
   const auto member_end = [&](int k) { return record.value_begin[k] + record.value_length[k]; };
-  // The record's members whose keys are in [from, to): when they arrived in
+  // The record's members whose keys are in [key_from, key_to): when they came in
   // key order (as the shim writes them), they lie in its text in that
   // order, joined by ", ", so they are copied as one piece; else one by one.
   const auto write_members = [&](int key_from, int key_to) {
