@@ -33,9 +33,20 @@ bool FormCheck::Int64(int64_t i) {
   return Literal(std::string_view(buf, static_cast<size_t>(r.ptr - buf)));
 }
 
-bool FormCheck::Uint64(uint64_t u) {
-  char buf[kMaxUintBytes];
-  return Literal(std::string_view(buf, static_cast<size_t>(WriteUint(u, buf) - buf)));
+bool FormCheck::Uint64(uint64_t) {
+  // RapidJSON reports a number here only when its token is digits alone (a
+  // sign makes it Int64, a fraction or an exponent Double): its canonical
+  // text is then the token itself, unless it has a leading zero. So the
+  // token is the run of digits where the next one must start, not written
+  // again to be compared.
+  if (!BeforeValue()) return false;
+  const char* const p = text_.data() + pos_;
+  const size_t left = text_.size() - pos_;
+  size_t digits = 0;
+  while (digits < left && p[digits] >= '0' && p[digits] <= '9') ++digits;
+  if (digits == 0 || (p[0] == '0' && digits > 1)) return false;
+  pos_ += digits;
+  return AfterValue();
 }
 
 bool FormCheck::StringToken(const char* str, size_t length) {

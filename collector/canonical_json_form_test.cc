@@ -92,6 +92,11 @@ TEST_CASE("canonical_json form: any other way of writing the same value is not")
            "1.0",
            "1e3",
            "1.5",  // numbers
+           "0123",
+           "00",
+           "[01]",
+           "{\"a\": 007}",  // leading zeros (the parse stops after a top-level "0")
+           "18446744073709551616",
            "{\"a\": 1}}",
            "{\"a\": 1",  // not one value
        }) {

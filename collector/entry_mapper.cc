@@ -230,17 +230,36 @@ void MapRecord(const ValidRecord& record, const SourceLabels& labels, const Sour
     p = canonical_json::WriteRaw(extras[m], p);
   };
   const std::string_view members(record.canonical.data(), record.canonical_bytes);
+  const auto member_end = [&](int k) { return record.value_begin[k] + record.value_length[k]; };
+  // The record's members whose keys are in [key_from, key_to): when they came in
+  // key order (as the shim writes them), they lie in its text in that
+  // order, joined by ", ", so they are copied as one piece; else one by one.
+  const auto write_members = [&](int key_from, int key_to) {
+    if (record.members_sorted) {
+      int low = key_from, high = key_to - 1;
+      while (low <= high && !record.present(low)) ++low;
+      while (high >= low && !record.present(high)) --high;
+      if (low > high) return;
+      separate();
+      const size_t at = record.member_begin[low];
+      p = canonical_json::WriteRaw(members.substr(at, member_end(high) - at), p);
+      return;
+    }
+    for (int k = key_from; k < key_to; ++k) {
+      if (!record.present(k)) continue;
+      separate();
+      const size_t at = record.member_begin[k];
+      p = canonical_json::WriteRaw(members.substr(at, member_end(k) - at), p);
+    }
+  };
   const OwnPlaces& places = OwnMemberPlaces();
-  size_t next_extra = 0;
-  for (int k = 0; k < record_validator::kRecordKeyCount; ++k) {
-    while (next_extra < kOwnCount && places.before[next_extra] <= k) write_extra(next_extra++);
-    if (!record.present(k)) continue;
-    separate();
-    const size_t key_at = record.member_begin[k];
-    p = canonical_json::WriteRaw(
-        members.substr(key_at, record.value_begin[k] + record.value_length[k] - key_at), p);
+  int from = 0;
+  for (size_t m = 0; m < kOwnCount; ++m) {
+    write_members(from, places.before[m]);
+    from = places.before[m];
+    write_extra(m);
   }
-  while (next_extra < kOwnCount) write_extra(next_extra++);
+  write_members(from, record_validator::kRecordKeyCount);
   *p++ = '}';
   data.resize(static_cast<size_t>(p - data.data()));
 }

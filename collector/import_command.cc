@@ -6,6 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <rapidjson/memorystream.h>
+#include <rapidjson/reader.h>
+
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -15,7 +18,6 @@
 #include "entry_mapper.h"
 #include "exit_status.h"
 #include "file_id.h"
-#include "json_text.h"
 #include "key_file.h"
 #include "logs.h"
 #include "pipeline.h"
@@ -49,6 +51,68 @@ struct Totals {
     };
     if (rank(status) > rank(worst_status)) worst_status = status;
   }
+};
+
+// The first top-level "entry_id" string of a line of the output, taken as
+// RapidJSON's SAX events go by: no value tree per line. A line counts as
+// a value tree would have it (json_text.h's reading: every byte as given,
+// a NUL refused): one JSON object alone on the line; otherwise it names no id.
+class EntryIdReader : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, EntryIdReader> {
+ public:
+  bool Read(std::string_view line, std::string* id) {
+    depth_ = 0;
+    next_is_id_ = false;
+    key_seen_ = false;
+    found_ = false;
+    object_ = false;
+    id_ = id;
+    rapidjson::MemoryStream stream(line.data(), line.size());
+    return !reader_.Parse<rapidjson::kParseDefaultFlags>(stream, *this).IsError() && object_ &&
+           found_ && line.find('\0') == std::string_view::npos;
+  }
+
+  bool Default() {
+    next_is_id_ = false;
+    return true;
+  }
+  bool String(const char* str, rapidjson::SizeType length, bool) {
+    if (next_is_id_) {
+      id_->assign(str, length);
+      found_ = true;
+    }
+    return Default();
+  }
+  bool Key(const char* str, rapidjson::SizeType length, bool) {
+    // Only the first member of that name counts, whatever its value.
+    next_is_id_ = depth_ == 1 && !key_seen_ && std::string_view(str, length) == "entry_id";
+    key_seen_ |= next_is_id_;
+    return true;
+  }
+  bool StartObject() {
+    if (depth_++ == 0) object_ = true;
+    return Default();
+  }
+  bool EndObject(rapidjson::SizeType) {
+    --depth_;
+    return true;
+  }
+  bool StartArray() {
+    ++depth_;
+    return Default();
+  }
+  bool EndArray(rapidjson::SizeType) {
+    --depth_;
+    return true;
+  }
+
+ private:
+  rapidjson::Reader reader_;  // its stack kept from line to line
+  int depth_ = 0;
+  bool next_is_id_ = false;
+  bool key_seen_ = false;
+  bool found_ = false;
+  bool object_ = false;
+  std::string* id_ = nullptr;
 };
 
 // Reads one LOG through the pipeline; returns false on an output error that
@@ -247,16 +311,12 @@ int Import(const cli_args::ParsedArgs& args) {
   // log twice, or again after it grew, adds only what is new. Every id of
   // FILE is held in memory for the run.
   std::unordered_set<std::string> present;
+  EntryIdReader ids;
+  std::string id;
   if (!writer.ReadLinesFrom(
           0,
           [&](uint64_t, std::string_view line) {
-            rapidjson::Document doc;
-            if (json_text::Parse<0>(line, &doc) && doc.IsObject()) {
-              const auto id = doc.FindMember("entry_id");
-              if (id != doc.MemberEnd() && id->value.IsString()) {
-                present.emplace(id->value.GetString(), id->value.GetStringLength());
-              }
-            }
+            if (ids.Read(line, &id)) present.insert(id);
             return true;
           },
           &err)) {
