@@ -284,8 +284,9 @@ bool Engine::Commit(std::string* err) {
       // seen at the next look, not vouched for here.
       c.hash_len = s.current.hash_len;
       c.sha256_hex = s.current.sha256_hex;
-    } else if (!checkpoint_store::HashBefore(s.current.fd.get(), c.position.offset, &c.hash_len,
-                                             &c.sha256_hex, &herr)) {
+    } else if (!checkpoint_store::HashBefore(
+                   s.current.fd.get(), c.position.offset, &c.hash_len, &c.sha256_hex, &herr,
+                   checkpoint_store::HashWindowAt(c.position.offset, s.current.append_only_held))) {
       MarkDirty(index);  // changed under us (truncated since the read): look again
       continue;
     }
