@@ -21,6 +21,16 @@ from test_collector_faults import traced_child
 SANDBOXES = ["sb-%d" % i for i in range(6)]
 
 
+def tree_with_records(testcase, name, per_log):
+    """A run tree of SANDBOXES with `per_log` records waiting in each log, and
+    the path of the strace log its run writes."""
+    h = RunHarness(testcase, scan_interval_ms=100, name=name, sandboxes=SANDBOXES)
+    for sid in SANDBOXES:
+        for _ in range(per_log):
+            h.deny(sid)
+    return h, os.path.join(h.dir, "strace.log")
+
+
 def chain_head_entries(h):
     with open(os.path.join(h.state, "chain.head")) as f:
         return int(re.search(r"entries=(\d+)", f.read()).group(1))
@@ -32,11 +42,7 @@ class RunSyncfsTest(unittest.TestCase):
             self.fail("strace on the collector needs root here")
 
     def test_entries_are_synced_before_any_checkpoint_is_renamed(self):
-        h = RunHarness(self, scan_interval_ms=100, name="syncfs-order", sandboxes=SANDBOXES)
-        for sid in SANDBOXES:
-            for _ in range(3):
-                h.deny(sid)
-        log = os.path.join(h.dir, "strace.log")
+        h, log = tree_with_records(self, "syncfs-order", 3)
         h.start(wrap=["strace", "-f", "-qq", "-y", "-o", log, "-e",
                       "trace=write,fdatasync,fsync,syncfs,renameat,renameat2"])
         h.wait_expected()
@@ -72,11 +78,7 @@ class RunSyncfsTest(unittest.TestCase):
         self.assertGreaterEqual(syncfs_calls, 1)  # the batch path was taken
 
     def test_a_failed_syncfs_moves_nothing_and_a_restart_writes_each_record_once(self):
-        h = RunHarness(self, scan_interval_ms=100, name="syncfs-fault", sandboxes=SANDBOXES)
-        for sid in SANDBOXES:
-            for _ in range(2):
-                h.deny(sid)
-        log = os.path.join(h.dir, "strace.log")
+        h, log = tree_with_records(self, "syncfs-fault", 2)
         args = ["strace", "-f", "-qq", "-o", log, "-e", "inject=syncfs:error=EIO",
                 COLLECTOR, "run", "--key-file", h.key, "--out", h.out, "--state-dir", h.state,
                 "--watch", h.pattern, "--scan-interval", "100", "--syslog-socket", "none",
