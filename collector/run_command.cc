@@ -495,8 +495,10 @@ int Serve(const cli_args::ParsedArgs& args, io_error_exits::Counter* exits) {
                std::to_string(engine->stats().sources) + " sandbox(es) found, " +
                std::to_string(engine->stats().watches) + " inotify watch(es); writing " + s.out +
                "; checkpoints in " + s.state_dir + "; batch: up to " +
-               std::to_string(options.max_entries_per_cycle) +
-               " records per fdatasync, then one checkpoint per source read; " +
+               std::to_string(options.max_entries_per_cycle) + " records or " +
+               std::to_string(tail_engine::kCycleMs) +
+               " ms per fdatasync, then the chain head and one checkpoint per source read "
+               "(staged, one syncfs for more than 4, renamed, one directory fsync); " +
                engine->AppendOnlySummary());
   } else {
     logs::Note("writing " + s.out);

@@ -1,5 +1,6 @@
 #include "tail/chain_head.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,6 +19,16 @@ bool IsHashOrEmpty(const char* s) {
     if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
   }
   return true;
+}
+
+std::string Body(const ChainHead& head) {
+  char line[256];
+  snprintf(line, sizeof line, "dev=%llu ino=%llu entries=%llu size=%llu content_hash=%s\n",
+           static_cast<unsigned long long>(head.file.dev),
+           static_cast<unsigned long long>(head.file.ino),
+           static_cast<unsigned long long>(head.entries),
+           static_cast<unsigned long long>(head.size), head.content_hash.c_str());
+  return std::string(kMagic) + line;
 }
 
 }  // namespace
@@ -56,13 +67,21 @@ LoadResult Load(int state_dir_fd, ChainHead* out, std::string* err) {
 }
 
 bool Save(int state_dir_fd, const ChainHead& head, std::string* err) {
-  char line[256];
-  snprintf(line, sizeof line, "dev=%llu ino=%llu entries=%llu size=%llu content_hash=%s\n",
-           static_cast<unsigned long long>(head.file.dev),
-           static_cast<unsigned long long>(head.file.ino),
-           static_cast<unsigned long long>(head.entries),
-           static_cast<unsigned long long>(head.size), head.content_hash.c_str());
-  return checkpoint_store::ReplaceDurably(state_dir_fd, kFileName, std::string(kMagic) + line, err);
+  return checkpoint_store::ReplaceDurably(state_dir_fd, kFileName, Body(head), err);
+}
+
+bool Stage(int state_dir_fd, const ChainHead& head, bool sync_file, std::string* err) {
+  return checkpoint_store::StageFile(state_dir_fd, std::string(kFileName) + ".tmp", Body(head),
+                                     sync_file, err);
+}
+
+bool Publish(int state_dir_fd, std::string* err) {
+  const std::string tmp = std::string(kFileName) + ".tmp";
+  if (renameat(state_dir_fd, tmp.c_str(), state_dir_fd, kFileName) != 0) {
+    *err = "rename " + tmp + " -> " + kFileName + ": " + strerror(errno);
+    return false;
+  }
+  return true;
 }
 
 }  // namespace chain_head

@@ -38,6 +38,14 @@ LoadResult Load(int state_dir_fd, ChainHead* out, std::string* err);
 // durable while the head it relies on is not).
 bool Save(int state_dir_fd, const ChainHead& head, std::string* err);
 
+// Save() in two steps, for the run mode's commit (tail_engine_commit.cc),
+// which stages the head beside the cycle's checkpoints so that one syncfs
+// and one directory fsync serve them all: Stage writes chain.head.tmp
+// (fsynced when sync_file); Publish renames it into place. Neither fsyncs
+// the directory: the caller does, after its other renames.
+bool Stage(int state_dir_fd, const ChainHead& head, bool sync_file, std::string* err);
+bool Publish(int state_dir_fd, std::string* err);
+
 }  // namespace chain_head
 
 #endif  // AGT_COLLECTOR_TAIL_CHAIN_HEAD_H_

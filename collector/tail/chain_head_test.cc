@@ -59,3 +59,35 @@ TEST_CASE("chain_head: every cut or edited file is refused, never half-read") {
     CHECK_MESSAGE(chain_head::Load(d.fd(), &got, &err) == LoadResult::kCorrupt, bad);
   }
 }
+
+TEST_CASE("chain_head: a staged head replaces the saved one only when published") {
+  tail_test_util::TempDir d;
+  ChainHead h;
+  h.file = {12, 34};
+  h.entries = 3;
+  h.size = 4567;
+  h.content_hash = std::string(64, 'a');
+  std::string err;
+  REQUIRE(chain_head::Save(d.fd(), h, &err));
+  ChainHead next = h;
+  next.entries = 4;
+  next.size = 5000;
+  next.content_hash = std::string(64, 'c');
+  for (const bool sync_file : {false, true}) {
+    REQUIRE(chain_head::Stage(d.fd(), next, sync_file, &err));
+    ChainHead got;
+    REQUIRE(chain_head::Load(d.fd(), &got, &err) == LoadResult::kLoaded);
+    CHECK(got.entries == h.entries);  // staged only: a crash here keeps the previous head
+    REQUIRE(chain_head::Publish(d.fd(), &err));
+    REQUIRE(chain_head::Load(d.fd(), &got, &err) == LoadResult::kLoaded);
+    CHECK(got.entries == next.entries);
+    CHECK(got.size == next.size);
+    CHECK(got.content_hash == next.content_hash);
+    h = next;
+    ++next.entries;
+    next.size += 100;
+  }
+  // Nothing staged: publishing fails and says what.
+  CHECK_FALSE(chain_head::Publish(d.fd(), &err));
+  CHECK(err.find("chain.head.tmp") != std::string::npos);
+}

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -328,8 +329,9 @@ void HashBytes(std::string_view first, std::string_view second, uint32_t* hash_l
 }
 
 bool HashBefore(int fd, uint64_t offset, uint32_t* hash_len, std::string* sha256_hex,
-                std::string* err) {
-  const uint32_t len = offset < kHashWindow ? static_cast<uint32_t>(offset) : kHashWindow;
+                std::string* err, uint32_t window) {
+  window = std::min(window, kHashWindow);
+  const uint32_t len = offset < window ? static_cast<uint32_t>(offset) : window;
   char bytes[kHashWindow];  // on the stack: called at every look after a checkpoint
   size_t got = 0;
   while (got < len) {
@@ -367,9 +369,15 @@ bool StillValid(int fd, const Checkpoint& c, std::string* why) {
            std::to_string(offset);
     return false;
   }
+  // Either window (HashWindowAt), whichever the checkpoint was written with.
+  if (c.hash_len < HashWindowAt(offset, true)) {
+    *why = "its hash covers " + std::to_string(c.hash_len) + " bytes before offset " +
+           std::to_string(offset) + ", fewer than any checkpoint is written with";
+    return false;
+  }
   uint32_t len = 0;
   std::string hex, err;
-  if (!HashBefore(fd, offset, &len, &hex, &err)) {
+  if (!HashBefore(fd, offset, &len, &hex, &err, c.hash_len)) {
     *why = "cannot hash the bytes before offset " + std::to_string(offset) + ": " + err;
     return false;
   }

@@ -21,12 +21,26 @@ namespace checkpoint_store {
 
 // How many bytes before the offset the hash covers (fewer near the start).
 constexpr uint32_t kHashWindow = 4096;
+// The same for a log that held FS_APPEND_FL when it was read: the kernel
+// then refuses the sandbox any truncation or rewrite of what was read
+// (tail_engine_source.cc, ValidateStillSame), so the hash only has to tell
+// this file from another that reused its inode after an operator's rotation
+// or removal, and the last 512 bytes (a shim record and more) do; SHA-256
+// of 4 KiB per look was the largest share of the run mode's CPU under load
+// (no SHA extensions here). hash_len records which window a checkpoint used,
+// and StillValid hashes that many bytes.
+constexpr uint32_t kAppendOnlyHashWindow = 512;
+// The window for a checkpoint at `offset` of a log (append-only held or not).
+inline uint32_t HashWindowAt(uint64_t offset, bool append_only_held) {
+  const uint32_t window = append_only_held ? kAppendOnlyHashWindow : kHashWindow;
+  return offset < window ? static_cast<uint32_t>(offset) : window;
+}
 
 // One value: where reading a file resumes, and how to know it is the same file.
 struct Checkpoint {
   file_id::FileId file;
   line_reader::Position position;
-  uint32_t hash_len = 0;     // bytes hashed: min(position.offset, kHashWindow)
+  uint32_t hash_len = 0;     // bytes hashed: HashWindowAt(position.offset, ...)
   std::string sha256_hex;    // of bytes [position.offset - hash_len, position.offset)
   sandbox_quota::Held held;  // lines read up to here past the quota, not yet summarised
   // The audit file and its durable size when this checkpoint was written.
@@ -104,11 +118,13 @@ static_assert(kHashWindow == line_reader::kTailWindow, "the reader keeps the has
 void HashBytes(std::string_view first, std::string_view second, uint32_t* hash_len,
                std::string* sha256_hex);
 
-// Fills hash_len and sha256_hex for `offset` of fd.
+// Fills hash_len and sha256_hex for `offset` of fd: the min(offset, window)
+// bytes before it.
 bool HashBefore(int fd, uint64_t offset, uint32_t* hash_len, std::string* sha256_hex,
-                std::string* err);
+                std::string* err, uint32_t window = kHashWindow);
 
-// Whether reading fd from c.position continues the same byte stream. On false,
+// Whether reading fd from c.position continues the same byte stream (the
+// c.hash_len bytes before it hash as they did: either window). On false,
 // *why says what changed, with sizes (the caller starts over from 0).
 bool StillValid(int fd, const Checkpoint& c, std::string* why);
 

@@ -161,6 +161,46 @@ TEST_CASE("checkpoint_store: truncation, copytruncate-and-regrow and another fil
   close(ofd);
 }
 
+TEST_CASE("checkpoint_store: a checkpoint hashed with the append-only window is checked over it") {
+  tail_test_util::TempDir d;
+  std::string bytes;
+  for (int i = 0; bytes.size() < 9000; ++i) bytes += "{\"n\":" + std::to_string(i) + "}\n";
+  d.Write("log", bytes);
+  int fd = open(d.Join("log").c_str(), O_RDONLY | O_CLOEXEC);
+  const uint64_t offset = bytes.size();
+  Checkpoint c = At(fd, offset);
+  std::string err;
+  REQUIRE(checkpoint_store::HashBefore(fd, offset, &c.hash_len, &c.sha256_hex, &err,
+                                       checkpoint_store::HashWindowAt(offset, true)));
+  CHECK(c.hash_len == checkpoint_store::kAppendOnlyHashWindow);
+  // Saved and loaded as it was written: the loader takes the shorter length.
+  REQUIRE(checkpoint_store::Save(d.fd(), "sb-1", c, &err));
+  Checkpoint got;
+  REQUIRE(checkpoint_store::Load(d.fd(), "sb-1", &got, &err) == LoadResult::kLoaded);
+  CHECK(got.hash_len == checkpoint_store::kAppendOnlyHashWindow);
+  std::string why;
+  CHECK(checkpoint_store::StillValid(fd, got, &why));
+  // A byte inside the window changed: refused; one before it is not its concern.
+  std::string changed = bytes;
+  changed[offset - 10] = 'x';
+  d.Write("log", changed);
+  CHECK_FALSE(checkpoint_store::StillValid(fd, got, &why));
+  CHECK(why.find("rewritten") != std::string::npos);
+  changed = bytes;
+  changed[offset - checkpoint_store::kAppendOnlyHashWindow - 1] = 'x';
+  d.Write("log", changed);
+  CHECK(checkpoint_store::StillValid(fd, got, &why));
+  // Fewer bytes than either window: never written, refused.
+  got.hash_len = 100;
+  CHECK_FALSE(checkpoint_store::StillValid(fd, got, &why));
+  CHECK(why.find("fewer") != std::string::npos);
+  // Near the start both windows are the whole prefix.
+  CHECK(checkpoint_store::HashWindowAt(300, true) == 300);
+  CHECK(checkpoint_store::HashWindowAt(300, false) == 300);
+  CHECK(checkpoint_store::HashWindowAt(5000, false) == checkpoint_store::kHashWindow);
+  close(fd);
+}
+
 TEST_CASE("checkpoint_store: a run in progress and a held-back count survive a round trip") {
   tail_test_util::TempDir d;
   checkpoint_store::Checkpoint c;

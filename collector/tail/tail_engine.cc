@@ -27,7 +27,7 @@ constexpr size_t kReadChunk = 64 * 1024;
 // Each source's share of a cycle is at least this many items, and a cycle
 // serves sources for at most this long (the rest come first in the next).
 constexpr size_t kMinItemsPerTurn = 64;
-constexpr int64_t kCycleNs = 100 * 1000000;
+constexpr int64_t kCycleNs = kCycleMs * 1000000;
 
 // Bytes of an open log after `pos` (0 when it shrank: the next look rereads it).
 uint64_t UnreadIn(const unique_fd::UniqueFd& fd, const line_reader::Position& pos) {

@@ -58,6 +58,10 @@
 
 namespace tail_engine {
 
+// A cycle serves sources for at most this long before it commits (the
+// batch's time bound, beside Options::max_entries_per_cycle).
+constexpr int64_t kCycleMs = 100;
+
 struct Options {
   std::vector<std::string> patterns;  // absolute, one {sandbox_id} component each
   std::string state_dir;

@@ -231,21 +231,26 @@ bool Engine::Commit(std::string* err) {
     return false;
   }
   // 1. The entries are durable before any checkpoint that covers them.
-  //    The chain head (state directory) follows every durable append, and
-  //    precedes the checkpoints: a checkpoint never covers an entry past it.
-  if (cycle_appended_ > 0) {
-    if (!out_->Sync(err)) return false;
-    if (!chain_head::Save(state_fd_.get(), out_->durable_head(), err)) {
-      *err = "chain head in " + options_.state_dir + ": " + *err;
-      return false;
-    }
-  }
+  const bool head_moved = cycle_appended_ > 0;
+  if (head_moved && !out_->Sync(err)) return false;
   stats_.entries_written += cycle_appended_;  // what the file holds: not what failed to land
   stats_.summaries_written += cycle_summaries_;
   cycle_appended_ = 0;
   cycle_summaries_ = 0;
-  // 2. Checkpoints for every source that moved: staged, made durable (one
-  //    fsync each for a few, one syncfs for many), then renamed into place.
+  const chain_head::ChainHead& head = out_->durable_head();
+  // 2. The chain head, which follows every durable append, and checkpoints
+  //    for every source that moved: staged, made durable (one fsync each
+  //    for a few, one syncfs for many), then renamed into place, the head
+  //    first, and one fsync of the directory for all of them (three syncs a
+  //    cycle, not five: the head had a fsync and a directory fsync of its own).
+  //
+  //    Until the directory's fsync returns a crash may keep any of the
+  //    renames at its previous version; each version names only durable
+  //    entries. A checkpoint that lands without the head it was written with
+  //    names an output size past the head's: LoadReplayWindow then takes
+  //    every entry of that file as possibly past it (never fewer than are).
+  //    A head that lands without the checkpoints is the state after a crash
+  //    between the sync and the checkpoints, which the replay window covers.
   std::vector<std::pair<uint32_t, checkpoint_store::Checkpoint>> moved;
   for (uint32_t index : touched_) {
     Source& s = sources_[index];
@@ -256,8 +261,8 @@ bool Engine::Commit(std::string* err) {
     c.position = s.current.pos;
     c.held = s.quota.held();
     c.has_audit = true;
-    c.audit_file = out_->durable_head().file;
-    c.audit_size = out_->durable_head().size;  // after this cycle's sync
+    c.audit_file = head.file;
+    c.audit_size = head.size;  // after this cycle's sync
     if (!replaying_from_.empty()) {
       // Still reading again what an earlier run wrote: the rest of it lies
       // before the output's size, so the checkpoint keeps naming where it
@@ -279,14 +284,19 @@ bool Engine::Commit(std::string* err) {
       // seen at the next look, not vouched for here.
       c.hash_len = s.current.hash_len;
       c.sha256_hex = s.current.sha256_hex;
-    } else if (!checkpoint_store::HashBefore(s.current.fd.get(), c.position.offset, &c.hash_len,
-                                             &c.sha256_hex, &herr)) {
+    } else if (!checkpoint_store::HashBefore(
+                   s.current.fd.get(), c.position.offset, &c.hash_len, &c.sha256_hex, &herr,
+                   checkpoint_store::HashWindowAt(c.position.offset, s.current.append_only_held))) {
       MarkDirty(index);  // changed under us (truncated since the read): look again
       continue;
     }
     moved.emplace_back(index, c);
   }
   const bool batch = moved.size() > kFsyncEachUpTo;
+  if (head_moved && !chain_head::Stage(state_fd_.get(), head, !batch, err)) {
+    *err = "chain head in " + options_.state_dir + ": " + *err;
+    return false;
+  }
   for (const auto& m : moved) {
     Source& s = sources_[m.first];
     if (!checkpoint_store::Stage(state_fd_.get(), s.sandbox_id, m.second, !batch, err,
@@ -298,6 +308,10 @@ bool Engine::Commit(std::string* err) {
   if (batch && !checkpoint_store::SyncFilesystem(state_fd_.get(), err)) {
     return false;
   }
+  if (head_moved && !chain_head::Publish(state_fd_.get(), err)) {
+    *err = "chain head in " + options_.state_dir + ": " + *err;
+    return false;
+  }
   for (const auto& m : moved) {
     Source& s = sources_[m.first];
     if (!checkpoint_store::Publish(state_fd_.get(), s.sandbox_id, err, &s.checkpoint_sizes)) {
@@ -307,10 +321,10 @@ bool Engine::Commit(std::string* err) {
     s.have_committed = true;
     s.committed = m.second;
   }
-  if (!moved.empty()) {
-    if (!checkpoint_store::SyncDirectory(state_fd_.get(), err)) return false;
-    stats_.last_checkpoint_unix = static_cast<int64_t>(time(nullptr));
+  if ((head_moved || !moved.empty()) && !checkpoint_store::SyncDirectory(state_fd_.get(), err)) {
+    return false;
   }
+  if (!moved.empty()) stats_.last_checkpoint_unix = static_cast<int64_t>(time(nullptr));
   for (uint32_t index : touched_) {
     Source& s = sources_[index];
     if (s.release_after_commit) s.current.fd.Reset();

@@ -408,6 +408,14 @@ line_reader::ReadResult Engine::ReadItems(Source* s, std::string* err) {
       err, budget);
   std::string_view first, second;
   if (reader_->TailBefore(log.pos.offset, &first, &second)) {
+    // The ring's last `window` bytes: of second, and the end of first.
+    const size_t window = checkpoint_store::HashWindowAt(log.pos.offset, log.append_only_held);
+    if (second.size() >= window) {
+      first = {};
+      second.remove_prefix(second.size() - window);
+    } else if (first.size() + second.size() > window) {
+      first.remove_prefix(first.size() + second.size() - window);
+    }
     checkpoint_store::HashBytes(first, second, &log.hash_len, &log.sha256_hex);
     log.hashed_at = log.pos.offset;
     log.hashed_file = log.id;
