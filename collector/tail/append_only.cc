@@ -42,8 +42,8 @@ Result Change(int fd, bool on, std::string* why) {
 // Whether dir_fd/name (no link followed) is the file `st` describes.
 bool SameFileAt(int dir_fd, const std::string& name, const struct stat& st) {
   struct stat now;
-  return fstatat(dir_fd, name.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0 &&
-         now.st_dev == st.st_dev && now.st_ino == st.st_ino;
+  return fstatat(dir_fd, name.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0 && now.st_dev == st.st_dev &&
+         now.st_ino == st.st_ino;
 }
 
 }  // namespace
