@@ -77,8 +77,12 @@ class AppendOnlyLogTest(unittest.TestCase):
         os.makedirs(staged)
         os.chown(staged, erasure_support.NOBODY, erasure_support.NOBODY)
         os.rename(staged, os.path.join(h.base, "late"))
-        h.wait_until(lambda: os.path.exists(h.log_path("late")), "the collector creates the log")
-        self.assertTrue(append_only(h.log_path("late")))
+        # Waited for whole: the log exists from the collector's openat, but is
+        # chowned and made append-only by later calls (an earlier version
+        # checked the attribute as soon as the name appeared, and under load
+        # sometimes looked in between).
+        h.wait_until(lambda: os.path.exists(h.log_path("late")) and append_only(h.log_path("late")),
+                     "the collector creates the log append-only")
         self.assertEqual(os.stat(h.log_path("late")).st_uid, erasure_support.NOBODY)
         h.deny("late")
         h.finish()

@@ -86,13 +86,16 @@ bool ShimReference::FromHex(const std::string& hex, std::string* err) {
   return true;
 }
 
+bool HashCache::Cached(const Identity& id, std::string* hex) const {
+  const auto it = cache_.find(id);
+  if (it == cache_.end()) return false;
+  *hex = it->second;
+  return true;
+}
+
 bool HashCache::Sha256(int fd, const Identity& id, int64_t now_ns, std::string* hex,
                        std::string* err) {
-  const auto it = cache_.find(id);
-  if (it != cache_.end()) {
-    *hex = it->second;
-    return true;
-  }
+  if (Cached(id, hex)) return true;
   hex->clear();
   const bool may_be_shim =
       id.size <= kMaxHashedBytes && (shim_->size() < 0 || id.size == shim_->size());

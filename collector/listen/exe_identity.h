@@ -62,6 +62,9 @@ class HashCache {
   // shim's, or it is larger than kMaxHashedBytes).
   // `now_ns`: CLOCK_REALTIME now (the clock ctime is taken from).
   bool Sha256(int fd, const Identity& id, int64_t now_ns, std::string* hex, std::string* err);
+  // The hash Sha256 would give from the cache, without a descriptor: true
+  // when `id` is cached (the caller opens the file only when it is not).
+  bool Cached(const Identity& id, std::string* hex) const;
   static constexpr int64_t kSettledNs = 2'000'000'000;
   uint64_t hashed() const { return hashed_; }  // files read (cache misses)
 

@@ -42,6 +42,8 @@ TEST_CASE("exe identity: a settled file is hashed once; one changed just now eve
   const int64_t fresh = id.ctime_ns + exe_identity::HashCache::kSettledNs / 2;
   REQUIRE(cache.Sha256(fd.get(), id, fresh, &hex, &err));
   CHECK(hex == genuine);
+  std::string cached;
+  CHECK(!cache.Cached(id, &cached));  // the caller opens the file and hashes it
   // Rewritten in place, same size, and (as within one timestamp tick) the
   // same identity: the new content is what is reported.
   REQUIRE(pwrite(fd.get(), "forged!!", 8, 0) == 8);
@@ -55,6 +57,9 @@ TEST_CASE("exe identity: a settled file is hashed once; one changed just now eve
   REQUIRE(cache.Sha256(fd.get(), id, settled, &hex, &err));
   REQUIRE(cache.Sha256(fd.get(), id, settled, &hex, &err));
   CHECK(cache.hashed() == 3);
+  // ...and answers without a descriptor (no open of /proc/PID/exe).
+  REQUIRE(cache.Cached(id, &cached));
+  CHECK(cached == hex);
   // Another identity (a later ctime) is hashed again.
   exe_identity::Identity changed = id;
   changed.ctime_ns += 1;

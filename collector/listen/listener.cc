@@ -161,12 +161,6 @@ void Listener::Accept(int64_t now_ms) {
       continue;
     }
     c->tokens -= 1;
-    // One shot: the one message's event disarms it, so a connection waiting
-    // for its sync needs no EPOLL_CTL_DEL (Rearm when it was not served).
-    struct epoll_event ev = {};
-    ev.events = EPOLLIN | EPOLLONESHOT;
-    ev.data.fd = fd.get();
-    if (epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd.get(), &ev) != 0) continue;
     ++c->held;
     const int raw = fd.get();
     Conn& conn = conns_[raw];
@@ -175,6 +169,15 @@ void Listener::Accept(int64_t now_ms) {
     conn.generation = ++generation_;
     conn.cgroup = std::move(peer_cgroup);
     deadlines_.push_back({now_ms + options_.read_timeout_ms, raw, conn.generation});
+    // The shim sends its record right after connect(), so it is usually
+    // here already: served now, the connection never enters the epoll set
+    // (one epoll_ctl and one event less per denial). Otherwise it is
+    // watched, as when the batch is full.
+    if (BatchFull()) {
+      Arm(raw);
+    } else {
+      Serve(raw);
+    }
   }
 }
 
@@ -197,18 +200,27 @@ bool Listener::Judge(int fd, std::string_view message, const std::string& reason
   return false;
 }
 
-void Listener::Rearm(int fd) {
+void Listener::Arm(int fd) {
+  // One shot: the one message's event disarms it, so a connection waiting
+  // for its sync needs no EPOLL_CTL_DEL (armed again when it was not served).
+  const auto it = conns_.find(fd);
+  if (it == conns_.end()) return;
   struct epoll_event ev = {};
   ev.events = EPOLLIN | EPOLLONESHOT;
   ev.data.fd = fd;
-  if (epoll_ctl(epoll_.get(), EPOLL_CTL_MOD, fd, &ev) != 0) Close(fd);
+  const int op = it->second.watched ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
+  if (epoll_ctl(epoll_.get(), op, fd, &ev) != 0) {
+    Close(fd);
+    return;
+  }
+  it->second.watched = true;
 }
 
 void Listener::Serve(int fd) {
   const ssize_t n = recv(fd, &buf_[0], buf_.size(), MSG_DONTWAIT | MSG_TRUNC);
   if (n < 0) {
     if (errno == EAGAIN || errno == EINTR) {
-      Rearm(fd);
+      Arm(fd);
       return;
     }
     Close(fd);
@@ -323,7 +335,7 @@ bool Listener::Pump(std::string* err) {
       Accept(now);
     } else if (conns_.count(fd) != 0) {
       if (BatchFull()) {
-        Rearm(fd);  // its one shot is spent: armed again, it is said again later
+        Arm(fd);  // its one shot is spent: armed again, it is said again later
       } else {
         Serve(fd);
       }

@@ -116,6 +116,7 @@ class Listener {
     unique_fd::UniqueFd fd;
     Container* container = nullptr;
     uint64_t generation = 0;              // tells a reused fd number from the one timed
+    bool watched = false;                 // in the epoll set (served at accept when not)
     peer_attestation::PeerCgroup cgroup;  // read at accept (its /proc/PID kept), used by Judge
   };
   struct Deadline {
@@ -126,7 +127,7 @@ class Listener {
 
   void Accept(int64_t now_ms);
   void Serve(int fd);
-  void Rearm(int fd);  // its one-shot read event, again
+  void Arm(int fd);  // its one-shot read event (added, or again)
   void Expire(int64_t now_ms);
   // Asks the kernel about the peer of `fd` (*peer): true for the genuine
   // shim; otherwise, or whenever `reason_override` is given (a connection

@@ -115,3 +115,22 @@ TEST_CASE("listen: a record from another executable is answered NAK and kept as 
   CHECK(lines[0].find(R"("reason": "the sender's executable is not the shim")") !=
         std::string::npos);
 }
+
+TEST_CASE("listen: a record sent after the accept is served too (the connection is watched)") {
+  // Most records are there when the connection is accepted and are served
+  // at once; one that comes later must still be read, answered and kept.
+  Fixture f;
+  std::string err;
+  listener::Listener l;
+  REQUIRE(l.Init(OptionsAt(f.path), &f.out, &err));
+  const unique_fd::UniqueFd client = Connect(f.path);
+  for (int i = 0; i < 5; ++i) REQUIRE(l.Pump(&err));  // accepted, nothing to read yet
+  CHECK(l.connections() == 1);
+  const std::string record = R"({"argv":[],"binary":"curl","event":"command_denied","issue":2662,)"
+                             R"("timestamp":"2026-06-14T10:00:00Z"})";
+  REQUIRE(send(client.get(), record.data(), record.size(), 0) ==
+          static_cast<ssize_t>(record.size()));
+  CHECK(AnswerOf(&l, client.get()) == listener::kNak);  // judged: not the shim
+  CHECK(l.stats().forged == 1);
+  CHECK(l.connections() == 0);
+}

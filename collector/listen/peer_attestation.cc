@@ -175,6 +175,26 @@ void AppendStringOr(std::string_view text, const char* if_not_utf8, std::string*
   }
 }
 
+// The SHA-256 of the executable of the process at `dir_fd` (its /proc
+// directory), whose identity was stated as `id`: from the cache, else read
+// from the file opened now, which must still be that identity (a process
+// that exec'd meanwhile is not judged by another file's hash).
+bool ExeSha256(int dir_fd, const exe_identity::Identity& id, int64_t now_ns,
+               exe_identity::HashCache* hashes, std::string* hex, std::string* err) {
+  if (hashes->Cached(id, hex)) return true;
+  const unique_fd::UniqueFd fd(openat(dir_fd, "exe", O_RDONLY | O_CLOEXEC));
+  struct stat st;
+  if (!fd.ok() || fstat(fd.get(), &st) != 0) {
+    *err = logs::ErrnoReason("open", "exe", errno);
+    return false;
+  }
+  if (!(exe_identity::Identity::Of(st) == id)) {
+    *err = "the executable changed while it was checked";
+    return false;
+  }
+  return hashes->Sha256(fd.get(), id, now_ns, hex, err);
+}
+
 }  // namespace
 
 int DiagSockets::For(int conn_fd, uint64_t* netns) {
@@ -297,16 +317,17 @@ Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
   snprintf(dir, sizeof dir, "/proc/%d", static_cast<int>(peer->pid));
   const unique_fd::UniqueFd& dir_fd = cgroup.proc_dir;
   bool read_all = dir_fd.ok();
-  unique_fd::UniqueFd exe_fd;
   int exe_errno = 0;
   if (read_all) {
     char target[PATH_MAX];
     const ssize_t n = readlinkat(dir_fd.get(), "exe", target, sizeof target - 1);
     const int readlink_errno = errno;
-    exe_fd.Reset(openat(dir_fd.get(), "exe", O_RDONLY | O_CLOEXEC));
-    exe_errno = n <= 0 ? readlink_errno : errno;
+    // Stated through the link (the executable itself, as an open of it
+    // would give); opened only when its hash is not cached (ExeSha256).
     struct stat st;
-    if (n > 0 && exe_fd.ok() && fstat(exe_fd.get(), &st) == 0) {
+    const bool stated = n > 0 && fstatat(dir_fd.get(), "exe", &st, 0) == 0;
+    exe_errno = n <= 0 ? readlink_errno : errno;
+    if (stated) {
       peer->exe_known = true;
       peer->exe_path.assign(target, static_cast<size_t>(n));
       peer->exe = exe_identity::Identity::Of(st);
@@ -328,7 +349,7 @@ Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
   std::string hash_err;
   if (!peer->exe_known || !read_all) {
     verdict = Verdict::kNoCredentials;
-  } else if (!hashes->Sha256(exe_fd.get(), peer->exe, now_ns, &peer->exe_sha256, &hash_err)) {
+  } else if (!ExeSha256(dir_fd.get(), peer->exe, now_ns, hashes, &peer->exe_sha256, &hash_err)) {
     verdict = Verdict::kOtherExecutable;  // unreadable: cannot be shown to be the shim
   } else if (peer->exe_sha256 != shim.sha256()) {
     verdict = Verdict::kOtherExecutable;
@@ -345,7 +366,7 @@ Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
   if (!peer->exe_known) {
     // Alive, so the reads failed for another reason: another user's
     // process needs CAP_SYS_PTRACE (agt-collector(1), LISTEN).
-    *err = logs::ErrnoReason("open", std::string(dir) + "/exe", exe_errno);
+    *err = logs::ErrnoReason("stat", std::string(dir) + "/exe", exe_errno);
   } else if (!read_all) {
     *err = "cannot read " + std::string(dir) + "/status or cgroup";
   } else if (!hash_err.empty()) {

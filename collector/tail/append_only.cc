@@ -39,6 +39,13 @@ Result Change(int fd, bool on, std::string* why) {
   return Result::kOk;
 }
 
+// Whether dir_fd/name (no link followed) is the file `st` describes.
+bool SameFileAt(int dir_fd, const std::string& name, const struct stat& st) {
+  struct stat now;
+  return fstatat(dir_fd, name.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0 && now.st_dev == st.st_dev &&
+         now.st_ino == st.st_ino;
+}
+
 }  // namespace
 
 Result Set(int fd, std::string* why) { return Change(fd, true, why); }
@@ -58,15 +65,32 @@ Result Create(int dir_fd, const std::string& name, uid_t uid, gid_t gid, mode_t 
     *why = "openat " + name + " (O_CREAT|O_EXCL): " + strerror(errno);
     return Result::kError;
   }
+  struct stat created;
+  if (fstat(fd->get(), &created) != 0) {
+    *why = "fstat " + name + ": " + strerror(errno);
+    fd->Reset();
+    return Result::kError;
+  }
   // The umask may have narrowed `mode`; the shim's own logs are exactly it.
   if (fchown(fd->get(), uid, gid) != 0 || fchmod(fd->get(), mode) != 0) {
     *why = std::string("fchown/fchmod ") + name + ": " + strerror(errno);
-    // A log its sandbox could not write would lose every denial: not left.
+    // A log its sandbox could not write would lose every denial: not left
+    // (only while the name is still ours: another file there is not ours).
     fd->Reset();
-    unlinkat(dir_fd, name.c_str(), 0);
+    if (SameFileAt(dir_fd, name, created)) unlinkat(dir_fd, name.c_str(), 0);
     return Result::kError;
   }
-  return Set(fd->get(), why);
+  const Result r = Set(fd->get(), why);
+  if (r != Result::kOk || SameFileAt(dir_fd, name, created)) return r;
+  struct stat now;
+  if (fstatat(dir_fd, name.c_str(), &now, AT_SYMLINK_NOFOLLOW) != 0) {
+    *why = "the file created (inode " + std::to_string(created.st_ino) + ") was removed before " +
+           "the attribute was set; nothing at the name now";
+  } else {
+    *why = "the file created (inode " + std::to_string(created.st_ino) + ") was replaced before " +
+           "the attribute was set by another (inode " + std::to_string(now.st_ino) + ")";
+  }
+  return Result::kReplaced;
 }
 
 const char* Describe(Result r) {
@@ -75,6 +99,7 @@ const char* Describe(Result r) {
     case Result::kUnsupported: return "not supported by the file system";
     case Result::kNotPermitted: return "not permitted (the collector lacks CAP_LINUX_IMMUTABLE)";
     case Result::kExists: return "a file is already there";
+    case Result::kReplaced: return "the file created was replaced at its name";
     case Result::kError: break;
   }
   return "failed";

@@ -20,6 +20,7 @@ enum class Result {
   kUnsupported,   // the file system has no such attribute (ENOTTY, EOPNOTSUPP, EINVAL)
   kNotPermitted,  // EPERM: the collector lacks CAP_LINUX_IMMUTABLE
   kExists,        // Create: something is already at the name
+  kReplaced,      // Create: the name no longer names the file created (see Create)
   kError,         // anything else: *why says which call failed and why
 };
 
@@ -37,6 +38,15 @@ bool IsSet(int fd);
 // attribute's result: kExists leaves *fd closed. When the owner or mode
 // cannot be set, the file is removed again (kError): a log its sandbox
 // cannot write would lose every denial.
+//
+// Between the chown and the attribute the sandbox (which can write the
+// directory) can unlink or rename the new file and put a file of its own at
+// the name; a hidden name moved into place afterwards is no way out, as the
+// kernel refuses link() and rename() of an append-only inode. So once the
+// attribute is set the name is stated again: kReplaced when it no longer
+// names the file created (*fd stays that file, which the sandbox may have
+// written to; *why says what is at the name). Once set and found at the
+// name, the file stays there: its unlink and rename are refused.
 Result Create(int dir_fd, const std::string& name, uid_t uid, gid_t gid, mode_t mode,
               unique_fd::UniqueFd* fd, std::string* why);
 

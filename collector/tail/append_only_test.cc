@@ -56,3 +56,46 @@ TEST_CASE("append_only: a symbolic link at the name is never followed") {
   CHECK(!append_only::IsSet(t));
   close(t);
 }
+
+TEST_CASE("append_only: what the kernel does that Create has to live with") {
+  // Measured here (ext4 /tmp; tmpfs behaves the same, see
+  // tests/test_collector_append_only.py): these facts shape Create.
+  REQUIRE_MESSAGE(geteuid() == 0, "this test needs root (CAP_LINUX_IMMUTABLE, chown)");
+  tail_test_util::TempDir d;
+  d.Write("denied.log", "0123456789\n");
+  const unique_fd::UniqueFd ro(openat(d.fd(), "denied.log", O_RDONLY | O_CLOEXEC));
+  // A writer opened without O_APPEND before the attribute is set...
+  const unique_fd::UniqueFd early(openat(d.fd(), "denied.log", O_WRONLY | O_CLOEXEC));
+  REQUIRE(early.ok());
+  std::string why;
+  REQUIRE(append_only::Set(ro.get(), &why) == append_only::Result::kOk);
+  // ...still writes at any offset afterwards: a limit the man page names.
+  CHECK(pwrite(early.get(), "XY", 2, 3) == 2);
+  // It cannot truncate, nor turn O_APPEND on or off.
+  CHECK(ftruncate(early.get(), 0) != 0);
+  CHECK(errno == EPERM);
+  CHECK(fcntl(early.get(), F_SETFL, O_APPEND) != 0);
+  // No hidden name moved into place: link and rename are refused (so
+  // Create states the name again once the attribute is set).
+  CHECK(linkat(d.fd(), "denied.log", d.fd(), "denied.log.link", 0) != 0);
+  CHECK(errno == EPERM);
+  CHECK(renameat(d.fd(), "denied.log", d.fd(), "denied.log.moved") != 0);
+  CHECK(errno == EPERM);
+  char buf[16] = {};
+  CHECK(pread(ro.get(), buf, 11, 0) == 11);
+  CHECK(std::string(buf, 11) == "012XY56789\n");
+  CHECK(append_only::Clear(ro.get(), &why) == append_only::Result::kOk);
+}
+
+TEST_CASE("append_only: a log created undisturbed stays at its name (no false race)") {
+  REQUIRE_MESSAGE(geteuid() == 0, "this test needs root (CAP_LINUX_IMMUTABLE, chown)");
+  tail_test_util::TempDir d;
+  for (int i = 0; i < 20; ++i) {
+    const std::string name = "log-" + std::to_string(i);
+    unique_fd::UniqueFd fd;
+    std::string why;
+    REQUIRE(append_only::Create(d.fd(), name, 65534, 65534, 0600, &fd, &why) ==
+            append_only::Result::kOk);
+    CHECK(append_only::Clear(fd.get(), &why) == append_only::Result::kOk);
+  }
+}

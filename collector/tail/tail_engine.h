@@ -323,6 +323,9 @@ class Engine {
   std::string LogPath(const Source& s) const;
   // tail_engine_guard.cc: the log made append-only, and suppression as evidence.
   void ClaimLog(Source* s);
+  // Reads `fd` from offset 0 as the source's lingering file (the way a
+  // rotated file is drained); false when another file lingers already.
+  bool LingerOn(Source* s, unique_fd::UniqueFd fd);
   void ProtectOpened(Source* s, int fd);
   // log_st: the log's path stated without following a link (null: nothing there).
   void GuardLog(Source* s, const struct stat* log_st);

@@ -31,6 +31,9 @@ constexpr mode_t kLogMode = 0600;
 // How many sandboxes the start line names where the attribute is not set.
 constexpr size_t kNamedInSummary = 5;
 
+// The suppression kind of a log replaced while the collector created it.
+const char kRacedKind[] = "replaced at creation";
+
 std::string Octal(unsigned mode) {
   char buf[8];
   snprintf(buf, sizeof buf, "%04o", mode & 07777);
@@ -58,11 +61,24 @@ void Engine::ClaimLog(Source* s) {
   // have made it; chown comes before the attribute, which forbids it.
   append_only::Result r =
       append_only::Create(dir.get(), p.log_name, dst.st_uid, dst.st_gid, kLogMode, &fd, &err);
-  const bool created = fd.ok();
+  const bool created = r != append_only::Result::kReplaced && fd.ok();
+  // The sandbox took the new file away before its attribute was set: what
+  // is at the name now is taken as an existing log, and the file created
+  // (where the shim may have written a denial meanwhile) is read from offset
+  // 0 like a rotated file. Recorded as a suppression, once per quota window.
+  std::string raced;
+  if (r == append_only::Result::kReplaced) {
+    raced = err + (LingerOn(s, std::move(fd))
+                       ? "; the file created is read too"
+                       : "; the file created is NOT read (a rotated file is still being read)");
+    r = append_only::Result::kExists;
+  }
   if (r == append_only::Result::kExists) {
     if (secure_open::OpenRegular(p.base_fd.get(), LogRelative(*s), secure_open::Method::kAuto, &raw,
                                  &err) != secure_open::Result::kOk) {
-      return;  // not a regular file: the open reports it (and records it)
+      // Not a regular file: the open reports it (and records it).
+      if (!raced.empty()) Suppressed(s, kRacedKind, raced, "");
+      return;
     }
     fd.Reset(raw);
     r = append_only::Set(fd.get(), &err);
@@ -80,6 +96,10 @@ void Engine::ClaimLog(Source* s) {
       Warn(LogPath(*s) + ": append-only attribute not set: " + why);
     }
     g.why_not = why;
+  }
+  if (!raced.empty()) {
+    Suppressed(s, kRacedKind, raced,
+               g.owned ? "the file now at the name marked append-only and read" : "");
   }
   if (created) {
     Note(LogPath(*s) + ": created " + (g.owned ? "append-only" : "(not append-only)") + ", owner " +

@@ -366,6 +366,16 @@ void Engine::Look(uint32_t index) {
   }
 }
 
+bool Engine::LingerOn(Source* s, unique_fd::UniqueFd fd) {
+  struct stat st;
+  if (s->linger.fd.ok() || fstat(fd.get(), &st) != 0) return false;
+  s->linger = OpenLog();
+  s->linger.fd = std::move(fd);
+  s->linger.id = file_id::FileId::Of(st);
+  s->linger_until_ms = NowMs() + kRotateWaitMs;
+  return true;
+}
+
 void Engine::ReadLinger(uint32_t index) {
   // The file rotated away is kept open for kRotateWaitMs after the switch: a
   // writer that opened it before the rename may still append to it.
