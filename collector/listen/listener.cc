@@ -272,6 +272,10 @@ void Listener::Serve(int fd) {
       // Stays open (and out of the timeout's reach; its one-shot event is
       // spent) until durable.
       conns_[fd].generation = 0;
+      // With no sync in flight, one starts now, not after every connection
+      // waiting at accept is served: the next batch fills while it runs
+      // (serving and syncing overlap) instead of all senders in one batch.
+      if (!out_->SyncInBackground(&reason)) fatal_ = reason;
       return;
     case pipeline::Outcome::kRejected:
       ++stats_.rejected;
