@@ -14,6 +14,7 @@
 #include "destinations.h"
 #include "fixed_buffer.h"
 #include "invocation.h"
+#include "late_bss.h"
 #include "record.h"
 #include "version.h"
 
@@ -87,8 +88,8 @@ int Run(int argc, char** argv, std::string_view exec_path) {
   // as 8 KiB (what a static no-op needs) the denial must still reach its
   // record, and these are more than half of its deepest stack.
   // The first byte is room for the newline denied_log::Append may put
-  // before the record.
-  static char out_storage[1 + kMaxStderrWrite];
+  // before the record. Late in .bss: a denial writes only its start.
+  AGT_LATE_BSS static char out_storage[1 + kMaxStderrWrite];
   fixed_buffer::Buffer out(out_storage + 1, kMaxStderrWrite);
   if (record::Build(facts, &out)) out.Append("\n");
   std::string_view record_line = out.view();

@@ -172,9 +172,12 @@ bool Build(const Facts& facts, fixed_buffer::Buffer* out) {
 
   // Static rather than on the stack, like redact's collected spans: the
   // record must be built within an 8 KiB RLIMIT_STACK. Build never nests.
-  static redact::Spans argv0_spans;
-  static redact::Spans path_spans;
-  static redact::Spans spans;
+  // Zero-initialised by the loader ({} makes it constant initialisation):
+  // no guard variable to read first, which would fault the page in twice,
+  // once to read and once to write.
+  static redact::Spans argv0_spans{};
+  static redact::Spans path_spans{};
+  static redact::Spans spans{};
   argv0_spans.count = 0;
   if (has_argv && facts.argv[0] != nullptr) redact::Standalone(facts.argv[0], &argv0_spans);
   redact::Standalone(facts.exec_path, &path_spans);

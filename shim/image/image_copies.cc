@@ -6,6 +6,8 @@
 
 #include <cstring>
 
+#include "late_bss.h"
+
 namespace image_copies {
 namespace {
 
@@ -160,7 +162,8 @@ bool Find(const image_session::Session& s, const image_names::NameList& names,
           const image_session::AllowedFiles& allowed, DriftFn drift, void* context,
           image_scan::Stats* stats, Text* unreadable_first, Text* err) {
   // Large (refs and their paths): static, not on the stack; verify runs once.
-  static Finder f;
+  // Late in .bss, so that it does not stand between a denial's data and libc's.
+  AGT_LATE_BSS static Finder f;
   f.s = &s;
   f.names = &names;
   f.allowed = &allowed;
