@@ -63,11 +63,9 @@ std::int64_t NowNs() {
   return static_cast<std::int64_t>(now.tv_sec) * 1000 * kNsPerMs + now.tv_nsec;
 }
 
-// Bounds the next blocking call on `fd` by what is left until `deadline_ns`.
-// False (errno EAGAIN, as a timeout) when nothing is left or the clock fails.
-bool ArmTimeout(long fd, int option, std::int64_t deadline_ns) {
-  std::int64_t now = NowNs();
-  std::int64_t left_ns = now < 0 ? 0 : deadline_ns - now;
+// Bounds the next blocking call on `fd` by `left_ns`. False (errno EAGAIN,
+// as a timeout) when nothing is left.
+bool ArmTimeoutFor(long fd, int option, std::int64_t left_ns) {
   // A zero timeval means "no timeout" to the kernel: at least 1 us.
   std::int64_t left_us = left_ns / 1000;
   if (left_ns <= 0 || left_us <= 0) {
@@ -80,27 +78,40 @@ bool ArmTimeout(long fd, int option, std::int64_t deadline_ns) {
   return syscall(SYS_setsockopt, fd, kOptionLevel, option, &tv, sizeof tv) == 0;
 }
 
+// Bounds the next blocking call on `fd` by what is left until `deadline_ns`.
+// False (errno EAGAIN) when nothing is left or the clock fails.
+bool ArmTimeout(long fd, int option, std::int64_t deadline_ns) {
+  std::int64_t now = NowNs();
+  return ArmTimeoutFor(fd, option, now < 0 ? 0 : deadline_ns - now);
+}
+
 // The exchange on a fresh socket; fills `warning` when it fails.
 bool Exchange(long fd, const char* path, const struct sockaddr_un& address, std::string_view record,
               std::int64_t deadline_ns, fixed_buffer::Buffer* warning) {
   // connect() on a unix socket blocks while the listener's backlog is full,
-  // for at most the send timeout; it is retried on EINTR with what is left.
-  long rc;
-  do {
+  // for at most the send timeout: the whole bound at first (the clock was
+  // read just before; a clock that failed leaves nothing), what is left
+  // when retried on EINTR.
+  long rc = -1;
+  if (ArmTimeoutFor(fd, kSendTimeoutOption, deadline_ns > 0 ? kTimeoutMs * kNsPerMs : 0))
+    rc = syscall(SYS_connect, fd, &address, static_cast<socklen_t>(sizeof address));
+  while (rc != 0 && errno == EINTR) {
     rc = -1;
     if (ArmTimeout(fd, kSendTimeoutOption, deadline_ns))
       rc = syscall(SYS_connect, fd, &address, static_cast<socklen_t>(sizeof address));
-  } while (rc != 0 && errno == EINTR);
+  }
   if (rc != 0) {
     WarnErrno(path, "connect", errno, warning);
     return false;
   }
-  // One message, the whole record: a SEQPACKET write is all or nothing.
+  // One message, the whole record: a SEQPACKET write is all or nothing. It
+  // is not armed again: the first message on a fresh connection never
+  // waits for the collector (the kernel checks a receiver's queue only for
+  // senders that are not its connected peer, and the empty send buffer
+  // holds any record), and connect's send timeout still stands behind it.
   ssize_t n;
   do {
-    n = -1;
-    if (ArmTimeout(fd, kSendTimeoutOption, deadline_ns))
-      n = write(static_cast<int>(fd), record.data(), record.size());
+    n = write(static_cast<int>(fd), record.data(), record.size());
   } while (n < 0 && errno == EINTR);
   if (n < 0) {
     WarnErrno(path, "send", errno, warning);
@@ -141,8 +152,6 @@ bool Exchange(long fd, const char* path, const struct sockaddr_un& address, std:
 }  // namespace
 
 bool Deliver(const char* path, std::string_view record, fixed_buffer::Buffer* warning) {
-  std::int64_t start = NowNs();
-  std::int64_t deadline_ns = start < 0 ? 0 : start + kTimeoutMs * kNsPerMs;
   struct sockaddr_un address;
   memset(&address, 0, sizeof address);
   address.sun_family = AF_UNIX;
@@ -160,6 +169,9 @@ bool Deliver(const char* path, std::string_view record, fixed_buffer::Buffer* wa
     WarnErrno(path, "socket", errno, warning);
     return false;
   }
+  // The bound starts here, once, before the first call that can block.
+  std::int64_t start = NowNs();
+  std::int64_t deadline_ns = start < 0 ? 0 : start + kTimeoutMs * kNsPerMs;
   bool delivered = Exchange(fd, path, address, record, deadline_ns, warning);
   close(static_cast<int>(fd));
   return delivered;
