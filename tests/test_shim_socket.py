@@ -154,6 +154,27 @@ class SocketDelivery(ShimTestCase):
                             for c in calls), calls)
         self.assertEqual(len(peer.messages), 1)
 
+    def test_an_acknowledged_exchange_is_nine_system_calls(self):
+        # The clock is read once to start the bound, connect's send timeout
+        # also covers the write, and the answer's timeout is what is left.
+        peer = self.peer("ack")
+        trace = self.sandbox.join("trace")
+        proc = subprocess.run(["strace", "-qq", "-o", trace, self.sandbox.link("curl"), "x"],
+                              env={"AGT_DENIED_SOCKET": peer.path, "AGT_DENIED_LOG": self.sandbox.join("l")},
+                              capture_output=True, timeout=60)
+        self.assertEqual(proc.returncode, 126, proc.stderr)
+        self.assertEqual(len(peer.messages), 1)
+        with open(trace) as f:
+            calls = f.read().splitlines()
+        first = next(i for i, c in enumerate(calls) if c.startswith("socket("))
+        last = next(i for i, c in enumerate(calls) if c.startswith("close(3)"))
+        exchange = calls[first:last + 1]
+        self.assertEqual([re.match(r"^(\w+)\(", c).group(1) for c in exchange],
+                         ["socket", "clock_gettime", "setsockopt", "connect", "write", "clock_gettime",
+                          "setsockopt", "recvfrom", "close"], exchange)
+        self.assertIn("SO_SNDTIMEO", exchange[2])
+        self.assertIn("SO_RCVTIMEO", exchange[6])
+
     def test_many_denials_each_acknowledged_once(self):
         peer = self.peer("ack")
         records = [self.deny(peer.path, args=["n%d" % i]).record_line for i in range(20)]
