@@ -151,7 +151,13 @@ bool Exchange(long fd, const char* path, const struct sockaddr_un& address, std:
 
 }  // namespace
 
-bool Deliver(const char* path, std::string_view record, fixed_buffer::Buffer* warning) {
+int Absent(const char* path) {
+  if (path[0] == '\0' || access(path, F_OK) == 0) return 0;
+  return errno == ENOENT || errno == ENOTDIR ? errno : 0;
+}
+
+bool Deliver(const char* path, std::string_view record, fixed_buffer::Buffer* warning,
+             int known_absent) {
   struct sockaddr_un address;
   memset(&address, 0, sizeof address);
   address.sun_family = AF_UNIX;
@@ -163,6 +169,10 @@ bool Deliver(const char* path, std::string_view record, fixed_buffer::Buffer* wa
     return false;
   }
   memcpy(address.sun_path, path, length);
+  if (known_absent != 0) {
+    WarnErrno(path, "connect", known_absent, warning);
+    return false;
+  }
   // The raw call keeps the arguments exactly as the seccomp filter allows.
   long fd = syscall(SYS_socket, kDomain, kType, 0);
   if (fd < 0) {

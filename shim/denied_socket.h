@@ -46,7 +46,19 @@ inline constexpr std::size_t kMaxWarningSize = 320;
 // "agt-sandbox: warning: denial not delivered to AGT_DENIED_SOCKET \"<path>\":
 // <reason>; the record goes to AGT_DENIED_LOG\n". The socket is closed again
 // before it returns (it may have been given fd 2).
-bool Deliver(const char* path, std::string_view record, fixed_buffer::Buffer* warning);
+// `known_absent`, when not 0, is the errno a lookup of `path` already met
+// (from Absent): the warning is then the one connect() would give, and no
+// socket is made.
+bool Deliver(const char* path, std::string_view record, fixed_buffer::Buffer* warning,
+             int known_absent = 0);
+
+// Looks `path` up without connecting: ENOENT or ENOTDIR when nothing is
+// there (what connect() would meet), else 0 (there may be a socket).
+// Called before confinement, for the built-in default only: a constant, not
+// the sandbox's input. Without a collector mounted a denial then makes no
+// socket only for connect() to fail: the kernel builds the connection's
+// socket before it looks the path up.
+int Absent(const char* path);
 
 }  // namespace denied_socket
 

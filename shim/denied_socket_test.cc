@@ -1,6 +1,7 @@
 #include "denied_socket.h"
 
 #include <doctest/doctest.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -189,4 +190,34 @@ TEST_CASE("a hostile path is escaped, redacted and cut in the warning") {
   o = DeliverTo("/missing/\n\x01.sock");
   CheckWarning(o, "No such file or directory");
   CHECK(o.warning.find("\\u0001") != std::string::npos);
+}
+
+// That no socket is made is seen from outside (tests/test_shim_socket.py).
+TEST_CASE("a path found absent beforehand gets the warning connect() gives") {
+  TempDir dir;
+  std::string missing = dir.path + "/missing.sock";
+  std::string file = dir.path + "/file";
+  int fd = open(file.c_str(), O_WRONLY | O_CREAT, 0600);
+  REQUIRE(fd >= 0);
+  close(fd);
+  std::string under_file = file + "/denied.sock";
+  std::string present = dir.path + "/denied.sock";
+  int listener = Listen(present, SOCK_SEQPACKET);
+
+  CHECK(denied_socket::Absent(missing.c_str()) == ENOENT);
+  CHECK(denied_socket::Absent((dir.path + "/no/such/dir.sock").c_str()) == ENOENT);
+  CHECK(denied_socket::Absent(under_file.c_str()) == ENOTDIR);
+  CHECK(denied_socket::Absent(present.c_str()) == 0);
+  CHECK(denied_socket::Absent(file.c_str()) == 0);  // there, if not a socket: connect() says
+  CHECK(denied_socket::Absent("") == 0);
+
+  for (const std::string& path : {missing, under_file}) {
+    Outcome tried = DeliverTo(path);
+    char storage[denied_socket::kMaxWarningSize];
+    fixed_buffer::Buffer warning(storage, sizeof storage);
+    CHECK_FALSE(
+        denied_socket::Deliver(path.c_str(), "{}", &warning, denied_socket::Absent(path.c_str())));
+    CHECK(std::string(warning.view()) == tried.warning);
+  }
+  close(listener);
 }

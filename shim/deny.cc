@@ -2,6 +2,7 @@
 
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/auxv.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -70,6 +71,11 @@ int Run(int argc, char** argv, std::string_view exec_path) {
     facts.time_nsec = static_cast<std::uint32_t>(now.tv_nsec);
   }
 
+  // The built-in socket's path is a constant: whether anything is there is
+  // looked up now (the filter has no call for it), so that a denial with no
+  // collector mounted makes no socket (see denied_socket::Absent).
+  int default_socket_absent = denied_socket::Absent(destinations::kDefaultDeniedSocket);
+
   facts.confined = confine::Confine();
 
   // Only now are argv and the environment read.
@@ -103,8 +109,10 @@ int Run(int argc, char** argv, std::string_view exec_path) {
   const char* socket_path =
       denied_log::ChoosePath(getenv("AGT_DENIED_SOCKET"), destinations::kDefaultDeniedSocket);
   if (socket_path != nullptr && !record_line.empty()) {
+    int absent =
+        strcmp(socket_path, destinations::kDefaultDeniedSocket) == 0 ? default_socket_absent : 0;
     delivered = denied_socket::Deliver(socket_path, record_line.substr(0, record_line.size() - 1),
-                                       &socket_warning);
+                                       &socket_warning, absent);
   }
 
   static char warning_storage[denied_log::kMaxWarningSize];

@@ -193,11 +193,11 @@ class DefaultSocket(ShimTestCase):
     """AGT_DENIED_SOCKET unset or empty: the built-in default is tried, so
     dropping the variable cannot skip the socket."""
 
-    def in_namespace(self, env_args, answer="ack", with_peer=True):
+    def in_namespace(self, env_args, answer="ack", with_peer=True, trace=None):
         """Runs `env -i ENV... curl x` in a private mount namespace with a
         tmpfs over the default socket's grandparent, a peer listening at the
-        default when `with_peer`; returns (rc, stderr, messages the peer read,
-        the log's content)."""
+        default when `with_peer`, under strace writing to `trace` when given;
+        returns (rc, stderr, messages the peer read, the log's content)."""
         default = default_socket_path()
         self.assertTrue(default.startswith("/"), default)
         directory = os.path.dirname(default)
@@ -213,7 +213,9 @@ class DefaultSocket(ShimTestCase):
         env = {"PATH": "/usr/bin:/bin", "TOP": top, "DIR": directory, "DEFAULT": default, "OUT": scratch,
                "PY": "/usr/bin/python3", "HERE": HERE, "ANSWER": answer, "PEER": "1" if with_peer else "0"}
         proc = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh"] +
-                              env_args + ["AGT_DENIED_LOG=" + log, self.sandbox.link("curl"), "x"],
+                              env_args + ["AGT_DENIED_LOG=" + log] +
+                              (["/usr/bin/strace", "-qq", "-o", trace] if trace else []) +
+                              [self.sandbox.link("curl"), "x"],
                               env=env, capture_output=True, timeout=60)
         self.assertEqual(proc.stderr, b"", "unshare/mount failed (root needed)")
         with open(scratch + ".rc") as f:
@@ -242,6 +244,24 @@ class DefaultSocket(ShimTestCase):
         self.assertEqual(rc, 126)
         self.assertEqual(messages, [err.split(b"\n")[0]])
         self.assertEqual(logged, b"")
+
+    def test_no_collector_at_the_default_no_socket_is_made(self):
+        # The default is looked up once before the filter; found absent, the
+        # denial makes no socket for connect() to fail on, and says what
+        # connect() would have said.
+        trace = self.sandbox.join("trace")
+        rc, err, messages, logged = self.in_namespace([], with_peer=False, trace=trace)
+        self.assertEqual(rc, 126)
+        self.assertEqual(logged, err.split(b"\n")[0] + b"\n")
+        self.assertIn(('%s"%s": connect: No such file or directory' % (SOCKET_WARNING_PREFIX, default_socket_path()))
+                      .encode(), err)
+        with open(trace) as f:
+            calls = f.read().splitlines()
+        self.assertEqual([c for c in calls if c.startswith(("socket(", "connect("))], [], calls)
+        looked = [i for i, c in enumerate(calls) if c.startswith('access("%s", F_OK)' % default_socket_path())]
+        filt = [i for i, c in enumerate(calls) if c.startswith("prctl(PR_SET_SECCOMP")]
+        self.assertEqual(len(looked), 1, calls)
+        self.assertLess(looked[0], filt[0])
 
     def test_no_collector_at_the_default_the_log_and_a_warning_naming_it(self):
         rc, err, messages, logged = self.in_namespace([], with_peer=False)
