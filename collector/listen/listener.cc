@@ -329,6 +329,11 @@ void Listener::AnswerDurable() {
 
 bool Listener::Pump(std::string* err) {
   if (!out_->SyncFinished(false, err)) return false;
+  // The next sync starts before the acknowledgements of the last one go
+  // out: it covers what was appended while that one ran, and the disk
+  // works while the ACKs are sent and their senders wake (they would
+  // otherwise wait for all of that, and for the serving below, first).
+  if (!out_->SyncInBackground(err)) return false;
   AnswerDurable();
   const int64_t now = clock_ms::Monotonic();
   Expire(now);

@@ -12,7 +12,8 @@
 // Group commit: the entries of one Pump are flushed and handed to a sync
 // thread (audit_file.h, SyncInBackground); the loop goes on accepting,
 // attesting and appending while it runs, and everything appended meanwhile
-// is covered by the next sync, started when it ends. Each connection gets
+// is covered by the next sync, started as soon as it ends (before its
+// ACKs are sent). Each connection gets
 // its ACK once the sync covering its entry has ended (ack_queue.h). The
 // batch bound: at most kMaxRecordsPerSync records wait for one sync (then
 // the socket is not read until it ends: the senders wait in the kernel's
