@@ -3,7 +3,8 @@
 //
 // The order is what makes the facts the peer's: SO_PEERCRED gives the pid
 // the kernel recorded at connect(), SO_PEERPIDFD a pidfd for that very
-// process; /proc/PID/exe, status and cgroup are read; only THEN is the pidfd
+// process; /proc/PID/exe, status and cgroup are read (the cgroup by the
+// pidfd's cgroup id when that id was seen before); only THEN is the pidfd
 // asked whether the process is still alive. Alive after the reads means the
 // pid was not reused while they were made, so they describe the sender.
 // (The shim waits for the acknowledgement, so a genuine one is alive.)
