@@ -16,6 +16,8 @@
 #include <initializer_list>
 #include <memory>
 
+#include "listen/pidfd_info.h"
+
 namespace syscall_allowlist {
 
 namespace {
@@ -178,9 +180,10 @@ void AddOneShot(Rules* rules, bool executable_memory) {
 
 void AddRun(Rules* rules, bool forwarders) {
   for (int nr : kRun) rules->Allow(nr);
-  // Append-only sandbox logs; the network namespace of a peer's socket.
-  for (unsigned long request :
-       {FS_IOC_GETFLAGS, FS_IOC_SETFLAGS, static_cast<unsigned long>(SIOCGSKNS)}) {
+  // Append-only sandbox logs; the network namespace of a peer's socket;
+  // a peer's cgroup id from its pidfd.
+  for (unsigned long request : {FS_IOC_GETFLAGS, FS_IOC_SETFLAGS,
+                                static_cast<unsigned long>(SIOCGSKNS), pidfd_info::kGetInfo}) {
     rules->Allow(SCMP_SYS(ioctl), {SCMP_A1(SCMP_CMP_EQ, request)});
   }
   rules->Allow(SCMP_SYS(setns), {SCMP_A1(SCMP_CMP_EQ, CLONE_NEWNET)});

@@ -97,6 +97,39 @@ class ListenTest(ListenBase):
         self.assertEqual(sorted({e["sandbox_id"] for e in denied}), sorted(b.id for b in boxes))
         self.assert_verifies(c, 240)
 
+    def test_a_sender_that_moves_to_another_container_is_attributed_to_each_in_turn(self):
+        # The collector keeps a container's answer by the kernel's cgroup id:
+        # the same process, moved between two denials, must be named by the
+        # cgroup it is in at each, and the first container stays its own.
+        c = ListenCollector(self).start()
+        first, second = self.container(), self.container()
+        mover = first.popen([SENDER, c.socket, record(argv=["moved"]), "--repeat", "3",
+                             "--step", "1"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True)
+        self.assertEqual(mover.stdout.readline(), "ACK\n")
+        with open(os.path.join(second.path, "cgroup.procs"), "w") as f:
+            f.write(str(mover.pid))
+        mover.stdin.write("\n")
+        mover.stdin.flush()
+        self.assertEqual(mover.stdout.readline(), "ACK\n")
+        with open(os.path.join(first.path, "cgroup.procs"), "w") as f:
+            f.write(str(mover.pid))
+        mover.stdin.write("\n")
+        mover.stdin.flush()
+        self.assertEqual(mover.stdout.readline(), "ACK\n")
+        mover.stdin.close()
+        self.assertEqual(mover.wait(30), 0)
+        r = second.run([SENDER, c.socket, record(argv=["stayed"])])
+        self.assertEqual(r.stdout, "ACK\n", r.stderr)
+        self.assertEqual(c.stop(), 0)
+        entries = c.entries()
+        self.assertEqual([(e["data"]["argv"][0], e["sandbox_id"], e["data"]["attestation"]["cgroup"])
+                          for e in entries],
+                         [("moved", first.id, first.cgroup), ("moved", second.id, second.cgroup),
+                          ("moved", first.id, first.cgroup), ("stayed", second.id, second.cgroup)])
+        self.assertEqual({e["data"]["attestation"]["pid"] for e in entries[:3]}, {mover.pid})
+        self.assert_verifies(c, 4)
+
     def test_python_sending_a_perfect_record_is_a_forgery(self):
         c = ListenCollector(self).start()
         box = self.container()

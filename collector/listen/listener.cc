@@ -128,9 +128,10 @@ void Listener::Accept(int64_t now_ms) {
       continue;
     }
     // The container, for its limits: the cgroup of the pid the kernel
-    // recorded at connect(), read once; Attest uses it (its pidfd check
-    // covers this read too).
-    peer_attestation::PeerCgroup peer_cgroup = peer_attestation::ReadPeerCgroup(fd.get(), cgroups_);
+    // recorded at connect(), read once (by its cgroup id when seen before);
+    // Attest uses it (its pidfd check covers this read too).
+    peer_attestation::PeerCgroup peer_cgroup =
+        peer_attestation::ReadPeerCgroup(fd.get(), cgroups_, &cgroup_ids_);
     const std::string& cgroup = peer_cgroup.cgroup;
     if (containers_.size() > 4 * options_.max_connections) {
       // Forget containers with nothing held and a full bucket.
@@ -328,6 +329,11 @@ void Listener::AnswerDurable() {
 
 bool Listener::Pump(std::string* err) {
   if (!out_->SyncFinished(false, err)) return false;
+  // The next sync starts before the acknowledgements of the last one go
+  // out: it covers what was appended while that one ran, and the disk
+  // works while the ACKs are sent and their senders wake (they would
+  // otherwise wait for all of that, and for the serving below, first).
+  if (!out_->SyncInBackground(err)) return false;
   AnswerDurable();
   const int64_t now = clock_ms::Monotonic();
   Expire(now);

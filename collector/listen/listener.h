@@ -12,7 +12,8 @@
 // Group commit: the entries of one Pump are flushed and handed to a sync
 // thread (audit_file.h, SyncInBackground); the loop goes on accepting,
 // attesting and appending while it runs, and everything appended meanwhile
-// is covered by the next sync, started when it ends. Each connection gets
+// is covered by the next sync, started as soon as it ends (before its
+// ACKs are sent). Each connection gets
 // its ACK once the sync covering its entry has ended (ack_queue.h). The
 // batch bound: at most kMaxRecordsPerSync records wait for one sync (then
 // the socket is not read until it ends: the senders wait in the kernel's
@@ -38,6 +39,7 @@
 
 #include "audit_file.h"
 #include "listen/ack_queue.h"
+#include "listen/cgroup_by_id.h"
 #include "listen/cgroup_sandbox_id.h"
 #include "listen/exe_identity.h"
 #include "listen/forgery_report.h"
@@ -117,7 +119,7 @@ class Listener {
     Container* container = nullptr;
     uint64_t generation = 0;              // tells a reused fd number from the one timed
     bool watched = false;                 // in the epoll set (served at accept when not)
-    peer_attestation::PeerCgroup cgroup;  // read at accept (its /proc/PID kept), used by Judge
+    peer_attestation::PeerCgroup cgroup;  // read at accept (its pidfd kept), used by Judge
   };
   struct Deadline {
     int64_t at_ms;
@@ -144,6 +146,7 @@ class Listener {
   audit_file::AuditFileWriter* out_ = nullptr;
   unique_fd::UniqueFd socket_, epoll_;
   cgroup_sandbox_id::Matcher cgroups_;
+  cgroup_by_id::Cache cgroup_ids_;  // the answers by the kernel's cgroup id
   std::unique_ptr<exe_identity::HashCache> hashes_;
   peer_attestation::DiagSockets diag_;
   std::optional<forgery_report::Reporter> forgeries_;

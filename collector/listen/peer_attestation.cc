@@ -21,6 +21,7 @@
 
 #include "canonical_json.h"
 #include "clock_ms.h"
+#include "listen/pidfd_info.h"
 #include "logs.h"
 #include "unique_fd.h"
 
@@ -107,6 +108,15 @@ unique_fd::UniqueFd DiagSocket() {
 // What descriptor `fd` of the process (its /proc directory at `dir_fd`) is
 // to the socket with inode `ino` ("socket:[INO]", the kernel's name for it).
 enum class FdHolds { kOther, kOwnSocket, kInheritedSocket };
+
+// Whether fdinfo text `info` (/proc/PID/fdinfo/FD) says O_CLOEXEC.
+FdHolds ByFlags(const char* info) {
+  const char* flags_at = strstr(info, "flags:");
+  if (flags_at == nullptr) return FdHolds::kInheritedSocket;  // cannot be shown to be its own
+  return (strtoul(flags_at + 6, nullptr, 8) & O_CLOEXEC) != 0 ? FdHolds::kOwnSocket
+                                                              : FdHolds::kInheritedSocket;
+}
+
 FdHolds SocketAt(int dir_fd, int fd, uint64_t ino) {
   char want[40];
   const int want_len =
@@ -121,10 +131,51 @@ FdHolds SocketAt(int dir_fd, int fd, uint64_t ino) {
   const ssize_t got = ReadStart(dir_fd, path, info, sizeof info - 1);
   if (got <= 0) return FdHolds::kInheritedSocket;  // cannot be shown to be its own
   info[got] = '\0';
-  const char* flags_at = strstr(info, "flags:");
-  if (flags_at == nullptr) return FdHolds::kInheritedSocket;
-  return (strtoul(flags_at + 6, nullptr, 8) & O_CLOEXEC) != 0 ? FdHolds::kOwnSocket
-                                                              : FdHolds::kInheritedSocket;
+  return ByFlags(info);
+}
+
+// The number after `key` in fdinfo text `info` (-1: not there).
+long long FdinfoField(const char* info, const char* key) {
+  const char* at = strstr(info, key);
+  return at == nullptr ? -1 : strtoll(at + strlen(key), nullptr, 10);
+}
+
+// The id of the kernel's socket mount (sockfs), where every socket's inode
+// lives, from the fdinfo of one of the collector's own sockets: learnt once.
+long long SockfsMountId(int own_socket) {
+  static long long id = -1;
+  if (id >= 0) return id;
+  char path[64];
+  snprintf(path, sizeof path, "/proc/self/fdinfo/%d", own_socket);
+  char info[512];
+  const ssize_t got = ReadStart(AT_FDCWD, path, info, sizeof info - 1);
+  if (got <= 0) return -1;
+  info[got] = '\0';
+  id = FdinfoField(info, "\nmnt_id:");
+  return id;
+}
+
+// As SocketAt, from fdinfo alone: it names the file's mount and inode
+// ("mnt_id:", "ino:") beside its flags, so one read answers without the
+// readlink. The mount must be sockfs (`sockfs_mnt`): an inode number alone
+// could be another filesystem's file. *unsure when fdinfo does not say
+// (then SocketAt must).
+FdHolds SocketAtByInfo(int dir_fd, int fd, uint64_t ino, long long sockfs_mnt, bool* unsure) {
+  *unsure = false;
+  char path[48];
+  snprintf(path, sizeof path, "fdinfo/%d", fd);
+  char info[512];
+  const ssize_t got = ReadStart(dir_fd, path, info, sizeof info - 1);
+  if (got <= 0) return FdHolds::kOther;  // no such descriptor (or gone: the pidfd tells)
+  info[got] = '\0';
+  const long long mnt = FdinfoField(info, "\nmnt_id:");
+  const long long file_ino = FdinfoField(info, "\nino:");
+  if (sockfs_mnt < 0 || mnt < 0 || file_ino < 0) {
+    *unsure = true;
+    return FdHolds::kOther;
+  }
+  if (mnt != sockfs_mnt || static_cast<uint64_t>(file_ino) != ino) return FdHolds::kOther;
+  return ByFlags(info);
 }
 
 // Whether the process (its /proc directory at `dir_fd`) holds the socket
@@ -136,15 +187,18 @@ FdHolds SocketAt(int dir_fd, int fd, uint64_t ino) {
 // Which descriptor is looked at does not change the answer: the shim cannot
 // dup a descriptor or receive one, so a socket it made is held once, and
 // every descriptor to a socket it inherited lacks the flag (an exec closed
-// those that had it). So the likely one is tried first, without listing
-// the directory: kLikelyFd, where a process that inherited nothing but
-// stdin, stdout and stderr makes its first socket. Otherwise at most kMaxFds
+// those that had it). So the likely one is tried first (from its fdinfo
+// alone, SocketAtByInfo), without listing the directory: kLikelyFd, where
+// a process that inherited nothing but stdin, stdout and stderr makes its
+// first socket. Otherwise at most kMaxFds
 // descriptors are looked at, the newest (highest) first: the shim's socket
 // is the last descriptor it opened.
-bool HoldsOwnSocket(int dir_fd, uint64_t ino) {
+bool HoldsOwnSocket(int dir_fd, uint64_t ino, long long sockfs_mnt) {
   constexpr int kLikelyFd = 3;
   constexpr int kMaxFds = 256;
-  const FdHolds likely = SocketAt(dir_fd, kLikelyFd, ino);
+  bool unsure = false;
+  FdHolds likely = SocketAtByInfo(dir_fd, kLikelyFd, ino, sockfs_mnt, &unsure);
+  if (unsure) likely = SocketAt(dir_fd, kLikelyFd, ino);
   if (likely != FdHolds::kOther) return likely == FdHolds::kOwnSocket;
   const unique_fd::UniqueFd fd_dir(openat(dir_fd, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!fd_dir.ok()) return false;
@@ -265,7 +319,19 @@ const char* Describe(Verdict v) {
   return "?";
 }
 
-PeerCgroup ReadPeerCgroup(int conn_fd, const cgroup_sandbox_id::Matcher& cgroups) {
+bool CgroupIdOf(int pidfd, uint64_t* id) {
+  pidfd_info::InfoV0 info = {};
+  info.mask = pidfd_info::kInfoCgroupId;
+  if (ioctl(pidfd, pidfd_info::kGetInfo, &info) != 0 ||
+      (info.mask & pidfd_info::kInfoCgroupId) == 0) {
+    return false;
+  }
+  *id = info.cgroupid;
+  return true;
+}
+
+PeerCgroup ReadPeerCgroup(int conn_fd, const cgroup_sandbox_id::Matcher& cgroups,
+                          cgroup_by_id::Cache* by_id) {
   PeerCgroup result;
   socklen_t len = sizeof result.cred;
   if (getsockopt(conn_fd, SOL_SOCKET, SO_PEERCRED, &result.cred, &len) != 0 ||
@@ -274,6 +340,19 @@ PeerCgroup ReadPeerCgroup(int conn_fd, const cgroup_sandbox_id::Matcher& cgroups
     return result;
   }
   result.have_cred = true;
+  int pidfd_raw = -1;
+  len = sizeof pidfd_raw;
+  if (getsockopt(conn_fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd_raw, &len) == 0) {
+    result.pidfd.Reset(pidfd_raw);
+  } else {
+    result.pidfd_errno = errno;  // ESRCH: the peer has been reaped already
+  }
+  uint64_t id = 0;
+  const bool have_id = result.pidfd.ok() && CgroupIdOf(result.pidfd.get(), &id);
+  if (have_id && by_id->Find(id, &result.cgroup, &result.sandbox_id)) {
+    result.read = true;
+    return result;
+  }
   char dir[32];
   snprintf(dir, sizeof dir, "/proc/%d", static_cast<int>(result.cred.pid));
   result.proc_dir.Reset(open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
@@ -281,9 +360,17 @@ PeerCgroup ReadPeerCgroup(int conn_fd, const cgroup_sandbox_id::Matcher& cgroups
   const ssize_t n =
       result.proc_dir.ok() ? ReadStart(result.proc_dir.get(), "cgroup", text, sizeof text) : -1;
   result.read = n >= 0;
-  if (result.read) {
-    cgroups.Match(std::string_view(text, static_cast<size_t>(n)), &result.cgroup,
-                  &result.sandbox_id);
+  if (!result.read) return result;
+  const std::string_view proc_cgroup(text, static_cast<size_t>(n));
+  cgroups.Match(proc_cgroup, &result.cgroup, &result.sandbox_id);
+  // Kept only when the process was in cgroup `id` before and after the
+  // read (so the text is that cgroup's); a pid reused meanwhile has another
+  // pidfd's process behind it, which the ids of this pidfd do not vouch for,
+  // so the pidfd must also still be alive.
+  uint64_t id_after = 0;
+  if (have_id && CgroupIdOf(result.pidfd.get(), &id_after) && id_after == id &&
+      Alive(result.pidfd.get())) {
+    by_id->Learn(id, proc_cgroup, result.cgroup, result.sandbox_id);
   }
   return result;
 }
@@ -300,22 +387,22 @@ Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
   peer->pid = cgroup.cred.pid;
   peer->uid = cgroup.cred.uid;
   peer->gid = cgroup.cred.gid;
-  int pidfd_raw = -1;
-  socklen_t len = sizeof pidfd_raw;
-  if (getsockopt(conn_fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd_raw, &len) != 0) {
-    // ESRCH: the peer has been reaped already.
-    if (errno == ESRCH) return Verdict::kGone;
-    *err = std::string("getsockopt SO_PEERPIDFD: ") + strerror(errno);
+  // The pidfd taken at accept, for the very process the kernel named then.
+  if (!cgroup.pidfd.ok()) {
+    if (cgroup.pidfd_errno == ESRCH) return Verdict::kGone;
+    *err = std::string("getsockopt SO_PEERPIDFD: ") + strerror(cgroup.pidfd_errno);
     return Verdict::kNoCredentials;
   }
-  const unique_fd::UniqueFd pidfd(pidfd_raw);
+  const int pidfd = cgroup.pidfd.get();
 
-  // The reads, through the /proc/PID opened at accept. Each may fail
-  // because the process is gone (or the pid is another process's now): the
-  // pidfd check below tells.
+  // The reads, through the /proc/PID opened at accept (or now, when its
+  // cgroup was known by id). Each may fail because the process is gone (or
+  // the pid is another process's now): the pidfd check below tells.
   char dir[32];
   snprintf(dir, sizeof dir, "/proc/%d", static_cast<int>(peer->pid));
-  const unique_fd::UniqueFd& dir_fd = cgroup.proc_dir;
+  unique_fd::UniqueFd opened_now;
+  if (!cgroup.proc_dir.ok()) opened_now.Reset(open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  const unique_fd::UniqueFd& dir_fd = cgroup.proc_dir.ok() ? cgroup.proc_dir : opened_now;
   bool read_all = dir_fd.ok();
   int exe_errno = 0;
   if (read_all) {
@@ -357,12 +444,12 @@ Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
     verdict = Verdict::kTraced;
   } else {
     const uint64_t peer_socket = diag->PeerInode(conn_fd, cgroup.cgroup);
-    if (peer_socket == 0 || !HoldsOwnSocket(dir_fd.get(), peer_socket)) {
+    if (peer_socket == 0 || !HoldsOwnSocket(dir_fd.get(), peer_socket, SockfsMountId(conn_fd))) {
       verdict = Verdict::kNotItsSocket;
     }
   }
   // The check: alive now, so alive through the reads above.
-  if (!Alive(pidfd.get())) return Verdict::kGone;
+  if (!Alive(pidfd)) return Verdict::kGone;
   if (!peer->exe_known) {
     // Alive, so the reads failed for another reason: another user's
     // process needs CAP_SYS_PTRACE (agt-collector(1), LISTEN).

@@ -3,7 +3,8 @@
 //
 // The order is what makes the facts the peer's: SO_PEERCRED gives the pid
 // the kernel recorded at connect(), SO_PEERPIDFD a pidfd for that very
-// process; /proc/PID/exe, status and cgroup are read; only THEN is the pidfd
+// process; /proc/PID/exe, status and cgroup are read (the cgroup by the
+// pidfd's cgroup id when that id was seen before); only THEN is the pidfd
 // asked whether the process is still alive. Alive after the reads means the
 // pid was not reused while they were made, so they describe the sender.
 // (The shim waits for the acknowledgement, so a genuine one is alive.)
@@ -21,6 +22,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "listen/cgroup_by_id.h"
 #include "listen/cgroup_sandbox_id.h"
 #include "listen/exe_identity.h"
 #include "unique_fd.h"
@@ -87,23 +89,32 @@ class DiagSockets {
 
 // What is read once per connection, at accept (for the per-container
 // limits), and used again by Attest: the kernel's credentials (SO_PEERCRED,
-// fixed at connect()) and the peer's /proc/PID/cgroup, matched. Read before
-// Attest's pidfd check, that check covers them as it covers Attest's reads.
-// The /proc/PID directory opened for it is kept for Attest's reads (one
-// path lookup per connection, not two; one more descriptor per connection
-// held). Opened after connect(), it names the connecting process as long as
-// the pidfd says that process is alive: a pid cannot be reused before its
-// process has exited.
+// fixed at connect()), a pidfd for the peer (SO_PEERPIDFD, Attest's
+// liveness check), and the peer's cgroup, matched. The cgroup comes from
+// the pidfd's cgroup id when that id has been seen (cgroup_by_id.h), else
+// from /proc/PID/cgroup; either is covered by Attest's pidfd check as its
+// own reads are. The /proc/PID directory, when opened for it, is kept for
+// Attest's reads (one path lookup per connection, not two). Opened after
+// connect(), it names the connecting process as long as the pidfd says
+// that process is alive: a pid cannot be reused before its process has
+// exited.
 struct PeerCgroup {
   bool have_cred = false;  // false: SO_PEERCRED failed (cred_error says why)
   struct ucred cred = {};
   std::string cred_error;
-  unique_fd::UniqueFd proc_dir;  // /proc/PID (not ok: could not be opened)
+  unique_fd::UniqueFd pidfd;  // not ok: SO_PEERPIDFD failed (pidfd_errno)
+  int pidfd_errno = 0;
+  unique_fd::UniqueFd proc_dir;  // /proc/PID (not ok: not opened, or could not be)
   bool read = false;             // false: no credentials, or the file unreadable
   std::string cgroup;            // as Peer::cgroup
   std::string sandbox_id;        // as Peer::sandbox_id
 };
-PeerCgroup ReadPeerCgroup(int conn_fd, const cgroup_sandbox_id::Matcher& cgroups);
+PeerCgroup ReadPeerCgroup(int conn_fd, const cgroup_sandbox_id::Matcher& cgroups,
+                          cgroup_by_id::Cache* by_id);
+
+// The cgroup2 id of the process behind `pidfd` (PIDFD_GET_INFO, Linux
+// 6.13 and later); false when the kernel does not say (or it has exited).
+bool CgroupIdOf(int pidfd, uint64_t* id);
 
 // Reads the kernel's facts about the peer of `conn_fd` and judges it;
 // `cgroup` is what ReadPeerCgroup read for this connection.

@@ -2,12 +2,14 @@
 // Speaks the shim's side of the socket protocol (agt-collector(1), LISTEN):
 // connect (AF_UNIX, SOCK_SEQPACKET), send one record, wait for one byte.
 //
-//   collector-test-sender SOCKET RECORD [--repeat N] [--timeout-ms MS]
+//   collector-test-sender SOCKET RECORD [--repeat N] [--timeout-ms MS] [--step 1]
 //
 // Prints the answer of the last exchange (ACK, NAK, EOF, TIMEOUT, or the
 // connect error); with --repeat, the acknowledgement latencies
 // ("acks=N p50_us=X p99_us=Y max_us=Z"). Exit 0 when every exchange was
-// acknowledged, 1 otherwise.
+// acknowledged, 1 otherwise. With --step 1, each answer is printed at once
+// and the next exchange waits for a line on stdin (a test changes
+// something about the process in between, e.g. its cgroup).
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -63,24 +65,35 @@ std::string Exchange(const char* path, const std::string& record, int timeout_ms
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: collector-test-sender SOCKET RECORD [--repeat N] [--timeout-ms MS]\n");
+    fprintf(stderr,
+            "usage: collector-test-sender SOCKET RECORD [--repeat N] [--timeout-ms MS] "
+            "[--step 1]\n");
     return 2;
   }
-  long repeat = 1, timeout_ms = 2000;
+  long repeat = 1, timeout_ms = 2000, step = 0;
   for (int i = 3; i + 1 < argc; i += 2) {
     if (strcmp(argv[i], "--repeat") == 0) repeat = atol(argv[i + 1]);
     if (strcmp(argv[i], "--timeout-ms") == 0) timeout_ms = atol(argv[i + 1]);
+    if (strcmp(argv[i], "--step") == 0) step = atol(argv[i + 1]);
   }
   const std::string record = argv[2];
   std::vector<int64_t> latencies;
   std::string answer;
   long acks = 0;
   for (long i = 0; i < repeat; ++i) {
+    if (step != 0 && i > 0) {
+      char line[16];
+      if (fgets(line, sizeof line, stdin) == nullptr) break;
+    }
     const int64_t start = NowUs();
     answer = Exchange(argv[1], record, static_cast<int>(timeout_ms));
     if (answer == "ACK") {
       ++acks;
       latencies.push_back(NowUs() - start);
+    }
+    if (step != 0) {
+      printf("%s\n", answer.c_str());
+      fflush(stdout);
     }
   }
   if (repeat > 1) {
