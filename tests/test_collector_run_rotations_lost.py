@@ -123,8 +123,9 @@ class RunRotationsLostTest(unittest.TestCase):
         h.wait_for_count(3)
         h.wait_caught_up()
         os.rename(log, log + ".1")
-        h.append_raw("sb-1", h.shim_line("sb-1")[1] * 4400)  # past the window
-        h.wait_for_count(4403, timeout=120)
+        # Past the window (two cycles of 4096 and 256 each: 8704).
+        h.append_raw("sb-1", h.shim_line("sb-1")[1] * 8800)
+        h.wait_for_count(8803, timeout=120)
         h.wait_released(log + ".1")  # its wait after the rotation is over
         h.append_raw("sb-1", h.shim_line("sb-1")[1])
         h.wait_until(lambda: b" gone=" in h.read_checkpoint("sb-1"),
