@@ -285,7 +285,8 @@ int Loop(Settings& s, int sfd, tail_engine::Engine* engine, listener::Listener* 
         logs::Error(err);
         return exit_status::kIoErr;
       }
-      // Its commit synced the audit file: socket entries appended before are durable too.
+      // A commit that ended synced the audit file: socket entries appended
+      // before it are durable too.
       if (listener != nullptr) listener->AnswerDurable();
     }
     // READY=1 once the initial backlog is durable: "started" means every

@@ -29,13 +29,19 @@ bool SyncWorker::Request(int fd, std::string* err) {
   return Run([fd] { return fdatasync(fd) == 0 ? 0 : errno; }, err);
 }
 
+bool SyncWorker::Prepare(std::string* err) {
+  if (done_.ok()) return true;
+  done_.Reset(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
+  if (!done_.ok()) {
+    *err = std::string("eventfd: ") + strerror(errno);
+    return false;
+  }
+  return true;
+}
+
 bool SyncWorker::Run(std::function<int()> job, std::string* err) {
   if (!thread_.joinable()) {
-    done_.Reset(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
-    if (!done_.ok()) {
-      *err = std::string("eventfd: ") + strerror(errno);
-      return false;
-    }
+    if (!Prepare(err)) return false;
     try {
       thread_ = std::thread(&SyncWorker::Main, this);
     } catch (const std::system_error& e) {

@@ -36,6 +36,9 @@ class SyncWorker {
   bool Request(int fd, std::string* err);
   // The same for any job; what it returns is Collect's *error (0: done).
   bool Run(std::function<int()> job, std::string* err);
+  // Makes the eventfd now (the thread still starts at the first request):
+  // a caller that may run short of descriptors later takes it early.
+  bool Prepare(std::string* err);
   bool in_flight() const { return in_flight_; }
   // Readable once the sync in flight has ended (-1 before the first Request).
   int done_fd() const { return done_.get(); }

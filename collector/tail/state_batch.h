@@ -41,8 +41,12 @@ struct Batch {
 
 // Touches nothing but the state directory and `batch` (no logging, no
 // other state): it runs on the engine's commit thread. state_dir names the
-// directory in *err. On false nothing past the failed step is published.
-bool Write(int state_dir_fd, const std::string& state_dir, Batch* batch, std::string* err);
+// directory in *err, and *error_number (may be null) is the failed call's
+// errno. On false nothing past the failed step is published; a failure to
+// stage (EMFILE: out of descriptors) publishes nothing of the batch, and
+// the same batch can be written again.
+bool Write(int state_dir_fd, const std::string& state_dir, Batch* batch, std::string* err,
+           int* error_number = nullptr);
 
 }  // namespace state_batch
 

@@ -1,6 +1,7 @@
 #include "tail/state_batch.h"
 
 #include <doctest/doctest.h>
+#include <errno.h>
 #include <sys/stat.h>
 
 #include <string>
@@ -66,8 +67,10 @@ TEST_CASE("state_batch: a checkpoint that cannot be staged publishes nothing") {
   // sb-b's staging file is a directory: its open fails.
   d.Mkdir("sb-b.checkpoint.tmp");
   std::string err;
-  CHECK_FALSE(state_batch::Write(d.fd(), d.path(), &b, &err));
+  int error_number = 0;
+  CHECK_FALSE(state_batch::Write(d.fd(), d.path(), &b, &err, &error_number));
   CHECK(err.find("checkpoint in " + d.path() + ": open sb-b.checkpoint.tmp") == 0);
+  CHECK(error_number == EISDIR);  // the failed call's, for the caller to tell EMFILE apart
   chain_head::ChainHead head;
   checkpoint_store::Checkpoint c;
   CHECK(chain_head::Load(d.fd(), &head, &err) == chain_head::LoadResult::kNone);

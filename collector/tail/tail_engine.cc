@@ -82,6 +82,10 @@ bool Engine::Init(const Options& options, audit_file::AuditFileWriter* out,
     Warn(werr + "; every change is found by the periodic scan only");
   }
   if (!LoadReplayWindow(err)) return false;
+  // The commit thread's eventfd now, before the logs can take every
+  // descriptor (its thread starts at the first commit, once confined).
+  std::string why;
+  if (!commit_worker_.Prepare(&why)) Warn(why + "; the commit thread is tried again later");
   reader_.emplace(kReadChunk, options_.limits.max_line_bytes);
   ingest_.emplace(options_.limits, out_, &recent_ids_);
   for (Pattern& p : patterns_) OpenPatternBase(&p);

@@ -408,14 +408,16 @@ class Engine {
   // back by the worker's lock); the rest is the main thread's.
   struct Committing {
     // The commit thread's part: the audit file's fdatasync (when
-    // sync_audit), then the state directory's batch; `error` when either
-    // failed.
+    // sync_audit), then the state directory's batch; `error` (and the
+    // failed call's errno) when either failed.
     bool sync_audit = false;
     int audit_fd = -1;
     std::string audit_path;
     audit_file::AuditFileWriter::SyncPoint sync;
     state_batch::Batch batch;
+    bool audit_synced = false;
     std::string error;
+    int error_number = 0;
     // Done once it is durable: batch.checkpoints[i] is source sources[i]'s.
     std::vector<uint32_t> sources;
     std::vector<uint32_t> touched;  // the cycle's sources (release_after_commit)

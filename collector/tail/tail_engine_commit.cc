@@ -4,6 +4,7 @@
 // cycle reads; syslog last, for what is durable.
 #include "tail/tail_engine.h"
 
+#include <errno.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -314,10 +315,14 @@ bool Engine::StartCommit(std::string* err) {
   const int state_fd = state_fd_.get();
   const std::string state_dir = options_.state_dir;
   auto waits = [job, state_fd, state_dir] {
-    const bool ok = (!job->sync_audit || audit_file::AuditFileWriter::SyncFd(
-                                             job->audit_fd, job->audit_path, &job->error)) &&
-                    state_batch::Write(state_fd, state_dir, &job->batch, &job->error);
-    return ok ? 0 : 1;
+    if (job->sync_audit &&
+        !audit_file::AuditFileWriter::SyncFd(job->audit_fd, job->audit_path, &job->error)) {
+      return 1;
+    }
+    job->audit_synced = true;
+    return state_batch::Write(state_fd, state_dir, &job->batch, &job->error, &job->error_number)
+               ? 0
+               : 1;
   };
   std::string why;
   if (!commit_worker_.Run(waits, &why)) {
@@ -339,6 +344,17 @@ bool Engine::EndCommit(std::string* err) {
   }
   Committing c = std::move(*committing_);
   committing_.reset();
+  if (!c.error.empty() && c.audit_synced &&
+      (c.error_number == EMFILE || c.error_number == ENFILE)) {
+    // Out of descriptors on the commit thread: the reading meanwhile took
+    // the last ones (a log of each sandbox open, at the limit). Staging
+    // failed, so nothing of the batch is in place; it is written again
+    // here, idle logs closed first, as the commit did before it had a
+    // thread. Failing again is fatal, as it was then.
+    ReleaseIdleFiles(nullptr, 64);
+    c.error.clear();
+    (void)state_batch::Write(state_fd_.get(), options_.state_dir, &c.batch, &c.error);
+  }
   // A failed sync, write or rename is fatal: nothing past it is trusted,
   // and the caller exits (the next start reads again from the checkpoints).
   if (!c.error.empty()) {
