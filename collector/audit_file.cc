@@ -289,6 +289,26 @@ bool AuditFileWriter::Sync(std::string* err) {
   return true;
 }
 
+bool AuditFileWriter::BeginSync(SyncPoint* point, std::string* err) {
+  if (!Flush(err)) return false;
+  point->head = {durable_.file, file_entries_, file_size_, signer_.previous_hash()};
+  point->appended = entries_appended_;
+  return true;
+}
+
+bool AuditFileWriter::SyncFd(int fd, const std::string& path, std::string* err) {
+  if (fdatasync(fd) == 0) return true;
+  *err = SysError("fdatasync", path);
+  return false;
+}
+
+void AuditFileWriter::EndSync(const SyncPoint& point) {
+  if (point.appended <= durable_appended_) return;
+  durable_ = point.head;
+  durable_appended_ = point.appended;
+  requested_appended_ = std::max(requested_appended_, point.appended);
+}
+
 bool AuditFileWriter::SyncInBackground(std::string* err) {
   if (worker_.in_flight()) return true;  // the next call after SyncFinished
   if (entries_appended_ == durable_appended_) return true;

@@ -84,6 +84,21 @@ class AuditFileWriter {
   uint64_t sync_requested_appended() const { return requested_appended_; }
   const std::string& background_sync_problem() const { return background_problem_; }
 
+  // The run mode's commit (tail_engine_commit.cc) syncs on a thread of its
+  // own while the next cycle appends: BeginSync flushes and says what an
+  // fdatasync of fd() started after it covers; SyncFd is that fdatasync
+  // (any thread; the error worded as Sync's); after it succeeded, EndSync
+  // moves the durable head there (forward only: a socket's sync may have
+  // gone further meanwhile). Reopen and Close wait for neither: the caller
+  // ends its sync first.
+  struct SyncPoint {
+    chain_head::ChainHead head;
+    uint64_t appended = 0;  // entries_appended() it covers
+  };
+  bool BeginSync(SyncPoint* point, std::string* err);
+  static bool SyncFd(int fd, const std::string& path, std::string* err);
+  void EndSync(const SyncPoint& point);
+
   // Closes and opens the same path again (SIGHUP after logrotate): pending
   // lines are synced first; a fresh file starts a fresh chain.
   bool Reopen(std::string* err);

@@ -32,6 +32,7 @@
 #include "self_confine.h"
 #include "service_notify.h"
 #include "tail/chain_head.h"
+#include "tail/state_batch.h"
 #include "tail/syslog_sender.h"
 #include "tail/tail_engine.h"
 #include "unique_fd.h"
@@ -266,6 +267,8 @@ int Loop(Settings& s, int sfd, tail_engine::Engine* engine, listener::Listener* 
   uint64_t head_saved = out->durable_head().entries;
   const auto save_head = [&]() {
     if (state_fd < 0 || out->durable_head().entries == head_saved) return true;
+    // The engine's commit thread writes the head meanwhile: after it ends.
+    if (engine != nullptr && engine->commit_in_flight()) return true;
     if (!chain_head::Save(state_fd, out->durable_head(), &err)) {
       err = "chain head in " + s.state_dir + ": " + err;
       return false;
@@ -282,7 +285,8 @@ int Loop(Settings& s, int sfd, tail_engine::Engine* engine, listener::Listener* 
         logs::Error(err);
         return exit_status::kIoErr;
       }
-      // Its commit synced the audit file: socket entries appended before are durable too.
+      // A commit that ended synced the audit file: socket entries appended
+      // before it are durable too.
       if (listener != nullptr) listener->AnswerDurable();
     }
     // READY=1 once the initial backlog is durable: "started" means every
@@ -498,8 +502,12 @@ int Serve(const cli_args::ParsedArgs& args, io_error_exits::Counter* exits) {
                std::to_string(options.max_entries_per_cycle) + " records or " +
                std::to_string(tail_engine::kCycleMs) +
                " ms per fdatasync, then the chain head and one checkpoint per source read "
-               "(staged, one syncfs for more than 4, renamed, one directory fsync); " +
-               engine->AppendOnlySummary());
+               "(staged, one syncfs for more than " +
+               std::to_string(state_batch::kFsyncEachUpTo) +
+               ", renamed, one directory fsync), on a commit thread while the next batch is "
+               "read; a restart skips up to " +
+               std::to_string(tail_engine::ReplayWindowEntries(options.max_entries_per_cycle)) +
+               " entries already written (two batches and some); " + engine->AppendOnlySummary());
   } else {
     logs::Note("writing " + s.out);
   }

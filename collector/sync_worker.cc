@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <system_error>
+#include <utility>
 
 namespace sync_worker {
 
@@ -25,12 +26,22 @@ SyncWorker::~SyncWorker() {
 }
 
 bool SyncWorker::Request(int fd, std::string* err) {
+  return Run([fd] { return fdatasync(fd) == 0 ? 0 : errno; }, err);
+}
+
+bool SyncWorker::Prepare(std::string* err) {
+  if (done_.ok()) return true;
+  done_.Reset(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
+  if (!done_.ok()) {
+    *err = std::string("eventfd: ") + strerror(errno);
+    return false;
+  }
+  return true;
+}
+
+bool SyncWorker::Run(std::function<int()> job, std::string* err) {
   if (!thread_.joinable()) {
-    done_.Reset(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
-    if (!done_.ok()) {
-      *err = std::string("eventfd: ") + strerror(errno);
-      return false;
-    }
+    if (!Prepare(err)) return false;
     try {
       thread_ = std::thread(&SyncWorker::Main, this);
     } catch (const std::system_error& e) {
@@ -41,7 +52,7 @@ bool SyncWorker::Request(int fd, std::string* err) {
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
-    fd_ = fd;
+    job_ = std::move(job);
   }
   in_flight_ = true;
   wake_.notify_one();
@@ -72,14 +83,15 @@ bool SyncWorker::Collect(bool block, int* error) {
 void SyncWorker::Main() {
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
-    wake_.wait(lock, [this] { return stopping_ || fd_ >= 0; });
-    if (fd_ < 0) return;  // stopping, nothing asked
-    const int fd = fd_;
+    wake_.wait(lock, [this] { return stopping_ || job_; });
+    if (!job_) return;  // stopping, nothing asked
+    std::function<int()> job = std::move(job_);
+    job_ = nullptr;
     lock.unlock();
-    const int error = fdatasync(fd) == 0 ? 0 : errno;
+    const int result = job();
+    job = nullptr;  // what it holds is released before the caller hears of the end
     lock.lock();
-    result_ = error;
-    fd_ = -1;
+    result_ = result;
     const uint64_t one = 1;
     (void)!write(done_.get(), &one, sizeof one);
   }

@@ -1,17 +1,20 @@
-// One fdatasync at a time on a small thread of its own, so the run loop
-// keeps accepting, attesting and appending while the disk syncs (group
-// commit: audit_file.h, SyncInBackground). The thread only ever calls
-// fdatasync on the descriptor it is handed; the caller learns of the end
-// through an eventfd it can poll, and must not close that descriptor while
-// a sync is in flight (Collect(true, ...) first).
+// One job at a time on a small thread of its own, so the run loop keeps
+// accepting, reading, attesting and appending while the disk syncs: the
+// audit file's fdatasync (group commit: audit_file.h, SyncInBackground), or
+// the run mode's commit of a cycle (tail_engine_commit.cc: the audit file's
+// fdatasync, then the checkpoints). The caller learns of the end through an
+// eventfd it can poll, and must keep whatever the job uses (descriptors,
+// its data) untouched while it is in flight (Collect(true, ...) first).
 //
-// The thread starts at the first Request, after the run mode confined
+// The thread starts at the first request, after the run mode confined
 // itself: it inherits the same seccomp filter and Landlock domain
-// (syscall_allowlist.cc allows clone for a thread, nothing more).
+// (syscall_allowlist.cc allows clone for a thread, nothing more), and its
+// jobs make only calls the main thread makes too.
 #ifndef AGT_COLLECTOR_SYNC_WORKER_H_
 #define AGT_COLLECTOR_SYNC_WORKER_H_
 
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -31,6 +34,11 @@ class SyncWorker {
   // *err, when the thread cannot be started: the caller syncs in line.
   // Only when !in_flight().
   bool Request(int fd, std::string* err);
+  // The same for any job; what it returns is Collect's *error (0: done).
+  bool Run(std::function<int()> job, std::string* err);
+  // Makes the eventfd now (the thread still starts at the first request):
+  // a caller that may run short of descriptors later takes it early.
+  bool Prepare(std::string* err);
   bool in_flight() const { return in_flight_; }
   // Readable once the sync in flight has ended (-1 before the first Request).
   int done_fd() const { return done_.get(); }
@@ -46,9 +54,9 @@ class SyncWorker {
   bool in_flight_ = false;  // the caller's view; only the caller touches it
   std::mutex mu_;
   std::condition_variable wake_;
-  int fd_ = -1;            // guarded by mu_: the descriptor to sync, -1: none asked
-  int result_ = 0;         // guarded by mu_: errno of the last sync
-  bool stopping_ = false;  // guarded by mu_
+  std::function<int()> job_;  // guarded by mu_: the job asked for (empty: none)
+  int result_ = 0;            // guarded by mu_: what the last job returned
+  bool stopping_ = false;     // guarded by mu_
 };
 
 }  // namespace sync_worker

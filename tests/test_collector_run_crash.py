@@ -8,6 +8,11 @@ from run_harness import RunHarness
 from seeded_random import seeded_random
 from test_collector_faults import traced_child
 
+# More entries than a restart's window of the output's last ones holds (two
+# cycles of 4096 and 256 each, tail_engine.h ReplayWindowEntries): what lies
+# before them is found by the checkpoints alone.
+PAST_THE_WINDOW = 9000
+
 
 class RunCrashTest(unittest.TestCase):
     def test_crash_loop_loses_nothing_and_duplicates_nothing(self):
@@ -88,8 +93,8 @@ class RunCrashTest(unittest.TestCase):
 
     def test_a_checkpoint_left_behind_further_back_than_one_cycle_replays_nothing(self):
         # kill -9 after the audit file's sync, before a source's checkpoint
-        # rename; another source then appends more than a cycle (the restart
-        # window of the output's last entries) before the first is read
+        # rename; another source then appends more than two cycles (the
+        # restart window of the output's last entries) before the first is read
         # again. That is the state kill -9s landing between the checkpoint
         # renames leave at restart after restart, while the sources whose
         # renames landed move on: the first one's entries are skipped all
@@ -155,6 +160,63 @@ class RunCrashTest(unittest.TestCase):
         self.assertLess(landed, 5001 * len(self.line_b), "the checkpoint that landed is mid-replay")
         self._read_again_after_a_cycle_of_another(h, "sb-b", 5001 + 2000, replayed=None)
 
+    def test_a_kill_while_a_commit_is_in_flight_and_the_next_cycle_appended_replays_nothing(self):
+        # A cycle's commit runs on the commit thread while the next cycle
+        # reads and appends. The first cycle's fdatasync is held (10 s, by
+        # strace) and the collector killed once the next cycle has appended
+        # all it can and waits for that commit: no checkpoint exists (the
+        # sources' first), and the output holds both cycles, more entries
+        # than one cycle's restart window reaches back. Each source's
+        # entries must be found in the window (given a checkpoint at offset
+        # 0 at restart) and none signed twice.
+        h = RunHarness(self)
+        sandboxes = ["sb-%02d" % i for i in range(12)]
+        per_sandbox = 2000  # more than two cycles (4096 entries each) in all
+        for sid in sandboxes:
+            h.add_sandbox(sid)
+            _, line = h.shim_line(sid)
+            h.append_raw(sid, line * per_sandbox)
+        total = per_sandbox * len(sandboxes)
+        log = os.path.join(h.dir, "strace.log")
+        h.start(wrap=["strace", "-f", "-qq", "-o", log, "-P", h.out,
+                      "-e", "inject=fdatasync:delay_enter=10000000:when=1"])
+        tracee = traced_child(h.proc.pid)
+        h.wait_for_count(1)
+        # The next cycle has appended what it read (all but its last batch,
+        # flushed when its commit starts) once the file stops growing.
+        seen = [-1, time.monotonic()]
+
+        def settled():
+            count = h.line_count()
+            if count != seen[0]:
+                seen[:] = [count, time.monotonic()]
+            return time.monotonic() - seen[1] > 0.5
+        h.wait_until(settled, "the output stops growing while the first sync is held", timeout=6)
+        os.kill(tracee, signal.SIGKILL)
+        h.proc.wait()
+        traced = open(log).read()
+        self.assertIn("killed by SIGKILL", traced)
+        self.assertRegex(traced, r"<\.\.\. fdatasync resumed>\)\s*= \?",
+                         "killed inside the held fdatasync")
+        self.assertEqual([n for n in os.listdir(h.state) if n.endswith(".checkpoint")], [],
+                         "killed inside the first commit: no checkpoint landed")
+        in_flight = h.line_count()
+        self.assertGreater(in_flight, 0)
+        self.assertLess(in_flight, total)
+        h.start()
+        h.wait_for_count(total, timeout=120)
+        h.wait_caught_up()
+        h.stop()
+        entries = h.entries()
+        keys = [(e["sandbox_id"], e["data"]["source"]["offset"]) for e in entries]
+        self.assertEqual(len(set(keys)), total)
+        self.assertEqual(len(keys), total, "entries signed twice")
+        # Every source had entries in the output and no checkpoint: each
+        # one's were in the window.
+        self.assertIn("%d source(s) with entries in the output and no checkpoint" % len(sandboxes),
+                      h.stderr())
+        h.assert_chain(entries)
+
     def _two_sandboxes(self):
         h = RunHarness(self)
         for sid in ("sb-a", "sb-b"):
@@ -183,14 +245,14 @@ class RunCrashTest(unittest.TestCase):
 
     def _read_again_after_a_cycle_of_another(self, h, sid, count, replayed):
         """`sid` away (its checkpoint, if any, stays) while sb-a appends past
-        the restart window; then `sid` back: none of the `count` entries so
-        far is signed twice, and the `replayed` past its checkpoint (when
-        given) are skipped."""
+        the restart window (two cycles of 4096 and 256 each: 8704); then
+        `sid` back: none of the `count` entries so far is signed twice, and
+        the `replayed` past its checkpoint (when given) are skipped."""
         away = os.path.join(h.dir, sid + "-away")
         os.rename(os.path.join(h.base, sid), away)
-        h.append_raw("sb-a", self.line_a * 5000)
+        h.append_raw("sb-a", self.line_a * PAST_THE_WINDOW)
         h.start()
-        h.wait_for_count(count + 5000, timeout=120)
+        h.wait_for_count(count + PAST_THE_WINDOW, timeout=120)
         h.wait_caught_up()
         h.stop()
         os.rename(away, os.path.join(h.base, sid))
@@ -199,8 +261,8 @@ class RunCrashTest(unittest.TestCase):
         h.stop()
         entries = h.entries()
         keys = [(e["sandbox_id"], e["data"]["source"]["offset"]) for e in entries]
-        self.assertEqual(len(set(keys)), count + 5000)
-        self.assertEqual(len(keys), count + 5000, "entries signed twice")
+        self.assertEqual(len(set(keys)), count + PAST_THE_WINDOW)
+        self.assertEqual(len(keys), count + PAST_THE_WINDOW, "entries signed twice")
         if replayed is not None:
             self.assertIn("%d already present (replayed)" % replayed, h.stderr())
         h.assert_chain(entries)

@@ -123,8 +123,10 @@ class RunRotationsLostTest(unittest.TestCase):
         h.wait_for_count(3)
         h.wait_caught_up()
         os.rename(log, log + ".1")
-        h.append_raw("sb-1", h.shim_line("sb-1")[1] * 4400)  # past the window
-        h.wait_for_count(4403, timeout=120)
+        # Past the window (two cycles of 4096 and 256 each: 8704).
+        past_the_window = 8800
+        h.append_raw("sb-1", h.shim_line("sb-1")[1] * past_the_window)
+        h.wait_for_count(3 + past_the_window, timeout=120)
         h.wait_released(log + ".1")  # its wait after the rotation is over
         h.append_raw("sb-1", h.shim_line("sb-1")[1])
         h.wait_until(lambda: b" gone=" in h.read_checkpoint("sb-1"),
@@ -139,14 +141,15 @@ class RunRotationsLostTest(unittest.TestCase):
         os.rename(log, log + ".1")
         h.append_raw("sb-1", h.shim_line("sb-1")[1])
         h.start()
-        h.wait_for_count(4407, timeout=60)
+        total = 3 + past_the_window + 1 + 2 + 1
+        h.wait_for_count(total, timeout=60)
         h.wait_caught_up()
         h.wait_expected()  # three scans for a duplicate to show
         h.stop()
         entries = h.entries()
         keys = [(e["data"]["source"]["inode"], e["data"]["source"]["offset"]) for e in entries]
-        self.assertEqual(len(set(keys)), 4407)
-        self.assertEqual(len(keys), 4407, "entries signed twice")
+        self.assertEqual(len(set(keys)), total)
+        self.assertEqual(len(keys), total, "entries signed twice")
         self.assertIn("grew after it was let go; reading it on from offset", h.stderr())
         h.assert_chain(entries)
 

@@ -1,6 +1,5 @@
 #include "tail/chain_head.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -71,17 +70,12 @@ bool Save(int state_dir_fd, const ChainHead& head, std::string* err) {
 }
 
 bool Stage(int state_dir_fd, const ChainHead& head, bool sync_file, std::string* err) {
-  return checkpoint_store::StageFile(state_dir_fd, std::string(kFileName) + ".tmp", Body(head),
+  return checkpoint_store::StageFile(state_dir_fd, checkpoint_store::TmpName(kFileName), Body(head),
                                      sync_file, err);
 }
 
 bool Publish(int state_dir_fd, std::string* err) {
-  const std::string tmp = std::string(kFileName) + ".tmp";
-  if (renameat(state_dir_fd, tmp.c_str(), state_dir_fd, kFileName) != 0) {
-    *err = "rename " + tmp + " -> " + kFileName + ": " + strerror(errno);
-    return false;
-  }
-  return true;
+  return checkpoint_store::PublishFile(state_dir_fd, kFileName, false, err);
 }
 
 }  // namespace chain_head

@@ -85,13 +85,26 @@ bool StageFile(int state_dir_fd, const std::string& tmp, const std::string& body
 
 bool ReplaceDurably(int state_dir_fd, const std::string& name, const std::string& body,
                     std::string* err) {
-  const std::string tmp = name + ".tmp";
-  if (!StageFile(state_dir_fd, tmp, body, true, err)) return false;
-  if (renameat(state_dir_fd, tmp.c_str(), state_dir_fd, name.c_str()) != 0) {
+  return StageFile(state_dir_fd, TmpName(name), body, true, err) &&
+         PublishFile(state_dir_fd, name, false, err) && SyncDirectory(state_dir_fd, err);
+}
+
+bool PublishFile(int state_dir_fd, const std::string& name, bool swap, std::string* err,
+                 bool* swapped) {
+  const std::string tmp = TmpName(name);
+  if (swapped != nullptr) *swapped = false;
+  if (swap &&
+      renameat2(state_dir_fd, tmp.c_str(), state_dir_fd, name.c_str(), RENAME_EXCHANGE) == 0) {
+    if (swapped != nullptr) *swapped = true;
+    return true;
+  }
+  // Not swapped: ENOENT, the first one; EINVAL, a filesystem that cannot swap.
+  if ((swap && errno != ENOENT && errno != EINVAL) ||
+      renameat(state_dir_fd, tmp.c_str(), state_dir_fd, name.c_str()) != 0) {
     *err = "rename " + tmp + " -> " + name + ": " + strerror(errno);
     return false;
   }
-  return SyncDirectory(state_dir_fd, err);
+  return true;
 }
 
 LoadResult ReadStateFile(int state_dir_fd, const std::string& name, const char* magic,
@@ -212,7 +225,7 @@ bool Stage(int state_dir_fd, const std::string& key, const Checkpoint& c, bool s
     body += line;
   }
   body += '\n';
-  if (!StageFile(state_dir_fd, FileName(key) + ".tmp", body, sync_file, err,
+  if (!StageFile(state_dir_fd, TmpName(FileName(key)), body, sync_file, err,
                  sizes != nullptr ? sizes->tmp : -1)) {
     if (sizes != nullptr) *sizes = FileSizes();  // a failed write leaves them unknown
     return false;
@@ -222,24 +235,19 @@ bool Stage(int state_dir_fd, const std::string& key, const Checkpoint& c, bool s
 }
 
 bool Publish(int state_dir_fd, const std::string& key, std::string* err, FileSizes* sizes) {
-  const std::string name = FileName(key);
-  const std::string tmp = name + ".tmp";
   // Swapped with the checkpoint it replaces, so the old one's inode is the
   // next Stage()'s: rename over it would free an inode and Stage() allocate
   // one each time, and ext4 spends most of a busy cycle looking for an
   // inode that was not recently deleted. The swap is as atomic as rename.
-  if (renameat2(state_dir_fd, tmp.c_str(), state_dir_fd, name.c_str(), RENAME_EXCHANGE) == 0) {
-    if (sizes != nullptr) std::swap(sizes->tmp, sizes->published);
-    return true;
-  }
-  // ENOENT: the first checkpoint; EINVAL: a filesystem that cannot swap.
-  if ((errno != ENOENT && errno != EINVAL) ||
-      renameat(state_dir_fd, tmp.c_str(), state_dir_fd, name.c_str()) != 0) {
-    *err = "rename " + tmp + " -> " + name + ": " + strerror(errno);
+  bool swapped = false;
+  if (!PublishFile(state_dir_fd, FileName(key), true, err, &swapped)) {
     if (sizes != nullptr) *sizes = FileSizes();
     return false;
   }
-  if (sizes != nullptr) *sizes = {-1, sizes->tmp};  // no .tmp left: the next Stage makes one
+  if (sizes != nullptr) {
+    // Swapped: the two sizes swap. Renamed: no .tmp left, the next Stage makes one.
+    *sizes = swapped ? FileSizes{sizes->published, sizes->tmp} : FileSizes{-1, sizes->tmp};
+  }
   return true;
 }
 

@@ -101,13 +101,19 @@ bool SyncDirectory(int state_dir_fd, std::string* err);
 // which must start with `magic` and end with '\n', into *body (what
 // follows the magic); kNone when there is no such file, kCorrupt (*err)
 // for anything else. StageFile writes `body` to `tmp` (fsynced when
-// sync_file); ReplaceDurably stages NAME.tmp, renames it over NAME and
-// fsyncs the directory (the chain head, chain_head.h). known_size: the
-// size `tmp` has now, when the caller knows it (-1: fstat).
+// sync_file); PublishFile puts NAME.tmp in NAME's place: swapped with it
+// (renameat2 RENAME_EXCHANGE, *swapped true) when `swap` and both exist on
+// a filesystem that can, else renamed over it; ReplaceDurably stages
+// NAME.tmp, publishes it and fsyncs the directory (the chain head,
+// chain_head.h). known_size: the size `tmp` has now, when the caller knows
+// it (-1: fstat).
 LoadResult ReadStateFile(int state_dir_fd, const std::string& name, const char* magic,
                          std::string* body, std::string* err);
 bool StageFile(int state_dir_fd, const std::string& tmp, const std::string& body, bool sync_file,
                std::string* err, int64_t known_size = -1);
+inline std::string TmpName(const std::string& name) { return name + ".tmp"; }
+bool PublishFile(int state_dir_fd, const std::string& name, bool swap, std::string* err,
+                 bool* swapped = nullptr);
 bool ReplaceDurably(int state_dir_fd, const std::string& name, const std::string& body,
                     std::string* err);
 static_assert(kHashWindow == line_reader::kTailWindow, "the reader keeps the hash window");

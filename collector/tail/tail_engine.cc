@@ -1,7 +1,7 @@
-// The engine's set-up and its cycle: Init, Pump (read what is marked, then
-// commit) and SIGHUP. Finding sandboxes is in tail_engine_discovery.cc,
-// reading one source in tail_engine_source.cc, the output and checkpoints in
-// tail_engine_commit.cc.
+// The engine's set-up and its cycle: Init, Pump (read what is marked while
+// the last cycle's commit runs, then commit) and SIGHUP. Finding sandboxes is in
+// tail_engine_discovery.cc, reading one source in tail_engine_source.cc, the output and checkpoints
+// in tail_engine_commit.cc.
 #include "tail/tail_engine.h"
 
 #include <errno.h>
@@ -82,6 +82,10 @@ bool Engine::Init(const Options& options, audit_file::AuditFileWriter* out,
     Warn(werr + "; every change is found by the periodic scan only");
   }
   if (!LoadReplayWindow(err)) return false;
+  // The commit thread's eventfd now, before the logs can take every
+  // descriptor (its thread starts at the first commit, once confined).
+  std::string why;
+  if (!commit_worker_.Prepare(&why)) Warn(why + "; the commit thread is tried again later");
   reader_.emplace(kReadChunk, options_.limits.max_line_bytes);
   ingest_.emplace(options_.limits, out_, &recent_ids_);
   for (Pattern& p : patterns_) OpenPatternBase(&p);
@@ -153,7 +157,11 @@ bool Engine::Pump(std::string* err) {
   served_again.swap(dirty_);
   dirty_.assign(work.begin() + static_cast<std::ptrdiff_t>(i), work.end());
   dirty_.insert(dirty_.end(), served_again.begin(), served_again.end());
-  return Commit(err);
+  // This cycle's commit runs while the next one reads; with nothing left
+  // to read it is waited for here, so an idle source's entry is durable
+  // (and checkpointed) before the loop sleeps.
+  if (!StartCommit(err)) return false;
+  return HasWork() || EndCommit(err);
 }
 
 bool Engine::ReopenOutput(std::string* err) {

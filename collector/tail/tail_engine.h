@@ -4,14 +4,17 @@
 //
 // Exactly once, in order: lines are read, validated and appended; then the
 // output is synced; only then are the checkpoints (position + identity +
-// hash of the bytes before it) written. A crash after the sync but before a
-// checkpoint replays what that cycle appended, and those entry_ids are
-// skipped: the output's last entries (one cycle and some), and, for a source
-// whose checkpoint is older than that (its renames failed to land again and
-// again while other sources moved on), its entries since the output size
-// its checkpoint names (LoadReplayWindow, tail_engine_commit.cc). A source
-// killed before its first checkpoint landed gets one at restart, at offset
-// 0, naming the window's start, before anything new is appended.
+// hash of the bytes before it) written. That commit runs on a thread of its
+// own while the next cycle reads and appends (tail_engine_commit.cc), and
+// one cycle's commit ends before the next one's starts. A crash before a
+// cycle's checkpoints land replays what it and the cycle after it appended,
+// and those entry_ids are skipped: the output's last entries (two cycles
+// and some), and, for a source whose checkpoint is older than that (its
+// renames failed to land again and again while other sources moved on),
+// its entries since the output size its checkpoint names (LoadReplayWindow,
+// tail_engine_commit.cc). A source killed before its first checkpoint
+// landed gets one at restart, at offset 0, naming the window's start,
+// before anything new is appended.
 //
 // Events come from inotify (one watch per pattern base and per sandbox
 // directory); a periodic scan (fstat/fstatat per known file) catches whatever
@@ -49,10 +52,12 @@
 #include "forward/forward_message.h"
 #include "pipeline.h"
 #include "record_validator.h"
+#include "sync_worker.h"
 #include "tail/checkpoint_store.h"
 #include "tail/inotify_watcher.h"
 #include "tail/line_reader.h"
 #include "tail/sandbox_quota.h"
+#include "tail/state_batch.h"
 #include "tail/syslog_sender.h"
 #include "unique_fd.h"
 
@@ -62,12 +67,22 @@ namespace tail_engine {
 // batch's time bound, beside Options::max_entries_per_cycle).
 constexpr int64_t kCycleMs = 100;
 
+// Entries of the output's end a restart skips if read again: what no
+// checkpoint covers after a crash. That is two cycles (one whose commit was
+// in flight, and the next, appended meanwhile), each at most
+// max_entries_per_cycle and an item or two over it per file it touched
+// after its budget was spent (the slack).
+constexpr size_t kReplaySlackPerCycle = 256;
+inline size_t ReplayWindowEntries(size_t max_entries_per_cycle) {
+  return 2 * (max_entries_per_cycle + kReplaySlackPerCycle);
+}
+
 struct Options {
   std::vector<std::string> patterns;  // absolute, one {sandbox_id} component each
   std::string state_dir;
   record_validator::Limits limits;
   const config::Config* config = nullptr;  // labels per source; null: defaults
-  size_t max_entries_per_cycle = 4096;     // also the restart de-duplication window (and more)
+  size_t max_entries_per_cycle = 4096;  // the restart's window is two cycles' (ReplayWindowEntries)
   // Create each sandbox's log and mark every log append-only where the file
   // system allows (tail_engine_guard.cc); off: logs are only read.
   bool append_only_logs = true;
@@ -123,10 +138,15 @@ class Engine {
   // source without an inotify watch each time; watched ones every 10th scan
   // and after a queue overflow).
   void Scan();
-  // One cycle: reads what is marked, appends, syncs, checkpoints.
+  // One cycle: reads what is marked and appends while the last cycle's
+  // commit runs, ends that commit, and starts this cycle's (sync, then
+  // checkpoints), which it waits for when nothing is left to read.
   // False only on a fatal output or state error (*err says which).
   bool Pump(std::string* err);
   bool HasWork() const { return !dirty_.empty(); }
+  // A cycle's commit is on the commit thread: the chain head file is its
+  // until it ends (the caller saves no head of its own meanwhile).
+  bool commit_in_flight() const { return committing_.has_value(); }
 
   // SIGHUP: sync, then reopen the output path (a new file starts a new chain).
   bool ReopenOutput(std::string* err);
@@ -307,7 +327,17 @@ class Engine {
   // Entry ids written by this run, newest last (bounded): a file read again
   // (truncated and rewritten with the same bytes) never signs an id twice.
   void RememberWritten(const std::string& entry_id);
+  // The cycle's end: what it appended made durable and its sources
+  // checkpointed. Commit does it all before returning (SIGHUP, SIGUSR1, the
+  // way out); Pump starts it (StartCommit) and ends it (EndCommit) at the
+  // next cycle's end, or at once when nothing is left to read.
   bool Commit(std::string* err);
+  // Snapshots what the commit needs on this thread and hands the waits to
+  // the commit thread (or does them here when it cannot start).
+  bool StartCommit(std::string* err);
+  // Waits for the commit in flight (if any), then does what depends on it
+  // being durable. False: it failed (*err), and nothing past it is trusted.
+  bool EndCommit(std::string* err);
   // Init: the entry ids a restart may read again (recent_ids_).
   bool LoadReplayWindow(std::string* err);
   // Init: a checkpoint at offset 0 for each source with entries in the
@@ -373,12 +403,37 @@ class Engine {
   size_t cycle_appended_ = 0;   // appended this cycle, not yet synced
   size_t cycle_summaries_ = 0;  // of which quota summaries
   std::string fatal_;           // an output error met while reading; Pump returns it
+  // A cycle's commit, from StartCommit to EndCommit. Between the two only
+  // the commit thread touches `sync`, `batch` and `error` (handed over and
+  // back by the worker's lock); the rest is the main thread's.
+  struct Committing {
+    // The commit thread's part: the audit file's fdatasync (when
+    // sync_audit), then the state directory's batch; `error` (and the
+    // failed call's errno) when either failed.
+    bool sync_audit = false;
+    int audit_fd = -1;
+    std::string audit_path;
+    audit_file::AuditFileWriter::SyncPoint sync;
+    state_batch::Batch batch;
+    bool audit_synced = false;
+    std::string error;
+    int error_number = 0;
+    // Done once it is durable: batch.checkpoints[i] is source sources[i]'s.
+    std::vector<uint32_t> sources;
+    std::vector<uint32_t> touched;  // the cycle's sources (release_after_commit)
+    size_t appended = 0, summaries = 0;
+    std::vector<forward_message::EntryFacts> syslog;
+  };
+  std::optional<Committing> committing_;
+  std::string commit_thread_problem_;  // why the commit thread could not start ("" when it did)
   std::optional<line_reader::Reader> reader_;
   std::optional<pipeline::Ingest> ingest_;
   Stats stats_;
   uint64_t rejections_this_second_ = 0;
   int64_t rejection_second_ = 0;
   uint64_t rejections_suppressed_ = 0;
+  // Last: stopped (the commit in flight waited for) before anything it uses.
+  sync_worker::SyncWorker commit_worker_;
 };
 
 }  // namespace tail_engine

@@ -1,8 +1,11 @@
 // The commit path: each line validated and appended to the output (an entry
 // already there from before a crash is skipped); then the output synced, and
-// only then the checkpoints written; syslog last, for what is durable.
+// only then the checkpoints written, on the commit thread while the next
+// cycle reads; syslog last, for what is durable.
 #include "tail/tail_engine.h"
 
+#include <errno.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -17,6 +20,7 @@
 #include "pipeline.h"
 #include "tail/chain_head.h"
 #include "tail/checkpoint_store.h"
+#include "tail/state_batch.h"
 #include "tail/tail_engine_support.h"
 #include "watch_pattern.h"
 
@@ -24,9 +28,6 @@ namespace tail_engine {
 namespace {
 
 constexpr uint64_t kRejectionsPerSecond = 100;
-
-// Up to this many checkpoints a cycle are fsynced one by one; more, by one syncfs.
-constexpr size_t kFsyncEachUpTo = 4;
 
 }  // namespace
 
@@ -98,11 +99,15 @@ void Engine::Reject(Source* s, uint64_t offset, record_validator::Problem proble
 }
 
 bool Engine::LoadReplayWindow(std::string* err) {
-  // The last cycle's entries and some: a cycle can overshoot its budget by
-  // an item or two (one per file it touches after the budget is spent).
+  // The last two cycles' entries and some (ReplayWindowEntries): a crash
+  // while one cycle's commit is in flight leaves that cycle's entries and
+  // the next one's, appended meanwhile, with no checkpoint past them (and,
+  // for the collector's own entries and a source with no checkpoint yet,
+  // nothing but this window to find them by).
   std::vector<std::string> ids;
   uint64_t window_start = 0;
-  if (!out_->RecentEntryIds(options_.max_entries_per_cycle + 256, &ids, err, &window_start)) {
+  if (!out_->RecentEntryIds(ReplayWindowEntries(options_.max_entries_per_cycle), &ids, err,
+                            &window_start)) {
     return false;
   }
   recent_ids_.insert(ids.begin(), ids.end());
@@ -198,145 +203,190 @@ bool Engine::RecordUnrecordedSources(const std::map<std::string, file_id::FileId
   // Offset 0 of that file, as a source with no checkpoint is read anyway (a
   // log rotated since is found beside it, as for any checkpoint), and the
   // window's start as the output size: every entry of it lies past that.
-  checkpoint_store::Checkpoint c;
-  checkpoint_store::HashBytes({}, {}, &c.hash_len, &c.sha256_hex);
-  c.has_audit = true;
-  c.audit_file = out_->durable_head().file;
-  c.audit_size = window_start;
-  // Staged, made durable by one syncfs, then renamed into place (as Commit).
+  state_batch::Batch batch;
   for (const auto& [sandbox_id, file] : unrecorded) {
-    c.file = file;
-    if (!checkpoint_store::Stage(state_fd_.get(), sandbox_id, c, false, err)) {
-      *err = "checkpoint in " + options_.state_dir + ": " + *err;
-      return false;
-    }
+    state_batch::Checkpoint c;
+    c.key = sandbox_id;
+    c.value.file = file;
+    checkpoint_store::HashBytes({}, {}, &c.value.hash_len, &c.value.sha256_hex);
+    c.value.has_audit = true;
+    c.value.audit_file = out_->durable_head().file;
+    c.value.audit_size = window_start;
+    batch.checkpoints.push_back(std::move(c));
   }
-  if (!checkpoint_store::SyncFilesystem(state_fd_.get(), err)) return false;
-  for (const auto& entry : unrecorded) {
-    if (!checkpoint_store::Publish(state_fd_.get(), entry.first, err)) {
-      *err = "checkpoint in " + options_.state_dir + ": " + *err;
-      return false;
-    }
-  }
-  if (!checkpoint_store::SyncDirectory(state_fd_.get(), err)) return false;
+  if (!state_batch::Write(state_fd_.get(), options_.state_dir, &batch, err)) return false;
   Note("restart: " + std::to_string(unrecorded.size()) +
        " source(s) with entries in the output and no checkpoint (killed before their first "
        "landed) get one at offset 0");
   return true;
 }
 
-bool Engine::Commit(std::string* err) {
+bool Engine::Commit(std::string* err) { return StartCommit(err) && EndCommit(err); }
+
+bool Engine::StartCommit(std::string* err) {
   if (!fatal_.empty()) {
     *err = fatal_;
     return false;
   }
-  // 1. The entries are durable before any checkpoint that covers them.
-  const bool head_moved = cycle_appended_ > 0;
-  if (head_moved && !out_->Sync(err)) return false;
-  stats_.entries_written += cycle_appended_;  // what the file holds: not what failed to land
-  stats_.summaries_written += cycle_summaries_;
-  cycle_appended_ = 0;
-  cycle_summaries_ = 0;
-  const chain_head::ChainHead& head = out_->durable_head();
+  // One commit at a time, in order: the last cycle's ends (durable, its
+  // checkpoints in place) before this one's starts, so each cycle's
+  // checkpoints see the sources as the one before left them.
+  if (!EndCommit(err)) return false;
+  Committing c;
+  // 1. The entries are durable before any checkpoint that covers them: the
+  //    sync starts after this flush, on the commit thread, and covers it.
+  c.sync_audit = cycle_appended_ > 0;
+  if (c.sync_audit) {
+    if (!out_->BeginSync(&c.sync, err)) return false;
+    c.audit_fd = out_->fd();
+    c.audit_path = out_->path();
+  }
+  const chain_head::ChainHead& head = c.sync_audit ? c.sync.head : out_->durable_head();
   // 2. The chain head, which follows every durable append, and checkpoints
-  //    for every source that moved: staged, made durable (one fsync each
-  //    for a few, one syncfs for many), then renamed into place, the head
-  //    first, and one fsync of the directory for all of them (three syncs a
-  //    cycle, not five: the head had a fsync and a directory fsync of its own).
+  //    for every source that moved, written as one batch (state_batch.h:
+  //    staged, made durable, renamed into place, the head first, one fsync
+  //    of the directory), after the sync and on the same thread.
   //
-  //    Until the directory's fsync returns a crash may keep any of the
-  //    renames at its previous version; each version names only durable
-  //    entries. A checkpoint that lands without the head it was written with
-  //    names an output size past the head's: LoadReplayWindow then takes
-  //    every entry of that file as possibly past it (never fewer than are).
-  //    A head that lands without the checkpoints is the state after a crash
+  //    A checkpoint that lands without the head it was written with names
+  //    an output size past the head's: LoadReplayWindow then takes every
+  //    entry of that file as possibly past it (never fewer than are). A
+  //    head that lands without the checkpoints is the state after a crash
   //    between the sync and the checkpoints, which the replay window covers.
-  std::vector<std::pair<uint32_t, checkpoint_store::Checkpoint>> moved;
+  c.batch.write_head = c.sync_audit;
+  c.batch.head = head;
   for (uint32_t index : touched_) {
     Source& s = sources_[index];
     if (!s.current.fd.ok()) continue;
     if (s.AtCheckpoint()) continue;
-    checkpoint_store::Checkpoint c;
-    c.file = s.current.id;
-    c.position = s.current.pos;
-    c.held = s.quota.held();
-    c.has_audit = true;
-    c.audit_file = head.file;
-    c.audit_size = head.size;  // after this cycle's sync
+    checkpoint_store::Checkpoint cp;
+    cp.file = s.current.id;
+    cp.position = s.current.pos;
+    cp.held = s.quota.held();
+    cp.has_audit = true;
+    cp.audit_file = head.file;
+    cp.audit_size = head.size;  // after this cycle's sync
     if (!replaying_from_.empty()) {
       // Still reading again what an earlier run wrote: the rest of it lies
       // before the output's size, so the checkpoint keeps naming where it
       // starts, or a restart after the next kill would not look there (its
-      // replay window holds only the last cycle) and sign it twice.
+      // replay window holds only the last two cycles) and sign it twice.
       const auto replaying = replaying_from_.find(s.sandbox_id);
       if (replaying != replaying_from_.end()) {
-        c.audit_size = std::min(c.audit_size, replaying->second);
+        cp.audit_size = std::min(cp.audit_size, replaying->second);
       }
     }
     for (const LetGoLog& gone : s.let_go) {
-      if (gone.id != file_id::FileId() && gone.id != c.file) {
-        c.gone.push_back({gone.id, gone.pos.offset});
+      if (gone.id != file_id::FileId() && gone.id != cp.file) {
+        cp.gone.push_back({gone.id, gone.pos.offset});
       }
     }
     std::string herr;
-    if (s.current.hashed_at == c.position.offset && s.current.hashed_file == c.file) {
+    if (s.current.hashed_at == cp.position.offset && s.current.hashed_file == cp.file) {
       // The bytes as they were read: a rewrite since (during the sync) is
       // seen at the next look, not vouched for here.
-      c.hash_len = s.current.hash_len;
-      c.sha256_hex = s.current.sha256_hex;
-    } else if (!checkpoint_store::HashBefore(
-                   s.current.fd.get(), c.position.offset, &c.hash_len, &c.sha256_hex, &herr,
-                   checkpoint_store::HashWindowAt(c.position.offset, s.current.append_only_held))) {
+      cp.hash_len = s.current.hash_len;
+      cp.sha256_hex = s.current.sha256_hex;
+    } else if (!checkpoint_store::HashBefore(s.current.fd.get(), cp.position.offset, &cp.hash_len,
+                                             &cp.sha256_hex, &herr,
+                                             checkpoint_store::HashWindowAt(
+                                                 cp.position.offset, s.current.append_only_held))) {
       MarkDirty(index);  // changed under us (truncated since the read): look again
       continue;
     }
-    moved.emplace_back(index, c);
+    c.batch.checkpoints.push_back({s.sandbox_id, std::move(cp), s.checkpoint_sizes});
+    c.sources.push_back(index);
   }
-  const bool batch = moved.size() > kFsyncEachUpTo;
-  if (head_moved && !chain_head::Stage(state_fd_.get(), head, !batch, err)) {
-    *err = "chain head in " + options_.state_dir + ": " + *err;
-    return false;
-  }
-  for (const auto& m : moved) {
-    Source& s = sources_[m.first];
-    if (!checkpoint_store::Stage(state_fd_.get(), s.sandbox_id, m.second, !batch, err,
-                                 &s.checkpoint_sizes)) {
-      *err = "checkpoint in " + options_.state_dir + ": " + *err;
-      return false;
+  // What the next cycle touches is its own: a source read again meanwhile
+  // is a candidate of the next commit as well.
+  for (uint32_t index : touched_) sources_[index].touched = false;
+  c.touched.swap(touched_);
+  c.appended = cycle_appended_;
+  c.summaries = cycle_summaries_;
+  c.syslog.swap(cycle_syslog_);
+  cycle_appended_ = 0;
+  cycle_summaries_ = 0;
+  cycle_entries_ = 0;
+  ReportRejectionsNotShown(false);  // a second with no rejection after it still says so
+  committing_.emplace(std::move(c));
+  if (!committing_->sync_audit && committing_->batch.empty()) return true;  // nothing to wait for
+  // The commit thread's whole job; it touches nothing but *job, the two
+  // files' descriptors and the state directory.
+  Committing* job = &*committing_;
+  const int state_fd = state_fd_.get();
+  const std::string state_dir = options_.state_dir;
+  auto waits = [job, state_fd, state_dir] {
+    if (job->sync_audit &&
+        !audit_file::AuditFileWriter::SyncFd(job->audit_fd, job->audit_path, &job->error)) {
+      return 1;
     }
+    job->audit_synced = true;
+    return state_batch::Write(state_fd, state_dir, &job->batch, &job->error, &job->error_number)
+               ? 0
+               : 1;
+  };
+  std::string why;
+  if (!commit_worker_.Run(waits, &why)) {
+    // No thread (out of memory or tasks): the waits in line, as before the
+    // thread existed; said once.
+    if (commit_thread_problem_.empty()) Warn(why + "; committing in line");
+    commit_thread_problem_ = why;
+    waits();
   }
-  if (batch && !checkpoint_store::SyncFilesystem(state_fd_.get(), err)) {
+  return true;
+}
+
+bool Engine::EndCommit(std::string* err) {
+  if (!committing_) return true;
+  int result = 0;
+  if (commit_worker_.in_flight() && commit_worker_.Collect(true, &result) && result != 0 &&
+      committing_->error.empty()) {
+    committing_->error = std::string("the commit's end: ") + strerror(result);
+  }
+  Committing c = std::move(*committing_);
+  committing_.reset();
+  if (!c.error.empty() && c.audit_synced &&
+      (c.error_number == EMFILE || c.error_number == ENFILE)) {
+    // Out of descriptors on the commit thread: the reading meanwhile took
+    // the last ones (a log of each sandbox open, at the limit). Staging
+    // failed, so nothing of the batch is in place; it is written again
+    // here, idle logs closed first, as the commit did before it had a
+    // thread. Failing again is fatal, as it was then.
+    ReleaseIdleFiles(nullptr, 64);
+    c.error.clear();
+    (void)state_batch::Write(state_fd_.get(), options_.state_dir, &c.batch, &c.error);
+  }
+  // A failed sync, write or rename is fatal: nothing past it is trusted,
+  // and the caller exits (the next start reads again from the checkpoints).
+  if (!c.error.empty()) {
+    *err = c.error;
     return false;
   }
-  if (head_moved && !chain_head::Publish(state_fd_.get(), err)) {
-    *err = "chain head in " + options_.state_dir + ": " + *err;
-    return false;
-  }
-  for (const auto& m : moved) {
-    Source& s = sources_[m.first];
-    if (!checkpoint_store::Publish(state_fd_.get(), s.sandbox_id, err, &s.checkpoint_sizes)) {
-      *err = "checkpoint in " + options_.state_dir + ": " + *err;
-      return false;
-    }
+  if (c.sync_audit) out_->EndSync(c.sync);
+  stats_.entries_written += c.appended;  // what the file holds: not what failed to land
+  stats_.summaries_written += c.summaries;
+  for (size_t i = 0; i < c.sources.size(); ++i) {
+    Source& s = sources_[c.sources[i]];
+    state_batch::Checkpoint& written = c.batch.checkpoints[i];
+    // The slot given to another sandbox meanwhile (RetireIfGone): its
+    // checkpoint is loaded from the file when it is found again.
+    if (s.retired || s.sandbox_id != written.key) continue;
+    s.checkpoint_sizes = written.sizes;
     s.have_committed = true;
-    s.committed = m.second;
+    s.committed = std::move(written.value);
   }
-  if ((head_moved || !moved.empty()) && !checkpoint_store::SyncDirectory(state_fd_.get(), err)) {
-    return false;
-  }
-  if (!moved.empty()) stats_.last_checkpoint_unix = static_cast<int64_t>(time(nullptr));
-  for (uint32_t index : touched_) {
+  if (!c.sources.empty()) stats_.last_checkpoint_unix = static_cast<int64_t>(time(nullptr));
+  for (uint32_t index : c.touched) {
     Source& s = sources_[index];
+    // Read again since: what it read then is not checkpointed yet.
+    if (s.touched) continue;
     if (s.release_after_commit) s.current.fd.Reset();
     s.release_after_commit = false;
-    s.touched = false;
   }
-  touched_.clear();
   // 3. Syslog, best effort, only for what is durable.
   if (syslog_ != nullptr) {
     // RFC 5424 with the forwarded messages' structured data (no seq).
     std::string sd;
-    for (const forward_message::EntryFacts& e : cycle_syslog_) {
+    for (const forward_message::EntryFacts& e : c.syslog) {
       sd.clear();
       forward_message::AppendStructuredData(e, 0, &sd);
       syslog_->Send(e.event_type, sd,
@@ -346,9 +396,6 @@ bool Engine::Commit(std::string* err) {
     std::string line;
     if (syslog_->TakeReport(&line, time(nullptr))) Warn(line);
   }
-  cycle_syslog_.clear();
-  cycle_entries_ = 0;
-  ReportRejectionsNotShown(false);  // a second with no rejection after it still says so
   return true;
 }
 

@@ -219,3 +219,87 @@ TEST_CASE("tail_engine: the ids this run wrote are remembered up to the bound, o
   CHECK(e.stats().entries_written == 16484);
   CHECK(CountLines(f.out) == 16484);
 }
+
+TEST_CASE(
+    "tail_engine: a cycle's commit runs while the next cycle reads, and ends before its own") {
+  Fixture f;
+  std::string a;
+  for (int n = 1; n <= 300; ++n) a += Record(n);
+  f.d.Write("sb/a/denied.log", a);
+  audit_file::AuditFileWriter w;
+  tail_engine::Engine e;
+  std::string err;
+  REQUIRE_MESSAGE(w.Open(f.out, kKey, &err), err);
+  tail_engine::Options o;
+  o.patterns = {f.pattern};
+  o.state_dir = f.state;
+  o.append_only_logs = false;
+  o.max_entries_per_cycle = 100;  // one source: several cycles
+  REQUIRE_MESSAGE(e.Init(o, &w, nullptr, &err), err);
+  e.Scan();
+  REQUIRE_MESSAGE(e.Pump(&err), err);
+  // More to read: the first cycle's commit is left in flight, and nothing
+  // that depends on it being durable has happened yet.
+  REQUIRE(e.HasWork());
+  CHECK(e.commit_in_flight());
+  CHECK(e.stats().entries_written == 0);
+  CHECK(w.durable_head().entries == 0);
+  const size_t first = CountLines(f.out);  // flushed as its commit started
+  CHECK(first > 0);
+  CHECK(first <= 100);
+  REQUIRE_MESSAGE(e.Pump(&err), err);
+  // The second cycle read while it ran, then ended it before starting its own.
+  CHECK(e.commit_in_flight());
+  CHECK(e.stats().entries_written == first);
+  CHECK(w.durable_head().entries == first);
+  CHECK(CountLines(f.out) > first);
+  for (int i = 0; i < 10 && e.HasWork(); ++i) REQUIRE_MESSAGE(e.Pump(&err), err);
+  // Nothing left to read: the last commit was waited for.
+  CHECK_FALSE(e.commit_in_flight());
+  CHECK(e.stats().entries_written == 300);
+  CHECK(w.durable_head().entries == 300);
+  CHECK(CountLines(f.out) == 300);
+}
+
+TEST_CASE(
+    "tail_engine: a restart's window reaches back two cycles for sources with no checkpoint") {
+  // A crash while one cycle's commit is in flight and the next has appended
+  // leaves both cycles' entries with no checkpoint past them: here, the
+  // sources' first run with every checkpoint and the head removed, 600
+  // entries, more than one cycle's window (100 + 256) and within two.
+  Fixture f;
+  std::string a, b;
+  for (int n = 1; n <= 10; ++n) a += Record(n);
+  for (int n = 1; n <= 590; ++n) b += Record(1000 + n);
+  auto run = [&](tail_engine::Stats* stats) {
+    audit_file::AuditFileWriter w;
+    tail_engine::Engine e;
+    std::string err;
+    REQUIRE_MESSAGE(w.Open(f.out, kKey, &err), err);
+    tail_engine::Options o;
+    o.patterns = {f.pattern};
+    o.state_dir = f.state;
+    o.append_only_logs = false;
+    o.max_entries_per_cycle = 100;
+    REQUIRE_MESSAGE(e.Init(o, &w, nullptr, &err), err);
+    e.Scan();
+    for (int i = 0; i < 100 && e.HasWork(); ++i) REQUIRE_MESSAGE(e.Pump(&err), err);
+    *stats = e.stats();
+  };
+  f.d.Write("sb/a/denied.log", a);
+  tail_engine::Stats first;
+  run(&first);  // a's 10, the oldest entries
+  f.d.Write("sb/b/denied.log", b);
+  run(&first);
+  REQUIRE(first.entries_written == 590);
+  REQUIRE(CountLines(f.out) == 600);
+  for (const char* name : {"a.checkpoint", "b.checkpoint", "chain.head"}) {
+    REQUIRE(unlinkat(f.d.fd(), ("state/" + std::string(name)).c_str(), 0) == 0);
+  }
+  REQUIRE(tail_engine::ReplayWindowEntries(100) >= 600);
+  tail_engine::Stats again;
+  run(&again);
+  CHECK(again.entries_written == 0);
+  CHECK(again.entries_already_present == 600);
+  CHECK(CountLines(f.out) == 600);
+}
