@@ -76,13 +76,7 @@ int Allow(int argc, char** argv) {
   if (s.pinned_present) {
     for (std::string_view name : names) {
       image_root::Located entry;
-      if (!image_session::Lookup(s, -1, name, &entry, &err)) {
-        err.Add("; nothing was changed");
-        image_session::Error(kSub, err);
-        return 1;
-      }
-      if (entry.exists && S_ISDIR(entry.st.st_mode)) {
-        err.Add(entry.path.view(), " is a directory, not a command; nothing was changed");
+      if (!image_session::LookupCommand(s, -1, name, &entry, &err)) {
         image_session::Error(kSub, err);
         return 1;
       }

@@ -183,13 +183,7 @@ int Install(int argc, char** argv) {
     for (std::size_t i = 0; i < s.dirs.dirs.size(); ++i) {
       if (!s.dirs.Unique(i)) continue;
       image_root::Located entry;
-      if (!image_session::Lookup(s, static_cast<int>(i), names[n], &entry, &err)) {
-        err.Add("; nothing was changed");
-        image_session::Error(kSub, err);
-        return 1;
-      }
-      if (entry.exists && S_ISDIR(entry.st.st_mode)) {
-        err.Add(entry.path.view(), " is a directory, not a command; nothing was changed");
+      if (!image_session::LookupCommand(s, static_cast<int>(i), names[n], &entry, &err)) {
         image_session::Error(kSub, err);
         return 1;
       }

@@ -83,6 +83,19 @@ bool Lookup(const Session& s, int i, std::string_view name, image_root::Located*
   return r == image_root::WalkResult::kOk;
 }
 
+bool LookupCommand(const Session& s, int i, std::string_view name, image_root::Located* out,
+                   image_text::Text* err) {
+  if (!Lookup(s, i, name, out, err)) {
+    err->Add("; nothing was changed");
+    return false;
+  }
+  if (out->exists && S_ISDIR(out->st.st_mode)) {
+    err->Add(out->path.view(), " is a directory, not a command; nothing was changed");
+    return false;
+  }
+  return true;
+}
+
 const char* AllowedFiles::Find(dev_t dev, ino_t ino) const {
   for (std::size_t i = 0; i < count; ++i) {
     if (files[i].dev == dev && files[i].ino == ino) return files[i].name;

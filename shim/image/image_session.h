@@ -39,6 +39,11 @@ bool Join(std::string_view dir, std::string_view name, image_root::PathBuf* out)
 bool Lookup(const Session& s, int i, std::string_view name, image_root::Located* out,
             image_text::Text* err);
 
+// Lookup for a command about to be changed: a directory at the name is
+// refused as well. Either failure's message ends "; nothing was changed".
+bool LookupCommand(const Session& s, int i, std::string_view name, image_root::Located* out,
+                   image_text::Text* err);
+
 // The files the allowed commands run: each pinned entry that is not the shim,
 // followed inside the root to a regular file. Linking the shim over one or
 // stripping it would break an allowed command (busybox applets are links to
