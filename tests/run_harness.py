@@ -313,6 +313,13 @@ class RunHarness:
         self.stop()
         self.assert_exact()
 
+    def assert_each_read_once(self, entries, total):
+        """Exactly once: `total` log lines, each in the audit file one time
+        (a line is its sandbox and offset)."""
+        keys = [(e["sandbox_id"], e["data"]["source"]["offset"]) for e in entries]
+        self.t.assertEqual(len(set(keys)), total, "lines lost")
+        self.t.assertEqual(len(keys), total, "entries signed twice")
+
     def assert_chain(self, entries=None):
         """`agt-collector verify` and the upstream re-implementation both accept
         the audit file. `entries`: the file already decoded by the caller. The

@@ -86,9 +86,7 @@ class RunCrashTest(unittest.TestCase):
         h.wait_caught_up()
         h.stop()
         entries = h.entries()
-        keys = [(e["sandbox_id"], e["data"]["source"]["offset"]) for e in entries]
-        self.assertEqual(len(keys), total)
-        self.assertEqual(len(set(keys)), total)
+        h.assert_each_read_once(entries, total)
         h.assert_chain(entries)
 
     def test_a_checkpoint_left_behind_further_back_than_one_cycle_replays_nothing(self):
@@ -208,9 +206,7 @@ class RunCrashTest(unittest.TestCase):
         h.wait_caught_up()
         h.stop()
         entries = h.entries()
-        keys = [(e["sandbox_id"], e["data"]["source"]["offset"]) for e in entries]
-        self.assertEqual(len(set(keys)), total)
-        self.assertEqual(len(keys), total, "entries signed twice")
+        h.assert_each_read_once(entries, total)
         # Every source had entries in the output and no checkpoint: each
         # one's were in the window.
         self.assertIn("%d source(s) with entries in the output and no checkpoint" % len(sandboxes),
@@ -260,9 +256,7 @@ class RunCrashTest(unittest.TestCase):
         h.wait_caught_up()
         h.stop()
         entries = h.entries()
-        keys = [(e["sandbox_id"], e["data"]["source"]["offset"]) for e in entries]
-        self.assertEqual(len(set(keys)), count + PAST_THE_WINDOW)
-        self.assertEqual(len(keys), count + PAST_THE_WINDOW, "entries signed twice")
+        h.assert_each_read_once(entries, count + PAST_THE_WINDOW)
         if replayed is not None:
             self.assertIn("%d already present (replayed)" % replayed, h.stderr())
         h.assert_chain(entries)

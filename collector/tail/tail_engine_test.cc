@@ -43,21 +43,24 @@ struct Fixture {
     state = d.Join("state");
     pattern = d.Join("sb/{sandbox_id}/denied.log");
   }
-  // The output opened and the engine started on it (kept by the caller).
-  void Start(audit_file::AuditFileWriter* w, tail_engine::Engine* e) const {
+  // The output opened and the engine started on it (kept by the caller);
+  // `max_entries_per_cycle` 0 keeps the default.
+  void Start(audit_file::AuditFileWriter* w, tail_engine::Engine* e,
+             size_t max_entries_per_cycle = 0) const {
     std::string err;
     REQUIRE_MESSAGE(w->Open(out, kKey, &err), err);
     tail_engine::Options o;
     o.patterns = {pattern};
     o.state_dir = state;
     o.append_only_logs = false;  // these tests rename and truncate logs (tail_engine_guard_test.cc)
+    if (max_entries_per_cycle > 0) o.max_entries_per_cycle = max_entries_per_cycle;
     REQUIRE_MESSAGE(e->Init(o, w, nullptr, &err), err);
   }
   // One collector lifetime: Init, scan, pump until idle.
-  tail_engine::Stats RunOnce() {
+  tail_engine::Stats RunOnce(size_t max_entries_per_cycle = 0) {
     audit_file::AuditFileWriter w;
     tail_engine::Engine e;
-    Start(&w, &e);
+    Start(&w, &e, max_entries_per_cycle);
     std::string err;
     e.Scan();
     for (int i = 0; i < 100 && e.HasWork(); ++i) REQUIRE_MESSAGE(e.Pump(&err), err);
@@ -228,14 +231,8 @@ TEST_CASE(
   f.d.Write("sb/a/denied.log", a);
   audit_file::AuditFileWriter w;
   tail_engine::Engine e;
+  f.Start(&w, &e, 100);  // one source: several cycles
   std::string err;
-  REQUIRE_MESSAGE(w.Open(f.out, kKey, &err), err);
-  tail_engine::Options o;
-  o.patterns = {f.pattern};
-  o.state_dir = f.state;
-  o.append_only_logs = false;
-  o.max_entries_per_cycle = 100;  // one source: several cycles
-  REQUIRE_MESSAGE(e.Init(o, &w, nullptr, &err), err);
   e.Scan();
   REQUIRE_MESSAGE(e.Pump(&err), err);
   // More to read: the first cycle's commit is left in flight, and nothing
@@ -271,34 +268,17 @@ TEST_CASE(
   std::string a, b;
   for (int n = 1; n <= 10; ++n) a += Record(n);
   for (int n = 1; n <= 590; ++n) b += Record(1000 + n);
-  auto run = [&](tail_engine::Stats* stats) {
-    audit_file::AuditFileWriter w;
-    tail_engine::Engine e;
-    std::string err;
-    REQUIRE_MESSAGE(w.Open(f.out, kKey, &err), err);
-    tail_engine::Options o;
-    o.patterns = {f.pattern};
-    o.state_dir = f.state;
-    o.append_only_logs = false;
-    o.max_entries_per_cycle = 100;
-    REQUIRE_MESSAGE(e.Init(o, &w, nullptr, &err), err);
-    e.Scan();
-    for (int i = 0; i < 100 && e.HasWork(); ++i) REQUIRE_MESSAGE(e.Pump(&err), err);
-    *stats = e.stats();
-  };
   f.d.Write("sb/a/denied.log", a);
-  tail_engine::Stats first;
-  run(&first);  // a's 10, the oldest entries
+  f.RunOnce(100);  // a's 10, the oldest entries
   f.d.Write("sb/b/denied.log", b);
-  run(&first);
+  const tail_engine::Stats first = f.RunOnce(100);
   REQUIRE(first.entries_written == 590);
   REQUIRE(CountLines(f.out) == 600);
   for (const char* name : {"a.checkpoint", "b.checkpoint", "chain.head"}) {
     REQUIRE(unlinkat(f.d.fd(), ("state/" + std::string(name)).c_str(), 0) == 0);
   }
   REQUIRE(tail_engine::ReplayWindowEntries(100) >= 600);
-  tail_engine::Stats again;
-  run(&again);
+  const tail_engine::Stats again = f.RunOnce(100);
   CHECK(again.entries_written == 0);
   CHECK(again.entries_already_present == 600);
   CHECK(CountLines(f.out) == 600);
