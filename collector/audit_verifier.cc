@@ -74,6 +74,15 @@ constexpr const char* kLabels[] = {"compute_driver", "environment", "sandbox_id"
 constexpr int kLabelSlots[] = {SlotOf(kLabels[0]), SlotOf(kLabels[1]), SlotOf(kLabels[2])};
 static_assert(sizeof kLabels / sizeof kLabels[0] == 3, "LineChecker::label_ has a slot per label");
 
+// Field names are short: a loop beats a call to memcmp.
+bool SameBytes(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+
 int LabelSlotOf(std::string_view name) {
   for (int i = 0; i < 3; ++i) {
     if (name == kLabels[i]) return i;
@@ -153,7 +162,7 @@ class LineChecker::Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8
       const std::string_view key(str, length);
       if (!form_) c_->data_.Key(key);
       if (depth_ == 2) {
-        labels_next_ = key == "labels" && c_->labels_.type == Seen::kAbsent;
+        labels_next_ = SameBytes(key, "labels") && c_->labels_.type == Seen::kAbsent;
       } else if (depth_ == 3 && in_labels_) {
         label_slot_ = LabelSlotOf(key);
       }
@@ -163,7 +172,9 @@ class LineChecker::Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8
       if (form_) {
         // Canonical: the 19 fields, each once, in key order.
         const size_t i = c_->members_;
-        if (i == kFieldCount || std::string_view(str, length) != kKeyOrder[i]) return false;
+        if (i == kFieldCount || !SameBytes(std::string_view(str, length), kKeyOrder[i])) {
+          return false;
+        }
         slot_ = kKeyOrderSlots.slot[i];
         c_->member_begin_[i] = static_cast<uint32_t>(form_->offset());
         c_->member_slot_[i] = static_cast<int8_t>(slot_);
@@ -265,7 +276,10 @@ bool LineChecker::Check(std::string_view line, const std::string* expected_previ
   // RapidJSON's parse takes a NUL byte for the end of the text, so
   // "{...}\0junk" would pass; Python's json.loads (upstream's verifier)
   // rejects it. A raw NUL is never valid JSON anywhere in a line.
-  if (line.find('\0') != std::string_view::npos) {
+  // Printable ASCII (as every canonical line is) holds no NUL: the line is
+  // searched for one only when it is not.
+  const bool printable = take_canonical_ && canonical_json::IsPrintableAscii(line);
+  if (!printable && line.find('\0') != std::string_view::npos) {
     *reason = "not a JSON object (a NUL byte in the line)";
     return false;
   }
@@ -277,7 +291,7 @@ bool LineChecker::Check(std::string_view line, const std::string* expected_previ
   // escape writes whole characters). So the line itself is checked only
   // when it fails, or when an outer label that no signed copy vouches for
   // decodes to other than UTF-8 (an escaped lone surrogate can, in UTF-8 bytes).
-  const bool good = CheckParsed(line, expected_previous_hash, hasher, facts, reason);
+  const bool good = CheckParsed(line, printable, expected_previous_hash, hasher, facts, reason);
   if ((!good || !OuterLabelsUtf8()) &&
       canonical_json::FirstInvalidUtf8(line) != std::string_view::npos) {
     *reason = "not a JSON object";
@@ -318,7 +332,7 @@ bool LineChecker::Parse(std::string_view line, bool canonical) {
   if (canonical) {
     // The recursive parse, faster than the iterative one: FormCheck stops
     // it past kMaxFormDepth levels, so its stack stays small.
-    if (!form_.Reset(line, copy_.data())) return false;  // not even ASCII
+    form_.ResetPrintable(line, copy_.data());  // Check() found it printable ASCII
     Handler handler(this, &form_);
     constexpr unsigned kFlags = rapidjson::kParseInsituFlag | rapidjson::kParseStopWhenDoneFlag;
     return !reader.Parse<kFlags>(stream, handler).IsError() && root_object_ &&
@@ -331,9 +345,12 @@ bool LineChecker::Parse(std::string_view line, bool canonical) {
   return !reader.Parse<kFlags>(stream, handler).IsError() && root_object_;
 }
 
-bool LineChecker::CheckParsed(std::string_view line, const std::string* expected_previous_hash,
+bool LineChecker::CheckParsed(std::string_view line, bool printable,
+                              const std::string* expected_previous_hash,
                               chain_signer::Hasher* hasher, LineFacts* facts, std::string* reason) {
-  canonical_ = take_canonical_ && Parse(line, true);
+  // A line with a byte canonical text never holds is not worth parsing for
+  // the check.
+  canonical_ = printable && Parse(line, true);
   if (!canonical_ && !Parse(line, false)) {
     *reason = "not a JSON object";
     return false;

@@ -80,8 +80,9 @@ class LineChecker {
   // else the general way, with data_ canonicalising "data". False when the
   // parse failed or the line is not an object.
   bool Parse(std::string_view line, bool canonical);
-  // Check() but for the line's encoding.
-  bool CheckParsed(std::string_view line, const std::string* expected_previous_hash,
+  // Check() but for the line's encoding; `printable`: the line is printable
+  // ASCII (then it may be canonical).
+  bool CheckParsed(std::string_view line, bool printable, const std::string* expected_previous_hash,
                    chain_signer::Hasher* hasher, LineFacts* facts, std::string* reason);
   // content_hash's text into computed_: from the line's own bytes when it
   // is canonical, else from the fields and data_'s text.

@@ -36,18 +36,52 @@ class FormCheck {
   // decodes in place (a decoded string lies at its offset in `text` + 1).
   // False when the text holds a byte canonical text never does (anything
   // but printable ASCII): then it is not worth parsing for the check.
-  bool Reset(std::string_view text, const char* insitu);
+  bool Reset(std::string_view text, const char* insitu) {
+    if (!IsPrintableAscii(text)) return false;
+    ResetPrintable(text, insitu);
+    return true;
+  }
+  // Reset for a text the caller has found printable ASCII already.
+  void ResetPrintable(std::string_view text, const char* insitu) {
+    text_ = text;
+    insitu_ = insitu;
+    pos_ = 0;
+    depth_ = 0;
+    done_ = false;
+  }
 
   bool Null() { return Literal("null"); }
   bool Bool(bool b) { return Literal(b ? "true" : "false"); }
   bool Int64(int64_t i);
-  bool Uint64(uint64_t u);
+  bool Uint64(uint64_t) {
+    // RapidJSON reports a number here only when its token is digits alone (a
+    // sign makes it Int64, a fraction or an exponent Double): its canonical
+    // text is then the token itself, unless it has a leading zero. So the
+    // token is the run of digits where the next one must start, not written
+    // again to be compared.
+    if (!BeforeValue()) return false;
+    const char* const p = text_.data() + pos_;
+    const size_t left = text_.size() - pos_;
+    size_t digits = 0;
+    while (digits < left && p[digits] >= '0' && p[digits] <= '9') ++digits;
+    if (digits == 0 || (p[0] == '0' && digits > 1)) return false;
+    pos_ += digits;
+    return AfterValue();
+  }
   bool Double() { return false; }  // never canonical: the general path refuses it
   // A string or key of `length` decoded bytes at `str`.
   bool String(const char* str, size_t length) {
     return BeforeValue() && StringToken(str, length) && AfterValue();
   }
-  bool Key(const char* str, size_t length);
+  bool Key(const char* str, size_t length) {
+    if (depth_ == 0) return false;
+    Level& level = levels_[depth_ - 1];
+    const std::string_view key(str, length);
+    // Sorted by code point (UTF-8 byte order), each key once.
+    if (level.items++ > 0 && !(KeyLess(level.last_key, key) && Expect(", "))) return false;
+    level.last_key = key;
+    return StringToken(str, length) && Expect(": ");
+  }
   bool StartObject() { return Open(true); }
   bool EndObject() { return Close('}'); }
   bool StartArray() { return Open(false); }
@@ -86,7 +120,34 @@ class FormCheck {
     return true;
   }
   bool Literal(std::string_view text) { return BeforeValue() && Expect(text) && AfterValue(); }
-  bool StringToken(const char* str, size_t length);
+  // Every string and key: inline for the usual token, one without escapes.
+  bool StringToken(const char* str, size_t length) {
+    // In situ, the decoded string starts where its text does, after the quote.
+    if (str != insitu_ + pos_ + 1) return false;
+    // No escape: then the text is the string itself, printable ASCII (Reset)
+    // with no '"' or '\\' (those need one), which is its canonical form. The
+    // text has none when the byte `length` bytes in is the closing quote: were
+    // there one, the text would be longer than the string, and a quote inside
+    // it follows a backslash.
+    const char* const raw = text_.data() + pos_ + 1;
+    if (length < text_.size() - pos_ - 1 && raw[length] == '"' &&
+        (length == 0 || raw[length - 1] != '\\')) {
+      pos_ += length + 2;
+      return true;
+    }
+    return EscapedStringToken(str, length);
+  }
+  // A token with escapes: it must be the one canonical way to write the string.
+  bool EscapedStringToken(const char* str, size_t length);
+  // Byte order (code point order, for UTF-8): keys are short, so a loop
+  // beats a call to memcmp.
+  static bool KeyLess(std::string_view a, std::string_view b) {
+    const size_t n = a.size() < b.size() ? a.size() : b.size();
+    for (size_t i = 0; i < n; ++i) {
+      if (a[i] != b[i]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]);
+    }
+    return a.size() < b.size();
+  }
   bool Open(bool object);
   bool Close(char closer);
 
