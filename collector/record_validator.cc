@@ -95,6 +95,34 @@ int FindKey(std::string_view name) {
   return k;
 }
 
+// Each key's canonical member head, `"name": `, padded to one 16-byte
+// copy: a member's head is written with one fixed-size copy, not a copy
+// of the name sized at run time between its quotes.
+constexpr size_t kHeadBytes = 16;
+struct MemberHeads {
+  char text[kRecordKeyCount][kHeadBytes] = {};
+  uint8_t size[kRecordKeyCount] = {};
+  bool fit = true;
+  constexpr MemberHeads() {
+    for (int k = 0; k < kRecordKeyCount; ++k) {
+      const std::string_view name = kKeys[k].name;
+      if (name.size() + 4 > kHeadBytes) {
+        fit = false;
+        continue;
+      }
+      size_t n = 0;
+      text[k][n++] = '"';
+      for (const char c : name) text[k][n++] = c;
+      text[k][n++] = '"';
+      text[k][n++] = ':';
+      text[k][n++] = ' ';
+      size[k] = static_cast<uint8_t>(n);
+    }
+  }
+};
+constexpr MemberHeads kMemberHeads;
+static_assert(kMemberHeads.fit, "a record key's member head is longer than kHeadBytes");
+
 // A key name from the record, safe to print: printable ASCII kept, other
 // bytes as \xNN, at most 40 bytes shown (marked when cut).
 std::string Printable(std::string_view s) {
@@ -186,13 +214,12 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
       return Fail(Problem::kDuplicateKey, "duplicate key " + Printable(name));
     rec_->present_mask |= 1u << key_;
     // The member's canonical start, `, "key": `; its value follows.
-    if (!HasRoom(name.size() + 6)) return false;
+    if (!HasRoom(2 + kHeadBytes)) return false;
     char* p = base_ + used_;
     if (members_ > 0) p = canonical_json::WriteRaw(", ", p);
     rec_->member_begin[key_] = static_cast<uint32_t>(p - base_);
-    *p++ = '"';
-    p = canonical_json::WriteRaw(name, p);
-    p = canonical_json::WriteRaw("\": ", p);
+    memcpy(p, kMemberHeads.text[key_], kHeadBytes);
+    p += kMemberHeads.size[key_];
     used_ = static_cast<size_t>(p - base_);
     if (key_ < last_key_) sorted_ = false;
     last_key_ = key_;
