@@ -70,8 +70,6 @@ struct PlainTable {
 };
 constexpr PlainTable kPlain;
 
-// Length of the leading run of plain bytes, eight at a time: a word is
-// plain when no byte is < 0x20, >= 0x7f, '"' or '\\'.
 #ifdef __SSE2__
 // Bit k set for each of 16 bytes at `s` that is not plain.
 inline unsigned SpecialMask16(const char* s) {
@@ -86,26 +84,45 @@ inline unsigned SpecialMask16(const char* s) {
 }
 #endif
 
-size_t PlainPrefix(const char* s, size_t n) {
+// Whether any of 8 bytes is not plain (a yes or no: a borrow can mark a
+// byte above the first one that is not).
+inline bool SpecialWord(const char* s) {
   constexpr uint64_t kOnes = 0x0101010101010101ull;
   constexpr uint64_t kHigh = 0x8080808080808080ull;
   const auto has_byte = [](uint64_t w, unsigned char c) {
     const uint64_t x = w ^ (kOnes * c);
     return (x - kOnes) & ~x & kHigh;
   };
+  uint64_t w;
+  memcpy(&w, s, 8);
+  return ((w & kHigh) | ((w - kOnes * 0x20) & ~w & kHigh) | has_byte(w, 0x7f) | has_byte(w, '"') |
+          has_byte(w, '\\')) != 0;
+}
+
+// Length of the leading run of plain bytes, 16 (or 8) at a time. Most
+// strings are short (keys, labels, ids): their last bytes are checked with
+// one load that overlaps bytes already found plain, not one by one.
+size_t PlainPrefix(const char* s, size_t n) {
   size_t i = 0;
 #ifdef __SSE2__
-  for (; i + 16 <= n; i += 16) {
-    const unsigned special = SpecialMask16(s + i);
-    if (special != 0) return i + static_cast<size_t>(__builtin_ctz(special));
+  if (n >= 16) {
+    for (; i + 16 <= n; i += 16) {
+      const unsigned special = SpecialMask16(s + i);
+      if (special != 0) return i + static_cast<size_t>(__builtin_ctz(special));
+    }
+    if (i == n) return n;
+    // The last 16 bytes: those before i are plain, so the first byte
+    // marked is the first one at or after i that is not.
+    const unsigned special = SpecialMask16(s + n - 16);
+    return special != 0 ? n - 16 + static_cast<size_t>(__builtin_ctz(special)) : n;
   }
 #endif
   for (; i + 8 <= n; i += 8) {
-    uint64_t w;
-    memcpy(&w, s + i, 8);
-    const uint64_t special = (w & kHigh) | ((w - kOnes * 0x20) & ~w & kHigh) | has_byte(w, 0x7f) |
-                             has_byte(w, '"') | has_byte(w, '\\');
-    if (special != 0) break;
+    if (SpecialWord(s + i)) break;
+  }
+  if (i + 8 > n && i < n && n >= 8) {
+    // Fewer than 8 bytes left after plain ones: the last 8 at once.
+    if (!SpecialWord(s + n - 8)) return n;
   }
   while (i < n && kPlain.plain[static_cast<unsigned char>(s[i])]) ++i;
   return i;

@@ -60,6 +60,29 @@ TEST_CASE("strings escape like Python's json.dumps(ensure_ascii=True)") {
   CHECK(Str("\xf0\x90\x80\x80") == "\"\\ud800\\udc00\"");
 }
 
+TEST_CASE("strings: a byte to escape is found at every place in every length, by every check") {
+  // The plain run is found 16 and 8 bytes at a time, its end with a load
+  // that overlaps plain bytes: every length up to three wide loads, every
+  // place in it, each kind of byte that ends the run.
+  const std::pair<std::string, std::string> escapes[] = {
+      {"\"", "\\\""},         {"\\", "\\\\"},
+      {"\n", "\\n"},          {std::string(1, '\0'), "\\u0000"},
+      {"\x1f", "\\u001f"},    {"\x7f", "\\u007f"},
+      {"\xc3\xa9", "\\u00e9"}};
+  for (size_t length = 0; length <= 48; ++length) {
+    const std::string plain(length, 'a');
+    CHECK(Str(plain) == "\"" + plain + "\"");
+    for (size_t at = 0; at < length; ++at) {
+      for (const auto& [raw, escaped] : escapes) {
+        const std::string text = plain.substr(0, at) + raw + plain.substr(at + 1);
+        CAPTURE(length);
+        CAPTURE(at);
+        CHECK(Str(text) == "\"" + plain.substr(0, at) + escaped + plain.substr(at + 1) + "\"");
+      }
+    }
+  }
+}
+
 TEST_CASE("strings that are not strict UTF-8 are refused") {
   for (const char* bad :
        {"\xff", "\xc0\x80", "\xc1\xbf", "\xe0\x80\x80", "\xed\xa0\x80", "\xed\xbf\xbf",
