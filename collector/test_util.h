@@ -97,7 +97,8 @@ class TempDir {
   // `parent`: where (e.g. /dev/shm, for a tmpfs one).
   explicit TempDir(const std::string& parent = "/tmp") {
     std::string tmpl = parent + "/agt-collector-test-XXXXXX";
-    path_ = mkdtemp(&tmpl[0]);
+    const char* made = mkdtemp(&tmpl[0]);
+    path_ = made != nullptr ? made : "";  // empty: could not be made
   }
   // Removed in-process: no shell, no quoting, none of a shell's start-up cost.
   ~TempDir() {
