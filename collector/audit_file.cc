@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,6 +22,12 @@ constexpr uint64_t kMaxLastLineBytes = audit_verifier::kMaxEntryLineBytes;
 
 std::string SysError(const char* call, const std::string& path) {
   return logs::ErrnoReason(call, path);
+}
+
+int64_t MonotonicNs() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
 bool PreadAll(int fd, char* buf, size_t n, uint64_t offset, std::string* err,
@@ -277,10 +284,12 @@ bool AuditFileWriter::Flush(std::string* err) {
 
 bool AuditFileWriter::Sync(std::string* err) {
   if (!SyncFinished(true, err) || !Flush(err)) return false;
+  const int64_t start_ns = MonotonicNs();
   if (fd_.ok() && fdatasync(fd_.get()) != 0) {
     *err = SysError("fdatasync", path_);
     return false;
   }
+  last_sync_ns_ = MonotonicNs() - start_ns;
   // Everything is flushed: the signer's last hash is the file's last line's.
   durable_.entries = file_entries_;
   durable_.size = file_size_;
@@ -313,11 +322,21 @@ bool AuditFileWriter::SyncInBackground(std::string* err) {
   if (worker_.in_flight()) return true;  // the next call after SyncFinished
   if (entries_appended_ == durable_appended_) return true;
   if (!Flush(err)) return false;
-  if (!background_problem_.empty() || !fd_.ok()) return Sync(err);
+  if (!background_problem_.empty() || !fd_.ok() || sync_is_quick()) return Sync(err);
   // The thread's fdatasync starts after these writes returned: it covers them.
   requested_ = {durable_.file, file_entries_, file_size_, signer_.previous_hash()};
   const uint64_t requested_appended = entries_appended_;
-  if (!worker_.Request(fd_.get(), &background_problem_)) return Sync(err);
+  const int fd = fd_.get();
+  int64_t* took_ns = &thread_sync_ns_;
+  const bool started = worker_.Run(
+      [fd, took_ns] {
+        const int64_t start_ns = MonotonicNs();
+        const int error = fdatasync(fd) == 0 ? 0 : errno;
+        *took_ns = MonotonicNs() - start_ns;
+        return error;
+      },
+      &background_problem_);
+  if (!started) return Sync(err);
   requested_appended_ = requested_appended;
   return true;
 }
@@ -330,6 +349,7 @@ bool AuditFileWriter::SyncFinished(bool block, std::string* err) {
     *err = SysError("fdatasync", path_);
     return false;
   }
+  last_sync_ns_ = thread_sync_ns_;
   // Forward only: an in-line Sync() may have gone further meanwhile.
   if (requested_appended_ > durable_appended_) {
     durable_ = requested_;

@@ -69,7 +69,17 @@ class AuditFileWriter {
   // covers all of it. durable_head() and durable_appended() move only when a
   // sync has ended. When the thread cannot be started this syncs in line
   // (background_sync_problem() says why).
+  //
+  // A quick disk is synced in line instead: when the last fdatasync (in
+  // line or on the thread) took less than kQuickSyncNs, about what handing
+  // one to the thread costs (waking it, its end read back through the
+  // eventfd: two thread switches), this returns with the entries durable.
+  // A slow one sends the next back to the thread, so a disk that slows down
+  // holds the caller up for one sync at most.
   bool SyncInBackground(std::string* err);
+  static constexpr int64_t kQuickSyncNs = 50'000;
+  // The last fdatasync was quicker than kQuickSyncNs (none yet: false).
+  bool sync_is_quick() const { return last_sync_ns_ >= 0 && last_sync_ns_ < kQuickSyncNs; }
   // Readable when the background sync in flight has ended (-1: never started).
   int sync_done_fd() const { return worker_.done_fd(); }
   bool sync_in_flight() const { return worker_.in_flight(); }
@@ -152,6 +162,9 @@ class AuditFileWriter {
   chain_head::ChainHead requested_;
   uint64_t requested_appended_ = 0, durable_appended_ = 0;
   std::string background_problem_;
+  // How long the last fdatasync took (-1: none yet); the thread's own is
+  // written by its job and read after its end is collected.
+  int64_t last_sync_ns_ = -1, thread_sync_ns_ = -1;
 };
 
 // Reads the last complete line of the file open at `fd` (size `size`) into

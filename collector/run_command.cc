@@ -475,8 +475,9 @@ int Serve(const cli_args::ParsedArgs& args, io_error_exits::Counter* exits) {
                " (mode 0666); the shim is the executable with SHA-256 " + shim_sha256 +
                "; group commit: up to " + std::to_string(listener::kMaxRecordsPerSync) +
                " records of at most " + std::to_string(listener::kMaxMessageBytes) +
-               " bytes per fdatasync, on a sync thread; an ACK waits for at most the sync in "
-               "flight and its own");
+               " bytes per fdatasync, on a sync thread (in line when the last took under " +
+               std::to_string(audit_file::AuditFileWriter::kQuickSyncNs / 1000) +
+               " us); an ACK waits for at most the sync in flight and its own");
   }
   std::unique_ptr<tail_engine::Engine> engine;
   if (!s.watch.empty()) {

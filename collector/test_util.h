@@ -94,9 +94,11 @@ inline uint64_t TestSeed(uint64_t fixed) {
 // A fresh temporary directory, removed by the destructor.
 class TempDir {
  public:
-  TempDir() {
-    char tmpl[] = "/tmp/agt-collector-test-XXXXXX";
-    path_ = mkdtemp(tmpl);
+  // `parent`: where (e.g. /dev/shm, for a tmpfs one).
+  explicit TempDir(const std::string& parent = "/tmp") {
+    std::string tmpl = parent + "/agt-collector-test-XXXXXX";
+    const char* made = mkdtemp(&tmpl[0]);
+    path_ = made != nullptr ? made : "";  // empty: could not be made
   }
   // Removed in-process: no shell, no quoting, none of a shell's start-up cost.
   ~TempDir() {

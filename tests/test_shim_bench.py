@@ -5,6 +5,7 @@ by the real collector over its socket against the same no-op. Only the
 report is checked: no figure is asserted."""
 import os
 import re
+import shutil
 import subprocess
 import unittest
 
@@ -37,11 +38,22 @@ class BenchShim(unittest.TestCase):
             self.assertEqual(int(forged), 0, out)
             self.assertEqual(int(attested) + int(fell_back), 30, out)
             self.assertGreater(int(attested), 0, out)
+        # And the collector's side of them, counted by perf stat where perf
+        # is installed (as scripts/bench-collector-run, it is optional).
+        if shutil.which("perf") is None:
+            self.assertEqual(out.count("  collector per denial: n/a (no perf: not counted)\n"), 2, out)
+            return
+        per = re.findall(r"(?m)^  collector per denial: (\d+\.\d) system calls, (\d+\.\d\d) context "
+                         r"switches, (\d+) us CPU \(perf stat, all its threads\)$", out)
+        self.assertEqual(len(per), 2, out)
+        for calls, switches, _cpu in per:
+            # At least the accept, the reads of /proc and the ACK per denial.
+            self.assertGreater(float(calls), 5, out)
+            self.assertGreater(float(switches), 0, out)
 
 
 def _stripped_size(test):
     """The shim's size after `strip`, computed here independently."""
-    import shutil
     import tempfile
     from shim_support import SHIM
     with tempfile.TemporaryDirectory() as d:

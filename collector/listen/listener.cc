@@ -276,7 +276,9 @@ void Listener::Serve(int fd) {
       // With no sync in flight, one starts now, not after every connection
       // waiting at accept is served: the next batch fills while it runs
       // (serving and syncing overlap) instead of all senders in one batch.
-      if (!out_->SyncInBackground(&reason)) fatal_ = reason;
+      // A quick disk is synced in line at the end of the Pump instead, once
+      // for all it served (audit_file.h, SyncInBackground).
+      if (!out_->sync_is_quick() && !out_->SyncInBackground(&reason)) fatal_ = reason;
       return;
     case pipeline::Outcome::kRejected:
       ++stats_.rejected;

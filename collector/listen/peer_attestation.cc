@@ -187,19 +187,25 @@ FdHolds SocketAtByInfo(int dir_fd, int fd, uint64_t ino, long long sockfs_mnt, b
 // Which descriptor is looked at does not change the answer: the shim cannot
 // dup a descriptor or receive one, so a socket it made is held once, and
 // every descriptor to a socket it inherited lacks the flag (an exec closed
-// those that had it). So the likely one is tried first (from its fdinfo
-// alone, SocketAtByInfo), without listing the directory: kLikelyFd, where
-// a process that inherited nothing but stdin, stdout and stderr makes its
-// first socket. Otherwise at most kMaxFds
-// descriptors are looked at, the newest (highest) first: the shim's socket
-// is the last descriptor it opened.
-bool HoldsOwnSocket(int dir_fd, uint64_t ino, long long sockfs_mnt) {
-  constexpr int kLikelyFd = 3;
+// those that had it). So the likely ones are tried first (from their fdinfo
+// alone, SocketAtByInfo), without listing the directory: *likely_fd, where
+// the last genuine peer held its socket (a sandbox's launcher tends to hand
+// every command the same descriptors), then kFirstFree, where a process
+// that inherited nothing but stdin, stdout and stderr makes its first
+// socket. Otherwise at most kMaxFds descriptors are looked at, the newest
+// (highest) first: the shim's socket is the last descriptor it opened.
+// *likely_fd becomes the descriptor its own socket was found at.
+bool HoldsOwnSocket(int dir_fd, uint64_t ino, long long sockfs_mnt, int* likely_fd) {
+  constexpr int kFirstFree = 3;
   constexpr int kMaxFds = 256;
-  bool unsure = false;
-  FdHolds likely = SocketAtByInfo(dir_fd, kLikelyFd, ino, sockfs_mnt, &unsure);
-  if (unsure) likely = SocketAt(dir_fd, kLikelyFd, ino);
-  if (likely != FdHolds::kOther) return likely == FdHolds::kOwnSocket;
+  const int tries[2] = {*likely_fd, kFirstFree};
+  for (int i = 0; i < (*likely_fd == kFirstFree ? 1 : 2); ++i) {
+    bool unsure = false;
+    FdHolds likely = SocketAtByInfo(dir_fd, tries[i], ino, sockfs_mnt, &unsure);
+    if (unsure) likely = SocketAt(dir_fd, tries[i], ino);
+    if (likely == FdHolds::kOwnSocket) *likely_fd = tries[i];
+    if (likely != FdHolds::kOther) return likely == FdHolds::kOwnSocket;
+  }
   const unique_fd::UniqueFd fd_dir(openat(dir_fd, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!fd_dir.ok()) return false;
   // The names, read with getdents64 into the stack (no DIR: no allocation,
@@ -216,6 +222,7 @@ bool HoldsOwnSocket(int dir_fd, uint64_t ino, long long sockfs_mnt) {
   }
   for (int i = count - 1; i >= 0; --i) {
     const FdHolds holds = SocketAt(dir_fd, fds[i], ino);
+    if (holds == FdHolds::kOwnSocket) *likely_fd = fds[i];
     if (holds != FdHolds::kOther) return holds == FdHolds::kOwnSocket;
   }
   return false;
@@ -444,7 +451,8 @@ Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
     verdict = Verdict::kTraced;
   } else {
     const uint64_t peer_socket = diag->PeerInode(conn_fd, cgroup.cgroup);
-    if (peer_socket == 0 || !HoldsOwnSocket(dir_fd.get(), peer_socket, SockfsMountId(conn_fd))) {
+    if (peer_socket == 0 ||
+        !HoldsOwnSocket(dir_fd.get(), peer_socket, SockfsMountId(conn_fd), &diag->likely_fd)) {
       verdict = Verdict::kNotItsSocket;
     }
   }

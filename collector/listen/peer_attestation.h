@@ -76,6 +76,9 @@ class DiagSockets {
   uint64_t PeerInode(int conn_fd, const std::string& container);
   size_t namespaces() const { return by_netns_.size(); }
   uint64_t namespace_asks() const { return asks_; }  // SIOCGSKNS made (guesses missed)
+  // The descriptor number the last genuine peer held its socket at: where
+  // the next peer's is looked for first (Attest; 3 before any).
+  int likely_fd = 3;
 
  private:
   // The query socket for conn_fd's namespace (-1: none); *netns its inode

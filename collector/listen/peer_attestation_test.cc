@@ -1,6 +1,7 @@
 #include "listen/peer_attestation.h"
 
 #include <doctest/doctest.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -10,6 +11,9 @@
 
 #include <string>
 
+#include "listen/cgroup_by_id.h"
+#include "listen/cgroup_sandbox_id.h"
+#include "listen/exe_identity.h"
 #include "unique_fd.h"
 
 namespace {
@@ -69,7 +73,53 @@ void PairInNewNamespace(unique_fd::UniqueFd* a, unique_fd::UniqueFd* b) {
   b->Reset(sv[1]);
 }
 
+// Attest for a connection whose peer is this very process (a socket pair:
+// the kernel names this process, this executable, as the peer).
+peer_attestation::Verdict AttestPair(int conn_fd, peer_attestation::DiagSockets* diag) {
+  std::string err;
+  exe_identity::ShimReference self;
+  REQUIRE(self.FromFile("/proc/self/exe", &err));
+  exe_identity::HashCache hashes(&self);
+  cgroup_sandbox_id::Matcher cgroups;
+  REQUIRE(cgroups.Init("", &err));
+  cgroup_by_id::Cache by_id;
+  const peer_attestation::PeerCgroup cgroup =
+      peer_attestation::ReadPeerCgroup(conn_fd, cgroups, &by_id);
+  peer_attestation::Peer peer;
+  return peer_attestation::Attest(conn_fd, self, &hashes, cgroup, diag, &peer, &err);
+}
+
+// A connected pair whose second end is moved to descriptor `at` (with or
+// without O_CLOEXEC: opened by the process itself, or inherited).
+void PairWithPeerAt(int at, bool cloexec, unique_fd::UniqueFd* conn, unique_fd::UniqueFd* peer) {
+  int sv[2];
+  REQUIRE(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == 0);
+  conn->Reset(sv[0]);
+  REQUIRE(dup3(sv[1], at, cloexec ? O_CLOEXEC : 0) == at);
+  close(sv[1]);
+  peer->Reset(at);
+}
+
 }  // namespace
+
+TEST_CASE("Attest: the peer's socket is looked for first where the last genuine one was") {
+  peer_attestation::DiagSockets diag;
+  CHECK(diag.likely_fd == 3);
+  unique_fd::UniqueFd conn, peer;
+  // Found by listing the descriptors, and learnt.
+  PairWithPeerAt(200, true, &conn, &peer);
+  CHECK(AttestPair(conn.get(), &diag) == peer_attestation::Verdict::kGenuine);
+  CHECK(diag.likely_fd == 200);
+  // The guess finds the socket, but it is inherited (no O_CLOEXEC): still
+  // not the process's own, whatever descriptor was looked at first.
+  PairWithPeerAt(200, false, &conn, &peer);
+  CHECK(AttestPair(conn.get(), &diag) == peer_attestation::Verdict::kNotItsSocket);
+  CHECK(diag.likely_fd == 200);
+  // Elsewhere: the guess misses, the listing finds it, the guess follows.
+  PairWithPeerAt(150, true, &conn, &peer);
+  CHECK(AttestPair(conn.get(), &diag) == peer_attestation::Verdict::kGenuine);
+  CHECK(diag.likely_fd == 150);
+}
 
 TEST_CASE("DiagSockets: the peer end, asked of the kernel and then by a guess") {
   peer_attestation::DiagSockets diag;
