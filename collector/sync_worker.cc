@@ -25,10 +25,6 @@ SyncWorker::~SyncWorker() {
   }
 }
 
-bool SyncWorker::Request(int fd, std::string* err) {
-  return Run([fd] { return fdatasync(fd) == 0 ? 0 : errno; }, err);
-}
-
 bool SyncWorker::Prepare(std::string* err) {
   if (done_.ok()) return true;
   done_.Reset(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));

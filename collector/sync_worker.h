@@ -30,17 +30,15 @@ class SyncWorker {
   SyncWorker(const SyncWorker&) = delete;
   SyncWorker& operator=(const SyncWorker&) = delete;
 
-  // Starts fdatasync(fd) on the thread (started on first use). False, with
-  // *err, when the thread cannot be started: the caller syncs in line.
-  // Only when !in_flight().
-  bool Request(int fd, std::string* err);
-  // The same for any job; what it returns is Collect's *error (0: done).
+  // Starts `job` on the thread (started on first use); what it returns is
+  // Collect's *error (0: done). False, with *err, when the thread cannot be
+  // started: the caller does the job in line. Only when !in_flight().
   bool Run(std::function<int()> job, std::string* err);
   // Makes the eventfd now (the thread still starts at the first request):
   // a caller that may run short of descriptors later takes it early.
   bool Prepare(std::string* err);
   bool in_flight() const { return in_flight_; }
-  // Readable once the sync in flight has ended (-1 before the first Request).
+  // Readable once the sync in flight has ended (-1 before the first Run or Prepare).
   int done_fd() const { return done_.get(); }
   // When the sync in flight has ended: true, *error its errno (0: durable).
   // `block`: waits for it. False while it still runs (or none is in flight).
