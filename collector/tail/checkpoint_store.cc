@@ -134,11 +134,19 @@ LoadResult ReadStateFile(int state_dir_fd, const std::string& name, const char* 
   return LoadResult::kLoaded;
 }
 
+LoadResult LoadText(int state_dir_fd, const std::string& key, std::string* text, std::string* err) {
+  return ReadStateFile(state_dir_fd, FileName(key), kMagic, text, err);
+}
+
 LoadResult Load(int state_dir_fd, const std::string& key, Checkpoint* out, std::string* err) {
-  const std::string name = FileName(key);
   std::string body;
-  const LoadResult r = ReadStateFile(state_dir_fd, name, kMagic, &body, err);
+  const LoadResult r = LoadText(state_dir_fd, key, &body, err);
   if (r != LoadResult::kLoaded) return r;
+  return Parse(FileName(key), body, out, err);
+}
+
+LoadResult Parse(const std::string& name, const std::string& body, Checkpoint* out,
+                 std::string* err) {
   unsigned long long dev, ino, offset;
   unsigned skipping, hash_len;
   char hex[65];
@@ -198,8 +206,7 @@ LoadResult Load(int state_dir_fd, const std::string& key, Checkpoint* out, std::
   return LoadResult::kLoaded;
 }
 
-bool Stage(int state_dir_fd, const std::string& key, const Checkpoint& c, bool sync_file,
-           std::string* err, FileSizes* sizes) {
+std::string Text(const Checkpoint& c) {
   char line[800];
   // skipping: 0 at a line start, 1 inside an over-long line, 2 inside a NUL
   // run; run_start: where that line or run began (its report gives its length).
@@ -216,7 +223,7 @@ bool Stage(int state_dir_fd, const std::string& key, const Checkpoint& c, bool s
            static_cast<unsigned long long>(c.audit_file.dev),
            static_cast<unsigned long long>(c.audit_file.ino),
            static_cast<unsigned long long>(c.audit_size));
-  std::string body = std::string(kMagic) + line;
+  std::string body = line;
   for (size_t i = 0; i < c.gone.size() && i < kGoneKept; ++i) {
     snprintf(line, sizeof line, " gone=%llu,%llu,%llu",
              static_cast<unsigned long long>(c.gone[i].file.dev),
@@ -225,6 +232,12 @@ bool Stage(int state_dir_fd, const std::string& key, const Checkpoint& c, bool s
     body += line;
   }
   body += '\n';
+  return body;
+}
+
+bool Stage(int state_dir_fd, const std::string& key, const Checkpoint& c, bool sync_file,
+           std::string* err, FileSizes* sizes) {
+  const std::string body = kMagic + Text(c);
   if (!StageFile(state_dir_fd, TmpName(FileName(key)), body, sync_file, err,
                  sizes != nullptr ? sizes->tmp : -1)) {
     if (sizes != nullptr) *sizes = FileSizes();  // a failed write leaves them unknown

@@ -69,6 +69,14 @@ enum class LoadResult { kLoaded, kNone, kCorrupt, kError };
 // ([A-Za-z0-9._-], no "." or ".."), stored as KEY.checkpoint.
 LoadResult Load(int state_dir_fd, const std::string& key, Checkpoint* out, std::string* err);
 bool Save(int state_dir_fd, const std::string& key, const Checkpoint& c, std::string* err);
+// The same in parts, for a store that keeps checkpoints elsewhere (the
+// journal, checkpoint_journal.h): Text is one checkpoint's line, ending in
+// '\n', as KEY.checkpoint holds it after its magic; LoadText reads that
+// line from KEY.checkpoint; Parse reads one back (`name` names it in *err).
+std::string Text(const Checkpoint& c);
+LoadResult LoadText(int state_dir_fd, const std::string& key, std::string* text, std::string* err);
+LoadResult Parse(const std::string& name, const std::string& text, Checkpoint* out,
+                 std::string* err);
 // Save() in two steps, for batches: Stage() writes KEY.checkpoint.tmp (and
 // fsyncs it when sync_file); Publish() swaps it with KEY.checkpoint
 // (renameat2 RENAME_EXCHANGE; a plain rename for the first one), so the

@@ -1,0 +1,289 @@
+#include "tail/checkpoint_journal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "tail/checkpoint_store.h"
+
+namespace checkpoint_journal {
+namespace {
+
+constexpr char kTmpName[] = "checkpoints.journal.tmp";
+constexpr char kFrameWord[] = "frame ";
+// "frame " + 20 digits + ' ' + 64 hex + '\n', with room to spare.
+constexpr size_t kMaxFrameLine = 128;
+
+bool ValidKey(std::string_view key) {
+  if (key.empty() || key.size() > 255 || key == "." || key == "..") return false;
+  for (char c : key) {
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+          c == '_' || c == '-')) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string Sha256Hex(std::string_view payload) {
+  uint32_t len = 0;
+  std::string hex;
+  checkpoint_store::HashBytes(payload, {}, &len, &hex);
+  return hex;
+}
+
+bool WriteAll(int fd, std::string_view s) {
+  while (!s.empty()) {
+    const ssize_t n = write(fd, s.data(), s.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    s.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
+bool ReadAll(int fd, std::string* out, std::string* err) {
+  out->clear();
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      *err = std::string("read ") + kFileName + ": " + strerror(errno);
+      return false;
+    }
+    if (n == 0) return true;
+    out->append(buf, static_cast<size_t>(n));
+  }
+}
+
+std::string At(uint64_t offset) {
+  return std::string(kFileName) + ": offset " + std::to_string(offset) + ": ";
+}
+
+// One payload's lines into *state; false (*err) on a line that is not
+// "KEY TEXT\n".
+bool ApplyPayload(std::string_view payload, uint64_t offset, State* state, std::string* err) {
+  while (!payload.empty()) {
+    const size_t end = payload.find('\n');
+    const size_t space = payload.find(' ');
+    if (end == std::string_view::npos || space == std::string_view::npos || space > end ||
+        !ValidKey(payload.substr(0, space)) || space + 1 == end) {
+      *err = At(offset) + "a frame's line is not a checkpoint";
+      return false;
+    }
+    (*state)[std::string(payload.substr(0, space))] =
+        std::string(payload.substr(space + 1, end - space));
+    payload.remove_prefix(end + 1);
+  }
+  return true;
+}
+
+// The journal's frames over *state. *good_end: past the last whole frame.
+LoadResult ApplyJournal(std::string_view data, State* state, uint64_t* good_end, std::string* err) {
+  const std::string_view header(kHeader);
+  if (data.size() < header.size()) {
+    // Created and cut short before its header was durable: empty.
+    if (header.substr(0, data.size()) == data) return LoadResult::kLoaded;
+    *err = std::string(kFileName) + ": not a checkpoint journal of this version";
+    return LoadResult::kCorrupt;
+  }
+  if (data.substr(0, header.size()) != header) {
+    *err = std::string(kFileName) + ": not a checkpoint journal of this version";
+    return LoadResult::kCorrupt;
+  }
+  uint64_t at = header.size();
+  *good_end = at;
+  while (at < data.size()) {
+    const std::string_view rest = data.substr(at);
+    const size_t nl = rest.substr(0, kMaxFrameLine).find('\n');
+    if (nl == std::string_view::npos) {
+      // A frame line cut short is the last thing in the file: a crash.
+      if (rest.size() < kMaxFrameLine) return LoadResult::kLoaded;
+      *err = At(at) + "not a frame";
+      return LoadResult::kCorrupt;
+    }
+    const std::string line(rest.substr(0, nl));
+    unsigned long long len = 0;
+    char hex[65] = "";
+    int used = 0;
+    if (line.compare(0, strlen(kFrameWord), kFrameWord) != 0 ||
+        sscanf(line.c_str(), "frame %llu %64[0-9a-f]%n", &len, hex, &used) != 2 ||
+        static_cast<size_t>(used) != line.size() || strlen(hex) != 64 || len > kMaxFrameBytes) {
+      *err = At(at) + "not a frame";
+      return LoadResult::kCorrupt;
+    }
+    const uint64_t payload_at = at + nl + 1;
+    if (payload_at + len > data.size()) return LoadResult::kLoaded;  // cut short: a crash
+    const std::string_view payload = data.substr(payload_at, len);
+    const uint64_t next = payload_at + len;
+    if (Sha256Hex(payload) != hex) {
+      // The last frame, its fdatasync never returned: a crash. Anything
+      // after it was written by a commit that followed a completed one.
+      if (next == data.size()) return LoadResult::kLoaded;
+      *err = At(at) + "a frame fails its SHA-256 and frames follow it (damaged)";
+      return LoadResult::kCorrupt;
+    }
+    if (!ApplyPayload(payload, at, state, err)) return LoadResult::kCorrupt;
+    at = next;
+    *good_end = at;
+  }
+  return LoadResult::kLoaded;
+}
+
+}  // namespace
+
+LoadResult Load(int state_dir_fd, State* state, Found* found, std::string* err) {
+  state->clear();
+  *found = Found();
+  // The per-source files of an older version first: the journal, written
+  // since, is newer for every key it names.
+  std::vector<std::string> keys;
+  if (!checkpoint_store::ListKeys(state_dir_fd, &keys, err)) return LoadResult::kError;
+  for (const std::string& key : keys) {
+    if (!ValidKey(key)) continue;
+    std::string text, why;
+    switch (checkpoint_store::LoadText(state_dir_fd, key, &text, &why)) {
+      case checkpoint_store::LoadResult::kLoaded: (*state)[key] = std::move(text); break;
+      case checkpoint_store::LoadResult::kNone: break;  // removed since the listing
+      case checkpoint_store::LoadResult::kCorrupt:
+        // As before the journal: that source alone is read from its start.
+        found->unusable[key] = why;
+        break;
+      case checkpoint_store::LoadResult::kError: *err = why; return LoadResult::kError;
+    }
+  }
+  const unique_fd::UniqueFd fd(openat(state_dir_fd, kFileName, O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  if (!fd.ok()) {
+    if (errno != ENOENT) {
+      *err = std::string("open ") + kFileName + ": " + strerror(errno);
+      return LoadResult::kError;
+    }
+    return state->empty() && found->unusable.empty() ? LoadResult::kNone : LoadResult::kLoaded;
+  }
+  std::string data;
+  if (!ReadAll(fd.get(), &data, err)) return LoadResult::kError;
+  found->exists = true;
+  found->file_size = data.size();
+  const LoadResult r = ApplyJournal(data, state, &found->good_end, err);
+  if (r != LoadResult::kLoaded) return r;
+  for (const auto& [key, text] : *state) found->unusable.erase(key);
+  return LoadResult::kLoaded;
+}
+
+std::string EncodeFrame(const std::vector<std::pair<std::string, std::string>>& entries) {
+  std::string payload;
+  for (const auto& [key, text] : entries) {
+    payload += key;
+    payload += ' ';
+    payload += text;
+  }
+  return kFrameWord + std::to_string(payload.size()) + " " + Sha256Hex(payload) + "\n" + payload;
+}
+
+std::string EncodeJournal(const State& state) {
+  std::string payload;
+  for (const auto& [key, text] : state) {
+    payload += key;
+    payload += ' ';
+    payload += text;
+  }
+  std::string out = kHeader;
+  if (!payload.empty()) {
+    out += kFrameWord + std::to_string(payload.size()) + " " + Sha256Hex(payload) + "\n";
+    out += payload;
+  }
+  return out;
+}
+
+bool Writer::Open(int state_dir_fd, const Found& found, std::string* err) {
+  dir_fd_ = state_dir_fd;
+  broken_ = false;
+  if (!found.exists || found.good_end == 0) return Create(err);
+  fd_.Reset(openat(dir_fd_, kFileName, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW));
+  if (!fd_.ok()) {
+    *err = std::string("open ") + kFileName + ": " + strerror(errno);
+    return false;
+  }
+  size_ = found.good_end;
+  if (found.file_size > found.good_end) {
+    // The frame a crash cut short goes, durably, before any frame follows it.
+    if (ftruncate(fd_.get(), static_cast<off_t>(size_)) != 0 || fdatasync(fd_.get()) != 0) {
+      *err = std::string("cut ") + kFileName + " back to its last whole frame: " + strerror(errno);
+      fd_.Reset();
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Writer::Create(std::string* err) {
+  // Written whole to a temporary name and renamed, like a compaction: the
+  // journal's name never holds less than its header.
+  return Compact(State(), err);
+}
+
+bool Writer::Append(const std::string& frame, std::string* err, int* error_number) {
+  const auto failed = [&](const char* what) {
+    const int e = errno;
+    if (error_number != nullptr) *error_number = e;
+    *err = std::string(what) + " " + kFileName + ": " + strerror(e);
+    return false;
+  };
+  if (!fd_.ok() || broken_) {
+    errno = EIO;
+    return failed("append to");
+  }
+  if (!WriteAll(fd_.get(), frame)) {
+    const int e = errno;
+    // Cut back, or the next frame would follow one cut short: damage.
+    if (ftruncate(fd_.get(), static_cast<off_t>(size_)) != 0) broken_ = true;
+    errno = e;
+    return failed("write");
+  }
+  size_ += frame.size();
+  if (fdatasync(fd_.get()) != 0) {
+    broken_ = true;  // what is on disk is unknown: the next start loads it
+    return failed("fdatasync");
+  }
+  return true;
+}
+
+bool Writer::ShouldCompact(uint64_t state_bytes) const {
+  return size_ > kCompactAtLeastBytes && size_ > kCompactAtStateMultiple * state_bytes;
+}
+
+bool Writer::Compact(const State& state, std::string* err) {
+  const std::string bytes = EncodeJournal(state);
+  unique_fd::UniqueFd tmp(openat(
+      dir_fd_, kTmpName, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!tmp.ok()) {
+    *err = std::string("open ") + kTmpName + ": " + strerror(errno);
+    return false;
+  }
+  if (!WriteAll(tmp.get(), bytes) || fsync(tmp.get()) != 0) {
+    *err = std::string("write ") + kTmpName + ": " + strerror(errno);
+    return false;
+  }
+  if (renameat(dir_fd_, kTmpName, dir_fd_, kFileName) != 0) {
+    *err = std::string("rename ") + kTmpName + " -> " + kFileName + ": " + strerror(errno);
+    return false;
+  }
+  if (fsync(dir_fd_) != 0) {
+    *err = std::string("fsync state directory: ") + strerror(errno);
+    return false;
+  }
+  fd_ = std::move(tmp);  // the journal now
+  size_ = bytes.size();
+  broken_ = false;
+  return true;
+}
+
+}  // namespace checkpoint_journal
