@@ -163,6 +163,7 @@ LoadResult Parse(const std::string& name, const std::string& body, Checkpoint* o
   long long held_since = 0;
   unsigned long long audit_dev = 0, audit_ino = 0, audit_size = 0;
   bool has_audit = false;
+  long long written_ns = 0;
   std::vector<Checkpoint::Gone> gone;
   unsigned long long gone_dev = 0, gone_ino = 0, gone_offset = 0;
   const char* at = body.c_str() + used;
@@ -176,6 +177,8 @@ LoadResult Parse(const std::string& name, const std::string& body, Checkpoint* o
                       &n_used) == 3 &&
                n_used > 0) {
       has_audit = true;
+    } else if (sscanf(at, " written=%lld%n", &written_ns, &n_used) == 1 && n_used > 0 &&
+               written_ns > 0) {
     } else if (gone.size() < kGoneKept &&
                sscanf(at, " gone=%llu,%llu,%llu%n", &gone_dev, &gone_ino, &gone_offset, &n_used) ==
                    3 &&
@@ -203,6 +206,7 @@ LoadResult Parse(const std::string& name, const std::string& body, Checkpoint* o
   out->audit_file = {audit_dev, audit_ino};
   out->audit_size = audit_size;
   out->gone = std::move(gone);
+  out->written_ns = written_ns;
   return LoadResult::kLoaded;
 }
 
@@ -224,6 +228,7 @@ std::string Text(const Checkpoint& c) {
            static_cast<unsigned long long>(c.audit_file.ino),
            static_cast<unsigned long long>(c.audit_size));
   std::string body = line;
+  if (c.written_ns > 0) body += " written=" + std::to_string(c.written_ns);
   for (size_t i = 0; i < c.gone.size() && i < kGoneKept; ++i) {
     snprintf(line, sizeof line, " gone=%llu,%llu,%llu",
              static_cast<unsigned long long>(c.gone[i].file.dev),

@@ -60,6 +60,11 @@ struct Checkpoint {
     uint64_t offset = 0;
   };
   std::vector<Gone> gone;  // at most kGoneKept
+  // When it was written (CLOCK_REALTIME, ns; 0: not said, then the
+  // KEY.checkpoint file's mtime): a log rotated away with an mtime past it
+  // holds lines written after it, never read (UnreadSiblings). The journal
+  // (checkpoint_journal.h) has no file per checkpoint to take it from.
+  int64_t written_ns = 0;
 };
 constexpr size_t kGoneKept = 4;
 

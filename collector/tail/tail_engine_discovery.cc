@@ -113,7 +113,7 @@ Engine::Source* Engine::Discover(uint32_t pattern_index, const std::string& sand
   ++stats_.sources;
   checkpoint_store::Checkpoint c;
   std::string err;
-  switch (checkpoint_store::Load(state_fd_.get(), sandbox_id, &c, &err)) {
+  switch (LoadCheckpoint(sandbox_id, &c, &err)) {
     case checkpoint_store::LoadResult::kLoaded:
       s.have_committed = true;
       s.resume_pending = true;
