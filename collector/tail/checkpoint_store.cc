@@ -273,14 +273,6 @@ bool Save(int state_dir_fd, const std::string& key, const Checkpoint& c, std::st
   return Stage(state_dir_fd, key, c, true, err) && Publish(state_dir_fd, key, err);
 }
 
-bool SyncFilesystem(int state_dir_fd, std::string* err) {
-  if (syncfs(state_dir_fd) != 0) {
-    *err = std::string("syncfs state directory: ") + strerror(errno);
-    return false;
-  }
-  return true;
-}
-
 bool ListKeys(int state_dir_fd, std::vector<std::string>* keys, std::string* err) {
   keys->clear();
   unique_fd::UniqueFd fd(openat(state_dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));

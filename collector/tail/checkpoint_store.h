@@ -1,9 +1,11 @@
-// Per-source read positions that survive a crash. One small file per source
-// in the state directory, replaced atomically (temp file, fsync, rename,
-// fsync of the directory). A checkpoint names the file by device and inode
-// and carries a SHA-256 of the bytes just before its offset, so a resume can
-// tell "the same file, grown" from "truncated", "copytruncated and regrown"
-// or "another file that reused the inode".
+// Per-source read positions that survive a crash: their text, kept by the
+// run mode in the checkpoint journal (checkpoint_journal.h), and one small
+// file per key (forward's position; the run mode's before the journal),
+// replaced atomically (temp file, fsync, rename, fsync of the directory).
+// A checkpoint names the file by device and inode and carries a SHA-256 of
+// the bytes just before its offset, so a resume can tell "the same file,
+// grown" from "truncated", "copytruncated and regrown" or "another file
+// that reused the inode".
 #ifndef AGT_COLLECTOR_TAIL_CHECKPOINT_STORE_H_
 #define AGT_COLLECTOR_TAIL_CHECKPOINT_STORE_H_
 
@@ -87,9 +89,8 @@ LoadResult Parse(const std::string& name, const std::string& text, Checkpoint* o
 // (renameat2 RENAME_EXCHANGE; a plain rename for the first one), so the
 // previous checkpoint stays behind as KEY.checkpoint.tmp, never read, and
 // is overwritten by the next Stage(): no inode is freed or allocated per
-// checkpoint. A
-// batch stages every file, makes them durable at once (SyncFilesystem, one
-// syncfs instead of one fsync per file), then publishes.
+// checkpoint. (The run mode's checkpoints are in the journal now; forward
+// keeps its position in a file of its own, through Save.)
 //
 // sizes (optional): what this process knows of the two files' sizes, kept
 // by the caller per key from one Stage/Publish to the next. Stage then
@@ -104,7 +105,6 @@ bool Stage(int state_dir_fd, const std::string& key, const Checkpoint& c, bool s
            std::string* err, FileSizes* sizes = nullptr);
 bool Publish(int state_dir_fd, const std::string& key, std::string* err,
              FileSizes* sizes = nullptr);
-bool SyncFilesystem(int state_dir_fd, std::string* err);
 // The keys of every KEY.checkpoint in the state directory.
 bool ListKeys(int state_dir_fd, std::vector<std::string>* keys, std::string* err);
 // One fsync of the directory after a batch of renames makes them durable.
