@@ -178,14 +178,25 @@ LoadResult Load(int state_dir_fd, State* state, Found* found, std::string* err) 
   return LoadResult::kLoaded;
 }
 
-std::string EncodeFrame(const std::vector<std::pair<std::string, std::string>>& entries) {
-  std::string payload;
+std::string EncodeFrame(const std::vector<std::pair<std::string_view, std::string_view>>& entries) {
+  // One buffer, the hash filled in last: a frame of thousands of
+  // checkpoints is not copied on its way to the write.
+  uint64_t len = 0;
+  for (const auto& [key, text] : entries) len += EntryBytes(key, text);
+  std::string frame = kFrameWord + std::to_string(len) + " ";
+  const size_t hash_at = frame.size();
+  frame.append(64, '0');
+  frame += '\n';
+  const size_t payload_at = frame.size();
+  frame.reserve(payload_at + len);
   for (const auto& [key, text] : entries) {
-    payload += key;
-    payload += ' ';
-    payload += text;
+    frame += key;
+    frame += ' ';
+    frame += text;
   }
-  return kFrameWord + std::to_string(payload.size()) + " " + Sha256Hex(payload) + "\n" + payload;
+  const std::string hash = Sha256Hex(std::string_view(frame).substr(payload_at));
+  frame.replace(hash_at, hash.size(), hash);
+  return frame;
 }
 
 std::string EncodeJournal(const State& state) {

@@ -78,11 +78,11 @@ LoadResult Load(int state_dir_fd, State* state, Found* found, std::string* err);
 
 // One frame holding `entries` (key, text). The key is a source name
 // ([A-Za-z0-9._-]); text ends in '\n' and holds no other.
-std::string EncodeFrame(const std::vector<std::pair<std::string, std::string>>& entries);
+std::string EncodeFrame(const std::vector<std::pair<std::string_view, std::string_view>>& entries);
 // The bytes of a journal holding `state` as one frame (a compaction).
 std::string EncodeJournal(const State& state);
 // Bytes an entry takes in a frame: what a compaction would write for it.
-inline uint64_t EntryBytes(const std::string& key, const std::string& text) {
+inline uint64_t EntryBytes(std::string_view key, std::string_view text) {
   return key.size() + 1 + text.size();
 }
 

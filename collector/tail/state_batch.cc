@@ -24,7 +24,7 @@ bool Write(checkpoint_journal::Writer* journal, int state_dir_fd, const std::str
   }
   if (batch->write_head && !chain_head::Publish(state_dir_fd, err)) return in_state("chain head");
   if (!batch->checkpoints.empty()) {
-    std::vector<std::pair<std::string, std::string>> entries;
+    std::vector<std::pair<std::string_view, std::string_view>> entries;
     entries.reserve(batch->checkpoints.size());
     for (Checkpoint& c : batch->checkpoints) {
       c.text = checkpoint_store::Text(c.value);

@@ -65,7 +65,7 @@ TEST_CASE("state_batch: the head and every checkpoint land, one frame per batch"
     chain_head::ChainHead head;
     REQUIRE(chain_head::Load(d.fd(), &head, &err) == chain_head::LoadResult::kLoaded);
     CHECK(head.entries == count);
-    std::vector<std::pair<std::string, std::string>> entries;
+    std::vector<std::pair<std::string_view, std::string_view>> entries;
     for (size_t i = 0; i < count; ++i) {
       CHECK(LoadedOffset(d.fd(), b.checkpoints[i].key) == i);
       CHECK(b.checkpoints[i].text == checkpoint_store::Text(b.checkpoints[i].value));
