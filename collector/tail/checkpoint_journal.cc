@@ -178,40 +178,39 @@ LoadResult Load(int state_dir_fd, State* state, Found* found, std::string* err) 
   return LoadResult::kLoaded;
 }
 
+FrameBuilder::FrameBuilder() : buf_(kLineRoom, ' ') {}
+
+void FrameBuilder::Reserve(size_t entries, size_t entry_bytes) {
+  buf_.reserve(kLineRoom + entries * entry_bytes);
+}
+
+void FrameBuilder::Add(std::string_view key, std::string_view text) {
+  largest_entry_ = std::max(largest_entry_, static_cast<size_t>(EntryBytes(key, text)));
+  buf_ += key;
+  buf_ += ' ';
+  buf_ += text;
+}
+
+std::string FrameBuilder::Finish() {
+  const std::string_view payload = std::string_view(buf_).substr(kLineRoom);
+  const std::string line =
+      kFrameWord + std::to_string(payload.size()) + " " + Sha256Hex(payload) + "\n";
+  const size_t at = kLineRoom - line.size();
+  buf_.replace(at, line.size(), line);
+  buf_.erase(0, at);  // in place: no second buffer
+  return std::move(buf_);
+}
+
 std::string EncodeFrame(const std::vector<std::pair<std::string_view, std::string_view>>& entries) {
-  // One buffer, the hash filled in last: a frame of thousands of
-  // checkpoints is not copied on its way to the write.
-  uint64_t len = 0;
-  for (const auto& [key, text] : entries) len += EntryBytes(key, text);
-  std::string frame = kFrameWord + std::to_string(len) + " ";
-  const size_t hash_at = frame.size();
-  frame.append(64, '0');
-  frame += '\n';
-  const size_t payload_at = frame.size();
-  frame.reserve(payload_at + len);
-  for (const auto& [key, text] : entries) {
-    frame += key;
-    frame += ' ';
-    frame += text;
-  }
-  const std::string hash = Sha256Hex(std::string_view(frame).substr(payload_at));
-  frame.replace(hash_at, hash.size(), hash);
-  return frame;
+  FrameBuilder frame;
+  for (const auto& [key, text] : entries) frame.Add(key, text);
+  return frame.Finish();
 }
 
 std::string EncodeJournal(const State& state) {
-  std::string payload;
-  for (const auto& [key, text] : state) {
-    payload += key;
-    payload += ' ';
-    payload += text;
-  }
-  std::string out = kHeader;
-  if (!payload.empty()) {
-    out += kFrameWord + std::to_string(payload.size()) + " " + Sha256Hex(payload) + "\n";
-    out += payload;
-  }
-  return out;
+  FrameBuilder frame;
+  for (const auto& [key, text] : state) frame.Add(key, text);
+  return frame.empty() ? std::string(kHeader) : kHeader + frame.Finish();
 }
 
 bool Writer::Open(int state_dir_fd, const Found& found, std::string* err) {
@@ -238,7 +237,7 @@ bool Writer::Open(int state_dir_fd, const Found& found, std::string* err) {
 bool Writer::Create(std::string* err) {
   // Written whole to a temporary name and renamed, like a compaction: the
   // journal's name never holds less than its header.
-  return Compact(State(), err);
+  return CompactTo(std::string(), err);
 }
 
 bool Writer::Append(const std::string& frame, std::string* err, int* error_number) {
@@ -272,14 +271,19 @@ bool Writer::ShouldCompact(uint64_t state_bytes) const {
 }
 
 bool Writer::Compact(const State& state, std::string* err) {
-  const std::string bytes = EncodeJournal(state);
+  FrameBuilder frame;
+  for (const auto& [key, text] : state) frame.Add(key, text);
+  return CompactTo(frame.empty() ? std::string() : frame.Finish(), err);
+}
+
+bool Writer::CompactTo(const std::string& frame, std::string* err) {
   unique_fd::UniqueFd tmp(openat(
       dir_fd_, kTmpName, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600));
   if (!tmp.ok()) {
     *err = std::string("open ") + kTmpName + ": " + strerror(errno);
     return false;
   }
-  if (!WriteAll(tmp.get(), bytes) || fsync(tmp.get()) != 0) {
+  if (!WriteAll(tmp.get(), kHeader) || !WriteAll(tmp.get(), frame) || fsync(tmp.get()) != 0) {
     *err = std::string("write ") + kTmpName + ": " + strerror(errno);
     return false;
   }
@@ -292,7 +296,7 @@ bool Writer::Compact(const State& state, std::string* err) {
     return false;
   }
   fd_ = std::move(tmp);  // the journal now
-  size_ = bytes.size();
+  size_ = strlen(kHeader) + frame.size();
   broken_ = false;
   return true;
 }

@@ -33,6 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <string_view>
@@ -76,8 +77,32 @@ struct Found {
 // frame being written is the last one, and ignored.
 LoadResult Load(int state_dir_fd, State* state, Found* found, std::string* err);
 
-// One frame holding `entries` (key, text). The key is a source name
-// ([A-Za-z0-9._-]); text ends in '\n' and holds no other.
+// A frame built in one buffer as its entries come (key, text: the key a
+// source name, [A-Za-z0-9._-]; text ends in '\n' and holds no other), its
+// line put in front and its hash filled in last: thousands of checkpoints
+// are neither gathered first nor copied on their way to the write.
+class FrameBuilder {
+ public:
+  FrameBuilder();
+  // Room for `entries` of up to `entry_bytes` each, so that the buffer is
+  // not grown (and copied, the old one held meanwhile) as they come.
+  void Reserve(size_t entries, size_t entry_bytes);
+  void Add(std::string_view key, std::string_view text);
+  // The largest entry added (EntryBytes): the next frame's Reserve.
+  size_t largest_entry() const { return largest_entry_; }
+  bool empty() const { return buf_.size() == kLineRoom; }
+  // Bytes the entries take (the sum of EntryBytes).
+  uint64_t payload_bytes() const { return buf_.size() - kLineRoom; }
+  // The frame; the builder is spent.
+  std::string Finish();
+
+ private:
+  static constexpr size_t kLineRoom = 128;  // room for the frame line
+  std::string buf_;
+  size_t largest_entry_ = 0;
+};
+
+// One frame holding `entries`.
 std::string EncodeFrame(const std::vector<std::pair<std::string_view, std::string_view>>& entries);
 // The bytes of a journal holding `state` as one frame (a compaction).
 std::string EncodeJournal(const State& state);
@@ -108,8 +133,15 @@ class Writer {
   // Replaces the journal by one holding `state` (see above) and appends to
   // that one from then on.
   bool Compact(const State& state, std::string* err);
+  // The same with the state's one frame already built (FrameBuilder::Finish;
+  // empty for no checkpoint).
+  bool CompactTo(const std::string& frame, std::string* err);
 
   uint64_t size() const { return size_; }
+  // The largest entry of a frame built for this journal so far: what the
+  // next one reserves room for each of its entries.
+  size_t entry_bytes_hint() const { return entry_bytes_hint_; }
+  void NoteEntryBytes(size_t bytes) { entry_bytes_hint_ = std::max(entry_bytes_hint_, bytes); }
 
  private:
   bool Create(std::string* err);
@@ -117,6 +149,7 @@ class Writer {
   int dir_fd_ = -1;
   unique_fd::UniqueFd fd_;
   uint64_t size_ = 0;
+  size_t entry_bytes_hint_ = 0;
   bool broken_ = false;  // a failed append could not be cut back: no more appends
 };
 

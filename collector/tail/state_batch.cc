@@ -24,13 +24,15 @@ bool Write(checkpoint_journal::Writer* journal, int state_dir_fd, const std::str
   }
   if (batch->write_head && !chain_head::Publish(state_dir_fd, err)) return in_state("chain head");
   if (!batch->checkpoints.empty()) {
-    std::vector<std::pair<std::string_view, std::string_view>> entries;
-    entries.reserve(batch->checkpoints.size());
-    for (Checkpoint& c : batch->checkpoints) {
-      c.text = checkpoint_store::Text(c.value);
-      entries.emplace_back(c.key, c.text);
+    // Each text straight into the frame: no copy of it is kept.
+    checkpoint_journal::FrameBuilder frame;
+    // Pages reserved past what is written are never touched: not resident.
+    frame.Reserve(batch->checkpoints.size(), journal->entry_bytes_hint());
+    for (const Checkpoint& c : batch->checkpoints) {
+      frame.Add(c.key, checkpoint_store::Text(c.value));
     }
-    if (!journal->Append(checkpoint_journal::EncodeFrame(entries), err, error_number)) {
+    journal->NoteEntryBytes(frame.largest_entry());
+    if (!journal->Append(frame.Finish(), err, error_number)) {
       *err = "checkpoint in " + state_dir + ": " + *err;
       return false;
     }

@@ -25,7 +25,6 @@ namespace state_batch {
 struct Checkpoint {
   std::string key;  // the sandbox id
   checkpoint_store::Checkpoint value;
-  std::string text;  // checkpoint_store::Text(value), filled by Write
 };
 
 struct Batch {

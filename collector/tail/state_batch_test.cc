@@ -65,12 +65,13 @@ TEST_CASE("state_batch: the head and every checkpoint land, one frame per batch"
     chain_head::ChainHead head;
     REQUIRE(chain_head::Load(d.fd(), &head, &err) == chain_head::LoadResult::kLoaded);
     CHECK(head.entries == count);
-    std::vector<std::pair<std::string_view, std::string_view>> entries;
+    std::vector<std::string> texts;
     for (size_t i = 0; i < count; ++i) {
       CHECK(LoadedOffset(d.fd(), b.checkpoints[i].key) == i);
-      CHECK(b.checkpoints[i].text == checkpoint_store::Text(b.checkpoints[i].value));
-      entries.emplace_back(b.checkpoints[i].key, b.checkpoints[i].text);
+      texts.push_back(checkpoint_store::Text(b.checkpoints[i].value));
     }
+    std::vector<std::pair<std::string_view, std::string_view>> entries;
+    for (size_t i = 0; i < count; ++i) entries.emplace_back(b.checkpoints[i].key, texts[i]);
     // One frame: the journal grew by exactly it.
     CHECK(journal.size() - before == checkpoint_journal::EncodeFrame(entries).size());
     // No file per source.

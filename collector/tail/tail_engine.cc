@@ -95,7 +95,7 @@ bool Engine::Init(const Options& options, audit_file::AuditFileWriter* out,
     }
     unusable_checkpoints_ = std::move(found.unusable);
     for (const auto& [key, text] : checkpoints_) {
-      checkpoints_bytes_ += checkpoint_journal::EntryBytes(key, text);
+      state_bytes_counted_ += checkpoint_journal::EntryBytes(key, text);
     }
     if (!journal_.Open(state_fd_.get(), found, &jerr)) {
       *err = "checkpoint in " + options_.state_dir + ": " + jerr;

@@ -213,10 +213,12 @@ bool Engine::RecordUnrecordedSources(const std::map<std::string, file_id::FileId
     c.value.written_ns = now_ns;
     batch.checkpoints.push_back(std::move(c));
   }
-  if (!state_batch::Write(&journal_, state_fd_.get(), options_.state_dir, &batch, err) ||
-      !RememberCheckpoints(&batch.checkpoints, err)) {
+  if (!state_batch::Write(&journal_, state_fd_.get(), options_.state_dir, &batch, err)) {
     return false;
   }
+  // Before any source is found: every one is kept as text.
+  for (state_batch::Checkpoint& c : batch.checkpoints) RememberCheckpoint(&c, nullptr);
+  if (!CompactJournalIfDue(err)) return false;
   Note("restart: " + std::to_string(unrecorded.size()) +
        " source(s) with entries in the output and no checkpoint (killed before their first "
        "landed) get one at offset 0");
@@ -236,17 +238,31 @@ checkpoint_store::LoadResult Engine::LoadCheckpoint(const std::string& sandbox_i
   return checkpoint_store::LoadResult::kCorrupt;
 }
 
-bool Engine::RememberCheckpoints(std::vector<state_batch::Checkpoint>* written, std::string* err) {
-  for (state_batch::Checkpoint& c : *written) {
-    unusable_checkpoints_.erase(c.key);
-    std::string& text = checkpoints_[c.key];
-    checkpoints_bytes_ -= text.empty() ? 0 : checkpoint_journal::EntryBytes(c.key, text);
-    checkpoints_bytes_ += checkpoint_journal::EntryBytes(c.key, c.text);
-    text = std::move(c.text);
+void Engine::RememberCheckpoint(state_batch::Checkpoint* written, Source* live) {
+  unusable_checkpoints_.erase(written->key);
+  if (live != nullptr) {
+    live->have_committed = true;
+    live->committed = std::move(written->value);
+    checkpoints_.erase(written->key);  // older than this
+    return;
   }
+  checkpoints_[written->key] = checkpoint_store::Text(written->value);
+}
+
+bool Engine::CompactJournalIfDue(std::string* err) {
+  if (!journal_.ShouldCompact(state_bytes_counted_)) return true;
   // Rare (the journal grows by a frame a cycle to several times the state),
-  // and between commits: the commit thread is idle.
-  if (journal_.ShouldCompact(checkpoints_bytes_) && !journal_.Compact(checkpoints_, err)) {
+  // and between commits: the commit thread is idle. The frame is built
+  // straight from the sources: no copy of the state is gathered first.
+  checkpoint_journal::FrameBuilder frame;
+  for (const auto& [key, text] : checkpoints_) frame.Add(key, text);
+  for (const Source& s : sources_) {
+    if (s.retired || !s.have_committed || checkpoints_.count(s.sandbox_id) != 0) continue;
+    frame.Add(s.sandbox_id, checkpoint_store::Text(s.committed));
+  }
+  state_bytes_counted_ = frame.payload_bytes();
+  if (!journal_.ShouldCompact(state_bytes_counted_)) return true;  // the state grew since
+  if (!journal_.CompactTo(frame.empty() ? std::string() : frame.Finish(), err)) {
     *err = "checkpoint in " + options_.state_dir + ": " + *err;
     return false;
   }
@@ -327,7 +343,7 @@ bool Engine::StartCommit(std::string* err) {
       MarkDirty(index);  // changed under us (truncated since the read): look again
       continue;
     }
-    c.batch.checkpoints.push_back({s.sandbox_id, std::move(cp), {}});
+    c.batch.checkpoints.push_back({s.sandbox_id, std::move(cp)});
     c.sources.push_back(index);
   }
   // What the next cycle touches is its own: a source read again meanwhile
@@ -404,13 +420,12 @@ bool Engine::EndCommit(std::string* err) {
     Source& s = sources_[c.sources[i]];
     state_batch::Checkpoint& written = c.batch.checkpoints[i];
     // The slot given to another sandbox meanwhile (RetireIfGone): its
-    // checkpoint is loaded from the file when it is found again.
-    if (s.retired || s.sandbox_id != written.key) continue;
-    s.have_committed = true;
-    s.committed = std::move(written.value);
+    // checkpoint is kept as text, loaded when it is found again.
+    const bool live = !s.retired && s.sandbox_id == written.key;
+    RememberCheckpoint(&written, live ? &s : nullptr);
   }
   if (!c.sources.empty()) stats_.last_checkpoint_unix = static_cast<int64_t>(time(nullptr));
-  if (!RememberCheckpoints(&c.batch.checkpoints, err)) return false;
+  if (!CompactJournalIfDue(err)) return false;
   for (uint32_t index : c.touched) {
     Source& s = sources_[index];
     // Read again since: what it read then is not checkpointed yet.

@@ -150,6 +150,49 @@ TEST_CASE("tail_engine: an older version's per-source checkpoints resume: nothin
   CHECK(CountLines(f.out) == 394);
 }
 
+TEST_CASE("tail_engine: a compaction keeps every checkpoint, live source or not: nothing again") {
+  Fixture f;
+  f.d.Write("sb/a/denied.log", Record(1) + Record(2));
+  f.d.Write("sb/b/denied.log", Record(3));
+  REQUIRE(f.RunOnce().entries_written == 3);
+  const std::string journal_path = f.state + "/" + checkpoint_journal::kFileName;
+  checkpoint_journal::State state;
+  checkpoint_journal::Found found;
+  std::string err;
+  {
+    const unique_fd::UniqueFd dir(open(f.state.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    REQUIRE(checkpoint_journal::Load(dir.get(), &state, &found, &err) ==
+            checkpoint_journal::LoadResult::kLoaded);
+  }
+  REQUIRE(state.size() == 2);
+  // "gone": a sandbox no longer there, so never a live source: its
+  // checkpoint survives only as kept text. Stale frames before the state
+  // make the journal large and mostly stale: the next commit compacts it.
+  state["gone"] = state["a"];
+  std::string bytes = checkpoint_journal::kHeader;
+  const std::string stale = checkpoint_journal::EncodeFrame({{"a", state["b"]}});
+  while (bytes.size() <= checkpoint_journal::kCompactAtLeastBytes) bytes += stale;
+  std::vector<std::pair<std::string_view, std::string_view>> entries(state.begin(), state.end());
+  bytes += checkpoint_journal::EncodeFrame(entries);
+  f.d.Write("state/" + std::string(checkpoint_journal::kFileName), bytes);
+
+  f.d.Write("sb/a/denied.log", Record(4), true);
+  tail_engine::Stats s = f.RunOnce();
+  CHECK(s.entries_written == 1);
+  CHECK(s.entries_already_present == 0);
+  struct stat st;
+  REQUIRE(stat(journal_path.c_str(), &st) == 0);
+  CHECK(static_cast<uint64_t>(st.st_size) < 64 * 1024);  // compacted
+  CHECK(JournalKeys(f.d) == std::vector<std::string>{"a", "b", "gone"});
+  // Each source resumes from its compacted checkpoint: one new entry each.
+  f.d.Write("sb/a/denied.log", Record(5), true);
+  f.d.Write("sb/b/denied.log", Record(6), true);
+  s = f.RunOnce();
+  CHECK(s.entries_written == 2);
+  CHECK(s.entries_already_present == 0);
+  CHECK(CountLines(f.out) == 6);
+}
+
 TEST_CASE("tail_engine: entries already in the output are not written again") {
   Fixture f;
   f.d.Write("sb/a/denied.log", Record(1) + Record(2) + Record(3));
