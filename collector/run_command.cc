@@ -502,7 +502,7 @@ int Serve(const cli_args::ParsedArgs& args, io_error_exits::Counter* exits) {
         "; batch: up to " + std::to_string(options.max_entries_per_cycle) + " records or " +
         std::to_string(tail_engine::kCycleMs) +
         " ms per fdatasync, then the chain head and one frame of " + checkpoint_journal::kFileName +
-        " holding the checkpoint of every source read (one write, one fdatasync), on a "
+        " holding the checkpoint of every source read (one fdatasync), on a "
         "commit thread while the next batch is read; a restart skips up to " +
         std::to_string(tail_engine::ReplayWindowEntries(options.max_entries_per_cycle)) +
         " entries already written (two batches and some); " + engine->AppendOnlySummary());

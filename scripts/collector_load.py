@@ -332,7 +332,9 @@ def run_collector(collector, root, sources, per_log, rate, head, tail, timeout, 
                     pending.extend(audit.new_timestamps())
                 # The head or an older build's checkpoint is published by a
                 # rename (or a swap, which also moves the previous one to
-                # .tmp: not counted); a journal frame is one write.
+                # .tmp: not counted); a journal frame is one write up to
+                # 64 KiB (a larger one, at thousands of sources, is counted
+                # once per write).
                 published = mask & IN_MOVED_TO and (name.endswith(b".checkpoint") or
                                                     name == b"chain.head")
                 if wd != wd_out and mask & IN_MODIFY and name == b"checkpoints.journal":

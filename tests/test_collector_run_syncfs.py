@@ -1,7 +1,7 @@
 """agt-collector run's commit of many checkpoints at once: the audit file
 synced, then the chain head, then one frame of the checkpoint journal with
-every source's checkpoint, written in one write and made durable by one
-fdatasync, however many sources moved.
+every source's checkpoint, written (in one write up to 64 KiB) and made
+durable by one fdatasync, however many sources moved.
 
 Checked from outside with strace: the order of the calls in a real run
 (every write to the audit file is synced before the next journal frame is
@@ -61,7 +61,8 @@ class RunJournalCommitTest(unittest.TestCase):
                     fdatasyncs += 1
                     unsynced = False
                 elif re.search(r"\bwrite\(\d+<%s>" % journal, line):
-                    frames += 1
+                    # A frame past 64 KiB is written in several pieces.
+                    frames += 1 if re.search(r'>, "frame ', line) else 0
                     self.assertFalse(unsynced, "a checkpoint frame written before the entries "
                                      "it covers were synced:\n" + line)
                     frame_unsynced = True

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <openssl/evp.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -9,6 +10,7 @@
 
 #include <algorithm>
 
+#include "hex.h"
 #include "tail/checkpoint_store.h"
 
 namespace checkpoint_journal {
@@ -49,19 +51,22 @@ bool WriteAll(int fd, std::string_view s) {
   return true;
 }
 
-bool ReadAll(int fd, std::string* out, std::string* err) {
-  out->clear();
-  char buf[65536];
-  for (;;) {
-    const ssize_t n = read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
+// Up to `n` bytes at `offset` into *out (fewer only at the end of the file).
+bool ReadAt(int fd, uint64_t offset, size_t n, std::string* out, std::string* err) {
+  out->resize(n);
+  size_t got = 0;
+  while (got < n) {
+    const ssize_t r = pread(fd, &(*out)[got], n - got, static_cast<off_t>(offset + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) {
       *err = std::string("read ") + kFileName + ": " + strerror(errno);
       return false;
     }
-    if (n == 0) return true;
-    out->append(buf, static_cast<size_t>(n));
+    if (r == 0) break;
+    got += static_cast<size_t>(r);
   }
+  out->resize(got);
+  return true;
 }
 
 std::string At(uint64_t offset) {
@@ -86,31 +91,42 @@ bool ApplyPayload(std::string_view payload, uint64_t offset, State* state, std::
   return true;
 }
 
-// The journal's frames over *state. *good_end: past the last whole frame.
-LoadResult ApplyJournal(std::string_view data, State* state, uint64_t* good_end, std::string* err) {
+// The journal's frames over *state, read one frame at a time (not the
+// whole file: before a compaction it is several times the state). `size`:
+// the file's size when opened; what is appended since is not read.
+// *good_end: past the last whole frame.
+LoadResult ApplyJournal(int fd, uint64_t size, State* state, uint64_t* good_end, std::string* err) {
   const std::string_view header(kHeader);
-  if (data.size() < header.size()) {
+  std::string bytes;
+  if (!ReadAt(fd, 0, static_cast<size_t>(std::min<uint64_t>(size, header.size())), &bytes, err)) {
+    return LoadResult::kError;
+  }
+  if (bytes.size() < header.size()) {
     // Created and cut short before its header was durable: empty.
-    if (header.substr(0, data.size()) == data) return LoadResult::kLoaded;
+    if (header.substr(0, bytes.size()) == bytes) return LoadResult::kLoaded;
     *err = std::string(kFileName) + ": not a checkpoint journal of this version";
     return LoadResult::kCorrupt;
   }
-  if (data.substr(0, header.size()) != header) {
+  if (bytes != header) {
     *err = std::string(kFileName) + ": not a checkpoint journal of this version";
     return LoadResult::kCorrupt;
   }
   uint64_t at = header.size();
   *good_end = at;
-  while (at < data.size()) {
-    const std::string_view rest = data.substr(at);
-    const size_t nl = rest.substr(0, kMaxFrameLine).find('\n');
-    if (nl == std::string_view::npos) {
+  while (at < size) {
+    if (!ReadAt(fd, at, static_cast<size_t>(std::min<uint64_t>(size - at, kMaxFrameLine)), &bytes,
+                err)) {
+      return LoadResult::kError;
+    }
+    if (bytes.empty()) return LoadResult::kLoaded;  // cut since the fstat
+    const size_t nl = bytes.find('\n');
+    if (nl == std::string::npos) {
       // A frame line cut short is the last thing in the file: a crash.
-      if (rest.size() < kMaxFrameLine) return LoadResult::kLoaded;
+      if (bytes.size() < kMaxFrameLine) return LoadResult::kLoaded;
       *err = At(at) + "not a frame";
       return LoadResult::kCorrupt;
     }
-    const std::string line(rest.substr(0, nl));
+    const std::string line = bytes.substr(0, nl);
     unsigned long long len = 0;
     char hex[65] = "";
     int used = 0;
@@ -121,17 +137,18 @@ LoadResult ApplyJournal(std::string_view data, State* state, uint64_t* good_end,
       return LoadResult::kCorrupt;
     }
     const uint64_t payload_at = at + nl + 1;
-    if (payload_at + len > data.size()) return LoadResult::kLoaded;  // cut short: a crash
-    const std::string_view payload = data.substr(payload_at, len);
+    if (payload_at + len > size) return LoadResult::kLoaded;  // cut short: a crash
+    if (!ReadAt(fd, payload_at, static_cast<size_t>(len), &bytes, err)) return LoadResult::kError;
+    if (bytes.size() < len) return LoadResult::kLoaded;  // cut since the fstat
     const uint64_t next = payload_at + len;
-    if (Sha256Hex(payload) != hex) {
+    if (Sha256Hex(bytes) != hex) {
       // The last frame, its fdatasync never returned: a crash. Anything
       // after it was written by a commit that followed a completed one.
-      if (next == data.size()) return LoadResult::kLoaded;
+      if (next == size) return LoadResult::kLoaded;
       *err = At(at) + "a frame fails its SHA-256 and frames follow it (damaged)";
       return LoadResult::kCorrupt;
     }
-    if (!ApplyPayload(payload, at, state, err)) return LoadResult::kCorrupt;
+    if (!ApplyPayload(bytes, at, state, err)) return LoadResult::kCorrupt;
     at = next;
     *good_end = at;
   }
@@ -168,11 +185,14 @@ LoadResult Load(int state_dir_fd, State* state, Found* found, std::string* err) 
     }
     return state->empty() && found->unusable.empty() ? LoadResult::kNone : LoadResult::kLoaded;
   }
-  std::string data;
-  if (!ReadAll(fd.get(), &data, err)) return LoadResult::kError;
+  struct stat st;
+  if (fstat(fd.get(), &st) != 0) {
+    *err = std::string("fstat ") + kFileName + ": " + strerror(errno);
+    return LoadResult::kError;
+  }
   found->exists = true;
-  found->file_size = data.size();
-  const LoadResult r = ApplyJournal(data, state, &found->good_end, err);
+  found->file_size = static_cast<uint64_t>(st.st_size);
+  const LoadResult r = ApplyJournal(fd.get(), found->file_size, state, &found->good_end, err);
   if (r != LoadResult::kLoaded) return r;
   for (const auto& [key, text] : *state) found->unusable.erase(key);
   return LoadResult::kLoaded;
@@ -262,6 +282,66 @@ bool Writer::Append(const std::string& frame, std::string* err, int* error_numbe
   if (fdatasync(fd_.get()) != 0) {
     broken_ = true;  // what is on disk is unknown: the next start loads it
     return failed("fdatasync");
+  }
+  return true;
+}
+
+bool Writer::AppendEntries(const std::function<void(const EntrySink& add)>& each, std::string* err,
+                           int* error_number) {
+  const auto failed = [&](const char* what, int e) {
+    if (error_number != nullptr) *error_number = e;
+    *err = std::string(what) + " " + kFileName + ": " + strerror(e);
+    return false;
+  };
+  if (!fd_.ok() || broken_) return failed("append to", EIO);
+  // Pass 1: the payload's length and hash, for the frame line before it.
+  uint64_t len = 0;
+  std::string hex;
+  {
+    EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int md_len = 0;
+    bool ok = ctx != nullptr && EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr) == 1;
+    each([&](std::string_view key, std::string_view text) {
+      len += EntryBytes(key, text);
+      ok = ok && EVP_DigestUpdate(ctx, key.data(), key.size()) == 1 &&
+           EVP_DigestUpdate(ctx, " ", 1) == 1 &&
+           EVP_DigestUpdate(ctx, text.data(), text.size()) == 1;
+    });
+    ok = ok && EVP_DigestFinal_ex(ctx, md, &md_len) == 1;
+    EVP_MD_CTX_free(ctx);
+    if (!ok) return failed("hash a frame of", ENOMEM);
+    hex = hex::Encode(md, md_len);
+  }
+  // Pass 2: the frame, through a buffer of about kChunk bytes.
+  constexpr size_t kChunk = 64 * 1024;
+  std::string buf = kFrameWord + std::to_string(len) + " " + hex + "\n";
+  const uint64_t frame_bytes = buf.size() + len;
+  buf.reserve(kChunk + kMaxFrameLine);
+  uint64_t written = 0;
+  int write_errno = 0;
+  const auto flush = [&]() {
+    if (write_errno == 0 && !WriteAll(fd_.get(), buf)) write_errno = errno;
+    written += buf.size();
+    buf.clear();
+  };
+  each([&](std::string_view key, std::string_view text) {
+    buf += key;
+    buf += ' ';
+    buf += text;
+    if (buf.size() >= kChunk) flush();
+  });
+  flush();
+  if (write_errno == 0 && written != frame_bytes) write_errno = EIO;  // entries changed: never
+  if (write_errno != 0) {
+    // Cut back, or the next frame would follow one cut short: damage.
+    if (ftruncate(fd_.get(), static_cast<off_t>(size_)) != 0) broken_ = true;
+    return failed("write", write_errno);
+  }
+  size_ += frame_bytes;
+  if (fdatasync(fd_.get()) != 0) {
+    broken_ = true;  // what is on disk is unknown: the next start loads it
+    return failed("fdatasync", errno);
   }
   return true;
 }

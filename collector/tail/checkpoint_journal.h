@@ -1,7 +1,7 @@
 // The run mode's checkpoints as one append-only file in the state directory,
-// so that a commit costs one write and one fdatasync however many sources
-// moved, where one KEY.checkpoint per source costs a write, a rename and a
-// share of a syncfs each.
+// so that a commit costs one fdatasync (and one write up to 64 KiB) however
+// many sources moved, where one KEY.checkpoint per source costs a write, a
+// rename and a share of a syncfs each.
 //
 // checkpoints.journal holds a header line, then frames:
 //
@@ -12,8 +12,9 @@
 //
 // A payload is one line per checkpoint, "KEY TEXT", TEXT being what
 // checkpoint_store::Text writes (it ends in '\n'). A later frame's line for
-// a key replaces an earlier one's. A frame is appended in one write and
-// made durable with one fdatasync, so a crash can leave only the last frame
+// a key replaces an earlier one's. A frame is appended (in one write up to
+// 64 KiB) and made durable with one fdatasync, so a crash can leave only
+// the last frame
 // cut short (or, before the fdatasync returned, not all of it on disk):
 // that frame's commit never completed, and loading ignores it, which gives
 // the state as it was before it. A frame that fails its hash with frames
@@ -33,7 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <algorithm>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -137,11 +138,17 @@ class Writer {
   // empty for no checkpoint).
   bool CompactTo(const std::string& frame, std::string* err);
 
+  // The same frame as Append(EncodeFrame(entries)), never held whole:
+  // `each` is called twice and gives the same entries (key, text) to `add`
+  // each time; the first pass hashes and counts them, the second writes
+  // them through a small buffer (several writes, each continued; the frame
+  // is whole only once the last is, as a crash may cut any write short).
+  // At 10,000 sources a frame is megabytes, written every cycle.
+  using EntrySink = std::function<void(std::string_view key, std::string_view text)>;
+  bool AppendEntries(const std::function<void(const EntrySink& add)>& each, std::string* err,
+                     int* error_number = nullptr);
+
   uint64_t size() const { return size_; }
-  // The largest entry of a frame built for this journal so far: what the
-  // next one reserves room for each of its entries.
-  size_t entry_bytes_hint() const { return entry_bytes_hint_; }
-  void NoteEntryBytes(size_t bytes) { entry_bytes_hint_ = std::max(entry_bytes_hint_, bytes); }
 
  private:
   bool Create(std::string* err);
@@ -149,7 +156,6 @@ class Writer {
   int dir_fd_ = -1;
   unique_fd::UniqueFd fd_;
   uint64_t size_ = 0;
-  size_t entry_bytes_hint_ = 0;
   bool broken_ = false;  // a failed append could not be cut back: no more appends
 };
 

@@ -11,6 +11,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "tail/checkpoint_store.h"
 #include "tail/tail_test_util.h"
@@ -313,6 +315,84 @@ TEST_CASE("checkpoint_journal: a failed append is cut back off the journal") {
   State state;
   Found found;
   REQUIRE(LoadInto(d.fd(), &state, &found, &err) == LoadResult::kLoaded);
+  CHECK(state["sb-1"] == TextAt(1));
+  CHECK(state["sb-2"] == TextAt(3));
+}
+
+TEST_CASE("checkpoint_journal: a frame streamed in pieces is the frame built whole, and loads") {
+  tail_test_util::TempDir d;
+  Writer w;
+  OpenWriter(d.fd(), &w);
+  // Past one 64 KiB piece, so it takes several writes; then a small one.
+  std::vector<std::string> keys, texts;
+  for (int i = 0; i < 2000; ++i) {
+    keys.push_back("sb-" + std::to_string(i));
+    texts.push_back(TextAt(static_cast<uint64_t>(i) * 7));
+  }
+  std::vector<std::pair<std::string_view, std::string_view>> entries;
+  for (size_t i = 0; i < keys.size(); ++i) entries.emplace_back(keys[i], texts[i]);
+  const std::string whole = checkpoint_journal::EncodeFrame(entries);
+  REQUIRE(whole.size() > 3 * 64 * 1024);
+  const auto each = [&](const Writer::EntrySink& add) {
+    for (const auto& [key, text] : entries) add(key, text);
+  };
+  std::string err;
+  const uint64_t before = w.size();
+  REQUIRE_MESSAGE(w.AppendEntries(each, &err), err);
+  const auto one = [](const Writer::EntrySink& add) { add("sb-1", TextAt(99)); };
+  REQUIRE_MESSAGE(w.AppendEntries(one, &err), err);
+  const std::string file = ReadFile(d.Join(checkpoint_journal::kFileName));
+  CHECK(w.size() == file.size());
+  CHECK(file.substr(before, whole.size()) == whole);
+  CHECK(file.substr(before + whole.size()) ==
+        checkpoint_journal::EncodeFrame({{"sb-1", TextAt(99)}}));
+  State state;
+  Found found;
+  REQUIRE(LoadInto(d.fd(), &state, &found, &err) == LoadResult::kLoaded);
+  CHECK(state.size() == keys.size());
+  CHECK(state["sb-1"] == TextAt(99));
+  CHECK(state["sb-1999"] == TextAt(1999 * 7));
+  CHECK(found.good_end == file.size());
+  // The big frame cut short in its middle (a crash between its writes):
+  // left out, the state before it loads.
+  REQUIRE(truncate(d.Join(checkpoint_journal::kFileName).c_str(),
+                   static_cast<off_t>(before + whole.size() / 2)) == 0);
+  REQUIRE(LoadInto(d.fd(), &state, &found, &err) == LoadResult::kLoaded);
+  CHECK(state.empty());
+  CHECK(found.good_end == before);
+}
+
+TEST_CASE("checkpoint_journal: a streamed frame refused after its first piece is cut back") {
+  tail_test_util::TempDir d;
+  std::string err;
+  Writer w;
+  OpenWriter(d.fd(), &w);
+  REQUIRE(w.Append(checkpoint_journal::EncodeFrame({{"sb-1", TextAt(1)}}), &err));
+  const uint64_t before = w.size();
+  const auto many = [](const Writer::EntrySink& add) {
+    for (int i = 0; i < 2000; ++i) add("sb-" + std::to_string(i), TextAt(2));
+  };
+  // Room for the first 64 KiB piece and part of the second: the frame is
+  // on disk in part when a write is refused (EFBIG), as a full disk would.
+  struct rlimit old_limit;
+  REQUIRE(getrlimit(RLIMIT_FSIZE, &old_limit) == 0);
+  const auto old_handler = signal(SIGXFSZ, SIG_IGN);
+  struct rlimit limit = old_limit;
+  limit.rlim_cur = before + 100 * 1024;
+  REQUIRE(setrlimit(RLIMIT_FSIZE, &limit) == 0);
+  int error_number = 0;
+  const bool appended = w.AppendEntries(many, &err, &error_number);
+  REQUIRE(setrlimit(RLIMIT_FSIZE, &old_limit) == 0);
+  signal(SIGXFSZ, old_handler);
+  CHECK(!appended);
+  CHECK(error_number == EFBIG);
+  CHECK(err.find("write checkpoints.journal") != std::string::npos);
+  CHECK(SizeOf(d.Join(checkpoint_journal::kFileName)) == before);
+  REQUIRE(w.Append(checkpoint_journal::EncodeFrame({{"sb-2", TextAt(3)}}), &err));
+  State state;
+  Found found;
+  REQUIRE(LoadInto(d.fd(), &state, &found, &err) == LoadResult::kLoaded);
+  CHECK(state.size() == 2);
   CHECK(state["sb-1"] == TextAt(1));
   CHECK(state["sb-2"] == TextAt(3));
 }

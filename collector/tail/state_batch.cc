@@ -24,15 +24,12 @@ bool Write(checkpoint_journal::Writer* journal, int state_dir_fd, const std::str
   }
   if (batch->write_head && !chain_head::Publish(state_dir_fd, err)) return in_state("chain head");
   if (!batch->checkpoints.empty()) {
-    // Each text straight into the frame: no copy of it is kept.
-    checkpoint_journal::FrameBuilder frame;
-    // Pages reserved past what is written are never touched: not resident.
-    frame.Reserve(batch->checkpoints.size(), journal->entry_bytes_hint());
-    for (const Checkpoint& c : batch->checkpoints) {
-      frame.Add(c.key, checkpoint_store::Text(c.value));
-    }
-    journal->NoteEntryBytes(frame.largest_entry());
-    if (!journal->Append(frame.Finish(), err, error_number)) {
+    // Each text straight into the file, in two passes (hashed, then
+    // written): no frame of every checkpoint is held.
+    const auto each = [batch](const checkpoint_journal::Writer::EntrySink& add) {
+      for (const Checkpoint& c : batch->checkpoints) add(c.key, checkpoint_store::Text(c.value));
+    };
+    if (!journal->AppendEntries(each, err, error_number)) {
       *err = "checkpoint in " + state_dir + ": " + *err;
       return false;
     }

@@ -1,7 +1,7 @@
 // One durable update of the run mode's state directory: the chain head
 // (staged, fsynced, renamed into place) and one frame of the checkpoint
-// journal holding the checkpoint of every source that moved (one write, one
-// fdatasync), then one fsync of the directory for the head's rename. Shared
+// journal holding the checkpoint of every source that moved (one write up
+// to 64 KiB, one fdatasync), then one fsync of the directory for the head's rename. Shared
 // by the engine's commit (tail_engine_commit.cc, on its commit thread) and
 // its start-up (RecordUnrecordedSources), so the order is written once.
 //
