@@ -32,7 +32,7 @@
 #include "self_confine.h"
 #include "service_notify.h"
 #include "tail/chain_head.h"
-#include "tail/state_batch.h"
+#include "tail/checkpoint_journal.h"
 #include "tail/syslog_sender.h"
 #include "tail/tail_engine.h"
 #include "unique_fd.h"
@@ -496,19 +496,17 @@ int Serve(const cli_args::ParsedArgs& args, io_error_exits::Counter* exits) {
       return exit_status::kIoErr;
     }
     engine->Scan();
-    logs::Note(std::to_string(s.watch.size()) + " pattern(s), " +
-               std::to_string(engine->stats().sources) + " sandbox(es) found, " +
-               std::to_string(engine->stats().watches) + " inotify watch(es); writing " + s.out +
-               "; checkpoints in " + s.state_dir + "; batch: up to " +
-               std::to_string(options.max_entries_per_cycle) + " records or " +
-               std::to_string(tail_engine::kCycleMs) +
-               " ms per fdatasync, then the chain head and one checkpoint per source read "
-               "(staged, one syncfs for more than " +
-               std::to_string(state_batch::kFsyncEachUpTo) +
-               ", renamed, one directory fsync), on a commit thread while the next batch is "
-               "read; a restart skips up to " +
-               std::to_string(tail_engine::ReplayWindowEntries(options.max_entries_per_cycle)) +
-               " entries already written (two batches and some); " + engine->AppendOnlySummary());
+    logs::Note(
+        std::to_string(s.watch.size()) + " pattern(s), " + std::to_string(engine->stats().sources) +
+        " sandbox(es) found, " + std::to_string(engine->stats().watches) +
+        " inotify watch(es); writing " + s.out + "; checkpoints in " + s.state_dir +
+        "; batch: up to " + std::to_string(options.max_entries_per_cycle) + " records or " +
+        std::to_string(tail_engine::kCycleMs) +
+        " ms per fdatasync, then the chain head and one frame of " + checkpoint_journal::kFileName +
+        " holding the checkpoint of every source read (one fdatasync), on a "
+        "commit thread while the next batch is read; a restart skips up to " +
+        std::to_string(tail_engine::ReplayWindowEntries(options.max_entries_per_cycle)) +
+        " entries already written (two batches and some); " + engine->AppendOnlySummary());
   } else {
     logs::Note("writing " + s.out);
   }

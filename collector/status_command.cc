@@ -18,6 +18,7 @@
 #include "logs.h"
 #include "run_status.h"
 #include "tail/chain_head.h"
+#include "tail/checkpoint_journal.h"
 #include "tail/checkpoint_store.h"
 #include "unique_fd.h"
 
@@ -80,7 +81,8 @@ checkpoint_store::LoadResult ReadSnapshot(int dir, run_status::Snapshot* s, std:
 // is said to be one, not shown as a daemon with nothing to do).
 bool LooksLikeStateDir(int dir) {
   if (faccessat(dir, run_status::kFileName, F_OK, AT_SYMLINK_NOFOLLOW) == 0 ||
-      faccessat(dir, chain_head::kFileName, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+      faccessat(dir, chain_head::kFileName, F_OK, AT_SYMLINK_NOFOLLOW) == 0 ||
+      faccessat(dir, checkpoint_journal::kFileName, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
     return true;
   }
   std::vector<std::string> checkpoints;
@@ -113,18 +115,37 @@ bool SameFile(int fd, const chain_head::ChainHead& head) {
   return fstat(fd, &st) == 0 && file_id::FileId::Of(st) == head.file;
 }
 
+// The checkpoints as run would load them now. Read while run appends to
+// the journal: a frame being written is the last one, and left out.
+struct Checkpoints {
+  checkpoint_journal::LoadResult loaded;
+  checkpoint_journal::State state;
+  checkpoint_journal::Found found;
+  std::string err;
+};
+
 // "lag 12 bytes (read to offset 30 of 42)", from the checkpoint and the log as it is now.
-std::string SourceLag(int dir, const std::string& sandbox_id, const std::string& log) {
+std::string SourceLag(const Checkpoints& checkpoints, const std::string& sandbox_id,
+                      const std::string& log) {
   struct stat st;
   if (lstat(log.c_str(), &st) != 0) return logs::ErrnoReason("stat", log);
   if (!S_ISREG(st.st_mode)) return "not a regular file now";
   const uint64_t size = static_cast<uint64_t>(st.st_size);
+  if (checkpoints.loaded == checkpoint_journal::LoadResult::kCorrupt ||
+      checkpoints.loaded == checkpoint_journal::LoadResult::kError) {
+    return "checkpoint unreadable: " + checkpoints.err;
+  }
+  const auto unusable = checkpoints.found.unusable.find(sandbox_id);
+  if (unusable != checkpoints.found.unusable.end()) {
+    return "checkpoint unreadable: " + unusable->second;
+  }
+  const auto text = checkpoints.state.find(sandbox_id);
+  if (text == checkpoints.state.end()) return "lag " + Bytes(size) + " (no checkpoint yet)";
   checkpoint_store::Checkpoint c;
   std::string err;
-  switch (checkpoint_store::Load(dir, sandbox_id, &c, &err)) {
-    case checkpoint_store::LoadResult::kLoaded: break;
-    case checkpoint_store::LoadResult::kNone: return "lag " + Bytes(size) + " (no checkpoint yet)";
-    default: return "checkpoint unreadable: " + err;
+  if (checkpoint_store::Parse(sandbox_id + "'s checkpoint", text->second, &c, &err) !=
+      checkpoint_store::LoadResult::kLoaded) {
+    return "checkpoint unreadable: " + err;
   }
   if (c.file != file_id::FileId::Of(st)) {
     return "lag " + Bytes(size) + " (the log was replaced since the checkpoint)";
@@ -201,8 +222,13 @@ int Status(const cli_args::ParsedArgs& args) {
   }
 
   printf("sources: %zu\n", snap.sources.size());
+  Checkpoints checkpoints;
+  if (!snap.sources.empty()) {
+    checkpoints.loaded = checkpoint_journal::Load(dir.get(), &checkpoints.state, &checkpoints.found,
+                                                  &checkpoints.err);
+  }
   for (const auto& [id, log] : snap.sources) {
-    printf("  %s %s: %s\n", id.c_str(), log.c_str(), SourceLag(dir.get(), id, log).c_str());
+    printf("  %s %s: %s\n", id.c_str(), log.c_str(), SourceLag(checkpoints, id, log).c_str());
   }
   if (!snap.forward.empty()) {
     printf("forwarding:\n");

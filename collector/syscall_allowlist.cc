@@ -94,7 +94,6 @@ constexpr int kRun[] = {
     SCMP_SYS(chmod),
     SCMP_SYS(fchmodat),  // a log directory's mode put back (/proc/self/fd)
     SCMP_SYS(fstatfs),
-    SCMP_SYS(syncfs),
     SCMP_SYS(dup),
     SCMP_SYS(faccessat),
     SCMP_SYS(faccessat2),

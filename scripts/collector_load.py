@@ -11,10 +11,11 @@ reader needs no bookkeeping: latency = seen - timestamp_ns (CLOCK_REALTIME).
 Reader (this process): one inotify instance, so the order of what happened
 is the order of its queue. Collector: IN_MODIFY on the audit file (its new
 entries are read: written, not yet known durable) and IN_MOVED_TO in the
-state directory (a checkpoint published; the collector publishes one only
-after fdatasync of the entries it covers returned, and a cycle's renames
-follow its one write + fdatasync, so every entry read before the event is
-durable by then). rsyslog: IN_MODIFY on its output file (the line copied).
+state directory (the chain head, or an older build's checkpoint, published:
+the collector publishes either only after fdatasync of the entries they
+cover returned, so every entry read before the event is durable by then;
+a build with the checkpoint journal appends its frame after the head, and
+its IN_MODIFY counts the checkpoint writes). rsyslog: IN_MODIFY on its output file (the line copied).
 """
 import ctypes
 import os
@@ -319,7 +320,7 @@ def run_collector(collector, root, sources, per_log, rate, head, tail, timeout, 
         startup = stderr.read().decode(errors="replace").strip().splitlines()
         ino = Inotify()
         wd_out = ino.add(out, IN_MODIFY)
-        ino.add(state, IN_MOVED_TO)
+        ino.add(state, IN_MOVED_TO | IN_MODIFY)
         audit = Tail(out)
         audit.new_timestamps()
         m = Measure(name, collector=True)
@@ -329,11 +330,17 @@ def run_collector(collector, root, sources, per_log, rate, head, tail, timeout, 
             for wd, mask, name in events:
                 if wd == wd_out or mask & IN_Q_OVERFLOW:
                     pending.extend(audit.new_timestamps())
-                # A checkpoint is published by a rename (or a swap, which
-                # also moves the previous one to .tmp: not counted).
-                published = mask & IN_MOVED_TO and name.endswith(b".checkpoint")
+                # The head or an older build's checkpoint is published by a
+                # rename (or a swap, which also moves the previous one to
+                # .tmp: not counted); a journal frame is one write up to
+                # 64 KiB (a larger one, at thousands of sources, is counted
+                # once per write).
+                published = mask & IN_MOVED_TO and (name.endswith(b".checkpoint") or
+                                                    name == b"chain.head")
+                if wd != wd_out and mask & IN_MODIFY and name == b"checkpoints.journal":
+                    m.checkpoints += 1
                 if published or mask & IN_Q_OVERFLOW:
-                    m.checkpoints += 1 if published else 0
+                    m.checkpoints += 1 if published and name != b"chain.head" else 0
                     now = time.time_ns()
                     m.latencies.extend((now - ts) / 1e9 for ts in pending)
                     if pending:

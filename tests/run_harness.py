@@ -8,6 +8,7 @@ set of entries the audit file must hold: each marker once, none missing, none
 extra. The chain is checked by `agt-collector verify` and, independently, by
 the stdlib re-implementation of upstream's verifier.
 """
+import hashlib
 import json
 import os
 import re
@@ -23,6 +24,12 @@ import collector_upstream_verifier
 
 from build_paths import BUILD, COLLECTOR, HERE, SHIM  # noqa: F401 (re-exported)
 from build_paths import TOP as REPO
+
+# The state directory's checkpoints (collector/tail/checkpoint_journal.h).
+JOURNAL = "checkpoints.journal"
+JOURNAL_HEADER = b"agt-collector checkpoint journal 1\n"
+CHECKPOINT_MAGIC = b"agt-collector checkpoint 1\n"
+
 DENIED_NAMES = ("curl", "wget", "git", "ssh")
 
 
@@ -179,17 +186,68 @@ class RunHarness:
 
     # --- the state directory ---------------------------------------------------
 
-    def checkpoint_path(self, sandbox_id):
-        return os.path.join(self.state, sandbox_id + ".checkpoint")
+    @property
+    def journal_path(self):
+        return os.path.join(self.state, JOURNAL)
+
+    def checkpoints(self):
+        """{sandbox id: checkpoint text} as run loads them (checkpoint_journal.h):
+        an older version's SANDBOX.checkpoint files, then every whole frame of
+        the journal over them; a last frame cut short is left out."""
+        found = {}
+        for name in os.listdir(self.state) if os.path.isdir(self.state) else []:
+            if name.endswith(".checkpoint"):
+                with open(os.path.join(self.state, name), "rb") as f:
+                    data = f.read()
+                if data.startswith(CHECKPOINT_MAGIC):
+                    found[name[:-len(".checkpoint")]] = data[len(CHECKPOINT_MAGIC):]
+        try:
+            with open(self.journal_path, "rb") as f:
+                data = f.read()
+        except FileNotFoundError:
+            return found
+        if not data.startswith(JOURNAL_HEADER):
+            return found
+        at = len(JOURNAL_HEADER)
+        while at < len(data):
+            nl = data.find(b"\n", at)
+            if nl < 0:
+                break
+            m = re.fullmatch(rb"frame (\d+) ([0-9a-f]{64})", data[at:nl])
+            if m is None:
+                raise AssertionError("%s: offset %d: not a frame" % (self.journal_path, at))
+            payload = data[nl + 1:nl + 1 + int(m.group(1))]
+            if len(payload) < int(m.group(1)) or \
+                    hashlib.sha256(payload).hexdigest().encode() != m.group(2):
+                break  # the last frame, cut short by a crash
+            for line in payload.split(b"\n")[:-1]:
+                key, text = line.split(b" ", 1)
+                found[key.decode()] = text + b"\n"
+            at = nl + 1 + len(payload)
+        return found
+
+    def has_checkpoint(self, sandbox_id):
+        return sandbox_id in self.checkpoints()
 
     def read_checkpoint(self, sandbox_id):
-        with open(self.checkpoint_path(sandbox_id), "rb") as f:
-            return f.read()
+        """The checkpoint's text ("dev=... ino=... offset=..."); KeyError: none."""
+        return self.checkpoints()[sandbox_id]
 
     def write_checkpoint(self, sandbox_id, data):
-        """Puts back an older checkpoint: the state a crash leaves behind."""
-        with open(self.checkpoint_path(sandbox_id), "wb") as f:
-            f.write(data)
+        """Puts back an older checkpoint: the state a crash leaves behind (the
+        collector stopped). A frame appended to the journal, as run appends one."""
+        payload = sandbox_id.encode() + b" " + data
+        frame = b"frame %d %s\n" % (len(payload), hashlib.sha256(payload).hexdigest().encode())
+        with open(self.journal_path, "ab") as f:
+            f.write(frame + payload)
+
+    def chain_head_entries(self):
+        """The entries chain.head names; -1: none yet."""
+        try:
+            with open(os.path.join(self.state, "chain.head")) as f:
+                return int(re.search(r"entries=(\d+)", f.read()).group(1))
+        except FileNotFoundError:
+            return -1
 
     # --- the audit file --------------------------------------------------------
 
@@ -278,17 +336,17 @@ class RunHarness:
     def caught_up(self):
         """Whether every sandbox log has been read to its end and checkpointed
         (the checkpoint names the log's inode and its size as the offset)."""
+        checkpoints = None
         for sandbox_id in os.listdir(self.base):
             try:
                 st = os.stat(self.log_path(sandbox_id))
             except FileNotFoundError:
                 continue
-            try:
-                with open(self.checkpoint_path(sandbox_id)) as f:
-                    text = f.read()
-            except FileNotFoundError:
+            if checkpoints is None:
+                checkpoints = self.checkpoints()
+            if sandbox_id not in checkpoints:
                 return False
-            m = re.search(r"\bino=(\d+) offset=(\d+)\b", text)
+            m = re.search(r"\bino=(\d+) offset=(\d+)\b", checkpoints[sandbox_id].decode())
             if not m or (int(m.group(1)), int(m.group(2))) != (st.st_ino, st.st_size):
                 return False
         return True

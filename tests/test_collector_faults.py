@@ -36,9 +36,10 @@ EDQUOT_TEXT = "Disk quota exceeded"
 
 # name: (what -P names, the injection, the words the error line must hold;
 #        None: the call is retried and the collector runs on)
-#   "out"   the audit file            "tmp"  the checkpoint's temporary file (by path)
-#   "state" the state directory       "tmp-name" the temporary file's name as
-#                                       openat/renameat get it (relative to the directory)
+#   "out"   the audit file            "journal"  the checkpoint journal (by path)
+#   "state" the state directory       "journal-name" its name as openat gets it, and
+#                                       "journal-tmp-name" its temporary's, as
+#                                       openat/renameat get them (relative to the directory)
 CELLS = {
     "audit_write_enospc": ("out", "write:error=ENOSPC", ["write", "{out}", ENOSPC_TEXT]),
     "audit_write_eio": ("out", "write:error=EIO", ["write", "{out}", EIO_TEXT]),
@@ -46,16 +47,24 @@ CELLS = {
     "audit_write_eintr": ("out", "write:error=EINTR:when=1..3", None),
     "audit_fdatasync_eio": ("out", "fdatasync:error=EIO", ["fdatasync", "{out}", EIO_TEXT]),
     "audit_fdatasync_enospc": ("out", "fdatasync:error=ENOSPC", ["fdatasync", "{out}", ENOSPC_TEXT]),
-    "checkpoint_write_enospc": ("tmp", "write:error=ENOSPC", ["write", ".tmp", ENOSPC_TEXT]),
-    "checkpoint_write_eio": ("tmp", "write:error=EIO", ["write", ".tmp", EIO_TEXT]),
-    "checkpoint_write_edquot": ("tmp", "write:error=EDQUOT", ["write", ".tmp", EDQUOT_TEXT]),
-    "checkpoint_write_eintr": ("tmp", "write:error=EINTR:when=1..3", None),
-    "checkpoint_fsync_eio": ("tmp", "fsync:error=EIO", ["fsync", ".tmp", EIO_TEXT]),
-    "checkpoint_openat_enospc": ("tmp-name", "openat:error=ENOSPC", ["open", ".tmp", ENOSPC_TEXT]),
-    "checkpoint_openat_eacces": ("tmp-name", "openat:error=EACCES", ["open", ".tmp", "Permission denied"]),
-    "checkpoint_rename_eio": ("tmp-name", "renameat,renameat2:error=EIO", ["rename", ".tmp", EIO_TEXT]),
-    "checkpoint_rename_enospc": ("tmp-name", "renameat,renameat2:error=ENOSPC",
-                                 ["rename", ".tmp", ENOSPC_TEXT]),
+    "checkpoint_write_enospc": ("journal", "write:error=ENOSPC",
+                                ["checkpoint in {state}", "write checkpoints.journal", ENOSPC_TEXT]),
+    "checkpoint_write_eio": ("journal", "write:error=EIO", ["write checkpoints.journal", EIO_TEXT]),
+    "checkpoint_write_edquot": ("journal", "write:error=EDQUOT",
+                                ["write checkpoints.journal", EDQUOT_TEXT]),
+    "checkpoint_write_eintr": ("journal", "write:error=EINTR:when=1..3", None),
+    "checkpoint_fdatasync_eio": ("journal", "fdatasync:error=EIO",
+                                 ["fdatasync checkpoints.journal", EIO_TEXT]),
+    "checkpoint_openat_enospc": ("journal-name", "openat:error=ENOSPC",
+                                 ["open checkpoints.journal", ENOSPC_TEXT]),
+    "checkpoint_openat_eacces": ("journal-name", "openat:error=EACCES",
+                                 ["open checkpoints.journal", "Permission denied"]),
+    "checkpoint_create_enospc": ("journal-tmp-name", "openat:error=ENOSPC",
+                                 ["open checkpoints.journal.tmp", ENOSPC_TEXT]),
+    "checkpoint_rename_eio": ("journal-tmp-name", "renameat,renameat2:error=EIO",
+                              ["rename checkpoints.journal.tmp", EIO_TEXT]),
+    "checkpoint_rename_enospc": ("journal-tmp-name", "renameat,renameat2:error=ENOSPC",
+                                 ["rename checkpoints.journal.tmp", ENOSPC_TEXT]),
     "state_dir_fsync_eio": ("state", "fsync:error=EIO", ["fsync state directory", EIO_TEXT]),
     "state_dir_mkdir_enospc": ("state", "mkdir,mkdirat:error=ENOSPC", ["mkdir", "{state}", ENOSPC_TEXT]),
     "state_dir_mkdir_eacces": ("state", "mkdir,mkdirat:error=EACCES",
@@ -138,8 +147,9 @@ def make_cell(name, target, injection, words):
         h = story.h
         paths = {
             "out": [h.out],
-            "tmp": [os.path.join(h.state, "sb-0.checkpoint.tmp")],
-            "tmp-name": ["sb-0.checkpoint.tmp"],
+            "journal": [h.journal_path],
+            "journal-name": ["checkpoints.journal"],
+            "journal-tmp-name": ["checkpoints.journal.tmp"],
             "state": [h.state],
         }[target]
         log = os.path.join(h.dir, "strace.log")
@@ -156,7 +166,7 @@ def make_cell(name, target, injection, words):
             if target == "out":
                 # The entries were never known durable: no checkpoint moved.
                 for sid in SANDBOXES:
-                    self.assertFalse(os.path.exists(h.checkpoint_path(sid)), err)
+                    self.assertFalse(h.has_checkpoint(sid), err)
         with open(log) as f:
             self.assertIn("(INJECTED)", f.read())  # the fault did happen
         story.recover()
@@ -176,7 +186,7 @@ class CollectorFaultMatrixTest(unittest.TestCase):
         h = story.h
         log = os.path.join(h.dir, "strace.log")
         wrap = ["strace", "-f", "-qq", "-o", log, "-P", h.out,
-                "-P", os.path.join(h.state, "sb-0.checkpoint.tmp"),
+                "-P", h.journal_path,
                 "-e", "trace=write,pwrite64,writev,pwritev,pwritev2"]
         story.run_through(wrap)
         with open(log) as f:
@@ -253,7 +263,7 @@ class CollectorFullDiskTest(unittest.TestCase):
             with open(h.out, "rb") as f:
                 self.assertEqual(f.read(), b"")
             for sid in SANDBOXES:
-                self.assertFalse(os.path.exists(h.checkpoint_path(sid)))
+                self.assertFalse(h.has_checkpoint(sid))
         self.assertEqual(lines[0], lines[1])
         self.assertEqual(lines[1], lines[2])
         self.assertEqual(len(lines[0]), 1)

@@ -18,8 +18,13 @@ from seeded_random import seeded_random
 
 
 def entry_ids(path):
-    with open(path) as f:
-        return [json.loads(line)["entry_id"] for line in f]
+    """The entry ids of the file's complete lines: a receiver or the
+    collector may be appending to it as it is read, and a line not yet
+    ended is read by the next call, not parsed half-written."""
+    with open(path, "rb") as f:
+        data = f.read()
+    lines = data.split(b"\n")[:-1]  # past the last '\n': not ended yet
+    return [json.loads(line)["entry_id"] for line in lines]
 
 
 def records(start, count):

@@ -139,17 +139,19 @@ class RunCrashTest(unittest.TestCase):
         h.wait_for_count(5001, timeout=120)
         h.wait_caught_up()
         h.stop()
-        with open(h.checkpoint_path("sb-b"), "wb") as f:
-            f.write(first)  # the checkpoint after its first line never moved on
+        h.write_checkpoint("sb-b", first)  # the checkpoint after its first line never moved on
         h.append_raw("sb-a", self.line_a * 2000)
-        tmp = h.checkpoint_path("sb-b") + ".tmp"
         log = os.path.join(h.dir, "strace.log")
-        h.start(wrap=["strace", "-f", "-qq", "-o", log, "-P", os.path.basename(tmp), "-P", tmp,
-                      "-e", "inject=renameat,renameat2,rename:delay_enter=5000000:when=2"])
+        # The journal's second frame after the restart is held: the first
+        # has landed with sb-b's checkpoint mid-replay.
+        h.start(wrap=["strace", "-f", "-qq", "-o", log, "-P", h.journal_path,
+                      "-e", "inject=write:delay_enter=5000000:when=2"])
         tracee = traced_child(h.proc.pid)
-        h.wait_until(lambda: os.path.exists(tmp) and h.read_checkpoint("sb-b") != first,
-                     "sb-b's second checkpoint of the replay is staged", timeout=60)
-        time.sleep(0.5)  # well inside the 5 s its rename is held
+        h.wait_until(lambda: h.read_checkpoint("sb-b") != first,
+                     "sb-b's first checkpoint of the replay lands", timeout=60)
+        h.wait_until(lambda: open(log).read().count("write(") >= 2,
+                     "the next frame's write is entered", timeout=30)
+        time.sleep(0.5)  # well inside the 5 s its write is held
         os.kill(tracee, signal.SIGKILL)
         h.proc.wait()
         self.assertIn("killed by SIGKILL", open(log).read())
@@ -196,7 +198,7 @@ class RunCrashTest(unittest.TestCase):
         self.assertIn("killed by SIGKILL", traced)
         self.assertRegex(traced, r"<\.\.\. fdatasync resumed>\)\s*= \?",
                          "killed inside the held fdatasync")
-        self.assertEqual([n for n in os.listdir(h.state) if n.endswith(".checkpoint")], [],
+        self.assertEqual(h.checkpoints(), {},
                          "killed inside the first commit: no checkpoint landed")
         in_flight = h.line_count()
         self.assertGreater(in_flight, 0)
@@ -223,20 +225,23 @@ class RunCrashTest(unittest.TestCase):
 
     def _kill_inside_the_checkpoint_rename(self, h, sid, count):
         """Runs until the audit file holds `count` entries and kills the
-        collector while `sid`'s checkpoint rename is held (5 s, by strace):
-        the entries are durable, the checkpoint is not."""
-        tmp = h.checkpoint_path(sid) + ".tmp"
+        collector while the journal frame with `sid`'s checkpoint is held
+        (its write, 5 s, by strace): the entries are durable (and the chain
+        head, published before the frame, names them), the checkpoint is not."""
+        before = h.checkpoints().get(sid)
         log = os.path.join(h.dir, "strace.log")
-        h.start(wrap=["strace", "-f", "-qq", "-o", log, "-P", os.path.basename(tmp), "-P", tmp,
-                      "-e", "inject=renameat,renameat2,rename:delay_enter=5000000"])
+        h.start(wrap=["strace", "-f", "-qq", "-o", log, "-P", h.journal_path,
+                      "-e", "inject=write:delay_enter=5000000"])
         tracee = traced_child(h.proc.pid)
         h.wait_for_count(count)
-        h.wait_until(lambda: os.path.exists(tmp), "%s's checkpoint is staged" % sid)
-        time.sleep(0.5)  # well inside the 5 s its rename is held
+        h.wait_until(lambda: h.chain_head_entries() == count, "the head names every entry")
+        h.wait_until(lambda: "write(" in open(log).read(), "the frame's write is entered")
+        time.sleep(0.5)  # well inside the 5 s its write is held
         os.kill(tracee, signal.SIGKILL)
         h.proc.wait()
         self.assertIn("killed by SIGKILL", open(log).read())
-        self.assertTrue(os.path.exists(tmp))  # killed inside the rename: not done
+        # Killed inside the frame's write: the checkpoint did not move.
+        self.assertEqual(h.checkpoints().get(sid), before)
         self.assertEqual(h.line_count(), count)
 
     def _read_again_after_a_cycle_of_another(self, h, sid, count, replayed):

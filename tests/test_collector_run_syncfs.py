@@ -1,12 +1,13 @@
 """agt-collector run's commit of many checkpoints at once: the audit file
-synced, then the chain head and the checkpoints staged, one syncfs of the
-state directory's file system for all of them, and only then renamed into
-place.
+synced, then the chain head, then one frame of the checkpoint journal with
+every source's checkpoint, written (in one write up to 64 KiB) and made
+durable by one fdatasync, however many sources moved.
 
 Checked from outside with strace: the order of the calls in a real run
-(every write to the audit file is synced before the next checkpoint rename),
-and a failed syncfs: exit 74, no checkpoint and no chain head moved, and a
-restart writes every record exactly once.
+(every write to the audit file is synced before the next journal frame is
+written, and no per-source file is staged, synced or renamed), and a failed
+fdatasync of the journal: exit 74, and a restart writes every record exactly
+once.
 """
 import os
 import re
@@ -17,7 +18,6 @@ import unittest
 from run_harness import COLLECTOR, RunHarness
 from test_collector_faults import traced_child
 
-# More than the 4 checkpoints a cycle fsyncs one by one (tail_engine_commit.cc).
 SANDBOXES = ["sb-%d" % i for i in range(6)]
 
 
@@ -31,18 +31,13 @@ def tree_with_records(testcase, name, per_log):
     return h, os.path.join(h.dir, "strace.log")
 
 
-def chain_head_entries(h):
-    with open(os.path.join(h.state, "chain.head")) as f:
-        return int(re.search(r"entries=(\d+)", f.read()).group(1))
-
-
-class RunSyncfsTest(unittest.TestCase):
+class RunJournalCommitTest(unittest.TestCase):
     def setUp(self):
         if os.geteuid() != 0:
             self.fail("strace on the collector needs root here")
 
-    def test_entries_are_synced_before_any_checkpoint_is_renamed(self):
-        h, log = tree_with_records(self, "syncfs-order", 3)
+    def test_entries_are_synced_before_any_checkpoint_frame_is_written(self):
+        h, log = tree_with_records(self, "journal-order", 3)
         h.start(wrap=["strace", "-f", "-qq", "-y", "-o", log, "-e",
                       "trace=write,fdatasync,fsync,syncfs,renameat,renameat2"])
         h.wait_expected()
@@ -54,9 +49,9 @@ class RunSyncfsTest(unittest.TestCase):
         self.assertEqual(h.proc.wait(timeout=30), 0, h.stderr()[-3000:])
         h.assert_exact()
         unsynced = False  # written to the audit file since its last sync
-        renames = 0
-        syncfs_calls = 0
-        writes = fdatasyncs = 0
+        frames = journal_syncs = writes = fdatasyncs = 0
+        frame_unsynced = False  # a frame written and not yet fdatasynced
+        journal = re.escape(h.journal_path)
         with open(log) as f:
             for line in f:
                 if re.search(r"\bwrite\(\d+<%s>" % re.escape(h.out), line):
@@ -65,21 +60,35 @@ class RunSyncfsTest(unittest.TestCase):
                 elif re.search(r"\bfdatasync\(\d+<%s>" % re.escape(h.out), line):
                     fdatasyncs += 1
                     unsynced = False
-                elif re.search(r"\bsyncfs\(", line) and line.rstrip().endswith("= 0"):
-                    syncfs_calls += 1
-                    unsynced = False
-                elif re.search(r"\brenameat2?\(.*\.checkpoint\"", line):
-                    renames += 1
-                    self.assertFalse(unsynced, "a checkpoint renamed before the entries it "
-                                     "covers were synced:\n" + line)
+                elif re.search(r"\bwrite\(\d+<%s>" % journal, line):
+                    # A frame past 64 KiB is written in several pieces.
+                    frames += 1 if re.search(r'>, "frame ', line) else 0
+                    self.assertFalse(unsynced, "a checkpoint frame written before the entries "
+                                     "it covers were synced:\n" + line)
+                    frame_unsynced = True
+                elif re.search(r"\bfdatasync\(\d+<%s>" % journal, line):
+                    journal_syncs += 1
+                    frame_unsynced = False
+                elif re.search(r"\b(syncfs|renameat2?)\(.*\.checkpoint", line) or \
+                        re.search(r"\bsyncfs\(", line):
+                    self.fail("a per-source checkpoint file or syncfs in the commit:\n" + line)
+        self.assertFalse(frame_unsynced, "the last frame was never fdatasynced")
         self.assertGreaterEqual(writes, 2)  # the log's calls were recognised
         self.assertGreaterEqual(fdatasyncs, 2)
-        self.assertGreaterEqual(renames, len(SANDBOXES))
-        self.assertGreaterEqual(syncfs_calls, 1)  # the batch path was taken
+        self.assertGreaterEqual(frames, 2)
+        self.assertEqual(journal_syncs, frames)  # one fdatasync per frame
+        # Each commit is one frame: some frame names every source at once.
+        with open(h.journal_path, "rb") as f:
+            data = f.read()
+        self.assertTrue(any(all(b"\n%s " % sid.encode() in b"\n" + payload for sid in SANDBOXES)
+                            for payload in re.split(rb"frame \d+ [0-9a-f]{64}\n", data)[1:]),
+                        "no frame holds every source's checkpoint")
+        self.assertEqual([n for n in os.listdir(h.state) if n.endswith(".checkpoint")], [])
 
-    def test_a_failed_syncfs_moves_nothing_and_a_restart_writes_each_record_once(self):
-        h, log = tree_with_records(self, "syncfs-fault", 2)
-        args = ["strace", "-f", "-qq", "-o", log, "-e", "inject=syncfs:error=EIO",
+    def test_a_failed_journal_fdatasync_stops_and_a_restart_writes_each_record_once(self):
+        h, log = tree_with_records(self, "journal-fault", 2)
+        args = ["strace", "-f", "-qq", "-o", log, "-P", h.journal_path,
+                "-e", "inject=fdatasync:error=EIO",
                 COLLECTOR, "run", "--key-file", h.key, "--out", h.out, "--state-dir", h.state,
                 "--watch", h.pattern, "--scan-interval", "100", "--syslog-socket", "none",
                 "--no-append-only"]
@@ -90,20 +99,18 @@ class RunSyncfsTest(unittest.TestCase):
         self.assertEqual(status, 74, err)
         errors = [l for l in err.splitlines() if l.startswith("agt-collector: error: ")]
         self.assertEqual(len(errors), 1, err)
-        self.assertIn("syncfs", errors[0])
+        self.assertIn("fdatasync checkpoints.journal", errors[0])
         self.assertIn("Input/output error", errors[0])
         with open(log) as f:
             self.assertIn("(INJECTED)", f.read())
-        # The entries were never known durable: no checkpoint, and the head
-        # still names none of them.
-        for sid in SANDBOXES:
-            self.assertFalse(os.path.exists(h.checkpoint_path(sid)), err)
-        self.assertEqual(chain_head_entries(h), 0)
+        # The head was published before the frame: it names the entries,
+        # which were durable before either.
+        self.assertEqual(h.chain_head_entries(), h.line_count())
         for sid in SANDBOXES:
             h.deny(sid)
         h.start()
         h.finish(timeout=30)
-        self.assertEqual(chain_head_entries(h), h.line_count())
+        self.assertEqual(h.chain_head_entries(), h.line_count())
 
 
 if __name__ == "__main__":

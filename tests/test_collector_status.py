@@ -93,6 +93,49 @@ class StatusTest(unittest.TestCase):
                          r"did not stop cleanly")
         self.assertIn("forwarding:\n", out)
 
+    def test_a_checkpoint_frame_being_written_is_left_out_and_damage_is_said(self):
+        # status reads the journal while run appends to it: a frame cut short
+        # (as one being written looks) is left out, the checkpoints before it
+        # shown; a damaged frame with frames after it is said per source.
+        h = self.h
+        h.start("--metrics-interval", "1")
+        h.deny_and_wait("sb-1", times=2)
+        h.wait_caught_up()
+        h.stop()
+        size = os.path.getsize(h.log_path("sb-1"))
+        read_to = "  sb-1 %s: lag 0 bytes (read to offset %d of %d)\n" % (h.log_path("sb-1"),
+                                                                         size, size)
+        self.assertIn(read_to, self.shown())
+        with open(h.journal_path, "rb") as f:
+            whole = f.read()
+        moved = h.read_checkpoint("sb-1").replace(b"offset=%d " % size, b"offset=1 ")
+        h.write_checkpoint("sb-1", moved)
+        with open(h.journal_path, "rb") as f:
+            with_frame = f.read()
+        self.assertEqual(h.read_checkpoint("sb-1"), moved)
+        for cut in (len(whole) + 1, len(whole) + 30, len(with_frame) - 1):
+            with open(h.journal_path, "wb") as f:
+                f.write(with_frame[:cut])
+            self.assertIn(read_to, self.shown(), "cut at %d" % cut)
+        # The frame whole again, and one after it: the first one's bytes
+        # damaged in place, the state is said to be unreadable, not guessed.
+        damaged = bytearray(with_frame)
+        damaged[len(whole) - 5] ^= 1  # inside the frame before the added one
+        with open(h.journal_path, "wb") as f:
+            f.write(bytes(damaged))
+        out = self.shown()
+        self.assertIn("  sb-1 %s: checkpoint unreadable: checkpoints.journal: offset "
+                      % h.log_path("sb-1"), out)
+        self.assertIn("damaged", out)
+        # run refuses to start on it (exit 74), with the same words.
+        r = subprocess.run([COLLECTOR, "run", "--key-file", h.key, "--out", h.out,
+                            "--state-dir", h.state, "--watch", h.pattern,
+                            "--syslog-socket", "none", "--no-append-only"],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 74, r.stderr)
+        self.assertIn("checkpoints unusable: checkpoints.journal: offset", r.stderr)
+        self.assertIn("damaged", r.stderr)
+
     def test_what_is_not_a_state_directory_is_said(self):
         with tempfile.TemporaryDirectory() as tmp:
             missing = os.path.join(tmp, "missing")

@@ -4,7 +4,8 @@
 // show that its tail was cut or that the file was emptied or replaced; a
 // head kept apart from the file can (audit_tamper.h compares the two).
 //
-// The state directory holds, besides one SANDBOX.checkpoint per source:
+// The state directory holds, besides checkpoints.journal (every source's
+// checkpoint, checkpoint_journal.h):
 //   chain.head         this record
 //   forward.position   reserved for forwarding (what the receiver has
 //                      acknowledged; written after the acknowledgement)
@@ -38,11 +39,10 @@ LoadResult Load(int state_dir_fd, ChainHead* out, std::string* err);
 // durable while the head it relies on is not).
 bool Save(int state_dir_fd, const ChainHead& head, std::string* err);
 
-// Save() in two steps, for the run mode's commit (tail_engine_commit.cc),
-// which stages the head beside the cycle's checkpoints so that one syncfs
-// and one directory fsync serve them all: Stage writes chain.head.tmp
-// (fsynced when sync_file); Publish renames it into place. Neither fsyncs
-// the directory: the caller does, after its other renames.
+// Save() in two steps, for the run mode's commit (state_batch.h), which
+// appends the cycle's checkpoint frame between the head's rename and the
+// directory's fsync: Stage writes chain.head.tmp (fsynced when sync_file);
+// Publish renames it into place. Neither fsyncs the directory.
 bool Stage(int state_dir_fd, const ChainHead& head, bool sync_file, std::string* err);
 bool Publish(int state_dir_fd, std::string* err);
 

@@ -134,11 +134,19 @@ LoadResult ReadStateFile(int state_dir_fd, const std::string& name, const char* 
   return LoadResult::kLoaded;
 }
 
+LoadResult LoadText(int state_dir_fd, const std::string& key, std::string* text, std::string* err) {
+  return ReadStateFile(state_dir_fd, FileName(key), kMagic, text, err);
+}
+
 LoadResult Load(int state_dir_fd, const std::string& key, Checkpoint* out, std::string* err) {
-  const std::string name = FileName(key);
   std::string body;
-  const LoadResult r = ReadStateFile(state_dir_fd, name, kMagic, &body, err);
+  const LoadResult r = LoadText(state_dir_fd, key, &body, err);
   if (r != LoadResult::kLoaded) return r;
+  return Parse(FileName(key), body, out, err);
+}
+
+LoadResult Parse(const std::string& name, const std::string& body, Checkpoint* out,
+                 std::string* err) {
   unsigned long long dev, ino, offset;
   unsigned skipping, hash_len;
   char hex[65];
@@ -155,6 +163,7 @@ LoadResult Load(int state_dir_fd, const std::string& key, Checkpoint* out, std::
   long long held_since = 0;
   unsigned long long audit_dev = 0, audit_ino = 0, audit_size = 0;
   bool has_audit = false;
+  long long written_ns = 0;
   std::vector<Checkpoint::Gone> gone;
   unsigned long long gone_dev = 0, gone_ino = 0, gone_offset = 0;
   const char* at = body.c_str() + used;
@@ -168,6 +177,8 @@ LoadResult Load(int state_dir_fd, const std::string& key, Checkpoint* out, std::
                       &n_used) == 3 &&
                n_used > 0) {
       has_audit = true;
+    } else if (sscanf(at, " written=%lld%n", &written_ns, &n_used) == 1 && n_used > 0 &&
+               written_ns > 0) {
     } else if (gone.size() < kGoneKept &&
                sscanf(at, " gone=%llu,%llu,%llu%n", &gone_dev, &gone_ino, &gone_offset, &n_used) ==
                    3 &&
@@ -195,11 +206,11 @@ LoadResult Load(int state_dir_fd, const std::string& key, Checkpoint* out, std::
   out->audit_file = {audit_dev, audit_ino};
   out->audit_size = audit_size;
   out->gone = std::move(gone);
+  out->written_ns = written_ns;
   return LoadResult::kLoaded;
 }
 
-bool Stage(int state_dir_fd, const std::string& key, const Checkpoint& c, bool sync_file,
-           std::string* err, FileSizes* sizes) {
+std::string Text(const Checkpoint& c) {
   char line[800];
   // skipping: 0 at a line start, 1 inside an over-long line, 2 inside a NUL
   // run; run_start: where that line or run began (its report gives its length).
@@ -216,7 +227,8 @@ bool Stage(int state_dir_fd, const std::string& key, const Checkpoint& c, bool s
            static_cast<unsigned long long>(c.audit_file.dev),
            static_cast<unsigned long long>(c.audit_file.ino),
            static_cast<unsigned long long>(c.audit_size));
-  std::string body = std::string(kMagic) + line;
+  std::string body = line;
+  if (c.written_ns > 0) body += " written=" + std::to_string(c.written_ns);
   for (size_t i = 0; i < c.gone.size() && i < kGoneKept; ++i) {
     snprintf(line, sizeof line, " gone=%llu,%llu,%llu",
              static_cast<unsigned long long>(c.gone[i].file.dev),
@@ -225,6 +237,12 @@ bool Stage(int state_dir_fd, const std::string& key, const Checkpoint& c, bool s
     body += line;
   }
   body += '\n';
+  return body;
+}
+
+bool Stage(int state_dir_fd, const std::string& key, const Checkpoint& c, bool sync_file,
+           std::string* err, FileSizes* sizes) {
+  const std::string body = kMagic + Text(c);
   if (!StageFile(state_dir_fd, TmpName(FileName(key)), body, sync_file, err,
                  sizes != nullptr ? sizes->tmp : -1)) {
     if (sizes != nullptr) *sizes = FileSizes();  // a failed write leaves them unknown
@@ -253,14 +271,6 @@ bool Publish(int state_dir_fd, const std::string& key, std::string* err, FileSiz
 
 bool Save(int state_dir_fd, const std::string& key, const Checkpoint& c, std::string* err) {
   return Stage(state_dir_fd, key, c, true, err) && Publish(state_dir_fd, key, err);
-}
-
-bool SyncFilesystem(int state_dir_fd, std::string* err) {
-  if (syncfs(state_dir_fd) != 0) {
-    *err = std::string("syncfs state directory: ") + strerror(errno);
-    return false;
-  }
-  return true;
 }
 
 bool ListKeys(int state_dir_fd, std::vector<std::string>* keys, std::string* err) {

@@ -1,9 +1,11 @@
-// Per-source read positions that survive a crash. One small file per source
-// in the state directory, replaced atomically (temp file, fsync, rename,
-// fsync of the directory). A checkpoint names the file by device and inode
-// and carries a SHA-256 of the bytes just before its offset, so a resume can
-// tell "the same file, grown" from "truncated", "copytruncated and regrown"
-// or "another file that reused the inode".
+// Per-source read positions that survive a crash: their text, kept by the
+// run mode in the checkpoint journal (checkpoint_journal.h), and one small
+// file per key (forward's position; the run mode's before the journal),
+// replaced atomically (temp file, fsync, rename, fsync of the directory).
+// A checkpoint names the file by device and inode and carries a SHA-256 of
+// the bytes just before its offset, so a resume can tell "the same file,
+// grown" from "truncated", "copytruncated and regrown" or "another file
+// that reused the inode".
 #ifndef AGT_COLLECTOR_TAIL_CHECKPOINT_STORE_H_
 #define AGT_COLLECTOR_TAIL_CHECKPOINT_STORE_H_
 
@@ -60,6 +62,11 @@ struct Checkpoint {
     uint64_t offset = 0;
   };
   std::vector<Gone> gone;  // at most kGoneKept
+  // When it was written (CLOCK_REALTIME, ns; 0: not said, then the
+  // KEY.checkpoint file's mtime): a log rotated away with an mtime past it
+  // holds lines written after it, never read (UnreadSiblings). The journal
+  // (checkpoint_journal.h) has no file per checkpoint to take it from.
+  int64_t written_ns = 0;
 };
 constexpr size_t kGoneKept = 4;
 
@@ -69,14 +76,21 @@ enum class LoadResult { kLoaded, kNone, kCorrupt, kError };
 // ([A-Za-z0-9._-], no "." or ".."), stored as KEY.checkpoint.
 LoadResult Load(int state_dir_fd, const std::string& key, Checkpoint* out, std::string* err);
 bool Save(int state_dir_fd, const std::string& key, const Checkpoint& c, std::string* err);
+// The same in parts, for a store that keeps checkpoints elsewhere (the
+// journal, checkpoint_journal.h): Text is one checkpoint's line, ending in
+// '\n', as KEY.checkpoint holds it after its magic; LoadText reads that
+// line from KEY.checkpoint; Parse reads one back (`name` names it in *err).
+std::string Text(const Checkpoint& c);
+LoadResult LoadText(int state_dir_fd, const std::string& key, std::string* text, std::string* err);
+LoadResult Parse(const std::string& name, const std::string& text, Checkpoint* out,
+                 std::string* err);
 // Save() in two steps, for batches: Stage() writes KEY.checkpoint.tmp (and
 // fsyncs it when sync_file); Publish() swaps it with KEY.checkpoint
 // (renameat2 RENAME_EXCHANGE; a plain rename for the first one), so the
 // previous checkpoint stays behind as KEY.checkpoint.tmp, never read, and
 // is overwritten by the next Stage(): no inode is freed or allocated per
-// checkpoint. A
-// batch stages every file, makes them durable at once (SyncFilesystem, one
-// syncfs instead of one fsync per file), then publishes.
+// checkpoint. (The run mode's checkpoints are in the journal now; forward
+// keeps its position in a file of its own, through Save.)
 //
 // sizes (optional): what this process knows of the two files' sizes, kept
 // by the caller per key from one Stage/Publish to the next. Stage then
@@ -91,7 +105,6 @@ bool Stage(int state_dir_fd, const std::string& key, const Checkpoint& c, bool s
            std::string* err, FileSizes* sizes = nullptr);
 bool Publish(int state_dir_fd, const std::string& key, std::string* err,
              FileSizes* sizes = nullptr);
-bool SyncFilesystem(int state_dir_fd, std::string* err);
 // The keys of every KEY.checkpoint in the state directory.
 bool ListKeys(int state_dir_fd, std::vector<std::string>* keys, std::string* err);
 // One fsync of the directory after a batch of renames makes them durable.

@@ -1,13 +1,13 @@
-// One durable update of the run mode's state directory: the chain head and
-// a checkpoint per source that moved, staged, made durable (one fsync each
-// for a few, one syncfs for many), then put in place (the head first), and
-// one fsync of the directory for all of them. Shared by the engine's commit
-// (tail_engine_commit.cc, on its commit thread) and its start-up
-// (RecordUnrecordedSources), so the order is written once.
+// One durable update of the run mode's state directory: the chain head
+// (staged, fsynced, renamed into place) and one frame of the checkpoint
+// journal holding the checkpoint of every source that moved (one write up
+// to 64 KiB, one fdatasync), then one fsync of the directory for the head's rename. Shared
+// by the engine's commit (tail_engine_commit.cc, on its commit thread) and
+// its start-up (RecordUnrecordedSources), so the order is written once.
 //
-// Until the directory's fsync returns a crash may keep any of the renames
-// at its previous version; each version names only durable entries, as
-// long as the caller made the audit file durable up to `head` first.
+// A crash may keep the head or the frame at its previous version; each
+// version names only durable entries, as long as the caller made the audit
+// file durable up to `head` first.
 #ifndef AGT_COLLECTOR_TAIL_STATE_BATCH_H_
 #define AGT_COLLECTOR_TAIL_STATE_BATCH_H_
 
@@ -17,19 +17,14 @@
 #include <vector>
 
 #include "tail/chain_head.h"
+#include "tail/checkpoint_journal.h"
 #include "tail/checkpoint_store.h"
 
 namespace state_batch {
 
-// Up to this many files are fsynced one by one; more take one syncfs.
-constexpr size_t kFsyncEachUpTo = 4;
-
 struct Checkpoint {
   std::string key;  // the sandbox id
   checkpoint_store::Checkpoint value;
-  // The key's two files' sizes (checkpoint_store::FileSizes), kept by the
-  // caller from one batch to the next; moved on by Write.
-  checkpoint_store::FileSizes sizes;
 };
 
 struct Batch {
@@ -39,14 +34,14 @@ struct Batch {
   bool empty() const { return !write_head && checkpoints.empty(); }
 };
 
-// Touches nothing but the state directory and `batch` (no logging, no
-// other state): it runs on the engine's commit thread. state_dir names the
-// directory in *err, and *error_number (may be null) is the failed call's
-// errno. On false nothing past the failed step is published; a failure to
-// stage (EMFILE: out of descriptors) publishes nothing of the batch, and
-// the same batch can be written again.
-bool Write(int state_dir_fd, const std::string& state_dir, Batch* batch, std::string* err,
-           int* error_number = nullptr);
+// Touches nothing but the state directory, `journal` and `batch` (no
+// logging, no other state): it runs on the engine's commit thread.
+// state_dir names the directory in *err, and *error_number (may be null)
+// is the failed call's errno. On false nothing past the failed step is
+// published; a failure to stage the head (EMFILE: out of descriptors)
+// publishes nothing of the batch, and the same batch can be written again.
+bool Write(checkpoint_journal::Writer* journal, int state_dir_fd, const std::string& state_dir,
+           Batch* batch, std::string* err, int* error_number = nullptr);
 
 }  // namespace state_batch
 

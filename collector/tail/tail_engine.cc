@@ -77,6 +77,31 @@ bool Engine::Init(const Options& options, audit_file::AuditFileWriter* out,
     *err = logs::ErrnoReason("open state directory", options_.state_dir);
     return false;
   }
+  {
+    checkpoint_journal::Found found;
+    std::string jerr;
+    switch (checkpoint_journal::Load(state_fd_.get(), &checkpoints_, &found, &jerr)) {
+      case checkpoint_journal::LoadResult::kLoaded:
+      case checkpoint_journal::LoadResult::kNone: break;
+      case checkpoint_journal::LoadResult::kCorrupt:
+        // Which sources it no longer vouches for is unknown: reading them
+        // all from their start would sign again what left the replay window.
+        *err = options_.state_dir + ": checkpoints unusable: " + jerr +
+               " (move the state directory aside to read every log from its start)";
+        return false;
+      case checkpoint_journal::LoadResult::kError:
+        *err = options_.state_dir + ": " + jerr;
+        return false;
+    }
+    unusable_checkpoints_ = std::move(found.unusable);
+    for (const auto& [key, text] : checkpoints_) {
+      state_bytes_counted_ += checkpoint_journal::EntryBytes(key, text);
+    }
+    if (!journal_.Open(state_fd_.get(), found, &jerr)) {
+      *err = "checkpoint in " + options_.state_dir + ": " + jerr;
+      return false;
+    }
+  }
   std::string werr;
   if (!watcher_.Init(&werr)) {
     Warn(werr + "; every change is found by the periodic scan only");

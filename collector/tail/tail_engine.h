@@ -53,6 +53,7 @@
 #include "pipeline.h"
 #include "record_validator.h"
 #include "sync_worker.h"
+#include "tail/checkpoint_journal.h"
 #include "tail/checkpoint_store.h"
 #include "tail/inotify_watcher.h"
 #include "tail/line_reader.h"
@@ -241,7 +242,6 @@ class Engine {
     bool have_committed = false;
     bool resume_pending = false;  // checkpoint loaded, file not yet matched
     checkpoint_store::Checkpoint committed;
-    checkpoint_store::FileSizes checkpoint_sizes;  // its two checkpoint files' sizes
     // Read exactly up to what the checkpoint says: nothing to checkpoint,
     // and the file can be let go and resumed later.
     bool AtCheckpoint() const {
@@ -338,6 +338,17 @@ class Engine {
   // Waits for the commit in flight (if any), then does what depends on it
   // being durable. False: it failed (*err), and nothing past it is trusted.
   bool EndCommit(std::string* err);
+  // The checkpoint the state directory holds for a sandbox (checkpoints_).
+  checkpoint_store::LoadResult LoadCheckpoint(const std::string& sandbox_id,
+                                              checkpoint_store::Checkpoint* c,
+                                              std::string* err) const;
+  // After a batch is durable: a checkpoint of a live source is its
+  // `committed` (sources_[index]; none: written for a slot let go), any
+  // other's text is kept in checkpoints_.
+  void RememberCheckpoint(state_batch::Checkpoint* written, Source* live);
+  // Between commits: the journal is compacted when it has grown well past
+  // the state it holds.
+  bool CompactJournalIfDue(std::string* err);
   // Init: the entry ids a restart may read again (recent_ids_).
   bool LoadReplayWindow(std::string* err);
   // Init: a checkpoint at offset 0 for each source with entries in the
@@ -375,6 +386,20 @@ class Engine {
   audit_file::AuditFileWriter* out_ = nullptr;
   syslog_sender::SyslogSender* syslog_ = nullptr;
   unique_fd::UniqueFd state_fd_;
+  // The state directory's checkpoints (the journal over an older version's
+  // files) are each source's Source::committed, and, in checkpoints_, the
+  // text of every key with no live source (all of them until Discover finds
+  // them): no second copy of the live ones is held. checkpoints_ also holds
+  // a live key whose newer checkpoint was written for a slot let go before
+  // Discover found it again; that text wins over the source's at a
+  // compaction. The main thread's: the commit thread only appends frames
+  // to journal_, handed to it with the batch.
+  checkpoint_journal::Writer journal_;
+  checkpoint_journal::State checkpoints_;
+  // The state's size in a compacted journal when last counted (counted
+  // again only when the journal has grown past what it warrants).
+  uint64_t state_bytes_counted_ = 0;
+  std::map<std::string, std::string> unusable_checkpoints_;  // KEY.checkpoint -> why
   inotify_watcher::Watcher watcher_;
   bool watch_limit_reported_ = false;
   bool force_full_scan_ = true;

@@ -117,19 +117,16 @@ bool Engine::LoadReplayWindow(std::string* err) {
   // ones out of that window. Its entries since the output size its
   // checkpoint names are loaded too (none for a source with nothing past
   // its checkpoint; the scan reads from the oldest such size).
-  std::vector<std::string> keys;
-  if (!checkpoint_store::ListKeys(state_fd_.get(), &keys, err)) return false;
-  const std::unordered_set<std::string> have_checkpoint(keys.begin(), keys.end());
+  std::unordered_set<std::string> have_checkpoint;
+  for (const auto& [key, text] : checkpoints_) have_checkpoint.insert(key);
+  for (const auto& [key, why] : unusable_checkpoints_) have_checkpoint.insert(key);
   const chain_head::ChainHead& head = out_->durable_head();
   std::unordered_map<std::string, uint64_t> checkpoint_at;  // sandbox id -> output offset
   uint64_t scan_from = window_start;
-  for (const std::string& key : keys) {
+  for (const std::string& key : have_checkpoint) {
     checkpoint_store::Checkpoint c;
     std::string ignored;  // an unusable checkpoint is reported at Discover
-    if (checkpoint_store::Load(state_fd_.get(), key, &c, &ignored) !=
-        checkpoint_store::LoadResult::kLoaded) {
-      continue;
-    }
+    if (LoadCheckpoint(key, &c, &ignored) != checkpoint_store::LoadResult::kLoaded) continue;
     // Written for another output file (before a SIGHUP's new one) or
     // before the field existed: every entry of this file may be past it.
     const uint64_t at =
@@ -204,6 +201,7 @@ bool Engine::RecordUnrecordedSources(const std::map<std::string, file_id::FileId
   // log rotated since is found beside it, as for any checkpoint), and the
   // window's start as the output size: every entry of it lies past that.
   state_batch::Batch batch;
+  const int64_t now_ns = RealtimeNs();
   for (const auto& [sandbox_id, file] : unrecorded) {
     state_batch::Checkpoint c;
     c.key = sandbox_id;
@@ -212,12 +210,73 @@ bool Engine::RecordUnrecordedSources(const std::map<std::string, file_id::FileId
     c.value.has_audit = true;
     c.value.audit_file = out_->durable_head().file;
     c.value.audit_size = window_start;
+    c.value.written_ns = now_ns;
     batch.checkpoints.push_back(std::move(c));
   }
-  if (!state_batch::Write(state_fd_.get(), options_.state_dir, &batch, err)) return false;
+  if (!state_batch::Write(&journal_, state_fd_.get(), options_.state_dir, &batch, err)) {
+    return false;
+  }
+  // Before any source is found: every one is kept as text.
+  for (state_batch::Checkpoint& c : batch.checkpoints) RememberCheckpoint(&c, nullptr);
+  if (!CompactJournalIfDue(err)) return false;
   Note("restart: " + std::to_string(unrecorded.size()) +
        " source(s) with entries in the output and no checkpoint (killed before their first "
        "landed) get one at offset 0");
+  return true;
+}
+
+checkpoint_store::LoadResult Engine::LoadCheckpoint(const std::string& sandbox_id,
+                                                    checkpoint_store::Checkpoint* c,
+                                                    std::string* err) const {
+  const auto text = checkpoints_.find(sandbox_id);
+  if (text != checkpoints_.end()) {
+    return checkpoint_store::Parse(sandbox_id + "'s checkpoint", text->second, c, err);
+  }
+  const auto unusable = unusable_checkpoints_.find(sandbox_id);
+  if (unusable == unusable_checkpoints_.end()) return checkpoint_store::LoadResult::kNone;
+  *err = unusable->second;
+  return checkpoint_store::LoadResult::kCorrupt;
+}
+
+void Engine::RememberCheckpoint(state_batch::Checkpoint* written, Source* live) {
+  unusable_checkpoints_.erase(written->key);
+  if (live != nullptr) {
+    live->have_committed = true;
+    live->committed = std::move(written->value);
+    checkpoints_.erase(written->key);  // older than this
+    return;
+  }
+  checkpoints_[written->key] = checkpoint_store::Text(written->value);
+}
+
+bool Engine::CompactJournalIfDue(std::string* err) {
+  if (!journal_.ShouldCompact(state_bytes_counted_)) return true;
+  // Rare (the journal grows by a frame a cycle to several times the state),
+  // and between commits: the commit thread is idle. Counted first, built
+  // only when due, straight from the sources into a buffer of its size: at
+  // 10,000 sources a frame is megabytes, not to be built to learn its size.
+  size_t entries = 0;
+  uint64_t bytes = 0;
+  const auto each = [this](const auto& add) {
+    for (const auto& [key, text] : checkpoints_) add(key, std::string_view(text));
+    for (const Source& s : sources_) {
+      if (s.retired || !s.have_committed || checkpoints_.count(s.sandbox_id) != 0) continue;
+      add(s.sandbox_id, checkpoint_store::Text(s.committed));
+    }
+  };
+  each([&](std::string_view key, std::string_view text) {
+    ++entries;
+    bytes += checkpoint_journal::EntryBytes(key, text);
+  });
+  state_bytes_counted_ = bytes;
+  if (!journal_.ShouldCompact(state_bytes_counted_)) return true;  // the state grew since
+  checkpoint_journal::FrameBuilder frame;
+  frame.Reserve(1, bytes);
+  each([&](std::string_view key, std::string_view text) { frame.Add(key, text); });
+  if (!journal_.CompactTo(frame.empty() ? std::string() : frame.Finish(), err)) {
+    *err = "checkpoint in " + options_.state_dir + ": " + *err;
+    return false;
+  }
   return true;
 }
 
@@ -254,6 +313,7 @@ bool Engine::StartCommit(std::string* err) {
   //    between the sync and the checkpoints, which the replay window covers.
   c.batch.write_head = c.sync_audit;
   c.batch.head = head;
+  const int64_t now_ns = RealtimeNs();
   for (uint32_t index : touched_) {
     Source& s = sources_[index];
     if (!s.current.fd.ok()) continue;
@@ -265,6 +325,7 @@ bool Engine::StartCommit(std::string* err) {
     cp.has_audit = true;
     cp.audit_file = head.file;
     cp.audit_size = head.size;  // after this cycle's sync
+    cp.written_ns = now_ns;     // after the read: a log rotated later has a later mtime
     if (!replaying_from_.empty()) {
       // Still reading again what an earlier run wrote: the rest of it lies
       // before the output's size, so the checkpoint keeps naming where it
@@ -293,7 +354,7 @@ bool Engine::StartCommit(std::string* err) {
       MarkDirty(index);  // changed under us (truncated since the read): look again
       continue;
     }
-    c.batch.checkpoints.push_back({s.sandbox_id, std::move(cp), s.checkpoint_sizes});
+    c.batch.checkpoints.push_back({s.sandbox_id, std::move(cp)});
     c.sources.push_back(index);
   }
   // What the next cycle touches is its own: a source read again meanwhile
@@ -314,13 +375,15 @@ bool Engine::StartCommit(std::string* err) {
   Committing* job = &*committing_;
   const int state_fd = state_fd_.get();
   const std::string state_dir = options_.state_dir;
-  auto waits = [job, state_fd, state_dir] {
+  checkpoint_journal::Writer* journal = &journal_;
+  auto waits = [job, journal, state_fd, state_dir] {
     if (job->sync_audit &&
         !audit_file::AuditFileWriter::SyncFd(job->audit_fd, job->audit_path, &job->error)) {
       return 1;
     }
     job->audit_synced = true;
-    return state_batch::Write(state_fd, state_dir, &job->batch, &job->error, &job->error_number)
+    return state_batch::Write(journal, state_fd, state_dir, &job->batch, &job->error,
+                              &job->error_number)
                ? 0
                : 1;
   };
@@ -353,7 +416,7 @@ bool Engine::EndCommit(std::string* err) {
     // thread. Failing again is fatal, as it was then.
     ReleaseIdleFiles(nullptr, 64);
     c.error.clear();
-    (void)state_batch::Write(state_fd_.get(), options_.state_dir, &c.batch, &c.error);
+    (void)state_batch::Write(&journal_, state_fd_.get(), options_.state_dir, &c.batch, &c.error);
   }
   // A failed sync, write or rename is fatal: nothing past it is trusted,
   // and the caller exits (the next start reads again from the checkpoints).
@@ -368,13 +431,12 @@ bool Engine::EndCommit(std::string* err) {
     Source& s = sources_[c.sources[i]];
     state_batch::Checkpoint& written = c.batch.checkpoints[i];
     // The slot given to another sandbox meanwhile (RetireIfGone): its
-    // checkpoint is loaded from the file when it is found again.
-    if (s.retired || s.sandbox_id != written.key) continue;
-    s.checkpoint_sizes = written.sizes;
-    s.have_committed = true;
-    s.committed = std::move(written.value);
+    // checkpoint is kept as text, loaded when it is found again.
+    const bool live = !s.retired && s.sandbox_id == written.key;
+    RememberCheckpoint(&written, live ? &s : nullptr);
   }
   if (!c.sources.empty()) stats_.last_checkpoint_unix = static_cast<int64_t>(time(nullptr));
+  if (!CompactJournalIfDue(err)) return false;
   for (uint32_t index : c.touched) {
     Source& s = sources_[index];
     // Read again since: what it read then is not checkpointed yet.

@@ -113,7 +113,7 @@ Engine::Source* Engine::Discover(uint32_t pattern_index, const std::string& sand
   ++stats_.sources;
   checkpoint_store::Checkpoint c;
   std::string err;
-  switch (checkpoint_store::Load(state_fd_.get(), sandbox_id, &c, &err)) {
+  switch (LoadCheckpoint(sandbox_id, &c, &err)) {
     case checkpoint_store::LoadResult::kLoaded:
       s.have_committed = true;
       s.resume_pending = true;
@@ -127,6 +127,7 @@ Engine::Source* Engine::Discover(uint32_t pattern_index, const std::string& sand
         s.let_go_next = static_cast<uint8_t>((s.let_go_next + 1) % kLetGoRemembered);
       }
       s.committed = std::move(c);
+      checkpoints_.erase(sandbox_id);  // held by the source from now on
       break;
     case checkpoint_store::LoadResult::kNone: break;
     case checkpoint_store::LoadResult::kCorrupt:
@@ -258,7 +259,7 @@ void Engine::Scan() {
 void Engine::RetireIfGone(uint32_t index) {
   // A sandbox whose directory is gone and whose log is read and let go
   // gives its slot back, so sandbox churn does not grow memory. Its
-  // checkpoint file stays: the same id coming back resumes from it.
+  // checkpoint stays: the same id coming back resumes from it.
   Source& s = sources_[index];
   const Pattern& p = patterns_[s.pattern];
   struct stat st;
@@ -269,6 +270,8 @@ void Engine::RetireIfGone(uint32_t index) {
   }
   by_id_.erase(s.sandbox_id);
   move_cookies_.clear();
+  // Kept for a compaction and for the same id coming back.
+  if (s.have_committed) checkpoints_[s.sandbox_id] = checkpoint_store::Text(s.committed);
   s = Source();
   s.retired = true;
   free_slots_.push_back(index);

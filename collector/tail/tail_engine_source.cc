@@ -204,17 +204,22 @@ std::vector<std::string> Engine::UnreadSiblings(const Source& s, int dir_fd,
   // Written after the checkpoint was (mtime past the checkpoint file's):
   // rotated after it, so never read. Oldest first.
   std::vector<std::string> unread;
-  struct stat cst;
-  const std::string checkpoint = s.sandbox_id + ".checkpoint";
-  if (fstatat(state_fd_.get(), checkpoint.c_str(), &cst, AT_SYMLINK_NOFOLLOW) != 0) {
-    return unread;
+  int64_t written_ns = s.committed.written_ns;
+  if (written_ns == 0) {
+    // An older version's checkpoint: its file's mtime says when.
+    struct stat cst;
+    const std::string checkpoint = s.sandbox_id + ".checkpoint";
+    if (fstatat(state_fd_.get(), checkpoint.c_str(), &cst, AT_SYMLINK_NOFOLLOW) != 0) {
+      return unread;
+    }
+    written_ns = MtimeNs(cst);
   }
   std::vector<std::pair<int64_t, std::string>> found;
   for (const std::string& name : names) {
     struct stat st;
     if (fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
     const file_id::FileId id = file_id::FileId::Of(st);
-    if (id == s.committed.file || id == now_at_path || MtimeNs(st) <= MtimeNs(cst)) continue;
+    if (id == s.committed.file || id == now_at_path || MtimeNs(st) <= written_ns) continue;
     if (!S_ISREG(st.st_mode)) {
       Warn(LogPath(s) + ": " + name +
            " beside it changed after the last checkpoint but is not "

@@ -6,10 +6,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "audit_file.h"
+#include "tail/checkpoint_journal.h"
 #include "tail/tail_test_util.h"
 
 namespace {
@@ -68,6 +71,25 @@ struct Fixture {
   }
 };
 
+// The keys the checkpoint journal in d's "state" names: the journal alone,
+// copied into a directory of its own (no per-source file beside it).
+std::vector<std::string> JournalKeys(const tail_test_util::TempDir& d) {
+  tail_test_util::TempDir alone;
+  std::ifstream in(d.Join(std::string("state/") + checkpoint_journal::kFileName), std::ios::binary);
+  REQUIRE(in.good());
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  alone.Write(checkpoint_journal::kFileName, bytes.str());
+  checkpoint_journal::State journal;
+  checkpoint_journal::Found found;
+  std::string err;
+  REQUIRE(checkpoint_journal::Load(alone.fd(), &journal, &found, &err) ==
+          checkpoint_journal::LoadResult::kLoaded);
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : journal) keys.push_back(key);
+  return keys;
+}
+
 }  // namespace
 
 TEST_CASE("tail_engine: reads every sandbox once; a restart resumes from the checkpoints") {
@@ -78,7 +100,8 @@ TEST_CASE("tail_engine: reads every sandbox once; a restart resumes from the che
   CHECK(s.entries_written == 3);
   CHECK(s.sources == 2);
   CHECK(CountLines(f.out) == 3);
-  CHECK(access((f.state + "/a.checkpoint").c_str(), F_OK) == 0);
+  CHECK(JournalKeys(f.d) == std::vector<std::string>{"a", "b"});
+  CHECK(access((f.state + "/a.checkpoint").c_str(), F_OK) != 0);  // one journal, no file each
 
   f.d.Write("sb/a/denied.log", Record(4), true);
   s = f.RunOnce();
@@ -87,12 +110,95 @@ TEST_CASE("tail_engine: reads every sandbox once; a restart resumes from the che
   CHECK(CountLines(f.out) == 4);
 }
 
+TEST_CASE("tail_engine: an older version's per-source checkpoints resume: nothing again or lost") {
+  Fixture f;
+  f.d.Write("sb/a/denied.log", Record(1) + Record(2));
+  f.d.Write("sb/b/denied.log", Record(3));
+  REQUIRE(f.RunOnce().entries_written == 3);
+  // The state as an older version leaves it: one KEY.checkpoint each.
+  checkpoint_journal::State state;
+  checkpoint_journal::Found found;
+  std::string err;
+  const unique_fd::UniqueFd state_dir(open(f.state.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  REQUIRE(checkpoint_journal::Load(state_dir.get(), &state, &found, &err) ==
+          checkpoint_journal::LoadResult::kLoaded);
+  REQUIRE(state.size() == 2);
+  for (const auto& [key, text] : state) {
+    checkpoint_store::Checkpoint c;
+    REQUIRE(checkpoint_store::Parse(key, text, &c, &err) == checkpoint_store::LoadResult::kLoaded);
+    c.written_ns = 0;  // an older version wrote none: the file's mtime says
+    f.d.Write("state/" + key + ".checkpoint",
+              "agt-collector checkpoint 1\n" + checkpoint_store::Text(c));
+  }
+  REQUIRE(unlink((f.state + "/" + checkpoint_journal::kFileName).c_str()) == 0);
+  // More than the replay window holds, so a source read from its start
+  // would show as entries written again, and one skipped as entries missing.
+  std::string more;
+  for (int n = 10; n < 400; ++n) more += Record(n);
+  f.d.Write("sb/a/denied.log", more, true);
+  tail_engine::Stats s = f.RunOnce(100);
+  CHECK(s.entries_written == 390);
+  CHECK(s.entries_already_present == 0);
+  CHECK(CountLines(f.out) == 393);
+  // The journal holds what moved since (over the older file); b, which did
+  // not move, resumes from its older file.
+  CHECK(JournalKeys(f.d) == std::vector<std::string>{"a"});
+  f.d.Write("sb/b/denied.log", Record(500), true);
+  s = f.RunOnce(100);
+  CHECK(s.entries_written == 1);
+  CHECK(s.entries_already_present == 0);
+  CHECK(CountLines(f.out) == 394);
+}
+
+TEST_CASE("tail_engine: a compaction keeps every checkpoint, live source or not: nothing again") {
+  Fixture f;
+  f.d.Write("sb/a/denied.log", Record(1) + Record(2));
+  f.d.Write("sb/b/denied.log", Record(3));
+  REQUIRE(f.RunOnce().entries_written == 3);
+  const std::string journal_path = f.state + "/" + checkpoint_journal::kFileName;
+  checkpoint_journal::State state;
+  checkpoint_journal::Found found;
+  std::string err;
+  {
+    const unique_fd::UniqueFd dir(open(f.state.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    REQUIRE(checkpoint_journal::Load(dir.get(), &state, &found, &err) ==
+            checkpoint_journal::LoadResult::kLoaded);
+  }
+  REQUIRE(state.size() == 2);
+  // "gone": a sandbox no longer there, so never a live source: its
+  // checkpoint survives only as kept text. Stale frames before the state
+  // make the journal large and mostly stale: the next commit compacts it.
+  state["gone"] = state["a"];
+  std::string bytes = checkpoint_journal::kHeader;
+  const std::string stale = checkpoint_journal::EncodeFrame({{"a", state["b"]}});
+  while (bytes.size() <= checkpoint_journal::kCompactAtLeastBytes) bytes += stale;
+  std::vector<std::pair<std::string_view, std::string_view>> entries(state.begin(), state.end());
+  bytes += checkpoint_journal::EncodeFrame(entries);
+  f.d.Write("state/" + std::string(checkpoint_journal::kFileName), bytes);
+
+  f.d.Write("sb/a/denied.log", Record(4), true);
+  tail_engine::Stats s = f.RunOnce();
+  CHECK(s.entries_written == 1);
+  CHECK(s.entries_already_present == 0);
+  struct stat st;
+  REQUIRE(stat(journal_path.c_str(), &st) == 0);
+  CHECK(static_cast<uint64_t>(st.st_size) < 64 * 1024);  // compacted
+  CHECK(JournalKeys(f.d) == std::vector<std::string>{"a", "b", "gone"});
+  // Each source resumes from its compacted checkpoint: one new entry each.
+  f.d.Write("sb/a/denied.log", Record(5), true);
+  f.d.Write("sb/b/denied.log", Record(6), true);
+  s = f.RunOnce();
+  CHECK(s.entries_written == 2);
+  CHECK(s.entries_already_present == 0);
+  CHECK(CountLines(f.out) == 6);
+}
+
 TEST_CASE("tail_engine: entries already in the output are not written again") {
   Fixture f;
   f.d.Write("sb/a/denied.log", Record(1) + Record(2) + Record(3));
   CHECK(f.RunOnce().entries_written == 3);
   // As if the process died after the output sync, before the checkpoint.
-  REQUIRE(unlink((f.state + "/a.checkpoint").c_str()) == 0);
+  REQUIRE(unlink((f.state + "/" + checkpoint_journal::kFileName).c_str()) == 0);
   tail_engine::Stats s = f.RunOnce();
   CHECK(s.entries_written == 0);
   CHECK(s.entries_already_present == 3);
@@ -274,7 +380,7 @@ TEST_CASE(
   const tail_engine::Stats first = f.RunOnce(100);
   REQUIRE(first.entries_written == 590);
   REQUIRE(CountLines(f.out) == 600);
-  for (const char* name : {"a.checkpoint", "b.checkpoint", "chain.head"}) {
+  for (const char* name : {checkpoint_journal::kFileName, "chain.head"}) {
     REQUIRE(unlinkat(f.d.fd(), ("state/" + std::string(name)).c_str(), 0) == 0);
   }
   REQUIRE(tail_engine::ReplayWindowEntries(100) >= 600);
