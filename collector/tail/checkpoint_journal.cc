@@ -205,7 +205,6 @@ void FrameBuilder::Reserve(size_t entries, size_t entry_bytes) {
 }
 
 void FrameBuilder::Add(std::string_view key, std::string_view text) {
-  largest_entry_ = std::max(largest_entry_, static_cast<size_t>(EntryBytes(key, text)));
   buf_ += key;
   buf_ += ' ';
   buf_ += text;
@@ -227,11 +226,14 @@ std::string EncodeFrame(const std::vector<std::pair<std::string_view, std::strin
   return frame.Finish();
 }
 
-std::string EncodeJournal(const State& state) {
+// The one frame of every checkpoint in `state` (empty for none).
+static std::string StateFrame(const State& state) {
   FrameBuilder frame;
   for (const auto& [key, text] : state) frame.Add(key, text);
-  return frame.empty() ? std::string(kHeader) : kHeader + frame.Finish();
+  return frame.empty() ? std::string() : frame.Finish();
 }
+
+std::string EncodeJournal(const State& state) { return kHeader + StateFrame(state); }
 
 bool Writer::Open(int state_dir_fd, const Found& found, std::string* err) {
   dir_fd_ = state_dir_fd;
@@ -261,39 +263,33 @@ bool Writer::Create(std::string* err) {
 }
 
 bool Writer::Append(const std::string& frame, std::string* err, int* error_number) {
-  const auto failed = [&](const char* what) {
-    const int e = errno;
-    if (error_number != nullptr) *error_number = e;
-    *err = std::string(what) + " " + kFileName + ": " + strerror(e);
-    return false;
-  };
-  if (!fd_.ok() || broken_) {
-    errno = EIO;
-    return failed("append to");
-  }
-  if (!WriteAll(fd_.get(), frame)) {
-    const int e = errno;
+  if (!fd_.ok() || broken_) return Failed("append to", EIO, err, error_number);
+  return EndAppend(WriteAll(fd_.get(), frame) ? 0 : errno, frame.size(), err, error_number);
+}
+
+bool Writer::Failed(const char* what, int error, std::string* err, int* error_number) {
+  if (error_number != nullptr) *error_number = error;
+  *err = std::string(what) + " " + kFileName + ": " + strerror(error);
+  return false;
+}
+
+bool Writer::EndAppend(int write_errno, uint64_t frame_bytes, std::string* err, int* error_number) {
+  if (write_errno != 0) {
     // Cut back, or the next frame would follow one cut short: damage.
     if (ftruncate(fd_.get(), static_cast<off_t>(size_)) != 0) broken_ = true;
-    errno = e;
-    return failed("write");
+    return Failed("write", write_errno, err, error_number);
   }
-  size_ += frame.size();
+  size_ += frame_bytes;
   if (fdatasync(fd_.get()) != 0) {
     broken_ = true;  // what is on disk is unknown: the next start loads it
-    return failed("fdatasync");
+    return Failed("fdatasync", errno, err, error_number);
   }
   return true;
 }
 
 bool Writer::AppendEntries(const std::function<void(const EntrySink& add)>& each, std::string* err,
                            int* error_number) {
-  const auto failed = [&](const char* what, int e) {
-    if (error_number != nullptr) *error_number = e;
-    *err = std::string(what) + " " + kFileName + ": " + strerror(e);
-    return false;
-  };
-  if (!fd_.ok() || broken_) return failed("append to", EIO);
+  if (!fd_.ok() || broken_) return Failed("append to", EIO, err, error_number);
   // Pass 1: the payload's length and hash, for the frame line before it.
   uint64_t len = 0;
   std::string hex;
@@ -310,7 +306,7 @@ bool Writer::AppendEntries(const std::function<void(const EntrySink& add)>& each
     });
     ok = ok && EVP_DigestFinal_ex(ctx, md, &md_len) == 1;
     EVP_MD_CTX_free(ctx);
-    if (!ok) return failed("hash a frame of", ENOMEM);
+    if (!ok) return Failed("hash a frame of", ENOMEM, err, error_number);
     hex = hex::Encode(md, md_len);
   }
   // Pass 2: the frame, through a buffer of about kChunk bytes.
@@ -333,17 +329,7 @@ bool Writer::AppendEntries(const std::function<void(const EntrySink& add)>& each
   });
   flush();
   if (write_errno == 0 && written != frame_bytes) write_errno = EIO;  // entries changed: never
-  if (write_errno != 0) {
-    // Cut back, or the next frame would follow one cut short: damage.
-    if (ftruncate(fd_.get(), static_cast<off_t>(size_)) != 0) broken_ = true;
-    return failed("write", write_errno);
-  }
-  size_ += frame_bytes;
-  if (fdatasync(fd_.get()) != 0) {
-    broken_ = true;  // what is on disk is unknown: the next start loads it
-    return failed("fdatasync", errno);
-  }
-  return true;
+  return EndAppend(write_errno, frame_bytes, err, error_number);
 }
 
 bool Writer::ShouldCompact(uint64_t state_bytes) const {
@@ -351,9 +337,7 @@ bool Writer::ShouldCompact(uint64_t state_bytes) const {
 }
 
 bool Writer::Compact(const State& state, std::string* err) {
-  FrameBuilder frame;
-  for (const auto& [key, text] : state) frame.Add(key, text);
-  return CompactTo(frame.empty() ? std::string() : frame.Finish(), err);
+  return CompactTo(StateFrame(state), err);
 }
 
 bool Writer::CompactTo(const std::string& frame, std::string* err) {

@@ -89,18 +89,13 @@ class FrameBuilder {
   // not grown (and copied, the old one held meanwhile) as they come.
   void Reserve(size_t entries, size_t entry_bytes);
   void Add(std::string_view key, std::string_view text);
-  // The largest entry added (EntryBytes): the next frame's Reserve.
-  size_t largest_entry() const { return largest_entry_; }
   bool empty() const { return buf_.size() == kLineRoom; }
-  // Bytes the entries take (the sum of EntryBytes).
-  uint64_t payload_bytes() const { return buf_.size() - kLineRoom; }
   // The frame; the builder is spent.
   std::string Finish();
 
  private:
   static constexpr size_t kLineRoom = 128;  // room for the frame line
   std::string buf_;
-  size_t largest_entry_ = 0;
 };
 
 // One frame holding `entries`.
@@ -152,6 +147,11 @@ class Writer {
 
  private:
   bool Create(std::string* err);
+  // The end of both appends: a failed write (write_errno) is cut back off
+  // the file, else the frame's bytes are counted and fdatasynced.
+  bool EndAppend(int write_errno, uint64_t frame_bytes, std::string* err, int* error_number);
+  // *err "WHAT checkpoints.journal: ERROR", *error_number = error; false.
+  static bool Failed(const char* what, int error, std::string* err, int* error_number);
 
   int dir_fd_ = -1;
   unique_fd::UniqueFd fd_;
