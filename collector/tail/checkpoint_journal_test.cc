@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -57,6 +58,21 @@ void OpenWriter(int dir, Writer* w, State* state = nullptr) {
   std::string err;
   REQUIRE(LoadInto(dir, state != nullptr ? state : &ignored, &found, &err) != LoadResult::kError);
   REQUIRE_MESSAGE(w->Open(dir, found, &err), err);
+}
+
+// Runs `append` with the file size limit at `limit_bytes` (SIGXFSZ
+// ignored), as a full disk would refuse a write (EFBIG), then restores both.
+bool UnderFileSizeLimit(uint64_t limit_bytes, const std::function<bool()>& append) {
+  struct rlimit old_limit;
+  REQUIRE(getrlimit(RLIMIT_FSIZE, &old_limit) == 0);
+  const auto old_handler = signal(SIGXFSZ, SIG_IGN);
+  struct rlimit limit = old_limit;
+  limit.rlim_cur = limit_bytes;
+  REQUIRE(setrlimit(RLIMIT_FSIZE, &limit) == 0);
+  const bool appended = append();
+  REQUIRE(setrlimit(RLIMIT_FSIZE, &old_limit) == 0);
+  signal(SIGXFSZ, old_handler);
+  return appended;
 }
 
 }  // namespace
@@ -294,18 +310,11 @@ TEST_CASE("checkpoint_journal: a failed append is cut back off the journal") {
   const uint64_t before = w.size();
   // A file size limit just past the journal: the next frame is written in
   // part, then refused (EFBIG), as a full disk would.
-  struct rlimit old_limit;
-  REQUIRE(getrlimit(RLIMIT_FSIZE, &old_limit) == 0);
-  const auto old_handler = signal(SIGXFSZ, SIG_IGN);
-  struct rlimit limit = old_limit;
-  limit.rlim_cur = before + 40;
-  REQUIRE(setrlimit(RLIMIT_FSIZE, &limit) == 0);
   int error_number = 0;
-  const bool appended =
-      w.Append(checkpoint_journal::EncodeFrame({{"sb-1", TextAt(2)}, {"sb-2", TextAt(2)}}), &err,
-               &error_number);
-  REQUIRE(setrlimit(RLIMIT_FSIZE, &old_limit) == 0);
-  signal(SIGXFSZ, old_handler);
+  const bool appended = UnderFileSizeLimit(before + 40, [&] {
+    return w.Append(checkpoint_journal::EncodeFrame({{"sb-1", TextAt(2)}, {"sb-2", TextAt(2)}}),
+                    &err, &error_number);
+  });
   CHECK(!appended);
   CHECK(error_number == EFBIG);
   CHECK(err.find("write checkpoints.journal") != std::string::npos);
@@ -374,16 +383,9 @@ TEST_CASE("checkpoint_journal: a streamed frame refused after its first piece is
   };
   // Room for the first 64 KiB piece and part of the second: the frame is
   // on disk in part when a write is refused (EFBIG), as a full disk would.
-  struct rlimit old_limit;
-  REQUIRE(getrlimit(RLIMIT_FSIZE, &old_limit) == 0);
-  const auto old_handler = signal(SIGXFSZ, SIG_IGN);
-  struct rlimit limit = old_limit;
-  limit.rlim_cur = before + 100 * 1024;
-  REQUIRE(setrlimit(RLIMIT_FSIZE, &limit) == 0);
   int error_number = 0;
-  const bool appended = w.AppendEntries(many, &err, &error_number);
-  REQUIRE(setrlimit(RLIMIT_FSIZE, &old_limit) == 0);
-  signal(SIGXFSZ, old_handler);
+  const bool appended = UnderFileSizeLimit(
+      before + 100 * 1024, [&] { return w.AppendEntries(many, &err, &error_number); });
   CHECK(!appended);
   CHECK(error_number == EFBIG);
   CHECK(err.find("write checkpoints.journal") != std::string::npos);
