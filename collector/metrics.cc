@@ -105,6 +105,12 @@ std::string Registry::Render() const {
 }
 
 bool WriteAtomically(const std::string& path, const std::string& text, std::string* err) {
+  return WriteAtomically(
+      path, [&](const Put& put) { put(text); }, err);
+}
+
+bool WriteAtomically(const std::string& path, const std::function<void(const Put& put)>& fill,
+                     std::string* err) {
   const std::string tmp = path + ".tmp";
   // 0644: node_exporter runs as another user and only reads it.
   unique_fd::UniqueFd fd(
@@ -113,16 +119,20 @@ bool WriteAtomically(const std::string& path, const std::string& text, std::stri
     *err = logs::ErrnoReason("open", tmp);
     return false;
   }
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = write(fd.get(), text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      *err = logs::ErrnoReason("write", tmp, n < 0 ? errno : ENOSPC);
-      unlink(tmp.c_str());
-      return false;
+  int write_errno = 0;  // the first failed write's
+  fill([&](std::string_view piece) {
+    size_t done = 0;
+    while (write_errno == 0 && done < piece.size()) {
+      const ssize_t n = write(fd.get(), piece.data() + done, piece.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) write_errno = n < 0 ? errno : ENOSPC;
+      if (n > 0) done += static_cast<size_t>(n);
     }
-    done += static_cast<size_t>(n);
+  });
+  if (write_errno != 0) {
+    *err = logs::ErrnoReason("write", tmp, write_errno);
+    unlink(tmp.c_str());
+    return false;
   }
   // Whatever the daemon's umask (the unit's is 0077).
   if (fchmod(fd.get(), 0644) != 0) {

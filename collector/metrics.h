@@ -14,6 +14,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace metrics {
@@ -60,6 +61,14 @@ class Registry {
 // part. Not fsynced: the numbers are rewritten every interval and lose
 // nothing that matters in a crash. False with *err (a bare reason).
 bool WriteAtomically(const std::string& path, const std::string& text, std::string* err);
+
+// The same, for a text given in pieces: `fill` calls `put` with each piece
+// in order, and each is written as it comes, so a large file (run.status at
+// 10,000 sandboxes) is never held whole. A failed write is reported once
+// `fill` returns; the pieces after it are dropped.
+using Put = std::function<void(std::string_view piece)>;
+bool WriteAtomically(const std::string& path, const std::function<void(const Put& put)>& fill,
+                     std::string* err);
 
 }  // namespace metrics
 

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "file_size_limit_test_util.h"
 #include "test_util.h"
 
 namespace {
@@ -69,3 +70,28 @@ TEST_CASE("the metrics file is replaced whole, readable by others, no temp file 
 }
 
 }  // namespace
+
+TEST_CASE("a file given in pieces is written whole; a failed write is said and leaves nothing") {
+  test_util::TempDir dir;
+  const std::string path = dir / "run.status";
+  std::string err;
+  std::string expected;
+  const auto fill = [&](const metrics::Put& put) {
+    expected.clear();
+    for (int i = 0; i < 3000; ++i) {
+      const std::string piece = "piece " + std::to_string(i) + "\n";
+      put(piece);
+      expected += piece;
+    }
+  };
+  REQUIRE_MESSAGE(metrics::WriteAtomically(path, fill, &err), err);
+  CHECK(test_util::ReadFile(path) == expected);
+  // Past the file size limit (as on a full disk) from the first pieces on:
+  // the old file stays whole, the reason names the write, no temp file.
+  const bool written = test_util::UnderFileSizeLimit(
+      1000, [&] { return metrics::WriteAtomically(path, fill, &err); });
+  CHECK_FALSE(written);
+  CHECK(err.find("write " + path + ".tmp") == 0);
+  CHECK(test_util::ReadFile(path) == expected);
+  CHECK(access((path + ".tmp").c_str(), F_OK) != 0);
+}

@@ -544,11 +544,13 @@ int Serve(const cli_args::ParsedArgs& args, io_error_exits::Counter* exits) {
   if (state.ok()) {
     metrics.AlsoWrite([&] {
       snapshot.written_unix = static_cast<int64_t>(time(nullptr));
-      if (engine != nullptr) snapshot.sources = engine->SourceLogs();
       snapshot.last_problem_unix = logs::LastProblemTime();
       snapshot.last_problem = logs::LastProblem();
+      const run_status::ListSources list_sources = [&](const run_status::SourceVisitor& visit) {
+        if (engine != nullptr) engine->ListSourceLogs(visit);
+      };
       std::string write_err;
-      if (run_status::Write(s.state_dir, snapshot, &write_err)) {
+      if (run_status::Write(s.state_dir, snapshot, list_sources, &write_err)) {
         status_failing = false;
       } else if (!status_failing) {
         status_failing = true;

@@ -1,7 +1,6 @@
 #include "run_status.h"
 
 #include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
 #include "metrics.h"
@@ -9,7 +8,27 @@
 namespace run_status {
 namespace {
 
-using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+// RapidJSON's output stream over metrics::Put, a piece at a time.
+class PutStream {
+ public:
+  typedef char Ch;
+  explicit PutStream(const metrics::Put& put) : put_(put) { buffer_.reserve(kPiece); }
+  void Put(char c) {
+    buffer_.push_back(c);
+    if (buffer_.size() == kPiece) Flush();
+  }
+  void Flush() {
+    if (!buffer_.empty()) put_(buffer_);
+    buffer_.clear();
+  }
+
+ private:
+  static constexpr size_t kPiece = 64 * 1024;
+  const metrics::Put& put_;
+  std::string buffer_;
+};
+
+using Writer = rapidjson::Writer<PutStream>;
 
 void Key(Writer* w, const char* key) { w->Key(key); }
 void Str(Writer* w, const std::string& v) {
@@ -29,11 +48,8 @@ bool GetString(const rapidjson::Value& o, const char* key, std::string* out) {
   return true;
 }
 
-}  // namespace
-
-std::string Render(const Snapshot& s) {
-  rapidjson::StringBuffer buf;
-  Writer w(buf);
+void Render(const Snapshot& s, const ListSources& list_sources, PutStream* out) {
+  Writer w(*out);
   w.StartObject();
   Key(&w, "pid");
   w.Int64(s.pid);
@@ -49,14 +65,14 @@ std::string Render(const Snapshot& s) {
   Str(&w, s.output);
   Key(&w, "sources");
   w.StartArray();
-  for (const auto& [id, log] : s.sources) {
+  list_sources([&](const std::string& id, const std::string& log) {
     w.StartObject();
     Key(&w, "sandbox_id");
     Str(&w, id);
     Key(&w, "log");
     Str(&w, log);
     w.EndObject();
-  }
+  });
   w.EndArray();
   Key(&w, "forward");
   w.StartArray();
@@ -67,8 +83,11 @@ std::string Render(const Snapshot& s) {
   Key(&w, "last_problem");
   Str(&w, s.last_problem);
   w.EndObject();
-  return std::string(buf.GetString(), buf.GetSize()) + "\n";
+  out->Put('\n');
+  out->Flush();
 }
+
+}  // namespace
 
 bool Parse(const std::string& text, Snapshot* s, std::string* err) {
   rapidjson::Document d;
@@ -113,8 +132,15 @@ bool Parse(const std::string& text, Snapshot* s, std::string* err) {
   return true;
 }
 
-bool Write(const std::string& state_dir, const Snapshot& s, std::string* err) {
-  return metrics::WriteAtomically(state_dir + "/" + kFileName, Render(s), err);
+bool Write(const std::string& state_dir, const Snapshot& s, const ListSources& list_sources,
+           std::string* err) {
+  return metrics::WriteAtomically(
+      state_dir + "/" + kFileName,
+      [&](const metrics::Put& put) {
+        PutStream out(put);
+        Render(s, list_sources, &out);
+      },
+      err);
 }
 
 }  // namespace run_status

@@ -2,9 +2,7 @@
 
 #include <doctest/doctest.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "file_size_limit_test_util.h"
 #include "tail/checkpoint_store.h"
 #include "tail/tail_test_util.h"
 
@@ -58,21 +57,6 @@ void OpenWriter(int dir, Writer* w, State* state = nullptr) {
   std::string err;
   REQUIRE(LoadInto(dir, state != nullptr ? state : &ignored, &found, &err) != LoadResult::kError);
   REQUIRE_MESSAGE(w->Open(dir, found, &err), err);
-}
-
-// Runs `append` with the file size limit at `limit_bytes` (SIGXFSZ
-// ignored), as a full disk would refuse a write (EFBIG), then restores both.
-bool UnderFileSizeLimit(uint64_t limit_bytes, const std::function<bool()>& append) {
-  struct rlimit old_limit;
-  REQUIRE(getrlimit(RLIMIT_FSIZE, &old_limit) == 0);
-  const auto old_handler = signal(SIGXFSZ, SIG_IGN);
-  struct rlimit limit = old_limit;
-  limit.rlim_cur = limit_bytes;
-  REQUIRE(setrlimit(RLIMIT_FSIZE, &limit) == 0);
-  const bool appended = append();
-  REQUIRE(setrlimit(RLIMIT_FSIZE, &old_limit) == 0);
-  signal(SIGXFSZ, old_handler);
-  return appended;
 }
 
 }  // namespace
@@ -311,7 +295,7 @@ TEST_CASE("checkpoint_journal: a failed append is cut back off the journal") {
   // A file size limit just past the journal: the next frame is written in
   // part, then refused (EFBIG), as a full disk would.
   int error_number = 0;
-  const bool appended = UnderFileSizeLimit(before + 40, [&] {
+  const bool appended = test_util::UnderFileSizeLimit(before + 40, [&] {
     return w.Append(checkpoint_journal::EncodeFrame({{"sb-1", TextAt(2)}, {"sb-2", TextAt(2)}}),
                     &err, &error_number);
   });
@@ -384,7 +368,7 @@ TEST_CASE("checkpoint_journal: a streamed frame refused after its first piece is
   // Room for the first 64 KiB piece and part of the second: the frame is
   // on disk in part when a write is refused (EFBIG), as a full disk would.
   int error_number = 0;
-  const bool appended = UnderFileSizeLimit(
+  const bool appended = test_util::UnderFileSizeLimit(
       before + 100 * 1024, [&] { return w.AppendEntries(many, &err, &error_number); });
   CHECK(!appended);
   CHECK(error_number == EFBIG);

@@ -121,12 +121,11 @@ std::string Engine::LogRelative(const Source& s) const {
   return s.sandbox_id + "/" + patterns_[s.pattern].suffix;
 }
 
-std::vector<std::pair<std::string, std::string>> Engine::SourceLogs() const {
-  std::vector<std::pair<std::string, std::string>> logs;
+void Engine::ListSourceLogs(
+    const std::function<void(const std::string& sandbox_id, const std::string& log)>& visit) const {
   for (const Source& s : sources_) {
-    if (!s.retired) logs.emplace_back(s.sandbox_id, LogPath(s));
+    if (!s.retired) visit(s.sandbox_id, LogPath(s));
   }
-  return logs;
 }
 
 std::string Engine::LogPath(const Source& s) const {

@@ -37,6 +37,7 @@
 
 #include <array>
 #include <deque>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -170,8 +171,10 @@ class Engine {
   // One fstat per open log (sizes the scan saw for closed ones): for metrics.
   UnreadBytes Unread() const;
   // Each sandbox watched and its log's path (its checkpoint is named by
-  // the sandbox id): for `agt-collector status` (run_status.h).
-  std::vector<std::pair<std::string, std::string>> SourceLogs() const;
+  // the sandbox id), one at a time: for `agt-collector status`
+  // (run_status.h), which writes them as they come.
+  void ListSourceLogs(const std::function<void(const std::string& sandbox_id,
+                                               const std::string& log)>& visit) const;
 
  private:
   struct Pattern {
