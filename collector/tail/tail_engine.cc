@@ -203,7 +203,7 @@ UnreadBytes Engine::Unread() const {
   UnreadBytes u;
   for (const Source& s : sources_) {
     if (s.retired) continue;
-    if (s.linger.fd.ok()) u.rotated += UnreadIn(s.linger.fd, s.linger.pos);
+    if (s.lingering()) u.rotated += UnreadIn(s.rotation->linger.fd, s.rotation->linger.pos);
     if (s.current.fd.ok()) {
       (s.rotated_away ? u.rotated : u.open) += UnreadIn(s.current.fd, s.current.pos);
       continue;

@@ -336,9 +336,11 @@ bool Engine::StartCommit(std::string* err) {
         cp.audit_size = std::min(cp.audit_size, replaying->second);
       }
     }
-    for (const LetGoLog& gone : s.let_go) {
-      if (gone.id != file_id::FileId() && gone.id != cp.file) {
-        cp.gone.push_back({gone.id, gone.pos.offset});
+    if (s.rotation != nullptr) {
+      for (const LetGoLog& gone : s.rotation->let_go) {
+        if (gone.id != file_id::FileId() && gone.id != cp.file) {
+          cp.gone.push_back({gone.id, gone.pos.offset});
+        }
       }
     }
     std::string herr;

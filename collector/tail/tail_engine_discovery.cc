@@ -123,8 +123,9 @@ Engine::Source* Engine::Discover(uint32_t pattern_index, const std::string& sand
       for (const checkpoint_store::Checkpoint::Gone& gone : c.gone) {
         line_reader::Position at;
         at.offset = gone.offset;
-        s.let_go[s.let_go_next] = {gone.file, at};
-        s.let_go_next = static_cast<uint8_t>((s.let_go_next + 1) % kLetGoRemembered);
+        Source::Rotation& r = s.rotated();
+        r.let_go[r.let_go_next] = {gone.file, at};
+        r.let_go_next = static_cast<uint8_t>((r.let_go_next + 1) % kLetGoRemembered);
       }
       s.committed = std::move(c);
       checkpoints_.erase(sandbox_id);  // held by the source from now on
@@ -210,7 +211,7 @@ void Engine::HandleInotify() {
     } else if ((ev.mask & IN_MOVED_TO) && !ev.name.empty()) {
       auto c = move_cookies_.find(ev.cookie);
       if (c != move_cookies_.end() && c->second == si) {
-        std::vector<std::string>& names = sources_[si].rotated_names;
+        std::vector<std::string>& names = sources_[si].rotated().rotated_names;
         if (names.size() < 64) names.emplace_back(ev.name);
         move_cookies_.erase(c);
       }
@@ -223,7 +224,7 @@ void Engine::HandleInotify() {
     }
     // Other files in the sandbox's directory are none of our business: a
     // sandbox writing them in a loop must not keep the collector busy.
-    if (!ev.name.empty() && ev.name != log_name && !sources_[si].linger.fd.ok()) return;
+    if (!ev.name.empty() && ev.name != log_name && !sources_[si].lingering()) return;
     MarkDirty(si);
   });
   stats_.watches = watcher_.watches();
@@ -250,9 +251,9 @@ void Engine::Scan() {
     if (s.quota.SummaryDue(options_.quota, now)) MarkDirty(i);  // its window ended
     if (s.wd < 0 && !s.watch_tried) AddSourceWatch(i);
     if (full) s.guard.dir_check_due = true;
-    if (s.wd >= 0 && !full && !s.linger.fd.ok()) continue;
+    if (s.wd >= 0 && !full && !s.lingering()) continue;
     if (!s.dirty && CheapCheck(&s)) MarkDirty(i);
-    if (s.wd < 0 && !s.current.fd.ok() && !s.linger.fd.ok() && !s.dirty) RetireIfGone(i);
+    if (s.wd < 0 && !s.current.fd.ok() && !s.lingering() && !s.dirty) RetireIfGone(i);
   }
 }
 
@@ -281,7 +282,7 @@ void Engine::RetireIfGone(uint32_t index) {
 bool Engine::CheapCheck(Source* s) {
   const Pattern& p = patterns_[s->pattern];
   if (!p.base_fd.ok()) return false;
-  if (s->linger.fd.ok()) return true;  // a few seconds after a rotation only
+  if (s->lingering()) return true;  // a few seconds after a rotation only
   struct stat pst;
   const bool present =
       fstatat(p.base_fd.get(), LogRelative(*s).c_str(), &pst, AT_SYMLINK_NOFOLLOW) == 0;

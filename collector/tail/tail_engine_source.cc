@@ -183,7 +183,10 @@ bool Engine::ResumeFromRotated(Source* s, file_id::FileId now_at_path) {
   }
   closedir(dir);
   const std::vector<std::string> unread = UnreadSiblings(*s, dfd.get(), siblings, now_at_path);
-  s->rotated_names.insert(s->rotated_names.begin(), unread.begin(), unread.end());
+  if (!unread.empty()) {
+    std::vector<std::string>& names = s->rotated().rotated_names;
+    names.insert(names.begin(), unread.begin(), unread.end());
+  }
   if (found || unread.empty()) return found;
   // The checkpointed file is gone (rotated out of reach, or deleted): what
   // it held past the checkpoint cannot be read, and is said so by name.
@@ -358,9 +361,10 @@ void Engine::Look(uint32_t index) {
          s->current.id.ToString() + " read to its end (offset " +
          std::to_string(s->current.pos.offset) + "); now reading " + next.ToString() +
          " from offset 0");
-    LetGo(s, s->linger);  // a previous rotation's file, still waiting
-    s->linger = std::move(s->current);
-    s->linger_until_ms = NowMs() + kRotateWaitMs;
+    Source::Rotation& rotation = s->rotated();
+    LetGo(s, rotation.linger);  // a previous rotation's file, still waiting
+    rotation.linger = std::move(s->current);
+    rotation.linger_until_ms = NowMs() + kRotateWaitMs;
     s->current.fd = std::move(fd);
     s->current.id = next;
     s->current.pos = line_reader::Position();
@@ -373,11 +377,12 @@ void Engine::Look(uint32_t index) {
 
 bool Engine::LingerOn(Source* s, unique_fd::UniqueFd fd) {
   struct stat st;
-  if (s->linger.fd.ok() || fstat(fd.get(), &st) != 0) return false;
-  s->linger = OpenLog();
-  s->linger.fd = std::move(fd);
-  s->linger.id = file_id::FileId::Of(st);
-  s->linger_until_ms = NowMs() + kRotateWaitMs;
+  if (s->lingering() || fstat(fd.get(), &st) != 0) return false;
+  Source::Rotation& r = s->rotated();
+  r.linger = OpenLog();
+  r.linger.fd = std::move(fd);
+  r.linger.id = file_id::FileId::Of(st);
+  r.linger_until_ms = NowMs() + kRotateWaitMs;
   return true;
 }
 
@@ -385,17 +390,18 @@ void Engine::ReadLinger(uint32_t index) {
   // The file rotated away is kept open for kRotateWaitMs after the switch: a
   // writer that opened it before the rename may still append to it.
   Source* s = &sources_[index];
-  if (!s->linger.fd.ok()) return;
+  if (!s->lingering()) return;
+  Source::Rotation& r = *s->rotation;
   // ReadItems reads s->current: the lingering file takes its place for a moment.
-  std::swap(s->current, s->linger);
+  std::swap(s->current, r.linger);
   std::string err;
   const line_reader::ReadResult rr = ReadItems(s, &err);
-  std::swap(s->current, s->linger);
+  std::swap(s->current, r.linger);
   if (rr == line_reader::ReadResult::kStopped) {
     MarkDirty(index);
-  } else if (rr == line_reader::ReadResult::kError || NowMs() >= s->linger_until_ms) {
-    LetGo(s, s->linger);
-    s->linger = OpenLog();
+  } else if (rr == line_reader::ReadResult::kError || NowMs() >= r.linger_until_ms) {
+    LetGo(s, r.linger);
+    r.linger = OpenLog();
   }
 }
 
@@ -440,9 +446,10 @@ line_reader::ReadResult Engine::ReadItems(Source* s, std::string* err) {
 
 bool Engine::TakeRotatedName(Source* s) {
   const Pattern& p = patterns_[s->pattern];
-  while (!s->rotated_names.empty()) {
-    const std::string name = s->rotated_names.front();
-    s->rotated_names.erase(s->rotated_names.begin());
+  while (s->rotation != nullptr && !s->rotation->rotated_names.empty()) {
+    std::vector<std::string>& names = s->rotation->rotated_names;
+    const std::string name = names.front();
+    names.erase(names.begin());
     std::string rel = s->sandbox_id + "/";
     if (!p.suffix_parent.empty()) rel += p.suffix_parent + "/";
     rel += name;
@@ -456,12 +463,12 @@ bool Engine::TakeRotatedName(Source* s) {
         fstatat(p.base_fd.get(), LogRelative(*s).c_str(), &pst, AT_SYMLINK_NOFOLLOW) == 0;
     if (fstat(fd.get(), &st) != 0) continue;
     const file_id::FileId id = file_id::FileId::Of(st);
-    if (id == s->current.id || (s->linger.fd.ok() && id == s->linger.id) ||
+    if (id == s->current.id || (s->lingering() && id == s->rotation->linger.id) ||
         (at_path && file_id::FileId::Of(pst) == id)) {
       continue;  // the file just drained, or the one at the path: not a skipped one
     }
     line_reader::Position from;
-    for (const LetGoLog& gone : s->let_go) {
+    for (const LetGoLog& gone : s->rotation->let_go) {  // rotated_names: not null
       if (gone.id == id && gone.id != file_id::FileId()) from = gone.pos;
     }
     if (from.offset > 0) {
@@ -491,8 +498,9 @@ bool Engine::TakeRotatedName(Source* s) {
 
 void Engine::LetGo(Source* s, const OpenLog& log) {
   if (!log.fd.ok()) return;
-  s->let_go[s->let_go_next] = {log.id, log.pos};
-  s->let_go_next = static_cast<uint8_t>((s->let_go_next + 1) % kLetGoRemembered);
+  Source::Rotation& r = s->rotated();
+  r.let_go[r.let_go_next] = {log.id, log.pos};
+  r.let_go_next = static_cast<uint8_t>((r.let_go_next + 1) % kLetGoRemembered);
 }
 
 size_t Engine::ReleaseIdleFiles(const Source* except, size_t want) {
@@ -503,7 +511,7 @@ size_t Engine::ReleaseIdleFiles(const Source* except, size_t want) {
   size_t released = 0;
   for (size_t n = 0; n < sources_.size() && released < want; ++n) {
     Source& s = sources_[release_cursor_++ % sources_.size()];
-    if (&s == except || s.retired || !s.current.fd.ok() || s.linger.fd.ok() || s.dirty ||
+    if (&s == except || s.retired || !s.current.fd.ok() || s.lingering() || s.dirty ||
         s.rotated_away || s.release_after_commit || s.touched || !s.AtCheckpoint()) {
       continue;
     }
