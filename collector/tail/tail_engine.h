@@ -223,6 +223,7 @@ class Engine {
     std::string sandbox_id;
     bool retired = false;  // a free slot (the sandbox directory is gone)
     uint32_t pattern = 0;
+    uint32_t index = 0;  // in sources_
     int wd = -1;  // inotify watch on the log's directory
     bool dirty = false;
     bool touched = false;  // in touched_ (this cycle's checkpoint candidates)
@@ -422,7 +423,9 @@ class Engine {
   size_t release_cursor_ = 0;
   uint32_t scan_count_ = 0;
   std::vector<Pattern> patterns_;
-  std::vector<Source> sources_;
+  // A deque: sources never move as more are found. A vector's growth held
+  // the old array and the new one at once, 5 MB more at 10,000 sandboxes.
+  std::deque<Source> sources_;
   std::vector<uint32_t> free_slots_;
   std::unordered_map<std::string, uint32_t> by_id_;
   std::unordered_map<int, int64_t> by_wd_;  // >= 0: source; < 0: -(pattern + 1)

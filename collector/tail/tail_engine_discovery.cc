@@ -107,6 +107,7 @@ Engine::Source* Engine::Discover(uint32_t pattern_index, const std::string& sand
     sources_.emplace_back();
   }
   Source& s = sources_[index];
+  s.index = index;
   s.sandbox_id = sandbox_id;
   s.pattern = pattern_index;
   by_id_[sandbox_id] = index;
@@ -274,6 +275,7 @@ void Engine::RetireIfGone(uint32_t index) {
   // Kept for a compaction and for the same id coming back.
   if (s.have_committed) checkpoints_[s.sandbox_id] = checkpoint_store::Text(s.committed);
   s = Source();
+  s.index = index;
   s.retired = true;
   free_slots_.push_back(index);
   if (stats_.sources > 0) --stats_.sources;

@@ -266,7 +266,7 @@ void Engine::WriteSuppression(Source* s, const collector_events::Suppression& wh
     return;
   }
   ++cycle_appended_;
-  Touch(static_cast<uint32_t>(s - sources_.data()));
+  Touch(s->index);
   Note(what.log + ": suppression recorded as " + fields.entry_id);
 }
 

@@ -64,7 +64,7 @@ void Engine::SummariseIfDue(Source* s) {
     ++stats_.entries_already_present;  // written before a crash
   }
   s->quota.Summarised();
-  Touch(static_cast<uint32_t>(s - sources_.data()));  // its checkpoint now holds a count of zero
+  Touch(s->index);  // its checkpoint now holds a count of zero
 }
 
 void Engine::RememberWritten(const std::string& entry_id) {
