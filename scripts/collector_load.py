@@ -201,6 +201,7 @@ class Measure:
         self.last_ns = None
         self.cpu = 0.0
         self.rss_kib = 0
+        self.restart_rss_kib = 0  # peak RSS of a restart on the state left (S >= 10,000)
         self.checkpoints = 0
         self.append_seconds = 0.0
         self.overflows = 0
@@ -308,10 +309,9 @@ def run_collector(collector, root, sources, per_log, rate, head, tail, timeout, 
     out = os.path.join(root, "audit.jsonl")
     state = os.path.join(root, "state")
     stderr = open(os.path.join(root, "collector.stderr"), "w+b")
-    proc = subprocess.Popen(
-        [collector, "run", "--key-file", key, "--out", out, "--state-dir", state,
-         "--watch", os.path.join(base, "{sandbox_id}", "denied.log"), "--syslog-socket", "none"],
-        stderr=stderr)
+    argv = [collector, "run", "--key-file", key, "--out", out, "--state-dir", state,
+            "--watch", os.path.join(base, "{sandbox_id}", "denied.log"), "--syslog-socket", "none"]
+    proc = subprocess.Popen(argv, stderr=stderr)
     try:
         wait_for(lambda: os.path.exists(out) and os.path.isdir(state), 60,
                  "the collector did not start", proc)
@@ -353,7 +353,26 @@ def run_collector(collector, root, sources, per_log, rate, head, tail, timeout, 
         audit.close()
     finally:
         stop(proc, stderr)
+    if sources >= 10000:
+        m.restart_rss_kib = restart_peak_rss(argv, root, sources)
     return m, startup
+
+
+def restart_peak_rss(argv, root, sources):
+    """Peak RSS (KiB) of the collector started again on the state and the
+    logs the load left: every checkpoint loaded, every log found and
+    matched to it, nothing new to read."""
+    stderr = open(os.path.join(root, "collector-restart.stderr"), "w+b")
+    proc = subprocess.Popen(argv, stderr=stderr)
+    try:
+        time.sleep(2.0 + sources / 5000.0)  # as at the first start, and a second more
+        if proc.poll() is not None:
+            stderr.seek(0)
+            sys.exit("bench-collector-run: error: the restarted collector exited: %s"
+                     % stderr.read().decode(errors="replace").strip())
+        return proc_status_kib(proc.pid, "VmHWM")
+    finally:
+        stop(proc, stderr)
 
 
 RSYSLOG_CONF = """\
@@ -495,6 +514,11 @@ def section_load(shim, collector, source_counts, records, rate, timeout, perf_di
         for side in sorted(sides):
             for m in sides[side]:
                 print(row(m, total))
+        for side in sorted(sides):
+            for m in sides[side]:
+                if m.restart_rss_kib:
+                    print("  %-18s peak RSS %.1f MiB at a restart on the state it left"
+                          % (m.name, m.restart_rss_kib / 1024.0))
         for side, why in failed.items():
             print("  %-18s %s" % (side, why))
         if "baseline" in sides and "collector" in sides:
@@ -535,9 +559,12 @@ def section_load(shim, collector, source_counts, records, rate, timeout, perf_di
                      "met" if c.records_per_s() >= r.records_per_s() else "NOT met",
                      p99, "met" if p99 <= 50 else "NOT met"))
         if sources == 10000:
-            print("    S=10000: peak RSS %.1f MiB (%s)"
-                  % (c.rss_kib / 1024.0, "met" if c.rss_kib <= 32 * 1000 * 1000 / 1024 else
-                     "NOT met"))
+            limit_kib = 32 * 1000 * 1000 / 1024
+            print("    S=10000: peak RSS %.1f MiB under load (%s), %.1f MiB at a restart on its "
+                  "state (%s)"
+                  % (c.rss_kib / 1024.0, "met" if c.rss_kib <= limit_kib else "NOT met",
+                     c.restart_rss_kib / 1024.0,
+                     "met" if c.restart_rss_kib <= limit_kib else "NOT met"))
     if startup:
         print("  collector's start line: %s" % next((l for l in startup if "pattern" in l),
                                                      startup[-1]))
