@@ -224,7 +224,7 @@ class Engine {
     bool retired = false;  // a free slot (the sandbox directory is gone)
     uint32_t pattern = 0;
     uint32_t index = 0;  // in sources_
-    int wd = -1;  // inotify watch on the log's directory
+    int wd = -1;         // inotify watch on the log's directory
     bool dirty = false;
     bool touched = false;  // in touched_ (this cycle's checkpoint candidates)
     bool watch_tried = false;
