@@ -1,0 +1,40 @@
+"""scripts/bench-collector-run's latency and load sections run against this
+build and print their figures. Only the report is checked: no figure is
+asserted (speed is the benchmark's to measure, not a test's). The latency
+section once waited for a per-sandbox checkpoint file the collector no
+longer writes, and nothing ran it to see."""
+import os
+import subprocess
+import unittest
+
+from build_paths import BUILD, TOP
+
+BENCH = os.path.join(TOP, "scripts", "bench-collector-run")
+
+
+def run_bench(test, *args):
+    env = dict(os.environ, AGT_BUILD_DIR=BUILD)
+    proc = subprocess.run([BENCH] + list(args), env=env, capture_output=True, text=True,
+                          timeout=600)
+    test.assertEqual(proc.returncode, 0, proc.stdout[-2000:] + proc.stderr[-2000:])
+    return proc.stdout
+
+
+class BenchCollectorRun(unittest.TestCase):
+
+    def test_latency_section_sees_each_denial_durable(self):
+        out = run_bench(self, "--section", "latency", "--samples", "10")
+        self.assertIn("latency (10 denials through the real shim", out)
+        self.assertRegex(out, r"(?m)^  exit -> durable +p50 \d+\.\d\d ms +p99 \d+\.\d\d ms")
+        self.assertRegex(out, r"(?m)^  ratio durable/baseline \(p50\) +\d+\.\d\dx$")
+
+    def test_load_section_at_ten_sources(self):
+        out = run_bench(self, "--section", "load", "--load-sources", "10", "--load-records", "200",
+                        "--load-sides", "collector")
+        self.assertIn("S=10    (200 records, 20 per log)", out)
+        self.assertRegex(out, r"(?m)^  agt-collector run +\d+ +\d+\.\d")
+        self.assertIn("batch: up to", out)  # the collector's start line, as the bench read it
+
+
+if __name__ == "__main__":
+    unittest.main()
