@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "canonical_json.h"
+#include "json_insitu_stream.h"
 #include "logs.h"
 #include "tail/line_reader.h"
 #include "unique_fd.h"
@@ -320,9 +321,11 @@ bool LineChecker::Parse(std::string_view line, bool canonical) {
   root_object_ = false;
   // In-situ parsing of a private copy: strings are decoded in place, and
   // the fields point into it until the next line.
+  // Its strings are scanned a block at a time (json_insitu_stream.h): the
+  // NUL is followed by the bytes that scan may read ahead.
   copy_.assign(line.data(), line.size());
-  copy_.push_back('\0');
-  rapidjson::InsituStringStream stream(&copy_[0]);
+  copy_.append(1 + json_insitu_stream::kReadAhead, '\0');
+  json_insitu_stream::Stream stream(&copy_[0], copy_.size());
   rapidjson::Reader reader;
   // The stream starts at the line's first byte: unlike Document::Parse
   // (whose stream skips a UTF-8 BOM, even a lone 0xEF, 0xBB or 0xBF), no
