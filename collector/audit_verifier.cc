@@ -75,10 +75,29 @@ constexpr const char* kLabels[] = {"compute_driver", "environment", "sandbox_id"
 constexpr int kLabelSlots[] = {SlotOf(kLabels[0]), SlotOf(kLabels[1]), SlotOf(kLabels[2])};
 static_assert(sizeof kLabels / sizeof kLabels[0] == 3, "LineChecker::label_ has a slot per label");
 
-// Field names are short: a loop beats a call to memcmp.
+template <typename Word>
+Word WordAt(std::string_view s, size_t at) {
+  Word w;
+  memcpy(&w, s.data() + at, sizeof w);
+  return w;
+}
+
+// Field names are short (at most 16 bytes each, every key of a line is
+// compared): two words, the first and the last (overlapping), beat a byte
+// loop and a call to memcmp.
 bool SameBytes(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
+  const size_t n = a.size();
+  if (n != b.size()) return false;
+  if (n > 16) return memcmp(a.data(), b.data(), n) == 0;
+  if (n >= 8) {
+    return WordAt<uint64_t>(a, 0) == WordAt<uint64_t>(b, 0) &&
+           WordAt<uint64_t>(a, n - 8) == WordAt<uint64_t>(b, n - 8);
+  }
+  if (n >= 4) {
+    return WordAt<uint32_t>(a, 0) == WordAt<uint32_t>(b, 0) &&
+           WordAt<uint32_t>(a, n - 4) == WordAt<uint32_t>(b, n - 4);
+  }
+  for (size_t i = 0; i < n; ++i) {
     if (a[i] != b[i]) return false;
   }
   return true;
@@ -126,42 +145,46 @@ static_assert(kSignature + 1 == LineChecker::kFieldCount &&
 
 // SAX handler for one entry line: keeps the first value of each field (as
 // the value tree's FindMember did), counts the members and keeps the first
-// value of each label in data.labels. With a FormCheck, every event is
-// first held to the canonical form, and the first that is not stops the
-// parse; without, "data" is canonicalised as it goes by and the parse is
-// never stopped: every check is made after, in the order the reasons have
-// always been given.
-class LineChecker::Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> {
+// value of each label in data.labels. kCanonical: every event is first
+// held to the canonical form by a FormCheck, and the first that is not
+// stops the parse; else "data" is canonicalised as it goes by and the
+// parse is never stopped: every check is made after, in the order the
+// reasons have always been given. (A template: the canonical parse, the
+// one every good line takes, carries no test for the other.)
+template <bool kCanonical>
+class LineChecker::Handler
+    : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler<kCanonical>> {
  public:
   Handler(LineChecker* c, canonical_json::FormCheck* form) : c_(c), form_(form) {}
 
   bool Null() {
-    return (!form_ || form_->Null()) && Value(Seen::kNull, {}, [&] { c_->data_.Null(); });
+    return (!kCanonical || form_->Null()) && Value(Seen::kNull, {}, [&] { c_->data_.Null(); });
   }
   bool Bool(bool b) {
-    return (!form_ || form_->Bool(b)) && Value(Seen::kOther, {}, [&] { c_->data_.Bool(b); });
+    return (!kCanonical || form_->Bool(b)) && Value(Seen::kOther, {}, [&] { c_->data_.Bool(b); });
   }
   bool Int(int i) { return Int64(i); }
   bool Uint(unsigned u) { return Uint64(u); }
   bool Int64(int64_t i) {
-    return (!form_ || form_->Int64(i)) && Value(Seen::kOther, {}, [&] { c_->data_.Int64(i); });
+    return (!kCanonical || form_->Int64(i)) && Value(Seen::kOther, {}, [&] { c_->data_.Int64(i); });
   }
   bool Uint64(uint64_t u) {
-    return (!form_ || form_->Uint64(u)) && Value(Seen::kOther, {}, [&] { c_->data_.Uint64(u); });
+    return (!kCanonical || form_->Uint64(u)) &&
+           Value(Seen::kOther, {}, [&] { c_->data_.Uint64(u); });
   }
   bool Double(double) {
-    return (!form_ || form_->Double()) && Value(Seen::kOther, {}, [&] { c_->data_.Double(); });
+    return (!kCanonical || form_->Double()) && Value(Seen::kOther, {}, [&] { c_->data_.Double(); });
   }
   bool String(const char* str, rapidjson::SizeType length, bool) {
     const std::string_view s(str, length);
-    return (!form_ || form_->String(str, length)) &&
+    return (!kCanonical || form_->String(str, length)) &&
            Value(Seen::kString, s, [&] { c_->data_.String(s); });
   }
   bool Key(const char* str, rapidjson::SizeType length, bool) {
     if (in_data_) {
-      if (form_ && !form_->Key(str, length)) return false;
+      if (kCanonical && !form_->Key(str, length)) return false;
       const std::string_view key(str, length);
-      if (!form_) c_->data_.Key(key);
+      if (!kCanonical) c_->data_.Key(key);
       if (depth_ == 2) {
         labels_next_ = SameBytes(key, "labels") && c_->labels_.type == Seen::kAbsent;
       } else if (depth_ == 3 && in_labels_) {
@@ -170,7 +193,7 @@ class LineChecker::Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8
       return true;
     }
     if (depth_ == 1) {
-      if (form_) {
+      if (kCanonical) {
         // Canonical: the 19 fields, each once, in key order.
         const size_t i = c_->members_;
         if (i == kFieldCount || !SameBytes(std::string_view(str, length), kKeyOrder[i])) {
@@ -184,24 +207,24 @@ class LineChecker::Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8
       }
       ++c_->members_;
     }
-    return !form_ || form_->Key(str, length);
+    return !kCanonical || form_->Key(str, length);
   }
-  bool StartObject() { return (!form_ || form_->StartObject()) && Start(true); }
-  bool StartArray() { return (!form_ || form_->StartArray()) && Start(false); }
+  bool StartObject() { return (!kCanonical || form_->StartObject()) && Start(true); }
+  bool StartArray() { return (!kCanonical || form_->StartArray()) && Start(false); }
   bool EndObject(rapidjson::SizeType) {
-    if (form_) {
+    if (kCanonical) {
       if (depth_ == 1) c_->members_end_ = static_cast<uint32_t>(form_->offset());
       if (!form_->EndObject()) return false;
     }
     return End(true);
   }
-  bool EndArray(rapidjson::SizeType) { return (!form_ || form_->EndArray()) && End(false); }
+  bool EndArray(rapidjson::SizeType) { return (!kCanonical || form_->EndArray()) && End(false); }
 
  private:
   template <typename ForData>
   bool Value(Seen::Type type, std::string_view text, ForData for_data) {
     if (in_data_) {
-      if (!form_) for_data();
+      if (!kCanonical) for_data();
       if (depth_ == 2 && labels_next_) {
         c_->labels_ = {Seen::kOther, {}};
         labels_next_ = false;
@@ -227,7 +250,7 @@ class LineChecker::Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8
   }
   bool Start(bool object) {
     if (in_data_) {
-      if (!form_) object ? c_->data_.StartObject() : c_->data_.StartArray();
+      if (!kCanonical) object ? c_->data_.StartObject() : c_->data_.StartArray();
       if (depth_ == 2 && labels_next_) {
         c_->labels_ = {object ? Seen::kObjectData : Seen::kOther, {}};
         in_labels_ = object;
@@ -240,7 +263,7 @@ class LineChecker::Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8
     } else if (depth_ == 1) {
       if (object && slot_ == kData && c_->seen_[kData].type == Seen::kAbsent) {
         in_data_ = true;
-        if (!form_) {
+        if (!kCanonical) {
           c_->data_.Reset();
           c_->data_.StartObject();
         }
@@ -255,7 +278,7 @@ class LineChecker::Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8
   bool End(bool object) {
     --depth_;
     if (in_data_) {
-      if (!form_) object ? c_->data_.EndObject() : c_->data_.EndArray();
+      if (!kCanonical) object ? c_->data_.EndObject() : c_->data_.EndArray();
       if (depth_ == 2) in_labels_ = false;
       if (depth_ == 1) in_data_ = false;
     }
@@ -263,7 +286,7 @@ class LineChecker::Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8
   }
 
   LineChecker* c_;
-  canonical_json::FormCheck* form_;  // null: the general parse
+  canonical_json::FormCheck* form_;  // kCanonical only
   int depth_ = 0;                    // containers open
   int slot_ = kNoSlot;
   bool in_data_ = false;
@@ -336,14 +359,14 @@ bool LineChecker::Parse(std::string_view line, bool canonical) {
     // The recursive parse, faster than the iterative one: FormCheck stops
     // it past kMaxFormDepth levels, so its stack stays small.
     form_.ResetPrintable(line, copy_.data());  // Check() found it printable ASCII
-    Handler handler(this, &form_);
+    Handler<true> handler(this, &form_);
     constexpr unsigned kFlags = rapidjson::kParseInsituFlag | rapidjson::kParseStopWhenDoneFlag;
     return !reader.Parse<kFlags>(stream, handler).IsError() && root_object_ &&
            members_ == kFieldCount && form_.Complete();
   }
   // Any nesting a hostile line holds: the iterative parse keeps its stack
   // on the heap.
-  Handler handler(this, nullptr);
+  Handler<false> handler(this, nullptr);
   constexpr unsigned kFlags = rapidjson::kParseIterativeFlag | rapidjson::kParseInsituFlag;
   return !reader.Parse<kFlags>(stream, handler).IsError() && root_object_;
 }

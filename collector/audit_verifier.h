@@ -69,6 +69,7 @@ class LineChecker {
   bool last_canonical() const { return canonical_; }
 
  private:
+  template <bool kCanonical>
   class Handler;
   // A field's first value in the line (the type is all a non-string needs).
   struct Seen {
