@@ -17,6 +17,7 @@
 #define AGT_COLLECTOR_CANONICAL_JSON_FORM_H_
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -100,11 +101,12 @@ class FormCheck {
   };
 
   // The next bytes are `bytes` (short: separators, literals, numbers).
+  // Inlined with a literal (every separator), memcmp of its known size
+  // becomes one compare of a word.
   bool Expect(std::string_view bytes) {
-    if (text_.size() - pos_ < bytes.size()) return false;
-    const char* const p = text_.data() + pos_;
-    for (size_t i = 0; i < bytes.size(); ++i) {
-      if (p[i] != bytes[i]) return false;
+    if (text_.size() - pos_ < bytes.size() ||
+        memcmp(text_.data() + pos_, bytes.data(), bytes.size()) != 0) {
+      return false;
     }
     pos_ += bytes.size();
     return true;
