@@ -83,6 +83,26 @@ TEST_CASE("strings: a byte to escape is found at every place in every length, by
   }
 }
 
+TEST_CASE("IsPrintableAscii: every byte value at every place, in blocks and in the tail") {
+  // Lengths past two 64-byte blocks, so each byte is met in a 64-byte
+  // block, in a 16-byte one and in the bytes left after them.
+  for (size_t length = 1; length <= 150; length += (length < 70 ? 1 : 13)) {
+    const std::string plain(length, '~');
+    CHECK(canonical_json::IsPrintableAscii(plain));
+    for (size_t at = 0; at < length; ++at) {
+      std::string text = plain;
+      for (int b = 0; b < 256; ++b) {
+        text[at] = static_cast<char>(b);
+        CAPTURE(length);
+        CAPTURE(at);
+        CAPTURE(b);
+        CHECK(canonical_json::IsPrintableAscii(text) == (b >= 0x20 && b <= 0x7e));
+      }
+    }
+  }
+  CHECK(canonical_json::IsPrintableAscii(""));
+}
+
 TEST_CASE("strings that are not strict UTF-8 are refused") {
   for (const char* bad :
        {"\xff", "\xc0\x80", "\xc1\xbf", "\xe0\x80\x80", "\xed\xa0\x80", "\xed\xbf\xbf",
