@@ -32,12 +32,37 @@
 namespace peer_attestation {
 namespace {
 
+// The names of a process's /proc files ("/proc/PID/NAME"), each read by its
+// path: every read resolves /proc/PID again, which costs less than opening
+// the directory and closing it (two system calls) for the four or five reads
+// a connection makes. Whatever the pid names at each read, the pidfd check
+// after them all (Attest) vouches that it was the sender throughout.
+class ProcPath {
+ public:
+  explicit ProcPath(pid_t pid)
+      : prefix_(snprintf(buf_, sizeof buf_, "/proc/%d/", static_cast<int>(pid))) {}
+  // The path of `name`, valid until the next call.
+  const char* Name(const char* name) {
+    snprintf(buf_ + prefix_, sizeof buf_ - prefix_, "%s", name);
+    return buf_;
+  }
+  // The path of `dir` (e.g. "fdinfo/") and descriptor `fd`.
+  const char* Fd(const char* dir, int fd) {
+    snprintf(buf_ + prefix_, sizeof buf_ - prefix_, "%s%d", dir, fd);
+    return buf_;
+  }
+
+ private:
+  char buf_[64];
+  int prefix_;
+};
+
 // Reads the start of a small /proc file into buf (at most `cap` bytes, no
 // allocation: this runs once per connection); -1 when it cannot be read.
 // One read: these files are made whole at the read (seq_file, single_open),
 // which hands over all that fits.
-ssize_t ReadStart(int dir_fd, const char* name, char* buf, size_t cap) {
-  const unique_fd::UniqueFd fd(openat(dir_fd, name, O_RDONLY | O_CLOEXEC));
+ssize_t ReadStart(const char* path, char* buf, size_t cap) {
+  const unique_fd::UniqueFd fd(open(path, O_RDONLY | O_CLOEXEC));
   if (!fd.ok()) return -1;
   for (;;) {
     const ssize_t n = read(fd.get(), buf, cap);
@@ -105,7 +130,7 @@ unique_fd::UniqueFd DiagSocket() {
   return unique_fd::UniqueFd(socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG));
 }
 
-// What descriptor `fd` of the process (its /proc directory at `dir_fd`) is
+// What descriptor `fd` of the process (its /proc directory `proc`) is
 // to the socket with inode `ino` ("socket:[INO]", the kernel's name for it).
 enum class FdHolds { kOther, kOwnSocket, kInheritedSocket };
 
@@ -117,18 +142,15 @@ FdHolds ByFlags(const char* info) {
                                                               : FdHolds::kInheritedSocket;
 }
 
-FdHolds SocketAt(int dir_fd, int fd, uint64_t ino) {
+FdHolds SocketAt(ProcPath* proc, int fd, uint64_t ino) {
   char want[40];
   const int want_len =
       snprintf(want, sizeof want, "socket:[%llu]", static_cast<unsigned long long>(ino));
-  char path[48];
-  snprintf(path, sizeof path, "fd/%d", fd);
   char target[64];
-  const ssize_t n = readlinkat(dir_fd, path, target, sizeof target);
+  const ssize_t n = readlink(proc->Fd("fd/", fd), target, sizeof target);
   if (n != want_len || memcmp(target, want, static_cast<size_t>(n)) != 0) return FdHolds::kOther;
-  snprintf(path, sizeof path, "fdinfo/%d", fd);
   char info[512];
-  const ssize_t got = ReadStart(dir_fd, path, info, sizeof info - 1);
+  const ssize_t got = ReadStart(proc->Fd("fdinfo/", fd), info, sizeof info - 1);
   if (got <= 0) return FdHolds::kInheritedSocket;  // cannot be shown to be its own
   info[got] = '\0';
   return ByFlags(info);
@@ -148,7 +170,7 @@ long long SockfsMountId(int own_socket) {
   char path[64];
   snprintf(path, sizeof path, "/proc/self/fdinfo/%d", own_socket);
   char info[512];
-  const ssize_t got = ReadStart(AT_FDCWD, path, info, sizeof info - 1);
+  const ssize_t got = ReadStart(path, info, sizeof info - 1);
   if (got <= 0) return -1;
   info[got] = '\0';
   id = FdinfoField(info, "\nmnt_id:");
@@ -160,12 +182,10 @@ long long SockfsMountId(int own_socket) {
 // readlink. The mount must be sockfs (`sockfs_mnt`): an inode number alone
 // could be another filesystem's file. *unsure when fdinfo does not say
 // (then SocketAt must).
-FdHolds SocketAtByInfo(int dir_fd, int fd, uint64_t ino, long long sockfs_mnt, bool* unsure) {
+FdHolds SocketAtByInfo(ProcPath* proc, int fd, uint64_t ino, long long sockfs_mnt, bool* unsure) {
   *unsure = false;
-  char path[48];
-  snprintf(path, sizeof path, "fdinfo/%d", fd);
   char info[512];
-  const ssize_t got = ReadStart(dir_fd, path, info, sizeof info - 1);
+  const ssize_t got = ReadStart(proc->Fd("fdinfo/", fd), info, sizeof info - 1);
   if (got <= 0) return FdHolds::kOther;  // no such descriptor (or gone: the pidfd tells)
   info[got] = '\0';
   const long long mnt = FdinfoField(info, "\nmnt_id:");
@@ -178,7 +198,7 @@ FdHolds SocketAtByInfo(int dir_fd, int fd, uint64_t ino, long long sockfs_mnt, b
   return ByFlags(info);
 }
 
-// Whether the process (its /proc directory at `dir_fd`) holds the socket
+// Whether the process (its /proc directory `proc`) holds the socket
 // with inode `ino` in a descriptor it opened itself: one with O_CLOEXEC. The
 // shim can only make such sockets (its seccomp filter allows no other); a
 // socket that survived an exec never has the flag. So a record sent by a
@@ -195,18 +215,18 @@ FdHolds SocketAtByInfo(int dir_fd, int fd, uint64_t ino, long long sockfs_mnt, b
 // socket. Otherwise at most kMaxFds descriptors are looked at, the newest
 // (highest) first: the shim's socket is the last descriptor it opened.
 // *likely_fd becomes the descriptor its own socket was found at.
-bool HoldsOwnSocket(int dir_fd, uint64_t ino, long long sockfs_mnt, int* likely_fd) {
+bool HoldsOwnSocket(ProcPath* proc, uint64_t ino, long long sockfs_mnt, int* likely_fd) {
   constexpr int kFirstFree = 3;
   constexpr int kMaxFds = 256;
   const int tries[2] = {*likely_fd, kFirstFree};
   for (int i = 0; i < (*likely_fd == kFirstFree ? 1 : 2); ++i) {
     bool unsure = false;
-    FdHolds likely = SocketAtByInfo(dir_fd, tries[i], ino, sockfs_mnt, &unsure);
-    if (unsure) likely = SocketAt(dir_fd, tries[i], ino);
+    FdHolds likely = SocketAtByInfo(proc, tries[i], ino, sockfs_mnt, &unsure);
+    if (unsure) likely = SocketAt(proc, tries[i], ino);
     if (likely == FdHolds::kOwnSocket) *likely_fd = tries[i];
     if (likely != FdHolds::kOther) return likely == FdHolds::kOwnSocket;
   }
-  const unique_fd::UniqueFd fd_dir(openat(dir_fd, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  const unique_fd::UniqueFd fd_dir(open(proc->Name("fd"), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!fd_dir.ok()) return false;
   // The names, read with getdents64 into the stack (no DIR: no allocation,
   // no fcntl/fstat of its own).
@@ -221,7 +241,7 @@ bool HoldsOwnSocket(int dir_fd, uint64_t ino, long long sockfs_mnt, int* likely_
     }
   }
   for (int i = count - 1; i >= 0; --i) {
-    const FdHolds holds = SocketAt(dir_fd, fds[i], ino);
+    const FdHolds holds = SocketAt(proc, fds[i], ino);
     if (holds == FdHolds::kOwnSocket) *likely_fd = fds[i];
     if (holds != FdHolds::kOther) return holds == FdHolds::kOwnSocket;
   }
@@ -236,14 +256,14 @@ void AppendStringOr(std::string_view text, const char* if_not_utf8, std::string*
   }
 }
 
-// The SHA-256 of the executable of the process at `dir_fd` (its /proc
+// The SHA-256 of the executable of the process at `proc` (its /proc
 // directory), whose identity was stated as `id`: from the cache, else read
 // from the file opened now, which must still be that identity (a process
 // that exec'd meanwhile is not judged by another file's hash).
-bool ExeSha256(int dir_fd, const exe_identity::Identity& id, int64_t now_ns,
+bool ExeSha256(ProcPath* proc, const exe_identity::Identity& id, int64_t now_ns,
                exe_identity::HashCache* hashes, std::string* hex, std::string* err) {
   if (hashes->Cached(id, hex)) return true;
-  const unique_fd::UniqueFd fd(openat(dir_fd, "exe", O_RDONLY | O_CLOEXEC));
+  const unique_fd::UniqueFd fd(open(proc->Name("exe"), O_RDONLY | O_CLOEXEC));
   struct stat st;
   if (!fd.ok() || fstat(fd.get(), &st) != 0) {
     *err = logs::ErrnoReason("open", "exe", errno);
@@ -360,12 +380,9 @@ PeerCgroup ReadPeerCgroup(int conn_fd, const cgroup_sandbox_id::Matcher& cgroups
     result.read = true;
     return result;
   }
-  char dir[32];
-  snprintf(dir, sizeof dir, "/proc/%d", static_cast<int>(result.cred.pid));
-  result.proc_dir.Reset(open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  ProcPath proc(result.cred.pid);
   char text[8192];
-  const ssize_t n =
-      result.proc_dir.ok() ? ReadStart(result.proc_dir.get(), "cgroup", text, sizeof text) : -1;
+  const ssize_t n = ReadStart(proc.Name("cgroup"), text, sizeof text);
   result.read = n >= 0;
   if (!result.read) return result;
   const std::string_view proc_cgroup(text, static_cast<size_t>(n));
@@ -402,35 +419,29 @@ Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
   }
   const int pidfd = cgroup.pidfd.get();
 
-  // The reads, through the /proc/PID opened at accept (or now, when its
-  // cgroup was known by id). Each may fail because the process is gone (or
-  // the pid is another process's now): the pidfd check below tells.
-  char dir[32];
-  snprintf(dir, sizeof dir, "/proc/%d", static_cast<int>(peer->pid));
-  unique_fd::UniqueFd opened_now;
-  if (!cgroup.proc_dir.ok()) opened_now.Reset(open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  const unique_fd::UniqueFd& dir_fd = cgroup.proc_dir.ok() ? cgroup.proc_dir : opened_now;
-  bool read_all = dir_fd.ok();
+  // The reads, through /proc/PID by path (ProcPath). Each may fail because
+  // the process is gone (or the pid is another process's now): the pidfd
+  // check below tells.
+  ProcPath proc(peer->pid);
   int exe_errno = 0;
-  if (read_all) {
-    char target[PATH_MAX];
-    const ssize_t n = readlinkat(dir_fd.get(), "exe", target, sizeof target - 1);
-    const int readlink_errno = errno;
-    // Stated through the link (the executable itself, as an open of it
-    // would give); opened only when its hash is not cached (ExeSha256).
-    struct stat st;
-    const bool stated = n > 0 && fstatat(dir_fd.get(), "exe", &st, 0) == 0;
-    exe_errno = n <= 0 ? readlink_errno : errno;
-    if (stated) {
-      peer->exe_known = true;
-      peer->exe_path.assign(target, static_cast<size_t>(n));
-      peer->exe = exe_identity::Identity::Of(st);
-    }
-    char status[kStatusBytes];
-    const ssize_t got = ReadStart(dir_fd.get(), "status", status, sizeof status);
-    read_all = got > 0 && cgroup.read &&
-               TracerPid(std::string_view(status, static_cast<size_t>(got)), &peer->tracer_pid);
+  char target[PATH_MAX];
+  const ssize_t n = readlink(proc.Name("exe"), target, sizeof target - 1);
+  const int readlink_errno = errno;
+  // Stated through the link (the executable itself, as an open of it
+  // would give); opened only when its hash is not cached (ExeSha256).
+  struct stat st;
+  const bool stated = n > 0 && stat(proc.Name("exe"), &st) == 0;
+  exe_errno = n <= 0 ? readlink_errno : errno;
+  if (stated) {
+    peer->exe_known = true;
+    peer->exe_path.assign(target, static_cast<size_t>(n));
+    peer->exe = exe_identity::Identity::Of(st);
   }
+  char status[kStatusBytes];
+  const ssize_t got = ReadStart(proc.Name("status"), status, sizeof status);
+  const bool read_all =
+      got > 0 && cgroup.read &&
+      TracerPid(std::string_view(status, static_cast<size_t>(got)), &peer->tracer_pid);
   peer->cgroup = cgroup.cgroup;
   peer->sandbox_id = cgroup.sandbox_id;
   // The executable's hash and the tracer need no more of /proc: judged
@@ -443,7 +454,7 @@ Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
   std::string hash_err;
   if (!peer->exe_known || !read_all) {
     verdict = Verdict::kNoCredentials;
-  } else if (!ExeSha256(dir_fd.get(), peer->exe, now_ns, hashes, &peer->exe_sha256, &hash_err)) {
+  } else if (!ExeSha256(&proc, peer->exe, now_ns, hashes, &peer->exe_sha256, &hash_err)) {
     verdict = Verdict::kOtherExecutable;  // unreadable: cannot be shown to be the shim
   } else if (peer->exe_sha256 != shim.sha256()) {
     verdict = Verdict::kOtherExecutable;
@@ -452,7 +463,7 @@ Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
   } else {
     const uint64_t peer_socket = diag->PeerInode(conn_fd, cgroup.cgroup);
     if (peer_socket == 0 ||
-        !HoldsOwnSocket(dir_fd.get(), peer_socket, SockfsMountId(conn_fd), &diag->likely_fd)) {
+        !HoldsOwnSocket(&proc, peer_socket, SockfsMountId(conn_fd), &diag->likely_fd)) {
       verdict = Verdict::kNotItsSocket;
     }
   }
@@ -461,9 +472,9 @@ Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
   if (!peer->exe_known) {
     // Alive, so the reads failed for another reason: another user's
     // process needs CAP_SYS_PTRACE (agt-collector(1), LISTEN).
-    *err = logs::ErrnoReason("stat", std::string(dir) + "/exe", exe_errno);
+    *err = logs::ErrnoReason("stat", proc.Name("exe"), exe_errno);
   } else if (!read_all) {
-    *err = "cannot read " + std::string(dir) + "/status or cgroup";
+    *err = "cannot read " + std::string(proc.Name("status")) + " or cgroup";
   } else if (!hash_err.empty()) {
     *err = hash_err;
   }

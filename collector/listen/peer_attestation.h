@@ -96,21 +96,18 @@ class DiagSockets {
 // liveness check), and the peer's cgroup, matched. The cgroup comes from
 // the pidfd's cgroup id when that id has been seen (cgroup_by_id.h), else
 // from /proc/PID/cgroup; either is covered by Attest's pidfd check as its
-// own reads are. The /proc/PID directory, when opened for it, is kept for
-// Attest's reads (one path lookup per connection, not two). Opened after
-// connect(), it names the connecting process as long as the pidfd says
-// that process is alive: a pid cannot be reused before its process has
-// exited.
+// own reads are. Read after connect(), /proc/PID names the connecting
+// process as long as the pidfd says that process is alive: a pid cannot be
+// reused before its process has exited.
 struct PeerCgroup {
   bool have_cred = false;  // false: SO_PEERCRED failed (cred_error says why)
   struct ucred cred = {};
   std::string cred_error;
   unique_fd::UniqueFd pidfd;  // not ok: SO_PEERPIDFD failed (pidfd_errno)
   int pidfd_errno = 0;
-  unique_fd::UniqueFd proc_dir;  // /proc/PID (not ok: not opened, or could not be)
-  bool read = false;             // false: no credentials, or the file unreadable
-  std::string cgroup;            // as Peer::cgroup
-  std::string sandbox_id;        // as Peer::sandbox_id
+  bool read = false;       // false: no credentials, or the file unreadable
+  std::string cgroup;      // as Peer::cgroup
+  std::string sandbox_id;  // as Peer::sandbox_id
 };
 PeerCgroup ReadPeerCgroup(int conn_fd, const cgroup_sandbox_id::Matcher& cgroups,
                           cgroup_by_id::Cache* by_id);
