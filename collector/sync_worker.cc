@@ -48,6 +48,7 @@ bool SyncWorker::Run(std::function<int()> job, std::string* err) {
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
+    ended_.store(false, std::memory_order_relaxed);  // before the thread can see the job
     job_ = std::move(job);
   }
   in_flight_ = true;
@@ -57,6 +58,8 @@ bool SyncWorker::Run(std::function<int()> job, std::string* err) {
 
 bool SyncWorker::Collect(bool block, int* error) {
   if (!in_flight_) return false;
+  // Not ended: no read of the eventfd to find that out.
+  if (!block && !ended_.load(std::memory_order_acquire)) return false;
   for (;;) {
     uint64_t count = 0;
     if (read(done_.get(), &count, sizeof count) == static_cast<ssize_t>(sizeof count)) break;
@@ -88,6 +91,7 @@ void SyncWorker::Main() {
     job = nullptr;  // what it holds is released before the caller hears of the end
     lock.lock();
     result_ = result;
+    ended_.store(true, std::memory_order_release);
     const uint64_t one = 1;
     (void)!write(done_.get(), &one, sizeof one);
   }

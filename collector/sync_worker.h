@@ -13,6 +13,7 @@
 #ifndef AGT_COLLECTOR_SYNC_WORKER_H_
 #define AGT_COLLECTOR_SYNC_WORKER_H_
 
+#include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <mutex>
@@ -41,7 +42,8 @@ class SyncWorker {
   // Readable once the sync in flight has ended (-1 before the first Run or Prepare).
   int done_fd() const { return done_.get(); }
   // When the sync in flight has ended: true, *error its errno (0: durable).
-  // `block`: waits for it. False while it still runs (or none is in flight).
+  // `block`: waits for it. False while it still runs (or none is in flight);
+  // without `block`, that costs no system call.
   bool Collect(bool block, int* error);
 
  private:
@@ -50,6 +52,8 @@ class SyncWorker {
   unique_fd::UniqueFd done_;  // an eventfd: one count per finished sync
   std::thread thread_;
   bool in_flight_ = false;  // the caller's view; only the caller touches it
+  // Set by the thread when the job has ended, before the eventfd is written.
+  std::atomic<bool> ended_{false};
   std::mutex mu_;
   std::condition_variable wake_;
   std::function<int()> job_;  // guarded by mu_: the job asked for (empty: none)
