@@ -1,9 +1,10 @@
-"""scripts/bench-collector-run's latency and load sections run against this
-build and print their figures. Only the report is checked: no figure is
+"""scripts/bench-collector-run's latency, load and hostile sections run
+against this build and print their figures. Only the report is checked: no figure is
 asserted (speed is the benchmark's to measure, not a test's). The latency
 section once waited for a per-sandbox checkpoint file the collector no
 longer writes, and nothing ran it to see."""
 import os
+import re
 import subprocess
 import unittest
 
@@ -34,6 +35,15 @@ class BenchCollectorRun(unittest.TestCase):
         self.assertIn("S=10    (200 records, 20 per log)", out)
         self.assertRegex(out, r"(?m)^  agt-collector run +\d+ +\d+\.\d")
         self.assertIn("batch: up to", out)  # the collector's start line, as the bench read it
+
+    def test_hostile_section_sees_the_flood_drained(self):
+        out = run_bench(self, "--section", "hostile", "--samples", "5", "--flood-records", "2000")
+        self.assertRegex(out, r"(?m)^  SIGTERM -> exit, a 3 TiB hole waiting: \d+\.\d+ s")
+        # Drained: the attacker's checkpoint in the journal reached its log's end.
+        drained = re.search(r"(?m)^    flood drained after (\d+\.\d) s; (\d+) entries added", out)
+        self.assertIsNotNone(drained, out)
+        self.assertLess(float(drained.group(1)), 600, out)  # not the bench's give-up
+        self.assertGreaterEqual(int(drained.group(2)), 2000, out)
 
 
 if __name__ == "__main__":
