@@ -151,7 +151,11 @@ class Checker {
       const std::string name(m.name.GetString(), m.name.GetStringLength());
       const std::string path = path_prefix + PrintableKey(name);
       if (!seen.insert(name).second) return Fail(path, "duplicate key");
-      const SchemaRow* row = Find(schema_prefix + name);
+      // The schema spells nesting with "." and "[]" ("forward[].name"); a key
+      // holding them names no row at this level, or {"forward[].name": "x"}
+      // would reach a forward destination that was never begun.
+      const SchemaRow* row =
+          name.find_first_of(".[") == std::string::npos ? Find(schema_prefix + name) : nullptr;
       if (row == nullptr) return Fail(path, "unknown key" + Hint(schema_prefix, name));
       if (!Member(*row, m.value, schema_prefix + name, path)) return false;
     }

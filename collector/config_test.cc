@@ -71,6 +71,16 @@ TEST_CASE("config: unknown keys name their JSON path, with a hint") {
       Fails(R"({"limits": {"max_line": 5}})").find("limits.max_line: unknown key (did you mean") !=
       std::string::npos);
   CHECK(Fails(R"({"zzzzzzzz": 1})") == "c.json: zzzzzzzz: unknown key");
+  // A nested key spelled as the schema spells it is no key at this level (the
+  // first crashed the parser: it set a member of a forward never begun).
+  CHECK(Fails(R"({"forward[].name": "x"})").find("forward[].name: unknown key") !=
+        std::string::npos);
+  CHECK(Fails(R"({"sources[].path": "/a"})").find("sources[].path: unknown key") !=
+        std::string::npos);
+  CHECK(Fails(R"({"limits.max_line_size": 300})").find("limits.max_line_size: unknown key") !=
+        std::string::npos);
+  CHECK(Fails(R"({"forward": [{"url": "relp://h:1", "forward[].name": "x"}]})")
+            .find("forward[0].forward[].name: unknown key") != std::string::npos);
   CHECK(Fails(R"({"output": "a", "output": "b"})").find("output: duplicate key") !=
         std::string::npos);
 }
