@@ -230,7 +230,7 @@ bool AuditFileWriter::Append(const audit_entry::AuditEntryFields& fields, std::s
 }
 
 bool AuditFileWriter::AppendNew(audit_entry::AuditEntryFields* fields,
-                                std::unordered_set<std::string>* already_written, bool* appended,
+                                entry_id_set::EntryIdSet* already_written, bool* appended,
                                 std::string* err) {
   *appended = false;
   if (!MakeRoom(*fields, err)) return false;

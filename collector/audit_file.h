@@ -8,11 +8,11 @@
 #include <functional>
 #include <string>
 #include <string_view>
-#include <unordered_set>
 #include <vector>
 
 #include "audit_entry.h"
 #include "chain_signer.h"
+#include "entry_id_set.h"
 #include "sync_worker.h"
 #include "tail/chain_head.h"
 #include "unique_fd.h"
@@ -50,9 +50,8 @@ class AuditFileWriter {
   // The collector's own entries: fields->entry_id is derived from the entry
   // (chain_signer.h) and stored. An id found in *already_written (may be
   // null) is erased from it and nothing is queued: *appended is false.
-  bool AppendNew(audit_entry::AuditEntryFields* fields,
-                 std::unordered_set<std::string>* already_written, bool* appended,
-                 std::string* err);
+  bool AppendNew(audit_entry::AuditEntryFields* fields, entry_id_set::EntryIdSet* already_written,
+                 bool* appended, std::string* err);
 
   // Writes the queued lines (one write loop; on failure the file is cut back
   // to its previous size so no partial line remains and the chain stays

@@ -250,14 +250,14 @@ bool ChainSigner::SignInto(const audit_entry::AuditEntryFields& f, char* line, s
 }
 
 ChainSigner::Outcome ChainSigner::SignNewInto(audit_entry::AuditEntryFields* fields,
-                                              std::unordered_set<std::string>* already_written,
-                                              char* line, size_t* written, std::string* err) {
+                                              entry_id_set::EntryIdSet* already_written, char* line,
+                                              size_t* written, std::string* err) {
   return Sign(*fields, &fields->entry_id, already_written, line, written, err);
 }
 
 ChainSigner::Outcome ChainSigner::Sign(const audit_entry::AuditEntryFields& f,
                                        std::string* derived_id,
-                                       std::unordered_set<std::string>* already_written, char* line,
+                                       entry_id_set::EntryIdSet* already_written, char* line,
                                        size_t* written, std::string* err) {
   *written = 0;
   // Key order is the byte-sorted order of the field names (those of
@@ -288,7 +288,8 @@ ChainSigner::Outcome ChainSigner::Sign(const audit_entry::AuditEntryFields& f,
     char id[kEntryIdLength] = {'a', 'u', 'd', 'i', 't', '_'};
     hex::EncodeTo(digest, (kEntryIdLength - 6) / 2, id + 6);
     derived_id->assign(id, sizeof id);
-    if (already_written != nullptr && already_written->erase(*derived_id) > 0) {
+    if (already_written != nullptr &&
+        already_written->EraseKey(entry_id_set::KeyOfDigest(digest))) {
       return Outcome::kAlreadyWritten;
     }
   }

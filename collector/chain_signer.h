@@ -21,9 +21,8 @@
 
 #include <string>
 #include <string_view>
-#include <unordered_set>
-
 #include "audit_entry.h"
+#include "entry_id_set.h"
 
 namespace chain_signer {
 
@@ -103,7 +102,7 @@ class ChainSigner {
   // the chain stays where it was.
   enum class Outcome { kSigned, kAlreadyWritten, kFailed };
   Outcome SignNewInto(audit_entry::AuditEntryFields* fields,
-                      std::unordered_set<std::string>* already_written, char* out, size_t* written,
+                      entry_id_set::EntryIdSet* already_written, char* out, size_t* written,
                       std::string* err);
 
  private:
@@ -111,7 +110,7 @@ class ChainSigner {
   // as given; else the id is derived into *derived_id (which may be
   // fields.entry_id itself: it is written before the line uses it).
   Outcome Sign(const audit_entry::AuditEntryFields& fields, std::string* derived_id,
-               std::unordered_set<std::string>* already_written, char* out, size_t* written,
+               entry_id_set::EntryIdSet* already_written, char* out, size_t* written,
                std::string* err);
 
   Hasher hasher_;

@@ -173,7 +173,7 @@ audit_entry::AuditEntryFields NewEntry(uint64_t offset) {
 
 // SignNewInto into a string; "" when the id was already written.
 std::string SignNew(chain_signer::ChainSigner* signer, audit_entry::AuditEntryFields* f,
-                    std::unordered_set<std::string>* already_written = nullptr) {
+                    entry_id_set::EntryIdSet* already_written = nullptr) {
   std::string out(signer->MaxLineBytes(*f), '\0'), err;
   size_t written = 0;
   const auto outcome = signer->SignNewInto(f, already_written, &out[0], &written, &err);
@@ -245,12 +245,14 @@ TEST_CASE("an entry whose id was already written is skipped and the chain stays 
   audit_entry::AuditEntryFields first = NewEntry(0);
   SignNew(&signer, &first);
   const std::string chain_before = signer.previous_hash();
-  std::unordered_set<std::string> already_written = {first.entry_id, "audit_0000000000000000"};
+  entry_id_set::EntryIdSet already_written;
+  already_written.Insert(first.entry_id);
+  already_written.Insert("audit_0000000000000000");
   audit_entry::AuditEntryFields replay = NewEntry(0);
   CHECK(SignNew(&signer, &replay, &already_written).empty());
   CHECK(replay.entry_id == first.entry_id);
   CHECK(signer.previous_hash() == chain_before);
-  CHECK(already_written.count(first.entry_id) == 0);  // each id skips one entry only
+  CHECK_FALSE(already_written.Contains(first.entry_id));  // each id skips one entry only
   CHECK(already_written.size() == 1);
   audit_entry::AuditEntryFields next = NewEntry(200);
   const std::string line = SignNew(&signer, &next, &already_written);

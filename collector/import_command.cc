@@ -10,11 +10,11 @@
 #include <rapidjson/reader.h>
 
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 #include "audit_file.h"
 #include "config.h"
+#include "entry_id_set.h"
 #include "entry_mapper.h"
 #include "exit_status.h"
 #include "file_id.h"
@@ -123,7 +123,7 @@ class EntryIdReader : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Ent
 bool ProcessLog(const std::string& log, const entry_mapper::SourceLabels* labels,
                 line_reader::Reader* reader, pipeline::Ingest* ingest,
                 audit_file::AuditFileWriter* writer, progress::Meter* meter, Totals* totals,
-                std::unordered_set<std::string>* present) {
+                entry_id_set::EntryIdSet* present) {
   // The sandbox controls its log: a symlink, FIFO or device in its place is refused.
   const unique_fd::UniqueFd fd(
       open(log.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY));
@@ -171,11 +171,11 @@ bool ProcessLog(const std::string& log, const entry_mapper::SourceLabels* labels
             return false;
           case pipeline::Outcome::kAppended:
             ++appended;  // counted as written once synced
-            if (present != nullptr) present->insert(ingest->entry().entry_id);
+            if (present != nullptr) present->Insert(ingest->entry().entry_id);
             return true;
           case pipeline::Outcome::kAlreadyPresent:
             ++totals->already;
-            if (present != nullptr) present->insert(ingest->entry().entry_id);
+            if (present != nullptr) present->Insert(ingest->entry().entry_id);
             return true;
           case pipeline::Outcome::kValid: return true;
         }
@@ -310,13 +310,13 @@ int Import(const cli_args::ParsedArgs& args) {
   // record and the log's device, inode and offset determine): importing a
   // log twice, or again after it grew, adds only what is new. Every id of
   // FILE is held in memory for the run.
-  std::unordered_set<std::string> present;
+  entry_id_set::EntryIdSet present;
   EntryIdReader ids;
   std::string id;
   if (!writer.ReadLinesFrom(
           0,
           [&](uint64_t, std::string_view line) {
-            if (ids.Read(line, &id)) present.insert(id);
+            if (ids.Read(line, &id)) present.Insert(id);
             return true;
           },
           &err)) {

@@ -37,7 +37,7 @@ record_validator::Problem ProblemOf(line_reader::Rejection rejection) {
 }
 
 Ingest::Ingest(const record_validator::Limits& limits, audit_file::AuditFileWriter* out,
-               std::unordered_set<std::string>* already_written)
+               entry_id_set::EntryIdSet* already_written)
     : limits_(limits), out_(out), already_written_(already_written) {}
 
 Outcome Ingest::Line(std::string_view line, const Origin& origin, std::string* reason) {
@@ -52,7 +52,7 @@ Outcome Ingest::Line(std::string_view line, const Origin& origin, std::string* r
   source_.attestation = origin.attestation;
   entry_mapper::MapRecord(record_, *origin.labels, source_, &fields_);
   bool appended = false;
-  std::unordered_set<std::string>* seen =
+  entry_id_set::EntryIdSet* seen =
       already_written_ != nullptr && !already_written_->empty() ? already_written_ : nullptr;
   if (!out_->AppendNew(&fields_, seen, &appended, reason)) return Outcome::kOutputFailed;
   return appended ? Outcome::kAppended : Outcome::kAlreadyPresent;

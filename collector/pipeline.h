@@ -18,11 +18,11 @@
 
 #include <string>
 #include <string_view>
-#include <unordered_set>
 
 #include "audit_entry.h"
 #include "audit_file.h"
 #include "config.h"
+#include "entry_id_set.h"
 #include "entry_mapper.h"
 #include "file_id.h"
 #include "record_validator.h"
@@ -76,7 +76,7 @@ class Ingest {
   // `out` null: validate only. `already_written` (may be null): entry ids
   // written before a crash, skipped once each (exactly once on restart).
   Ingest(const record_validator::Limits& limits, audit_file::AuditFileWriter* out,
-         std::unordered_set<std::string>* already_written);
+         entry_id_set::EntryIdSet* already_written);
 
   Outcome Line(std::string_view line, const Origin& origin, std::string* reason);
 
@@ -89,7 +89,7 @@ class Ingest {
  private:
   record_validator::Limits limits_;
   audit_file::AuditFileWriter* out_;
-  std::unordered_set<std::string>* already_written_;
+  entry_id_set::EntryIdSet* already_written_;
   // Reused from line to line: no allocation in steady state.
   record_validator::ValidRecord record_;
   audit_entry::AuditEntryFields fields_;

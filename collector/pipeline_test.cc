@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <random>
-#include <unordered_set>
 
 #include "audit_verifier.h"
 #include "config.h"
@@ -188,7 +187,7 @@ TEST_CASE("Ingest: a line is validated, mapped and appended once; replays and ju
   audit_file::AuditFileWriter out;
   std::string err;
   REQUIRE(out.Open(out_path, key, &err));
-  std::unordered_set<std::string> written;
+  entry_id_set::EntryIdSet written;
   const record_validator::Limits limits;
   const entry_mapper::SourceLabels labels = Labels();
   pipeline::Origin origin{"/l/sb-1/denied.log", {7, 9}, 0, &labels, {}};
@@ -206,7 +205,7 @@ TEST_CASE("Ingest: a line is validated, mapped and appended once; replays and ju
   REQUIRE(ingest.Line(kGoodLines[1], origin, &err) == pipeline::Outcome::kAppended);
   REQUIRE(out.Sync(&err));
   // A replay of the first line from the same origin: its entry id is known.
-  written.insert(first_id);
+  written.Insert(first_id);
   origin.offset = 0;
   CHECK(ingest.Line(kGoodLines[0], origin, &err) == pipeline::Outcome::kAlreadyPresent);
   audit_verifier::VerifyReport report;

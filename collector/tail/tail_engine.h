@@ -43,13 +43,13 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "audit_file.h"
 #include "collector_events.h"
 #include "config.h"
+#include "entry_id_set.h"
 #include "file_id.h"
 #include "forward/forward_message.h"
 #include "pipeline.h"
@@ -342,7 +342,7 @@ class Engine {
   void SummariseIfDue(Source* s);
   // Entry ids written by this run, newest last (bounded): a file read again
   // (truncated and rewritten with the same bytes) never signs an id twice.
-  void RememberWritten(const std::string& entry_id);
+  void RememberWritten(std::string_view entry_id);
   // The cycle's end: what it appended made durable and its sources
   // checkpointed. Commit does it all before returning (SIGHUP, SIGUSR1, the
   // way out); Pump starts it (StartCommit) and ends it (EndCommit) at the
@@ -431,8 +431,10 @@ class Engine {
   std::unordered_map<int, int64_t> by_wd_;  // >= 0: source; < 0: -(pattern + 1)
   std::vector<uint32_t> dirty_;
   std::vector<uint32_t> touched_;  // read this cycle: checkpoint candidates
-  std::unordered_set<std::string> recent_ids_;
-  std::deque<std::string> written_ids_;  // RememberWritten's order, for its bound
+  entry_id_set::EntryIdSet recent_ids_;
+  // RememberWritten's ids, oldest at written_next_ once full: its bound.
+  std::vector<uint64_t> written_keys_;
+  size_t written_next_ = 0;
   // Sandbox id -> the output offset from which an earlier run's entries of
   // that source lie past its checkpoint (LoadReplayWindow), until the source
   // appends an entry of its own: its checkpoints keep naming that offset.

@@ -110,7 +110,7 @@ bool Engine::LoadReplayWindow(std::string* err) {
                             &window_start)) {
     return false;
   }
-  recent_ids_.insert(ids.begin(), ids.end());
+  for (const std::string& id : ids) recent_ids_.Insert(id);
   // A source can be further behind: kill -9 between the output's sync and
   // its checkpoint's rename, at each of several restarts, while other
   // sources' checkpoints landed and their new entries pushed its replayed
@@ -178,8 +178,8 @@ bool Engine::LoadReplayWindow(std::string* err) {
           return true;
         }
         if (at != checkpoint_at.end() && offset >= at->second &&
-            recent_ids_.insert(std::string(id->value.GetString(), id->value.GetStringLength()))
-                .second) {
+            recent_ids_.Insert(
+                std::string_view(id->value.GetString(), id->value.GetStringLength()))) {
           ++loaded;
         }
         return true;

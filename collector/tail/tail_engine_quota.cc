@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
 
+#include "entry_id_set.h"
 #include "pipeline.h"
 #include "quota_entry.h"
 #include "tail/tail_engine.h"
@@ -67,26 +69,22 @@ void Engine::SummariseIfDue(Source* s) {
   Touch(s->index);  // its checkpoint now holds a count of zero
 }
 
-void Engine::RememberWritten(const std::string& entry_id) {
-  if (written_ids_.size() < kWrittenIdsKept) {
-    if (recent_ids_.insert(entry_id).second) written_ids_.push_back(entry_id);
+void Engine::RememberWritten(std::string_view entry_id) {
+  uint64_t key = 0;
+  if (!entry_id_set::KeyOf(entry_id, &key)) return;  // never: every id here is derived
+  if (written_keys_.size() < kWrittenIdsKept) {
+    if (recent_ids_.InsertKey(key)) written_keys_.push_back(key);
     return;
   }
-  if (recent_ids_.find(entry_id) != recent_ids_.end()) return;
-  // Full: the oldest id's set node and string take the new one, so a
-  // record costs no allocation here. (It may have left the set already:
-  // the signer takes out an id it finds there, and this puts it back.)
-  std::string oldest = std::move(written_ids_.front());
-  written_ids_.pop_front();
-  auto node = recent_ids_.extract(oldest);
-  if (node.empty()) {
-    recent_ids_.insert(entry_id);
-  } else {
-    node.value() = entry_id;
-    recent_ids_.insert(std::move(node));
-  }
-  oldest = entry_id;
-  written_ids_.push_back(std::move(oldest));
+  if (recent_ids_.ContainsKey(key)) return;
+  // Full: the oldest id leaves the set and the new one takes its place in
+  // the ring. (It may have left the set already: the signer takes out an
+  // id it finds there, and a later RememberWritten puts it back.)
+  uint64_t& oldest = written_keys_[written_next_];
+  recent_ids_.EraseKey(oldest);
+  recent_ids_.InsertKey(key);
+  oldest = key;
+  written_next_ = (written_next_ + 1) % kWrittenIdsKept;
 }
 
 }  // namespace tail_engine
