@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "canonical_json.h"
+#include "json_insitu_stream.h"
 
 namespace record_validator {
 namespace {
@@ -460,11 +461,13 @@ bool ValidateRecord(std::string_view line, const Limits& limits, ValidRecord* ou
   rapidjson::Reader reader;
   // In-situ parsing of a private copy: strings are decoded in place instead
   // of being pushed byte by byte onto the parser's stack. The caller's line
-  // stays intact (it feeds the entry id).
+  // stays intact (it feeds the entry id). A record is mostly strings: they
+  // are scanned 16 bytes at a time (json_insitu_stream.h, as the verifier
+  // reads lines), with the same events and errors as RapidJSON's own stream.
   std::string& copy = out->scratch;
   copy.assign(line.data(), line.size());
-  copy.push_back('\0');  // the in-situ stream stops at NUL
-  rapidjson::InsituStringStream stream(&copy[0]);
+  copy.append(1 + json_insitu_stream::kReadAhead, '\0');  // the stream stops at the first NUL
+  json_insitu_stream::Stream stream(&copy[0], copy.size());
   // Stop at the end of the object: whatever follows is reported as trailing
   // bytes. Strings are checked as strict UTF-8 by the handler (canonical
   // serialisation), so RapidJSON's own encoding check would be done twice.
