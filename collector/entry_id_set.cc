@@ -11,11 +11,17 @@ constexpr size_t kDigits = 16;
 constexpr size_t kFirstCapacity = 16;
 constexpr uint64_t kMaxKey = UINT64_MAX;
 
-int DigitValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return -1;  // upper case included: a derived id never has it
-}
+// A digit's value, or -1: upper case included, a derived id never has it.
+// A table, because every entry the run mode signs is remembered by its id.
+struct DigitValues {
+  signed char value[256] = {};
+  constexpr DigitValues() {
+    for (int c = 0; c < 256; ++c) value[c] = -1;
+    for (int d = 0; d < 10; ++d) value['0' + d] = static_cast<signed char>(d);
+    for (int d = 0; d < 6; ++d) value['a' + d] = static_cast<signed char>(10 + d);
+  }
+};
+constexpr DigitValues kDigitValues;
 
 uint64_t Seed() {
   uint64_t seed = 0;
@@ -47,7 +53,7 @@ bool KeyOf(std::string_view id, uint64_t* key) {
   }
   uint64_t k = 0;
   for (size_t i = kPrefix.size(); i < id.size(); ++i) {
-    const int d = DigitValue(id[i]);
+    const int d = kDigitValues.value[static_cast<unsigned char>(id[i])];
     if (d < 0) return false;
     k = (k << 4) | static_cast<uint64_t>(d);
   }

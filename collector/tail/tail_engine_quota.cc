@@ -76,13 +76,13 @@ void Engine::RememberWritten(std::string_view entry_id) {
     if (recent_ids_.InsertKey(key)) written_keys_.push_back(key);
     return;
   }
-  if (recent_ids_.ContainsKey(key)) return;
-  // Full: the oldest id leaves the set and the new one takes its place in
-  // the ring. (It may have left the set already: the signer takes out an
-  // id it finds there, and a later RememberWritten puts it back.)
+  if (!recent_ids_.InsertKey(key)) return;  // held already
+  // Full: the oldest id leaves the set (unless it is this one again) and
+  // the new one takes its place in the ring. (It may have left the set
+  // already: the signer takes out an id it finds there, and a later
+  // RememberWritten puts it back.)
   uint64_t& oldest = written_keys_[written_next_];
-  recent_ids_.EraseKey(oldest);
-  recent_ids_.InsertKey(key);
+  if (oldest != key) recent_ids_.EraseKey(oldest);
   oldest = key;
   written_next_ = (written_next_ + 1) % kWrittenIdsKept;
 }
