@@ -24,6 +24,19 @@ namespace {
 
 constexpr int kReadFlags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
 
+// A log is read after every append, and under relatime (the default) a
+// read after a write updates the atime: one inode write per look. With
+// O_NOATIME reads leave it alone, so the log's atime keeps telling what the
+// sandbox did with its file, not when the collector read it. Only the
+// file's owner or CAP_FOWNER may ask for it: on EPERM the file is opened
+// again without (once per open, not per read).
+template <typename OpenFn>
+int OpenForReading(OpenFn open_with_flags) {
+  const int fd = open_with_flags(kReadFlags | O_NOATIME);
+  if (fd >= 0 || errno != EPERM) return fd;
+  return open_with_flags(kReadFlags);
+}
+
 std::string Errno(int e) { return strerror(e); }
 
 Result Fail(Result r, std::string* err, const std::string& msg) {
@@ -182,14 +195,17 @@ Result OpenRegular(int base_fd, const std::string& relative, Method method, int*
   // Reopen the very inode the O_PATH fd pins, for reading.
   char proc_path[64];
   snprintf(proc_path, sizeof proc_path, "/proc/self/fd/%d", path_fd.get());
-  unique_fd::UniqueFd rfd(open(proc_path, kReadFlags));
+  unique_fd::UniqueFd rfd(OpenForReading([&](int flags) { return open(proc_path, flags); }));
   if (!rfd.ok() && errno == ENOENT) {
     // No /proc: open by name again; the fstat below catches a swap.
     if (method == Method::kOpenat2 || (method == Method::kAuto && KernelHasOpenat2())) {
-      const long l = Openat2(base_fd, relative.c_str(), kReadFlags);
-      rfd.Reset(l < 0 ? -1 : static_cast<int>(l));
+      rfd.Reset(OpenForReading([&](int flags) {
+        const long l = Openat2(base_fd, relative.c_str(), static_cast<unsigned long long>(flags));
+        return l < 0 ? -1 : static_cast<int>(l);
+      }));
     } else {
-      rfd.Reset(openat(base_fd, relative.c_str(), kReadFlags | O_NOFOLLOW));
+      rfd.Reset(OpenForReading(
+          [&](int flags) { return openat(base_fd, relative.c_str(), flags | O_NOFOLLOW); }));
     }
   }
   if (!rfd.ok()) return MapOpenErrno(errno, relative, "open", err);

@@ -25,7 +25,8 @@ enum class Result {
 };
 
 // Opens base_fd/relative (relative: no leading '/', no "." or ".."
-// components) O_RDONLY|O_NONBLOCK|O_CLOEXEC|O_NOCTTY. The final object is
+// components) O_RDONLY|O_NONBLOCK|O_CLOEXEC|O_NOCTTY, and O_NOATIME where
+// the caller may (the file's owner, or CAP_FOWNER). The final object is
 // first opened O_PATH and checked with fstat, so a device node is never
 // opened for reading (opening one can have side effects); the readable fd is
 // then re-checked with fstat. On kOk *fd is set; otherwise *err holds a

@@ -2,8 +2,11 @@
 
 #include <doctest/doctest.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tail/tail_test_util.h"
@@ -109,4 +112,52 @@ TEST_CASE("secure_open: FIFO never blocks the opener") {
   int fd = -1;
   CHECK(secure_open::OpenRegular(d.fd(), "f", Method::kWalk, &fd, &err) == Result::kRefused);
   CHECK(secure_open::OpenRegular(d.fd(), "f", Method::kOpenat2, &fd, &err) == Result::kRefused);
+}
+
+TEST_CASE("secure_open: reads leave the atime alone where the caller may ask (O_NOATIME)") {
+  tail_test_util::TempDir d;
+  d.Write("denied.log", "x\n");
+  // Read an hour after the last access and just after a write: relatime
+  // would update the atime at this read.
+  const struct timespec times[2] = {{time(nullptr) - 3600, 0}, {0, UTIME_NOW}};
+  REQUIRE(utimensat(d.fd(), "denied.log", times, 0) == 0);
+  std::string err;
+  int fd = -1;
+  REQUIRE(secure_open::OpenRegular(d.fd(), "denied.log", Method::kAuto, &fd, &err) == Result::kOk);
+  CHECK((fcntl(fd, F_GETFL) & O_NOATIME) != 0);  // the test's own file
+  char buf[8];
+  CHECK(read(fd, buf, sizeof buf) == 2);
+  struct stat st;
+  REQUIRE(fstat(fd, &st) == 0);
+  CHECK(st.st_atim.tv_sec == times[0].tv_sec);
+  close(fd);
+}
+
+TEST_CASE("secure_open: a file the caller may not open O_NOATIME is opened without it") {
+  // Someone else's file (root's /etc/passwd, read by an unprivileged uid:
+  // no CAP_FOWNER): O_NOATIME is refused with EPERM, and the file is read
+  // all the same. In a child, which can give up root for good.
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    if (geteuid() == 0 && (setgroups(0, nullptr) != 0 || setresgid(65534, 65534, 65534) != 0 ||
+                           setresuid(65534, 65534, 65534) != 0)) {
+      _exit(10);
+    }
+    const int base = open("/etc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    struct stat st;
+    if (base < 0 || fstatat(base, "passwd", &st, 0) != 0 || st.st_uid == geteuid()) _exit(11);
+    std::string err;
+    int fd = -1;
+    for (const Method m : {Method::kOpenat2, Method::kWalk}) {
+      if (secure_open::OpenRegular(base, "passwd", m, &fd, &err) != Result::kOk) _exit(1);
+      if ((fcntl(fd, F_GETFL) & O_NOATIME) != 0) _exit(2);
+      close(fd);
+    }
+    _exit(0);
+  }
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);  // 1: not opened; 2: O_NOATIME; 10, 11: no such setup
 }
