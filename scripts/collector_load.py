@@ -15,7 +15,7 @@ state directory (the chain head, or an older build's checkpoint, published:
 the collector publishes either only after fdatasync of the entries they
 cover returned, so every entry read before the event is durable by then;
 a build with the checkpoint journal appends its frame after the head, and
-its IN_MODIFY counts the checkpoint writes). rsyslog: IN_MODIFY on its output file (the line copied).
+each commit, one head renamed and one frame appended, is one checkpoint write). rsyslog: IN_MODIFY on its output file (the line copied).
 """
 import ctypes
 import os
@@ -332,15 +332,15 @@ def run_collector(collector, root, sources, per_log, rate, head, tail, timeout, 
                     pending.extend(audit.new_timestamps())
                 # The head or an older build's checkpoint is published by a
                 # rename (or a swap, which also moves the previous one to
-                # .tmp: not counted); a journal frame is one write up to
-                # 64 KiB (a larger one, at thousands of sources, is counted
-                # once per write).
+                # .tmp: not counted). A checkpoint write is one such rename:
+                # each commit renames the head once and appends one journal
+                # frame (written in pieces at many sources, so its IN_MODIFY
+                # events would count one frame several times); an older
+                # build renamed one file per source.
                 published = mask & IN_MOVED_TO and (name.endswith(b".checkpoint") or
                                                     name == b"chain.head")
-                if wd != wd_out and mask & IN_MODIFY and name == b"checkpoints.journal":
-                    m.checkpoints += 1
                 if published or mask & IN_Q_OVERFLOW:
-                    m.checkpoints += 1 if published and name != b"chain.head" else 0
+                    m.checkpoints += 1 if published else 0
                     now = time.time_ns()
                     m.latencies.extend((now - ts) / 1e9 for ts in pending)
                     if pending:
