@@ -8,12 +8,14 @@ set of entries the audit file must hold: each marker once, none missing, none
 extra. The chain is checked by `agt-collector verify` and, independently, by
 the stdlib re-implementation of upstream's verifier.
 """
+import fcntl
 import hashlib
 import json
 import os
 import re
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -21,6 +23,7 @@ import threading
 import time
 
 import collector_upstream_verifier
+from forward_support import child_pids
 
 from build_paths import BUILD, COLLECTOR, HERE, SHIM  # noqa: F401 (re-exported)
 from build_paths import TOP as REPO
@@ -31,6 +34,39 @@ JOURNAL_HEADER = b"agt-collector checkpoint journal 1\n"
 CHECKPOINT_MAGIC = b"agt-collector checkpoint 1\n"
 
 DENIED_NAMES = ("curl", "wget", "git", "ssh")
+
+FS_IOC_GETFLAGS = 0x80086601
+FS_IOC_SETFLAGS = 0x40086602
+FS_APPEND_FL = 0x20
+
+
+def append_only(path):
+    """Whether `path` carries FS_APPEND_FL."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        flags = struct.unpack("i", fcntl.ioctl(fd, FS_IOC_GETFLAGS, b"\0" * 4))[0]
+    finally:
+        os.close(fd)
+    return bool(flags & FS_APPEND_FL)
+
+
+def clear_append_only_tree(top):
+    """Takes FS_APPEND_FL off every regular file under `top`."""
+    for d, _, names in os.walk(top):
+        for name in names:
+            path = os.path.join(d, name)
+            try:
+                fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+            except OSError:  # a symlink, a socket: no attribute to take off
+                continue
+            try:
+                flags = struct.unpack("i", fcntl.ioctl(fd, FS_IOC_GETFLAGS, b"\0" * 4))[0]
+                if flags & FS_APPEND_FL:
+                    fcntl.ioctl(fd, FS_IOC_SETFLAGS, struct.pack("i", flags & ~FS_APPEND_FL))
+            except OSError:  # a file system without attributes
+                pass
+            finally:
+                os.close(fd)
 
 
 class RunHarness:
@@ -68,14 +104,25 @@ class RunHarness:
 
     def cleanup(self):
         if self.proc is not None and self.proc.poll() is None:
+            # Its children go too: under a tracer (start's `wrap`) the
+            # collector is one, and a tracer killed leaves its tracee running.
+            children = child_pids(self.proc.pid)
             self.proc.kill()
             self.proc.wait()
+            for pid in children:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
         if self.stderr_file is not None:
             self.stderr_file.close()
         if os.environ.get("AGT_TEST_KEEP_DIRS"):
             sys.stderr.write("kept %s\n" % self.dir)
             return
-        shutil.rmtree(self.dir, ignore_errors=True)
+        # run marks the logs it creates append-only (unless told not to),
+        # and such a file cannot be unlinked: the tree would outlive the test.
+        clear_append_only_tree(self.dir)
+        shutil.rmtree(self.dir)
 
     # --- sandboxes and denials -------------------------------------------------
 

@@ -3,6 +3,7 @@
 Every test execs the BUILT STATIC binary ($AGT_BUILD_DIR/shim/agt-deny-shim)
 through real symlinks in temporary directories.
 """
+import atexit
 import json
 import os
 import re
@@ -45,9 +46,11 @@ _HELPERS = {}
 def built_helper(name, source, compile_command):
     """A small program built from `source` once per test run, for tests that
     need an exec no scripting language offers. `compile_command(src, out,
-    work)` gives the compiler's argv; returns the built program's path."""
+    work)` gives the compiler's argv; returns the built program's path. The
+    work directory goes when the test run ends (its tests share the program)."""
     if name not in _HELPERS:
         work = tempfile.mkdtemp(prefix="agt-helper-%s-" % name)
+        atexit.register(shutil.rmtree, work, ignore_errors=True)
         src = os.path.join(work, source[0])
         with open(src, "w") as f:
             f.write(source[1])

@@ -4,35 +4,15 @@ The collector creates each sandbox's log (owned by the sandbox directory's
 owner, mode 0600) and marks it append-only; the sandbox user (uid 65534, no
 CAP_LINUX_IMMUTABLE) can then append records but erase none of them.
 """
-import fcntl
 import os
 import shutil
 import signal
-import struct
 import subprocess
 import unittest
 
 import erasure_support
-from run_harness import RunHarness
+from run_harness import RunHarness, append_only
 from tmpfs_support import mount_tmpfs
-
-FS_IOC_GETFLAGS = 0x80086601
-FS_APPEND_FL = 0x20
-
-
-def append_only(path):
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    try:
-        flags = struct.unpack("i", fcntl.ioctl(fd, FS_IOC_GETFLAGS, b"\0" * 4))[0]
-    finally:
-        os.close(fd)
-    return bool(flags & FS_APPEND_FL)
-
-
-def clear_append_only(paths):
-    for path in paths:
-        subprocess.run(["chattr", "-a", path], capture_output=True)
-
 
 class AppendOnlyLogTest(unittest.TestCase):
     def harness(self, sandboxes, tmpfs=False):
@@ -45,8 +25,6 @@ class AppendOnlyLogTest(unittest.TestCase):
         for sid in sandboxes:
             h.add_sandbox(sid)
             os.chown(os.path.join(h.base, sid), erasure_support.NOBODY, erasure_support.NOBODY)
-        self.addCleanup(lambda: clear_append_only(
-            [os.path.join(d, n) for d, _, names in os.walk(h.base) for n in names]))
         return h
 
     def test_log_created_owned_and_append_only_and_erasure_fails(self):

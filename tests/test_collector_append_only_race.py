@@ -21,8 +21,7 @@ import time
 import unittest
 
 import erasure_support
-from run_harness import RunHarness
-from test_collector_append_only import append_only, clear_append_only
+from run_harness import RunHarness, append_only
 from test_collector_faults import traced_child
 
 # Long enough for the racer's two denials and its swap under a loaded machine.
@@ -83,8 +82,6 @@ class AppendOnlyCreationRaceTest(unittest.TestCase):
     def run_race(self, take_away):
         h = RunHarness(self, name="append-only-race")
         os.chmod(h.dir, 0o755)  # the sandbox user runs the shim from h.bin
-        self.addCleanup(lambda: clear_append_only(
-            [os.path.join(d, n) for d, _, names in os.walk(h.base) for n in names]))
         log = h.log_path("late")
         trace = os.path.join(h.dir, "strace.log")
         h.start(append_only=True,

@@ -25,7 +25,9 @@ class Packages(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
+        # Class cleanups, unlike tearDownClass, run when setUpClass fails too.
         cls.debs = tempfile.mkdtemp(prefix="agt-debs.")
+        cls.addClassCleanup(shutil.rmtree, cls.debs, ignore_errors=True)
         script("package", "--out-dir", cls.debs, env=dict(os.environ, AGT_BUILD_DIR=BUILD),
                timeout=3600)
         out = script("docker-engine", "start", timeout=300).stdout.strip().splitlines()[-1]
@@ -37,6 +39,7 @@ class Packages(unittest.TestCase):
         # forwarder's RELP client), come from the host's Debian mirror, as
         # apt would fetch them.
         cls.deps = tempfile.mkdtemp(prefix="agt-debs-deps.")
+        cls.addClassCleanup(shutil.rmtree, cls.deps, ignore_errors=True)
         subprocess.run(["apt-get", "download", "systemd-standalone-sysusers", "librelp0"],
                        cwd=cls.deps,
                        check=True, capture_output=True, timeout=600)
@@ -53,9 +56,6 @@ class Packages(unittest.TestCase):
         if hasattr(cls, "env"):
             subprocess.run(["docker", "rm", "-f", NAME], capture_output=True, env=cls.env,
                            timeout=300)
-        shutil.rmtree(cls.debs, ignore_errors=True)
-        if hasattr(cls, "deps"):
-            shutil.rmtree(cls.deps, ignore_errors=True)
 
     def sh(self, command, user="root", check=True, timeout=300):
         p = subprocess.run(["docker", "exec", "-u", user, NAME, "sh", "-c", command],
