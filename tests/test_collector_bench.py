@@ -8,14 +8,14 @@ import re
 import subprocess
 import unittest
 
-from build_paths import BUILD, TOP
+from build_paths import BUILD, TOP, copied_build
 
 BENCH = os.path.join(TOP, "scripts", "bench-collector-run")
 
 
-def run_bench(test, *args):
-    env = dict(os.environ, AGT_BUILD_DIR=BUILD)
-    proc = subprocess.run([BENCH] + list(args), env=env, capture_output=True, text=True,
+def run_bench(test, *args, build=BUILD, bench=BENCH):
+    env = dict(os.environ, AGT_BUILD_DIR=build)
+    proc = subprocess.run([bench] + list(args), env=env, capture_output=True, text=True,
                           timeout=600)
     test.assertEqual(proc.returncode, 0, proc.stdout[-2000:] + proc.stderr[-2000:])
     return proc.stdout
@@ -44,6 +44,30 @@ class BenchCollectorRun(unittest.TestCase):
         self.assertIsNotNone(drained, out)
         self.assertLess(float(drained.group(1)), 600, out)  # not the bench's give-up
         self.assertGreaterEqual(int(drained.group(2)), 2000, out)
+
+
+class BenchWithoutBuilding(unittest.TestCase):
+    """--no-build: the benchmarks run a build directory as it is (say one
+    copied from another commit's tree, to compare against), never
+    scripts/build, which would set the directory up and build this tree
+    into it."""
+
+    def test_bench_collector_run_latency_on_a_copied_build(self):
+        build = copied_build(self, "collector/agt-collector", "shim/agt-deny-shim")
+        out = run_bench(self, "--no-build", "--section", "latency", "--samples", "5",
+                        build=build)
+        self.assertIn("latency (5 denials through the real shim", out)
+        self.assertEqual(sorted(os.listdir(build)), ["collector", "shim"], "scripts/build ran")
+
+    def test_bench_collector_import_on_a_copied_build(self):
+        build = copied_build(self, "collector/agt-collector", "collector/collector-bench-chain",
+                             "collector/collector-bench-parse-floor")
+        out = run_bench(self, "--no-build", "--section", "import", "--records", "2000",
+                        "--rounds", "1", build=build,
+                        bench=os.path.join(TOP, "scripts", "bench-collector"))
+        self.assertIn("== import: 2000 records, 1 rounds ==", out)
+        self.assertRegex(out, r"(?m)^ratio verify / import +: ")
+        self.assertEqual(sorted(os.listdir(build)), ["collector"], "scripts/build ran")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import unittest
 
+from build_paths import copied_build
 from shim_support import BUILD, TOP, require_static_shim
 
 
@@ -50,6 +51,22 @@ class BenchShim(unittest.TestCase):
             # At least the accept, the reads of /proc and the ACK per denial.
             self.assertGreater(float(calls), 5, out)
             self.assertGreater(float(switches), 0, out)
+
+
+class BenchShimWithoutBuilding(unittest.TestCase):
+    """--no-build: a build directory as it is (say one copied from another
+    commit's tree, to compare against), never scripts/build, which would set
+    the directory up and build this tree into it."""
+
+    def test_runs_a_copied_build(self):
+        require_static_shim(self)
+        build = copied_build(self, "shim/agt-deny-shim", "collector/agt-collector")
+        proc = subprocess.run([os.path.join(TOP, "scripts", "bench-shim"), "--no-build", "5"],
+                              env=dict(os.environ, AGT_BUILD_DIR=build), capture_output=True,
+                              text=True, timeout=600)
+        self.assertEqual(proc.returncode, 0, proc.stderr[-2000:])
+        self.assertRegex(proc.stdout, r"(?m)^RATIO shim / no-op: \d+\.\d+x")
+        self.assertEqual(sorted(os.listdir(build)), ["collector", "shim"], "scripts/build ran")
 
 
 def _stripped_size(test):
