@@ -412,6 +412,14 @@ class RunHarness:
         self.t.assertEqual(sorted(got), sorted(self.expected))
         self.assert_chain()
 
+    def drain(self, count=None, timeout=20.0):
+        """Waits until the audit file holds `count` entries (when given) and
+        every log is read and checkpointed, then stops (SIGTERM, exit 0)."""
+        if count is not None:
+            self.wait_for_count(count, timeout)
+        self.wait_caught_up()
+        self.stop()
+
     def finish(self, timeout=20.0):
         """Waits for every expected entry, stops (SIGTERM, exit 0), assert_exact."""
         self.wait_expected(timeout)

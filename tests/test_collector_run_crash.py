@@ -6,7 +6,7 @@ import unittest
 
 from run_harness import RunHarness
 from seeded_random import seeded_random
-from test_collector_faults import traced_child
+from test_collector_faults import strace_wrap, traced_child
 
 # More entries than a restart's window of the output's last ones holds (two
 # cycles of 4096 and 256 each, tail_engine.h ReplayWindowEntries): what lies
@@ -82,9 +82,7 @@ class RunCrashTest(unittest.TestCase):
                 kills_mid_backlog += 1
         self.assertGreaterEqual(kills_mid_backlog, 5)
         h.start()
-        h.wait_for_count(total, timeout=180)
-        h.wait_caught_up()
-        h.stop()
+        h.drain(total, timeout=180)
         entries = h.entries()
         h.assert_each_read_once(entries, total)
         h.assert_chain(entries)
@@ -100,9 +98,7 @@ class RunCrashTest(unittest.TestCase):
         h = self._two_sandboxes()
         h.append_raw("sb-b", self.line_b)
         h.start()
-        h.wait_for_count(1)
-        h.wait_caught_up()
-        h.stop()  # sb-b has a checkpoint after its first line
+        h.drain(1)  # sb-b has a checkpoint after its first line
         h.append_raw("sb-b", self.line_b * 10)
         self._kill_inside_the_checkpoint_rename(h, "sb-b", 11)
         self._read_again_after_a_cycle_of_another(h, "sb-b", 11, replayed=10)
@@ -130,22 +126,17 @@ class RunCrashTest(unittest.TestCase):
         h = self._two_sandboxes()
         h.append_raw("sb-b", self.line_b)
         h.start()
-        h.wait_for_count(1)
-        h.wait_caught_up()
-        h.stop()
+        h.drain(1)
         first = h.read_checkpoint("sb-b")
         h.append_raw("sb-b", self.line_b * 5000)
         h.start()
-        h.wait_for_count(5001, timeout=120)
-        h.wait_caught_up()
-        h.stop()
+        h.drain(5001, timeout=120)
         h.write_checkpoint("sb-b", first)  # the checkpoint after its first line never moved on
         h.append_raw("sb-a", self.line_a * 2000)
         log = os.path.join(h.dir, "strace.log")
         # The journal's second frame after the restart is held: the first
         # has landed with sb-b's checkpoint mid-replay.
-        h.start(wrap=["strace", "-f", "-qq", "-o", log, "-P", h.journal_path,
-                      "-e", "inject=write:delay_enter=5000000:when=2"])
+        h.start(wrap=strace_wrap([h.journal_path], "write:delay_enter=5000000:when=2", log))
         tracee = traced_child(h.proc.pid)
         h.wait_until(lambda: h.read_checkpoint("sb-b") != first,
                      "sb-b's first checkpoint of the replay lands", timeout=60)
@@ -178,8 +169,7 @@ class RunCrashTest(unittest.TestCase):
             h.append_raw(sid, line * per_sandbox)
         total = per_sandbox * len(sandboxes)
         log = os.path.join(h.dir, "strace.log")
-        h.start(wrap=["strace", "-f", "-qq", "-o", log, "-P", h.out,
-                      "-e", "inject=fdatasync:delay_enter=10000000:when=1"])
+        h.start(wrap=strace_wrap([h.out], "fdatasync:delay_enter=10000000:when=1", log))
         tracee = traced_child(h.proc.pid)
         h.wait_for_count(1)
         # The next cycle has appended what it read (all but its last batch,
@@ -204,9 +194,7 @@ class RunCrashTest(unittest.TestCase):
         self.assertGreater(in_flight, 0)
         self.assertLess(in_flight, total)
         h.start()
-        h.wait_for_count(total, timeout=120)
-        h.wait_caught_up()
-        h.stop()
+        h.drain(total, timeout=120)
         entries = h.entries()
         h.assert_each_read_once(entries, total)
         # Every source had entries in the output and no checkpoint: each
@@ -230,8 +218,7 @@ class RunCrashTest(unittest.TestCase):
         head, published before the frame, names them), the checkpoint is not."""
         before = h.checkpoints().get(sid)
         log = os.path.join(h.dir, "strace.log")
-        h.start(wrap=["strace", "-f", "-qq", "-o", log, "-P", h.journal_path,
-                      "-e", "inject=write:delay_enter=5000000"])
+        h.start(wrap=strace_wrap([h.journal_path], "write:delay_enter=5000000", log))
         tracee = traced_child(h.proc.pid)
         h.wait_for_count(count)
         h.wait_until(lambda: h.chain_head_entries() == count, "the head names every entry")
@@ -253,13 +240,10 @@ class RunCrashTest(unittest.TestCase):
         os.rename(os.path.join(h.base, sid), away)
         h.append_raw("sb-a", self.line_a * PAST_THE_WINDOW)
         h.start()
-        h.wait_for_count(count + PAST_THE_WINDOW, timeout=120)
-        h.wait_caught_up()
-        h.stop()
+        h.drain(count + PAST_THE_WINDOW, timeout=120)
         os.rename(away, os.path.join(h.base, sid))
         h.start()
-        h.wait_caught_up()
-        h.stop()
+        h.drain()
         entries = h.entries()
         h.assert_each_read_once(entries, count + PAST_THE_WINDOW)
         if replayed is not None:
@@ -290,9 +274,7 @@ class RunCrashTest(unittest.TestCase):
             os.close(fd)
         h.proc.send_signal(signal.SIGCONT)
         total = per_sandbox * len(sandboxes)
-        h.wait_for_count(total, timeout=120)
-        h.wait_caught_up()
-        h.stop()
+        h.drain(total, timeout=120)
         entries = h.entries()
         self.assertEqual(len(entries), total)
         keys = {(e["sandbox_id"], e["data"]["source"]["offset"]) for e in entries}
