@@ -45,7 +45,9 @@ class AuditFileWriter {
   const std::string& recovery_notice() const { return recovery_notice_; }
 
   // Signs `fields` onto the chain and queues the line. Lines are written in
-  // batches; nothing is durable until Sync() returns true.
+  // batches; nothing is durable until Sync() returns true. For the tests:
+  // the entry_id is used as given, so they choose the ids their files hold
+  // (the collector itself appends through AppendNew, which derives them).
   bool Append(const audit_entry::AuditEntryFields& fields, std::string* err);
   // The collector's own entries: fields->entry_id is derived from the entry
   // (chain_signer.h) and stored. An id found in *already_written (may be

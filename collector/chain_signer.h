@@ -85,7 +85,9 @@ class ChainSigner {
   const std::string& previous_hash() const { return previous_hash_; }
   Hasher* hasher() { return &hasher_; }
 
-  // Appends the signed line plus '\n' to *out and advances the chain.
+  // Appends the signed line plus '\n' to *out and advances the chain. For
+  // the tests (upstream's golden vectors give the entry_id): the collector
+  // signs into its batch (SignNewInto).
   bool SignAppend(const audit_entry::AuditEntryFields& fields, std::string* out, std::string* err);
 
   // The same into caller-owned room (a batch buffer that keeps its size):

@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "hex.h"
 #include "tail/checkpoint_store.h"
@@ -220,21 +222,6 @@ std::string FrameBuilder::Finish() {
   return std::move(buf_);
 }
 
-std::string EncodeFrame(const std::vector<std::pair<std::string_view, std::string_view>>& entries) {
-  FrameBuilder frame;
-  for (const auto& [key, text] : entries) frame.Add(key, text);
-  return frame.Finish();
-}
-
-// The one frame of every checkpoint in `state` (empty for none).
-static std::string StateFrame(const State& state) {
-  FrameBuilder frame;
-  for (const auto& [key, text] : state) frame.Add(key, text);
-  return frame.empty() ? std::string() : frame.Finish();
-}
-
-std::string EncodeJournal(const State& state) { return kHeader + StateFrame(state); }
-
 bool Writer::Open(int state_dir_fd, const Found& found, std::string* err) {
   dir_fd_ = state_dir_fd;
   broken_ = false;
@@ -260,11 +247,6 @@ bool Writer::Create(std::string* err) {
   // Written whole to a temporary name and renamed, like a compaction: the
   // journal's name never holds less than its header.
   return CompactTo(std::string(), err);
-}
-
-bool Writer::Append(const std::string& frame, std::string* err, int* error_number) {
-  if (!fd_.ok() || broken_) return Failed("append to", EIO, err, error_number);
-  return EndAppend(WriteAll(fd_.get(), frame) ? 0 : errno, frame.size(), err, error_number);
 }
 
 bool Writer::Failed(const char* what, int error, std::string* err, int* error_number) {
@@ -334,10 +316,6 @@ bool Writer::AppendEntries(const std::function<void(const EntrySink& add)>& each
 
 bool Writer::ShouldCompact(uint64_t state_bytes) const {
   return size_ > kCompactAtLeastBytes && size_ > kCompactAtStateMultiple * state_bytes;
-}
-
-bool Writer::Compact(const State& state, std::string* err) {
-  return CompactTo(StateFrame(state), err);
 }
 
 bool Writer::CompactTo(const std::string& frame, std::string* err) {

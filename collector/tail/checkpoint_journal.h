@@ -38,8 +38,6 @@
 #include <map>
 #include <string>
 #include <string_view>
-#include <utility>
-#include <vector>
 
 #include "unique_fd.h"
 
@@ -98,10 +96,6 @@ class FrameBuilder {
   std::string buf_;
 };
 
-// One frame holding `entries`.
-std::string EncodeFrame(const std::vector<std::pair<std::string_view, std::string_view>>& entries);
-// The bytes of a journal holding `state` as one frame (a compaction).
-std::string EncodeJournal(const State& state);
 // Bytes an entry takes in a frame: what a compaction would write for it.
 inline uint64_t EntryBytes(std::string_view key, std::string_view text) {
   return key.size() + 1 + text.size();
@@ -118,27 +112,22 @@ class Writer {
   bool Open(int state_dir_fd, const Found& found, std::string* err);
   bool is_open() const { return fd_.ok(); }
 
-  // One frame, in one write() (a short one is continued), then fdatasync.
-  // A failed write is cut back off the file, so the next append does not
-  // follow a frame cut short; *error_number is the failed call's errno.
-  bool Append(const std::string& frame, std::string* err, int* error_number = nullptr);
-
   // Whether the journal has grown past what `state_bytes` (the sum of
   // EntryBytes over the state) warrants.
   bool ShouldCompact(uint64_t state_bytes) const;
-  // Replaces the journal by one holding `state` (see above) and appends to
-  // that one from then on.
-  bool Compact(const State& state, std::string* err);
-  // The same with the state's one frame already built (FrameBuilder::Finish;
-  // empty for no checkpoint).
+  // Replaces the journal by one holding the state (see above) as `frame`,
+  // its one frame (FrameBuilder::Finish; empty for no checkpoint), and
+  // appends to that one from then on.
   bool CompactTo(const std::string& frame, std::string* err);
 
-  // The same frame as Append(EncodeFrame(entries)), never held whole:
-  // `each` is called twice and gives the same entries (key, text) to `add`
-  // each time; the first pass hashes and counts them, the second writes
-  // them through a small buffer (several writes, each continued; the frame
-  // is whole only once the last is, as a crash may cut any write short).
-  // At 10,000 sources a frame is megabytes, written every cycle.
+  // Appends one frame of entries and fdatasyncs it. The frame is never held
+  // whole: `each` is called twice and gives the same entries (key, text) to
+  // `add` each time; the first pass hashes and counts them, the second
+  // writes them through a small buffer (several writes, each continued; the
+  // frame is whole only once the last is, as a crash may cut any write
+  // short). At 10,000 sources a frame is megabytes, written every cycle.
+  // A failed write is cut back off the file, so the next append does not
+  // follow a frame cut short; *error_number is the failed call's errno.
   using EntrySink = std::function<void(std::string_view key, std::string_view text)>;
   bool AppendEntries(const std::function<void(const EntrySink& add)>& each, std::string* err,
                      int* error_number = nullptr);
@@ -147,8 +136,8 @@ class Writer {
 
  private:
   bool Create(std::string* err);
-  // The end of both appends: a failed write (write_errno) is cut back off
-  // the file, else the frame's bytes are counted and fdatasynced.
+  // The end of an append: a failed write (write_errno) is cut back off the
+  // file, else the frame's bytes are counted and fdatasynced.
   bool EndAppend(int write_errno, uint64_t frame_bytes, std::string* err, int* error_number);
   // *err "WHAT checkpoints.journal: ERROR", *error_number = error; false.
   static bool Failed(const char* what, int error, std::string* err, int* error_number);

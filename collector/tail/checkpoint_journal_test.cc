@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "file_size_limit_test_util.h"
+#include "tail/checkpoint_journal_test_util.h"
 #include "tail/checkpoint_store.h"
 #include "tail/tail_test_util.h"
 
@@ -21,6 +22,11 @@ using checkpoint_journal::Found;
 using checkpoint_journal::LoadResult;
 using checkpoint_journal::State;
 using checkpoint_journal::Writer;
+using checkpoint_journal_test_util::AppendFrame;
+using checkpoint_journal_test_util::Entries;
+using checkpoint_journal_test_util::Frame;
+using checkpoint_journal_test_util::Journal;
+using checkpoint_journal_test_util::StateFrame;
 
 namespace {
 
@@ -70,9 +76,8 @@ TEST_CASE("checkpoint_journal: frames round trip, a later frame's line wins") {
   Writer w;
   OpenWriter(d.fd(), &w);
   CHECK(SizeOf(d.Join(checkpoint_journal::kFileName)) == strlen(checkpoint_journal::kHeader));
-  REQUIRE(w.Append(checkpoint_journal::EncodeFrame({{"sb-1", TextAt(10)}, {"sb-2", TextAt(20)}}),
-                   &err));
-  REQUIRE(w.Append(checkpoint_journal::EncodeFrame({{"sb-2", TextAt(25)}}), &err));
+  REQUIRE(AppendFrame(&w, {{"sb-1", TextAt(10)}, {"sb-2", TextAt(20)}}, &err));
+  REQUIRE(AppendFrame(&w, {{"sb-2", TextAt(25)}}, &err));
   CHECK(w.size() == SizeOf(d.Join(checkpoint_journal::kFileName)));
   REQUIRE(LoadInto(d.fd(), &state, &found, &err) == LoadResult::kLoaded);
   CHECK(state.size() == 2);
@@ -95,12 +100,11 @@ TEST_CASE("checkpoint_journal: a last frame cut short anywhere is a crash: ignor
   {
     Writer w;
     OpenWriter(d.fd(), &w);
-    REQUIRE(w.Append(checkpoint_journal::EncodeFrame({{"sb-1", TextAt(10)}}), &err));
+    REQUIRE(AppendFrame(&w, {{"sb-1", TextAt(10)}}, &err));
   }
   const std::string path = d.Join(checkpoint_journal::kFileName);
   const std::string first = ReadFile(path);
-  const std::string second =
-      checkpoint_journal::EncodeFrame({{"sb-1", TextAt(99)}, {"sb-3", TextAt(3)}});
+  const std::string second = Frame({{"sb-1", TextAt(99)}, {"sb-3", TextAt(3)}});
   // Every cut inside the second frame, including just before its last byte.
   for (size_t keep = 0; keep < second.size(); ++keep) {
     d.Write(checkpoint_journal::kFileName, first + second.substr(0, keep));
@@ -119,7 +123,7 @@ TEST_CASE("checkpoint_journal: a last frame cut short anywhere is a crash: ignor
   Writer w;
   OpenWriter(d.fd(), &w);
   CHECK(SizeOf(path) == first.size());
-  REQUIRE(w.Append(checkpoint_journal::EncodeFrame({{"sb-3", TextAt(33)}}), &err));
+  REQUIRE(AppendFrame(&w, {{"sb-3", TextAt(33)}}, &err));
   State state;
   Found found;
   REQUIRE(LoadInto(d.fd(), &state, &found, &err) == LoadResult::kLoaded);
@@ -150,8 +154,8 @@ TEST_CASE("checkpoint_journal: a damaged last frame is ignored, a damaged earlie
   {
     Writer w;
     OpenWriter(d.fd(), &w);
-    REQUIRE(w.Append(checkpoint_journal::EncodeFrame({{"sb-1", TextAt(10)}}), &err));
-    REQUIRE(w.Append(checkpoint_journal::EncodeFrame({{"sb-1", TextAt(11)}}), &err));
+    REQUIRE(AppendFrame(&w, {{"sb-1", TextAt(10)}}, &err));
+    REQUIRE(AppendFrame(&w, {{"sb-1", TextAt(11)}}, &err));
   }
   const std::string path = d.Join(checkpoint_journal::kFileName);
   const std::string good = ReadFile(path);
@@ -184,7 +188,7 @@ TEST_CASE("checkpoint_journal: a damaged last frame is ignored, a damaged earlie
   CHECK(err.find("not a checkpoint journal of this version") != std::string::npos);
 
   // A frame whose hash holds but whose line is no checkpoint: refused.
-  const std::string no_key = checkpoint_journal::EncodeFrame({{"../x", TextAt(1)}});
+  const std::string no_key = Frame({{"../x", TextAt(1)}});
   d.Write(checkpoint_journal::kFileName, good + no_key);
   CHECK(LoadInto(d.fd(), &state, &found, &err) == LoadResult::kCorrupt);
   CHECK(err.find("not a checkpoint") != std::string::npos);
@@ -199,7 +203,7 @@ TEST_CASE("checkpoint_journal: compaction keeps the state, and each of its crash
   uint64_t live_bytes = 0;
   for (uint64_t i = 0; i < 50; ++i) {
     const std::string key = "sb-" + std::to_string(i % 5);
-    REQUIRE(w.Append(checkpoint_journal::EncodeFrame({{key, TextAt(i)}}), &err));
+    REQUIRE(AppendFrame(&w, {{key, TextAt(i)}}, &err));
     live[key] = TextAt(i);
   }
   for (const auto& [key, text] : live) live_bytes += checkpoint_journal::EntryBytes(key, text);
@@ -208,24 +212,24 @@ TEST_CASE("checkpoint_journal: compaction keeps the state, and each of its crash
 
   // Killed after writing the temporary file, before its rename: ignored,
   // and the next compaction writes it over.
-  d.Write("checkpoints.journal.tmp", checkpoint_journal::EncodeJournal(live).substr(0, 77));
+  d.Write("checkpoints.journal.tmp", Journal(live).substr(0, 77));
   State state;
   Found found;
   REQUIRE(LoadInto(d.fd(), &state, &found, &err) == LoadResult::kLoaded);
   CHECK(state == live);
 
   CHECK(!w.ShouldCompact(live_bytes));  // far below the minimum size
-  REQUIRE_MESSAGE(w.Compact(live, &err), err);
+  REQUIRE_MESSAGE(w.CompactTo(StateFrame(live), &err), err);
   CHECK(access(d.Join("checkpoints.journal.tmp").c_str(), F_OK) != 0);
   const std::string after = ReadFile(path);
-  CHECK(after == checkpoint_journal::EncodeJournal(live));
+  CHECK(after == Journal(live));
   CHECK(after.size() < before.size());
   CHECK(w.size() == after.size());
   REQUIRE(LoadInto(d.fd(), &state, &found, &err) == LoadResult::kLoaded);
   CHECK(state == live);
 
   // Appends go on in the compacted journal.
-  REQUIRE(w.Append(checkpoint_journal::EncodeFrame({{"sb-9", TextAt(9)}}), &err));
+  REQUIRE(AppendFrame(&w, {{"sb-9", TextAt(9)}}, &err));
   live["sb-9"] = TextAt(9);
   REQUIRE(LoadInto(d.fd(), &state, &found, &err) == LoadResult::kLoaded);
   CHECK(state == live);
@@ -237,11 +241,12 @@ TEST_CASE("checkpoint_journal: compaction once the journal is large and mostly s
   std::string err;
   Writer w;
   OpenWriter(d.fd(), &w);
-  const std::string frame = checkpoint_journal::EncodeFrame({{"sb-1", TextAt(1)}});
+  const std::string text = TextAt(1);
+  const Entries entry = {{"sb-1", text}};
   const uint64_t state_bytes = checkpoint_journal::EntryBytes("sb-1", TextAt(1));
   while (w.size() <= checkpoint_journal::kCompactAtLeastBytes) {
     CHECK(!w.ShouldCompact(state_bytes));
-    REQUIRE(w.Append(frame, &err));
+    REQUIRE(AppendFrame(&w, entry, &err));
   }
   CHECK(w.ShouldCompact(state_bytes));
   // A state as large as the journal is no reason to rewrite it.
@@ -271,8 +276,7 @@ TEST_CASE("checkpoint_journal: an older version's per-source files load under th
 
   Writer w;
   OpenWriter(d.fd(), &w);
-  REQUIRE(w.Append(
-      checkpoint_journal::EncodeFrame({{"sb-both", TextAt(50)}, {"sb-fixed", TextAt(7)}}), &err));
+  REQUIRE(AppendFrame(&w, {{"sb-both", TextAt(50)}, {"sb-fixed", TextAt(7)}}, &err));
   REQUIRE(LoadInto(d.fd(), &state, &found, &err) == LoadResult::kLoaded);
   CHECK(state["sb-old"] == TextAt(5));
   CHECK(state["sb-both"] == TextAt(50));
@@ -290,21 +294,20 @@ TEST_CASE("checkpoint_journal: a failed append is cut back off the journal") {
   std::string err;
   Writer w;
   OpenWriter(d.fd(), &w);
-  REQUIRE(w.Append(checkpoint_journal::EncodeFrame({{"sb-1", TextAt(1)}}), &err));
+  REQUIRE(AppendFrame(&w, {{"sb-1", TextAt(1)}}, &err));
   const uint64_t before = w.size();
   // A file size limit just past the journal: the next frame is written in
   // part, then refused (EFBIG), as a full disk would.
   int error_number = 0;
   const bool appended = test_util::UnderFileSizeLimit(before + 40, [&] {
-    return w.Append(checkpoint_journal::EncodeFrame({{"sb-1", TextAt(2)}, {"sb-2", TextAt(2)}}),
-                    &err, &error_number);
+    return AppendFrame(&w, {{"sb-1", TextAt(2)}, {"sb-2", TextAt(2)}}, &err, &error_number);
   });
   CHECK(!appended);
   CHECK(error_number == EFBIG);
   CHECK(err.find("write checkpoints.journal") != std::string::npos);
   CHECK(SizeOf(d.Join(checkpoint_journal::kFileName)) == before);
   // The next append follows the last whole frame.
-  REQUIRE(w.Append(checkpoint_journal::EncodeFrame({{"sb-2", TextAt(3)}}), &err));
+  REQUIRE(AppendFrame(&w, {{"sb-2", TextAt(3)}}, &err));
   State state;
   Found found;
   REQUIRE(LoadInto(d.fd(), &state, &found, &err) == LoadResult::kLoaded);
@@ -324,7 +327,7 @@ TEST_CASE("checkpoint_journal: a frame streamed in pieces is the frame built who
   }
   std::vector<std::pair<std::string_view, std::string_view>> entries;
   for (size_t i = 0; i < keys.size(); ++i) entries.emplace_back(keys[i], texts[i]);
-  const std::string whole = checkpoint_journal::EncodeFrame(entries);
+  const std::string whole = Frame(entries);
   REQUIRE(whole.size() > 3 * 64 * 1024);
   const auto each = [&](const Writer::EntrySink& add) {
     for (const auto& [key, text] : entries) add(key, text);
@@ -337,8 +340,7 @@ TEST_CASE("checkpoint_journal: a frame streamed in pieces is the frame built who
   const std::string file = ReadFile(d.Join(checkpoint_journal::kFileName));
   CHECK(w.size() == file.size());
   CHECK(file.substr(before, whole.size()) == whole);
-  CHECK(file.substr(before + whole.size()) ==
-        checkpoint_journal::EncodeFrame({{"sb-1", TextAt(99)}}));
+  CHECK(file.substr(before + whole.size()) == Frame({{"sb-1", TextAt(99)}}));
   State state;
   Found found;
   REQUIRE(LoadInto(d.fd(), &state, &found, &err) == LoadResult::kLoaded);
@@ -360,7 +362,7 @@ TEST_CASE("checkpoint_journal: a streamed frame refused after its first piece is
   std::string err;
   Writer w;
   OpenWriter(d.fd(), &w);
-  REQUIRE(w.Append(checkpoint_journal::EncodeFrame({{"sb-1", TextAt(1)}}), &err));
+  REQUIRE(AppendFrame(&w, {{"sb-1", TextAt(1)}}, &err));
   const uint64_t before = w.size();
   const auto many = [](const Writer::EntrySink& add) {
     for (int i = 0; i < 2000; ++i) add("sb-" + std::to_string(i), TextAt(2));
@@ -374,7 +376,7 @@ TEST_CASE("checkpoint_journal: a streamed frame refused after its first piece is
   CHECK(error_number == EFBIG);
   CHECK(err.find("write checkpoints.journal") != std::string::npos);
   CHECK(SizeOf(d.Join(checkpoint_journal::kFileName)) == before);
-  REQUIRE(w.Append(checkpoint_journal::EncodeFrame({{"sb-2", TextAt(3)}}), &err));
+  REQUIRE(AppendFrame(&w, {{"sb-2", TextAt(3)}}, &err));
   State state;
   Found found;
   REQUIRE(LoadInto(d.fd(), &state, &found, &err) == LoadResult::kLoaded);

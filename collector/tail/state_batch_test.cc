@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "tail/checkpoint_journal_test_util.h"
 #include "tail/tail_test_util.h"
 
 namespace {
@@ -73,7 +74,7 @@ TEST_CASE("state_batch: the head and every checkpoint land, one frame per batch"
     std::vector<std::pair<std::string_view, std::string_view>> entries;
     for (size_t i = 0; i < count; ++i) entries.emplace_back(b.checkpoints[i].key, texts[i]);
     // One frame: the journal grew by exactly it.
-    CHECK(journal.size() - before == checkpoint_journal::EncodeFrame(entries).size());
+    CHECK(journal.size() - before == checkpoint_journal_test_util::Frame(entries).size());
     // No file per source.
     CHECK(access(d.Join("sb-0.checkpoint").c_str(), F_OK) != 0);
   }

@@ -13,6 +13,7 @@
 
 #include "audit_file.h"
 #include "tail/checkpoint_journal.h"
+#include "tail/checkpoint_journal_test_util.h"
 #include "tail/tail_test_util.h"
 
 namespace {
@@ -170,10 +171,10 @@ TEST_CASE("tail_engine: a compaction keeps every checkpoint, live source or not:
   // make the journal large and mostly stale: the next commit compacts it.
   state["gone"] = state["a"];
   std::string bytes = checkpoint_journal::kHeader;
-  const std::string stale = checkpoint_journal::EncodeFrame({{"a", state["b"]}});
+  const std::string stale = checkpoint_journal_test_util::Frame({{"a", state["b"]}});
   while (bytes.size() <= checkpoint_journal::kCompactAtLeastBytes) bytes += stale;
   std::vector<std::pair<std::string_view, std::string_view>> entries(state.begin(), state.end());
-  bytes += checkpoint_journal::EncodeFrame(entries);
+  bytes += checkpoint_journal_test_util::Frame(entries);
   f.d.Write("state/" + std::string(checkpoint_journal::kFileName), bytes);
 
   f.d.Write("sb/a/denied.log", Record(4), true);
