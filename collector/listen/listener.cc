@@ -71,6 +71,7 @@ bool Listener::Init(Options options, audit_file::AuditFileWriter* out, std::stri
     *err = "--listen: " + logs::ErrnoReason("chmod/listen", options_.path);
     return false;
   }
+  diag_.sockfs_mnt = peer_attestation::SockfsMountId(socket_.get());
   epoll_.Reset(epoll_create1(EPOLL_CLOEXEC));
   struct epoll_event ev = {};
   ev.events = EPOLLIN;

@@ -162,21 +162,6 @@ long long FdinfoField(const char* info, const char* key) {
   return at == nullptr ? -1 : strtoll(at + strlen(key), nullptr, 10);
 }
 
-// The id of the kernel's socket mount (sockfs), where every socket's inode
-// lives, from the fdinfo of one of the collector's own sockets: learnt once.
-long long SockfsMountId(int own_socket) {
-  static long long id = -1;
-  if (id >= 0) return id;
-  char path[64];
-  snprintf(path, sizeof path, "/proc/self/fdinfo/%d", own_socket);
-  char info[512];
-  const ssize_t got = ReadStart(path, info, sizeof info - 1);
-  if (got <= 0) return -1;
-  info[got] = '\0';
-  id = FdinfoField(info, "\nmnt_id:");
-  return id;
-}
-
 // As SocketAt, from fdinfo alone: it names the file's mount and inode
 // ("mnt_id:", "ino:") beside its flags, so one read answers without the
 // readlink. The mount must be sockfs (`sockfs_mnt`): an inode number alone
@@ -332,6 +317,15 @@ uint64_t DiagSockets::PeerInode(int conn_fd, const std::string& container) {
   return peer;
 }
 
+long long SockfsMountId(int own_socket) {
+  const std::string path = "/proc/self/fdinfo/" + std::to_string(own_socket);
+  char info[512];
+  const ssize_t got = ReadStart(path.c_str(), info, sizeof info - 1);
+  if (got <= 0) return -1;
+  info[got] = '\0';
+  return FdinfoField(info, "\nmnt_id:");
+}
+
 const char* Describe(Verdict v) {
   switch (v) {
     case Verdict::kGenuine: return "the shim";
@@ -463,7 +457,7 @@ Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
   } else {
     const uint64_t peer_socket = diag->PeerInode(conn_fd, cgroup.cgroup);
     if (peer_socket == 0 ||
-        !HoldsOwnSocket(&proc, peer_socket, SockfsMountId(conn_fd), &diag->likely_fd)) {
+        !HoldsOwnSocket(&proc, peer_socket, diag->sockfs_mnt, &diag->likely_fd)) {
       verdict = Verdict::kNotItsSocket;
     }
   }

@@ -79,6 +79,11 @@ class DiagSockets {
   // The descriptor number the last genuine peer held its socket at: where
   // the next peer's is looked for first (Attest; 3 before any).
   int likely_fd = 3;
+  // The socket mount's id (SockfsMountId), which a peer's descriptor must
+  // name in its fdinfo to be a socket: set by the owner of the listening
+  // socket when it is made. -1: unknown, each descriptor is then looked at
+  // through its link (one system call more).
+  long long sockfs_mnt = -1;
 
  private:
   // The query socket for conn_fd's namespace (-1: none); *netns its inode
@@ -89,6 +94,12 @@ class DiagSockets {
   unique_fd::UniqueFd own_;  // the collector's namespace: when SIOCGSKNS is refused
   uint64_t asks_ = 0;
 };
+
+// The id of the kernel's socket mount (sockfs), from the fdinfo of
+// `own_socket`, any socket of this process: every socket's inode lives on
+// that one mount, whichever process or namespace made it (-1: fdinfo does
+// not say).
+long long SockfsMountId(int own_socket);
 
 // What is read once per connection, at accept (for the per-container
 // limits), and used again by Attest: the kernel's credentials (SO_PEERCRED,

@@ -102,9 +102,32 @@ void PairWithPeerAt(int at, bool cloexec, unique_fd::UniqueFd* conn, unique_fd::
 
 }  // namespace
 
+TEST_CASE("SockfsMountId: one mount for every socket, whoever made it and wherever") {
+  // What lets the listener learn it once, from its own listening socket.
+  const unique_fd::UniqueFd listening(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+  REQUIRE(listening.ok());
+  const long long id = peer_attestation::SockfsMountId(listening.get());
+  CHECK(id >= 0);
+  int sv[2];
+  REQUIRE(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
+  const unique_fd::UniqueFd a(sv[0]), b(sv[1]);
+  CHECK(peer_attestation::SockfsMountId(a.get()) == id);
+  unique_fd::UniqueFd c, d;
+  PairInNewNamespace(&c, &d);  // made by another process, in another namespace
+  CHECK(peer_attestation::SockfsMountId(c.get()) == id);
+  // Not a socket: another mount.
+  const unique_fd::UniqueFd file(open("/proc/self/exe", O_RDONLY | O_CLOEXEC));
+  REQUIRE(file.ok());
+  CHECK(peer_attestation::SockfsMountId(file.get()) != id);
+}
+
 TEST_CASE("Attest: the peer's socket is looked for first where the last genuine one was") {
   peer_attestation::DiagSockets diag;
   CHECK(diag.likely_fd == 3);
+  // As the listener sets it: each descriptor is then judged by its fdinfo.
+  const unique_fd::UniqueFd own(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+  diag.sockfs_mnt = peer_attestation::SockfsMountId(own.get());
+  REQUIRE(diag.sockfs_mnt >= 0);
   unique_fd::UniqueFd conn, peer;
   // Found by listing the descriptors, and learnt.
   PairWithPeerAt(200, true, &conn, &peer);
