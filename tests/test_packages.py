@@ -28,8 +28,12 @@ class Packages(unittest.TestCase):
         # Class cleanups, unlike tearDownClass, run when setUpClass fails too.
         cls.debs = tempfile.mkdtemp(prefix="agt-debs.")
         cls.addClassCleanup(shutil.rmtree, cls.debs, ignore_errors=True)
-        script("package", "--out-dir", cls.debs, env=dict(os.environ, AGT_BUILD_DIR=BUILD),
-               timeout=3600)
+        # A TMPDIR of its own, to see what the packaging leaves there.
+        tmp = tempfile.mkdtemp(prefix="agt-package-tmp.")
+        cls.addClassCleanup(shutil.rmtree, tmp, ignore_errors=True)
+        script("package", "--out-dir", cls.debs,
+               env=dict(os.environ, AGT_BUILD_DIR=BUILD, TMPDIR=tmp), timeout=3600)
+        cls.package_left = sorted(os.listdir(tmp))
         out = script("docker-engine", "start", timeout=300).stdout.strip().splitlines()[-1]
         if not out.startswith("DOCKER_HOST="):
             raise AssertionError("scripts/docker-engine start printed %r" % out)
@@ -63,6 +67,9 @@ class Packages(unittest.TestCase):
         if check and p.returncode != 0:
             self.fail("%s: exit %d\n%s\n%s" % (command, p.returncode, p.stdout, p.stderr))
         return p
+
+    def test_packaging_leaves_no_temporary_files(self):
+        self.assertEqual(self.package_left, [])
 
     def test_install_run_deny_remove_purge(self):
         debs = sorted(os.listdir(self.debs))
