@@ -21,13 +21,23 @@ class CountingResult(unittest.TextTestResult):
         self.passed = 0
         self.durations = []  # (seconds, test id), one per finished test
         self.between = 0.0  # outside any test: class and module set-up/tear-down
+        # The time outside tests, by the class whose first test it preceded:
+        # its set-up (and the tear-down of the class before it).
+        self.between_by_class = {}
         self._started = 0.0
         self._stopped = None
+
+    def startTestRun(self):
+        super().startTestRun()
+        self._stopped = time.monotonic()  # the first class's set-up counts too
 
     def startTest(self, test):
         self._started = time.monotonic()
         if self._stopped is not None:
-            self.between += self._started - self._stopped
+            gap = self._started - self._stopped
+            self.between += gap
+            name = type(test).__module__ + "." + type(test).__qualname__
+            self.between_by_class[name] = self.between_by_class.get(name, 0.0) + gap
         super().startTest(test)
 
     def stopTest(self, test):
@@ -76,6 +86,9 @@ def main():
           % (time.monotonic() - started, sum(d for d, _ in result.durations), result.between))
     for seconds, test_id in sorted(result.durations, reverse=True)[:10]:
         print("  %7.2f s  %s" % (seconds, test_id))
+    print("slowest set-ups (the time before a class's first test):")
+    for test_class, seconds in sorted(result.between_by_class.items(), key=lambda kv: -kv[1])[:5]:
+        print("  %7.2f s  %s" % (seconds, test_class))
     failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
     print("integration: %d passed, %d failed" % (result.passed, failed))
     return 0 if failed == 0 else 1
