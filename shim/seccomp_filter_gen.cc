@@ -29,7 +29,7 @@ bool AddRules(scmp_filter_ctx ctx, std::string* err) {
       *err = "seccomp_syscall_resolve_name(" + name + "): unknown system call";
       return false;
     }
-    int rc;
+    int rc = 0;  // every branch sets it; -Og cannot see that of the loop
     if (name == "openat") {
       rc =
           seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1,
