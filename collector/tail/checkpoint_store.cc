@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <utility>
 #include <vector>
 
@@ -210,31 +211,55 @@ LoadResult Parse(const std::string& name, const std::string& body, Checkpoint* o
   return LoadResult::kLoaded;
 }
 
+namespace {
+
+// Appends " name=" (no space for the first) and the number: to_chars, not
+// snprintf, because the commit formats every moving source's checkpoint.
+template <typename Number>
+void AppendField(std::string* out, std::string_view name, Number n) {
+  if (!out->empty()) out->push_back(' ');
+  out->append(name);
+  out->push_back('=');
+  char digits[24];
+  const auto r = std::to_chars(digits, digits + sizeof digits, n);
+  out->append(digits, r.ptr);
+}
+
+template <typename Number>
+void AppendNext(std::string* out, Number n) {
+  out->push_back(',');
+  char digits[24];
+  const auto r = std::to_chars(digits, digits + sizeof digits, n);
+  out->append(digits, r.ptr);
+}
+
+}  // namespace
+
 std::string Text(const Checkpoint& c) {
-  char line[800];
   // skipping: 0 at a line start, 1 inside an over-long line, 2 inside a NUL
   // run; run_start: where that line or run began (its report gives its length).
   const unsigned skipping = c.position.skipping_long_line ? 1u : c.position.in_nul_run ? 2u : 0u;
-  snprintf(line, sizeof line,
-           "dev=%llu ino=%llu offset=%llu skipping=%u hash_len=%u sha256=%s run_start=%llu "
-           "held=%llu,%llu,%lld audit=%llu,%llu,%llu",
-           static_cast<unsigned long long>(c.file.dev), static_cast<unsigned long long>(c.file.ino),
-           static_cast<unsigned long long>(c.position.offset), skipping, c.hash_len,
-           c.sha256_hex.c_str(),
-           static_cast<unsigned long long>(skipping == 0 ? 0 : c.position.run_start),
-           static_cast<unsigned long long>(c.held.lines),
-           static_cast<unsigned long long>(c.held.bytes), static_cast<long long>(c.held.since),
-           static_cast<unsigned long long>(c.audit_file.dev),
-           static_cast<unsigned long long>(c.audit_file.ino),
-           static_cast<unsigned long long>(c.audit_size));
-  std::string body = line;
-  if (c.written_ns > 0) body += " written=" + std::to_string(c.written_ns);
+  std::string body;
+  body.reserve(256 + c.sha256_hex.size());
+  AppendField(&body, "dev", c.file.dev);
+  AppendField(&body, "ino", c.file.ino);
+  AppendField(&body, "offset", c.position.offset);
+  AppendField(&body, "skipping", skipping);
+  AppendField(&body, "hash_len", c.hash_len);
+  body += " sha256=";
+  body += c.sha256_hex;
+  AppendField(&body, "run_start", skipping == 0 ? uint64_t{0} : c.position.run_start);
+  AppendField(&body, "held", c.held.lines);
+  AppendNext(&body, c.held.bytes);
+  AppendNext(&body, static_cast<int64_t>(c.held.since));
+  AppendField(&body, "audit", c.audit_file.dev);
+  AppendNext(&body, c.audit_file.ino);
+  AppendNext(&body, c.audit_size);
+  if (c.written_ns > 0) AppendField(&body, "written", c.written_ns);
   for (size_t i = 0; i < c.gone.size() && i < kGoneKept; ++i) {
-    snprintf(line, sizeof line, " gone=%llu,%llu,%llu",
-             static_cast<unsigned long long>(c.gone[i].file.dev),
-             static_cast<unsigned long long>(c.gone[i].file.ino),
-             static_cast<unsigned long long>(c.gone[i].offset));
-    body += line;
+    AppendField(&body, "gone", c.gone[i].file.dev);
+    AppendNext(&body, c.gone[i].file.ino);
+    AppendNext(&body, c.gone[i].offset);
   }
   body += '\n';
   return body;

@@ -305,3 +305,29 @@ TEST_CASE("checkpoint_store: the window hashed in two parts is the window hashed
   CHECK(hex == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   close(fd);
 }
+
+TEST_CASE("checkpoint_store: the text of a checkpoint is the format state directories hold") {
+  // Written by earlier versions and read by every later one: field for
+  // field, as the format has always been spelled.
+  Checkpoint c;
+  c.file = {2049, 18446744073709551615u};
+  c.position.offset = 4096;
+  c.position.in_nul_run = true;
+  c.position.run_start = 4000;
+  c.hash_len = 256;
+  c.sha256_hex = std::string(64, 'e');
+  c.held = {7, 700, -5};
+  c.audit_file = {66, 12};
+  c.audit_size = 123456789;
+  c.written_ns = 1700000000123456789;
+  c.gone = {{{1, 2}, 3}, {{4, 5}, 6}};
+  CHECK(checkpoint_store::Text(c) ==
+        "dev=2049 ino=18446744073709551615 offset=4096 skipping=2 hash_len=256 sha256=" +
+            std::string(64, 'e') +
+            " run_start=4000 held=7,700,-5 audit=66,12,123456789 written=1700000000123456789"
+            " gone=1,2,3 gone=4,5,6\n");
+  Checkpoint plain;
+  CHECK(checkpoint_store::Text(plain) ==
+        "dev=0 ino=0 offset=0 skipping=0 hash_len=0 sha256= run_start=0 held=0,0,0 "
+        "audit=0,0,0\n");
+}
