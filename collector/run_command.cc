@@ -280,8 +280,10 @@ int Loop(Settings& s, int sfd, tail_engine::Engine* engine, listener::Listener* 
   bool ready = false;
   const auto has_work = [engine] { return engine != nullptr && engine->HasWork(); };
   for (;;) {
-    if (has_work()) {
-      if (!engine->Pump(&err)) {
+    if (engine != nullptr) {
+      // The last cycle's commit, if it has ended (then the next one starts
+      // for what was read meanwhile); then what is marked, into the cycle.
+      if (!engine->SettleCommit(&err) || (has_work() && !engine->Pump(&err))) {
         logs::Error(err);
         return exit_status::kIoErr;
       }
@@ -293,6 +295,13 @@ int Loop(Settings& s, int sfd, tail_engine::Engine* engine, listener::Listener* 
     // record present at start is in the audit file. Pumped here, between
     // signal checks, so SIGTERM still stops a long first catch-up.
     if (!ready && !has_work()) {
+      // Waited for once: under a steady trickle of records a commit is
+      // nearly always in flight, and READY=1 must not wait for a gap.
+      if (engine != nullptr && !engine->Commit(&err)) {
+        logs::Error(err);
+        return exit_status::kIoErr;
+      }
+      if (listener != nullptr) listener->AnswerDurable();
       notifier->Ready(engine == nullptr
                           ? "listening on " + s.listen
                           : std::to_string(engine->stats().sources) + " sandbox(es), " +
@@ -313,8 +322,9 @@ int Loop(Settings& s, int sfd, tail_engine::Engine* engine, listener::Listener* 
     }
     const int timeout = static_cast<int>(wait);
     // sfd first; then the socket's epoll set (unless its batch is full) and
-    // the end of the audit file's sync in flight, then inotify (when present).
-    struct pollfd fds[4];
+    // the end of the audit file's sync in flight, then inotify (when
+    // present) and the end of the engine's commit in flight.
+    struct pollfd fds[5];
     nfds_t nfds = 0;
     fds[nfds++] = {sfd, POLLIN, 0};
     const nfds_t listen_at = nfds;
@@ -326,6 +336,7 @@ int Loop(Settings& s, int sfd, tail_engine::Engine* engine, listener::Listener* 
     if (engine != nullptr && engine->inotify_fd() >= 0) {
       fds[nfds++] = {engine->inotify_fd(), POLLIN, 0};
     }
+    if (engine != nullptr) fds[nfds++] = {engine->commit_done_fd(), POLLIN, 0};
     const int n = poll(fds, nfds, timeout);
     if (n < 0 && errno != EINTR) {
       logs::Error(std::string("poll: ") + strerror(errno));

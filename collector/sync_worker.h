@@ -39,6 +39,8 @@ class SyncWorker {
   // a caller that may run short of descriptors later takes it early.
   bool Prepare(std::string* err);
   bool in_flight() const { return in_flight_; }
+  // The job in flight has ended (Collect will not wait); no system call.
+  bool ended() const { return in_flight_ && ended_.load(std::memory_order_acquire); }
   // Readable once the sync in flight has ended (-1 before the first Run or Prepare).
   int done_fd() const { return done_.get(); }
   // When the sync in flight has ended: true, *error its errno (0: durable).

@@ -167,7 +167,9 @@ bool Engine::Pump(std::string* err) {
   // sources this cycle had no room for.
   const size_t share =
       std::max(kMinItemsPerTurn, options_.max_entries_per_cycle / std::max<size_t>(1, work.size()));
-  const int64_t cycle_end = line_reader::MonotonicNs() + kCycleNs;
+  const int64_t started = line_reader::MonotonicNs();
+  if (cycle_started_ns_ == 0) cycle_started_ns_ = started;
+  const int64_t cycle_end = cycle_started_ns_ + kCycleNs;
   size_t i = 0;
   for (; i < work.size() && cycle_entries_ < options_.max_entries_per_cycle && fatal_.empty();
        ++i) {
@@ -181,11 +183,24 @@ bool Engine::Pump(std::string* err) {
   served_again.swap(dirty_);
   dirty_.assign(work.begin() + static_cast<std::ptrdiff_t>(i), work.end());
   dirty_.insert(dirty_.end(), served_again.begin(), served_again.end());
-  // This cycle's commit runs while the next one reads; with nothing left
-  // to read it is waited for here, so an idle source's entry is durable
-  // (and checkpointed) before the loop sleeps.
-  if (!StartCommit(err)) return false;
-  return HasWork() || EndCommit(err);
+  // The cycle goes on (the next Pump reads into it) while the last one's
+  // commit runs and it has room; the loop polls commit_done_fd meanwhile.
+  const bool full =
+      cycle_entries_ >= options_.max_entries_per_cycle || line_reader::MonotonicNs() >= cycle_end;
+  if (fatal_.empty() && commit_in_flight() && !CommitEnded() && !full) return true;
+  return StartCommit(err);
+}
+
+bool Engine::CommitEnded() const { return !commit_worker_.in_flight() || commit_worker_.ended(); }
+
+int Engine::commit_done_fd() const {
+  return commit_in_flight() && commit_worker_.in_flight() ? commit_worker_.done_fd() : -1;
+}
+
+bool Engine::SettleCommit(std::string* err) {
+  if (!commit_in_flight() || !CommitEnded()) return true;
+  // StartCommit ends the one in flight first.
+  return CyclePending() ? StartCommit(err) : EndCommit(err);
 }
 
 bool Engine::ReopenOutput(std::string* err) {

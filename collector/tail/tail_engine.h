@@ -141,15 +141,25 @@ class Engine {
   // source without an inotify watch each time; watched ones every 10th scan
   // and after a queue overflow).
   void Scan();
-  // One cycle: reads what is marked and appends while the last cycle's
-  // commit runs, ends that commit, and starts this cycle's (sync, then
-  // checkpoints), which it waits for when nothing is left to read.
+  // Reads what is marked and appends it to the cycle, while the last
+  // cycle's commit runs. The cycle's commit (sync, then checkpoints) starts
+  // as soon as that one has ended (here or in SettleCommit), so the commit
+  // thread is never idle while entries wait; a full cycle (its records or
+  // its time) waits here for the one in flight. Pump never waits for its
+  // own cycle's commit: the caller polls commit_done_fd.
   // False only on a fatal output or state error (*err says which).
   bool Pump(std::string* err);
   bool HasWork() const { return !dirty_.empty(); }
   // A cycle's commit is on the commit thread: the chain head file is its
   // until it ends (the caller saves no head of its own meanwhile).
   bool commit_in_flight() const { return committing_.has_value(); }
+  // Readable once the commit in flight has ended; -1 when none runs.
+  int commit_done_fd() const;
+  // If the commit in flight has ended (no wait): what depends on it being
+  // durable is done, and the next commit starts for what was read since.
+  bool SettleCommit(std::string* err);
+  // Everything read so far made durable and checkpointed (waits for it).
+  bool Commit(std::string* err);
 
   // SIGHUP: sync, then reopen the output path (a new file starts a new chain).
   bool ReopenOutput(std::string* err);
@@ -345,15 +355,19 @@ class Engine {
   void RememberWritten(std::string_view entry_id);
   // The cycle's end: what it appended made durable and its sources
   // checkpointed. Commit does it all before returning (SIGHUP, SIGUSR1, the
-  // way out); Pump starts it (StartCommit) and ends it (EndCommit) at the
-  // next cycle's end, or at once when nothing is left to read.
-  bool Commit(std::string* err);
+  // way out); Pump and SettleCommit start it (StartCommit) and end it
+  // (EndCommit) once it has ended, or when the next cycle is full.
   // Snapshots what the commit needs on this thread and hands the waits to
   // the commit thread (or does them here when it cannot start).
   bool StartCommit(std::string* err);
   // Waits for the commit in flight (if any), then does what depends on it
   // being durable. False: it failed (*err), and nothing past it is trusted.
   bool EndCommit(std::string* err);
+  // The commit in flight has ended (or had nothing to wait for): EndCommit
+  // will not wait.
+  bool CommitEnded() const;
+  // The cycle has read something its commit must make durable or checkpoint.
+  bool CyclePending() const { return cycle_appended_ > 0 || !touched_.empty(); }
   // The checkpoint the state directory holds for a sandbox (checkpoints_).
   checkpoint_store::LoadResult LoadCheckpoint(const std::string& sandbox_id,
                                               checkpoint_store::Checkpoint* c,
@@ -445,9 +459,10 @@ class Engine {
   std::vector<forward_message::EntryFacts> cycle_syslog_;  // durable at Commit: then sent
   std::string previous_hash_;  // the chain's head before the line being ingested
   size_t cycle_entries_ = 0;
-  size_t cycle_appended_ = 0;   // appended this cycle, not yet synced
-  size_t cycle_summaries_ = 0;  // of which quota summaries
-  std::string fatal_;           // an output error met while reading; Pump returns it
+  int64_t cycle_started_ns_ = 0;  // the cycle's first read (0: none yet)
+  size_t cycle_appended_ = 0;     // appended this cycle, not yet synced
+  size_t cycle_summaries_ = 0;    // of which quota summaries
+  std::string fatal_;             // an output error met while reading; Pump returns it
   // A cycle's commit, from StartCommit to EndCommit. Between the two only
   // the commit thread touches `sync`, `batch` and `error` (handed over and
   // back by the worker's lock); the rest is the main thread's.

@@ -369,9 +369,11 @@ bool Engine::StartCommit(std::string* err) {
   cycle_appended_ = 0;
   cycle_summaries_ = 0;
   cycle_entries_ = 0;
+  cycle_started_ns_ = 0;
   ReportRejectionsNotShown(false);  // a second with no rejection after it still says so
   committing_.emplace(std::move(c));
-  if (!committing_->sync_audit && committing_->batch.empty()) return true;  // nothing to wait for
+  // Nothing to wait for: what depends on its end is done now.
+  if (!committing_->sync_audit && committing_->batch.empty()) return EndCommit(err);
   // The commit thread's whole job; it touches nothing but *job, the two
   // files' descriptors and the state directory.
   Committing* job = &*committing_;

@@ -49,6 +49,7 @@ struct GuardFixture {
     e.HandleInotify();
     e.Scan();
     for (int i = 0; i < 100 && e.HasWork(); ++i) REQUIRE_MESSAGE(e.Pump(&err), err);
+    REQUIRE_MESSAGE(e.Commit(&err), err);  // the last cycle durable
   }
   std::string Audit() const { return test_util::ReadFile(out); }
   // Records appended to the log, then read: the look after the first sees

@@ -261,11 +261,25 @@ void Engine::ValidateStillSame(Source* s) {
     Note(s->sandbox_id + ": " + LogPath(*s) + " truncated: size " + std::to_string(size) +
          " is below offset " + std::to_string(log.pos.offset) + "; reading from offset 0");
     log.pos = line_reader::Position();
-  } else if (s->have_committed && log.id == s->committed.file &&
-             log.pos.offset == s->committed.position.offset && log.pos.offset > 0 &&
-             !(held && log.append_only_held)) {
+  } else if (log.pos.offset > 0 && !(held && log.append_only_held)) {
+    // Against the bytes as the last read left them (its hash, kept for the
+    // checkpoint), which may be newer than the last checkpoint: a cycle
+    // reads while the one before commits, so a rewrite between two looks
+    // is caught whether or not a commit ended between them.
+    const checkpoint_store::Checkpoint* before = nullptr;
+    checkpoint_store::Checkpoint last_read;
+    if (log.hashed_at == log.pos.offset && log.hashed_file == log.id) {
+      last_read.file = log.id;
+      last_read.position = log.pos;
+      last_read.hash_len = log.hash_len;
+      last_read.sha256_hex = log.sha256_hex;
+      before = &last_read;
+    } else if (s->have_committed && log.id == s->committed.file &&
+               log.pos.offset == s->committed.position.offset) {
+      before = &s->committed;
+    }
     std::string why;
-    if (!checkpoint_store::StillValid(log.fd.get(), s->committed, &why)) {
+    if (before != nullptr && !checkpoint_store::StillValid(log.fd.get(), *before, &why)) {
       Note(s->sandbox_id + ": " + LogPath(*s) + ": " + why + "; reading from offset 0");
       log.pos = line_reader::Position();
     }

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -68,6 +69,7 @@ struct Fixture {
     std::string err;
     e.Scan();
     for (int i = 0; i < 100 && e.HasWork(); ++i) REQUIRE_MESSAGE(e.Pump(&err), err);
+    REQUIRE_MESSAGE(e.Commit(&err), err);  // the last cycle durable
     return e.stats();
   }
 };
@@ -254,6 +256,7 @@ TEST_CASE("tail_engine: a rename event that comes after its file was let go read
   auto scan_and_pump = [&] {
     for (int i = 0; i < 10; ++i) e.Scan();
     for (int i = 0; i < 100 && e.HasWork(); ++i) REQUIRE_MESSAGE(e.Pump(&err), err);
+    REQUIRE_MESSAGE(e.Commit(&err), err);  // the last cycle durable
   };
   scan_and_pump();
   REQUIRE(rename(log.c_str(), (log + ".1").c_str()) == 0);
@@ -309,6 +312,7 @@ TEST_CASE("tail_engine: the ids this run wrote are remembered up to the bound, o
     e.HandleInotify();
     e.Scan();
     for (int i = 0; i < 100 && e.HasWork(); ++i) REQUIRE_MESSAGE(e.Pump(&err), err);
+    REQUIRE_MESSAGE(e.Commit(&err), err);  // the last cycle durable
   };
   f.d.Write("sb/a/denied.log", a);
   scan_and_pump();
@@ -358,8 +362,18 @@ TEST_CASE(
   CHECK(w.durable_head().entries == first);
   CHECK(CountLines(f.out) > first);
   for (int i = 0; i < 10 && e.HasWork(); ++i) REQUIRE_MESSAGE(e.Pump(&err), err);
-  // Nothing left to read: the last commit was waited for.
+  // Nothing left to read: Pump did not wait for the last commit. Its end
+  // makes the done descriptor readable, and SettleCommit then ends it (and
+  // starts one more for what the last Pump read while it ran).
+  REQUIRE(e.commit_in_flight());
+  for (int i = 0; i < 10 && e.commit_in_flight(); ++i) {
+    REQUIRE(e.commit_done_fd() >= 0);
+    struct pollfd done = {e.commit_done_fd(), POLLIN, 0};
+    REQUIRE(poll(&done, 1, 10000) == 1);
+    REQUIRE_MESSAGE(e.SettleCommit(&err), err);
+  }
   CHECK_FALSE(e.commit_in_flight());
+  CHECK(e.commit_done_fd() == -1);
   CHECK(e.stats().entries_written == 300);
   CHECK(w.durable_head().entries == 300);
   CHECK(CountLines(f.out) == 300);
