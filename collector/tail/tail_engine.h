@@ -243,6 +243,12 @@ class Engine {
     OpenLog current;
     bool rotated_away = false;
     bool release_after_commit = false;  // deleted: close once checkpointed
+    // The path may name something else than at the last look: an event
+    // other than an append came (a name in the log's directory or the base
+    // directory, an attribute, the directory itself), the watch is new, or
+    // a full scan is due. Until then a look of a watched log does not state
+    // its path (Look).
+    bool path_check_due = true;
     // What rotations leave behind. Most sandboxes never rotate their log,
     // so it is held apart, made at the first rotation or file let go: inline
     // it would be about 330 bytes a sandbox, 3 MB at 10,000.

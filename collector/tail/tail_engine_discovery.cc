@@ -173,6 +173,7 @@ void Engine::AddSourceWatch(uint32_t index) {
     return;
   }
   s.wd = wd;
+  s.path_check_due = true;  // what happened before the watch was not seen
   by_wd_[wd] = index;
   stats_.watches = watcher_.watches();
 }
@@ -195,6 +196,7 @@ void Engine::HandleInotify() {
         auto known = by_id_.find(name);
         if (known != by_id_.end()) {
           sources_[known->second].guard.dir_check_due = true;  // replaced, moved or removed
+          sources_[known->second].path_check_due = true;
           MarkDirty(known->second);
           if (sources_[known->second].wd < 0) AddSourceWatch(known->second);
         } else if (ev.mask & (IN_CREATE | IN_MOVED_TO)) {
@@ -226,13 +228,21 @@ void Engine::HandleInotify() {
     // Other files in the sandbox's directory are none of our business: a
     // sandbox writing them in a loop must not keep the collector busy.
     if (!ev.name.empty() && ev.name != log_name && !sources_[si].lingering()) return;
+    // Anything but an append to the log (or its writer closing it) may have
+    // changed what the path names: the next look states it.
+    if (ev.name != log_name || (ev.mask & ~(IN_MODIFY | IN_CLOSE_WRITE)) != 0) {
+      sources_[si].path_check_due = true;
+    }
     MarkDirty(si);
   });
   stats_.watches = watcher_.watches();
   if (overflow) {
     Warn("inotify event queue overflowed (fs.inotify.max_queued_events); rescanning every source");
     for (Pattern& p : patterns_) p.base_mtime_ns = -1;
-    for (Source& s : sources_) s.guard.dir_check_due = true;
+    for (Source& s : sources_) {
+      s.guard.dir_check_due = true;
+      s.path_check_due = true;
+    }
     force_full_scan_ = true;
     Scan();
   }
@@ -251,7 +261,10 @@ void Engine::Scan() {
     if (s.retired) continue;
     if (s.quota.SummaryDue(options_.quota, now)) MarkDirty(i);  // its window ended
     if (s.wd < 0 && !s.watch_tried) AddSourceWatch(i);
-    if (full) s.guard.dir_check_due = true;
+    if (full) {
+      s.guard.dir_check_due = true;
+      s.path_check_due = true;
+    }
     if (s.wd >= 0 && !full && !s.lingering()) continue;
     if (!s.dirty && CheapCheck(&s)) MarkDirty(i);
     if (s.wd < 0 && !s.current.fd.ok() && !s.lingering() && !s.dirty) RetireIfGone(i);

@@ -310,15 +310,31 @@ void Engine::Look(uint32_t index) {
   SummariseIfDue(s);
   SummariseSuppressions(s, false);
   if (!p.base_fd.ok()) return;
-  // The path stated once, for the guard's mode check and for rotation.
+  // The path stated once, for the guard's mode check and for rotation:
+  // unless the log's own directory is watched and, since the last look
+  // stated it, only appends to the log were seen there (path_check_due).
+  // Whatever else can change what the path names (a rename, unlink or
+  // create of the log or of its directory, a chmod) raises an event on the
+  // directory's watch or the base's; a deeper pattern's intermediate
+  // directories are not watched, so its logs are stated at every look.
+  // Under load this is one path walk saved per look (13% of the CPU at
+  // 1,000 logs each appended to once or twice per look).
+  // Skipped, the guard's checks are too: they need the path's mode, and
+  // what they found last stays said once.
+  const bool state_path = s->path_check_due || s->guard.dir_check_due || s->wd < 0 ||
+                          !p.suffix_parent.empty() || !s->current.fd.ok() || s->rotated_away ||
+                          s->lingering();
   struct stat pst;
-  const bool present =
-      fstatat(p.base_fd.get(), LogRelative(*s).c_str(), &pst, AT_SYMLINK_NOFOLLOW) == 0;
-  GuardLog(s, present ? &pst : nullptr);
+  const bool present = state_path && fstatat(p.base_fd.get(), LogRelative(*s).c_str(), &pst,
+                                             AT_SYMLINK_NOFOLLOW) == 0;
+  if (state_path) {
+    s->path_check_due = false;
+    GuardLog(s, present ? &pst : nullptr);
+  }
   if (!s->current.fd.ok()) {
     OpenCurrent(s);
     if (!s->current.fd.ok()) return;
-  } else {
+  } else if (state_path) {
     s->rotated_away = !present || file_id::FileId::Of(pst) != s->current.id;
   }
   Touch(index);
