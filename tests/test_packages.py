@@ -2,7 +2,13 @@
 them into a clean container of the local Debian base image, the packaged
 daemon runs with the unit's own ExecStart as the unit's user with its one
 capability, the packaged shim denies, the entry lands in the audit file and
-verifies; then remove keeps the configuration and purge takes it."""
+verifies; then remove keeps the configuration and purge takes it.
+
+A full scripts/test run starts scripts/package in the background after the
+build and names its result directory in AGT_PREBUILT_PACKAGES: this test
+waits for it there instead of building again. Without that variable (a -k
+run, tests/run.py alone) it runs scripts/package itself."""
+import fcntl
 import json
 import os
 import shlex
@@ -18,6 +24,35 @@ from image_support import script
 NAME = "agt-deny-packages-test-%d" % os.getpid()
 UNIT = "/lib/systemd/system/agt-collector.service"
 USER = "_agt-collector"
+PACKAGE_TIMEOUT = 3600
+
+
+def wait_for_prebuilt(directory):
+    """Waits for the background scripts/package that scripts/test started
+    (it holds DIRECTORY/lock until it has written DIRECTORY/status); raises
+    with its log's tail unless it succeeded."""
+    with open(os.path.join(directory, "lock")) as lock:
+        deadline = time.monotonic() + PACKAGE_TIMEOUT
+        while True:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise AssertionError("the background scripts/package in %s did not finish in %d s"
+                                         % (directory, PACKAGE_TIMEOUT))
+                time.sleep(1)
+    try:
+        with open(os.path.join(directory, "status")) as f:
+            status = f.read().strip()
+    except FileNotFoundError:
+        status = None  # it died before it could write one
+    if status != "0":
+        with open(os.path.join(directory, "package.log"), errors="replace") as f:
+            tail = "".join(f.readlines()[-40:])
+        raise AssertionError("the background scripts/package failed (%s); the end of %s:\n%s"
+                             % ("exit %s" % status if status is not None else "no exit status",
+                                os.path.join(directory, "package.log"), tail))
 
 
 class Packages(unittest.TestCase):
@@ -25,14 +60,21 @@ class Packages(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        # Class cleanups, unlike tearDownClass, run when setUpClass fails too.
-        cls.debs = tempfile.mkdtemp(prefix="agt-debs.")
-        cls.addClassCleanup(shutil.rmtree, cls.debs, ignore_errors=True)
-        # A TMPDIR of its own, to see what the packaging leaves there.
-        tmp = tempfile.mkdtemp(prefix="agt-package-tmp.")
-        cls.addClassCleanup(shutil.rmtree, tmp, ignore_errors=True)
-        script("package", "--out-dir", cls.debs,
-               env=dict(os.environ, AGT_BUILD_DIR=BUILD, TMPDIR=tmp), timeout=3600)
+        prebuilt = os.environ.get("AGT_PREBUILT_PACKAGES")
+        if prebuilt:
+            # Built with a TMPDIR of its own too, left in place with its log.
+            wait_for_prebuilt(prebuilt)
+            cls.debs = os.path.join(prebuilt, "debs")
+            tmp = os.path.join(prebuilt, "tmp")
+        else:
+            # Class cleanups, unlike tearDownClass, run when setUpClass fails too.
+            cls.debs = tempfile.mkdtemp(prefix="agt-debs.")
+            cls.addClassCleanup(shutil.rmtree, cls.debs, ignore_errors=True)
+            # A TMPDIR of its own, to see what the packaging leaves there.
+            tmp = tempfile.mkdtemp(prefix="agt-package-tmp.")
+            cls.addClassCleanup(shutil.rmtree, tmp, ignore_errors=True)
+            script("package", "--out-dir", cls.debs,
+                   env=dict(os.environ, AGT_BUILD_DIR=BUILD, TMPDIR=tmp), timeout=PACKAGE_TIMEOUT)
         cls.package_left = sorted(os.listdir(tmp))
         out = script("docker-engine", "start", timeout=300).stdout.strip().splitlines()[-1]
         if not out.startswith("DOCKER_HOST="):
@@ -156,6 +198,46 @@ class Packages(unittest.TestCase):
         self.sh("test -s " + audit)
         status = self.sh("dpkg-query -W -f='${db:Status-Status}' agt-collector", check=False)
         self.assertIn(status.stdout.strip(), ("", "not-installed"))
+
+
+class PrebuiltPackagesWait(unittest.TestCase):
+    """wait_for_prebuilt against a real process holding the lock the way
+    scripts/test's background build does (taken before the fork): it waits
+    for it, and a failed or vanished build fails with its log's tail."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="agt-prebuilt-wait.")
+        self.addCleanup(shutil.rmtree, self.dir, ignore_errors=True)
+        with open(os.path.join(self.dir, "package.log"), "w") as f:
+            f.writelines("log line %d\n" % i for i in range(1, 101))
+
+    def build_in_background(self, command):
+        with open(os.path.join(self.dir, "lock"), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            p = subprocess.Popen(["sh", "-c", command], cwd=self.dir, pass_fds=[lock.fileno()])
+        self.addCleanup(p.wait)
+        return p
+
+    def test_waits_until_the_build_wrote_its_status(self):
+        p = self.build_in_background("sleep 2; echo 0 >status")
+        wait_for_prebuilt(self.dir)
+        self.assertIsNotNone(p.poll())
+
+    def test_a_failed_build_fails_with_its_log_tail(self):
+        self.build_in_background("sleep 1; echo 2 >status")
+        with self.assertRaises(AssertionError) as failure:
+            wait_for_prebuilt(self.dir)
+        message = str(failure.exception)
+        self.assertIn("failed (exit 2)", message)
+        self.assertIn("log line 100\n", message)
+        self.assertIn("log line 61\n", message)
+        self.assertNotIn("log line 60\n", message)
+
+    def test_a_build_that_died_before_its_status_fails(self):
+        self.build_in_background("kill -9 $$")
+        with self.assertRaises(AssertionError) as failure:
+            wait_for_prebuilt(self.dir)
+        self.assertIn("failed (no exit status)", str(failure.exception))
 
 
 if __name__ == "__main__":
