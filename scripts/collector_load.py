@@ -10,12 +10,14 @@ reader needs no bookkeeping: latency = seen - timestamp_ns (CLOCK_REALTIME).
 
 Reader (this process): one inotify instance, so the order of what happened
 is the order of its queue. Collector: IN_MODIFY on the audit file (its new
-entries are read: written, not yet known durable) and IN_MOVED_TO in the
-state directory (the chain head, or an older build's checkpoint, published:
-the collector publishes either only after fdatasync of the entries they
-cover returned, so every entry read before the event is durable by then;
-a build with the checkpoint journal appends its frame after the head, and
-each commit, one head renamed and one frame appended, is one checkpoint write). rsyslog: IN_MODIFY on its output file (the line copied).
+entries are read: written, not yet known durable) and, in the state
+directory, the chain head written (IN_MODIFY on chain.head, written in place
+since the head has two slots; an older build's IN_MOVED_TO of chain.head or
+of a per-source checkpoint, published by a rename): the collector writes
+either only after fdatasync of the entries they cover returned, so every
+entry read before the event is durable by then. Each commit writes the head
+once and appends one journal frame after it: one checkpoint write.
+rsyslog: IN_MODIFY on its output file (the line copied).
 """
 import ctypes
 import os
@@ -330,15 +332,17 @@ def run_collector(collector, root, sources, per_log, rate, head, tail, timeout, 
             for wd, mask, name in events:
                 if wd == wd_out or mask & IN_Q_OVERFLOW:
                     pending.extend(audit.new_timestamps())
-                # The head or an older build's checkpoint is published by a
-                # rename (or a swap, which also moves the previous one to
-                # .tmp: not counted). A checkpoint write is one such rename:
-                # each commit renames the head once and appends one journal
-                # frame (written in pieces at many sources, so its IN_MODIFY
-                # events would count one frame several times); an older
-                # build renamed one file per source.
-                published = mask & IN_MOVED_TO and (name.endswith(b".checkpoint") or
-                                                    name == b"chain.head")
+                # The head written in place (one write of its slot), or, by
+                # an older build, the head or a per-source checkpoint
+                # published by a rename (or a swap, which also moves the
+                # previous one to .tmp: not counted). A checkpoint write is
+                # one of these: each commit writes the head once and appends
+                # one journal frame (written in pieces at many sources, so
+                # its IN_MODIFY events would count one frame several times);
+                # an older build renamed one file per source.
+                published = (mask & IN_MODIFY and name == b"chain.head") or \
+                    (mask & IN_MOVED_TO and (name.endswith(b".checkpoint") or
+                                             name == b"chain.head"))
                 if published or mask & IN_Q_OVERFLOW:
                     m.checkpoints += 1 if published else 0
                     now = time.time_ns()

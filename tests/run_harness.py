@@ -49,6 +49,41 @@ def append_only(path):
     return bool(flags & FS_APPEND_FL)
 
 
+CHAIN_HEAD_SLOT = re.compile(
+    rb"(agt-collector chain head 2\nseq=(\d+)\n"
+    rb"dev=(\d+) ino=(\d+) entries=(\d+) size=(\d+) content_hash=([0-9a-f]*)\n)"
+    rb"sha256=([0-9a-f]{64})\n\0*\Z")
+
+
+def read_chain_head(path):
+    """The head chain.head holds, as agt-collector reads it (its newest slot
+    whose hash holds; a version 1 file's one head): a dict, or None when
+    there is no file. Raises ValueError when no head passes."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        return None
+    v1 = re.fullmatch(rb"agt-collector chain head 1\ndev=(\d+) ino=(\d+) entries=(\d+) "
+                      rb"size=(\d+) content_hash=([0-9a-f]*)\n", data)
+    if v1:
+        fields = [int(x) for x in v1.groups()[:4]] + [v1.group(5).decode()]
+        return dict(zip(("dev", "ino", "entries", "size", "content_hash"), fields), seq=0)
+    best = None
+    for at in (0, 4096):
+        m = CHAIN_HEAD_SLOT.match(data[at:at + 512])
+        if not m or hashlib.sha256(m.group(1)).hexdigest() != m.group(8).decode():
+            continue
+        head = dict(seq=int(m.group(2)), dev=int(m.group(3)), ino=int(m.group(4)),
+                    entries=int(m.group(5)), size=int(m.group(6)),
+                    content_hash=m.group(7).decode())
+        if best is None or head["seq"] > best["seq"]:
+            best = head
+    if best is None:
+        raise ValueError("%s: no slot holds a chain head" % path)
+    return best
+
+
 class RunHarness:
     """One temporary sandbox tree, one collector at a time."""
 
@@ -272,11 +307,8 @@ class RunHarness:
 
     def chain_head_entries(self):
         """The entries chain.head names; -1: none yet."""
-        try:
-            with open(os.path.join(self.state, "chain.head")) as f:
-                return int(re.search(r"entries=(\d+)", f.read()).group(1))
-        except FileNotFoundError:
-            return -1
+        head = read_chain_head(os.path.join(self.state, "chain.head"))
+        return -1 if head is None else head["entries"]
 
     # --- the audit file --------------------------------------------------------
 

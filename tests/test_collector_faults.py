@@ -38,6 +38,7 @@ EDQUOT_TEXT = "Disk quota exceeded"
 #        None: the call is retried and the collector runs on)
 #   "out"   the audit file            "journal"  the checkpoint journal (by path)
 #   "state" the state directory       "journal-name" its name as openat gets it, and
+#   "head"  chain.head (by path: its in-place writes, after the start made it)
 #                                       "journal-tmp-name" its temporary's, as
 #                                       openat/renameat get them (relative to the directory)
 CELLS = {
@@ -65,6 +66,10 @@ CELLS = {
                               ["rename checkpoints.journal.tmp", EIO_TEXT]),
     "checkpoint_rename_enospc": ("journal-tmp-name", "renameat,renameat2:error=ENOSPC",
                                  ["rename checkpoints.journal.tmp", ENOSPC_TEXT]),
+    "chain_head_write_eio": ("head", "pwrite64:error=EIO",
+                             ["chain head in {state}", "write chain.head", EIO_TEXT]),
+    "chain_head_fdatasync_eio": ("head", "fdatasync:error=EIO",
+                                 ["chain head in {state}", "fdatasync chain.head", EIO_TEXT]),
     "state_dir_fsync_eio": ("state", "fsync:error=EIO", ["fsync state directory", EIO_TEXT]),
     "state_dir_mkdir_enospc": ("state", "mkdir,mkdirat:error=ENOSPC", ["mkdir", "{state}", ENOSPC_TEXT]),
     "state_dir_mkdir_eacces": ("state", "mkdir,mkdirat:error=EACCES",
@@ -151,6 +156,7 @@ def make_cell(name, target, injection, words):
             "journal-name": ["checkpoints.journal"],
             "journal-tmp-name": ["checkpoints.journal.tmp"],
             "state": [h.state],
+            "head": [os.path.join(h.state, "chain.head")],
         }[target]
         log = os.path.join(h.dir, "strace.log")
         wrap = strace_wrap(paths, injection, log)

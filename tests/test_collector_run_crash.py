@@ -219,7 +219,7 @@ class RunCrashTest(unittest.TestCase):
         """Runs until the audit file holds `count` entries and kills the
         collector while the journal frame with `sid`'s checkpoint is held
         (its write, 5 s, by strace): the entries are durable (and the chain
-        head, published before the frame, names them), the checkpoint is not."""
+        head, written before the frame, names them), the checkpoint is not."""
         before = h.checkpoints().get(sid)
         log = os.path.join(h.dir, "strace.log")
         h.start(wrap=strace_wrap([h.journal_path], "write:delay_enter=5000000", log))

@@ -103,7 +103,7 @@ class RunJournalCommitTest(unittest.TestCase):
         self.assertIn("Input/output error", errors[0])
         with open(log) as f:
             self.assertIn("(INJECTED)", f.read())
-        # The head was published before the frame: it names the entries,
+        # The head was written before the frame: it names the entries,
         # which were durable before either.
         self.assertEqual(h.chain_head_entries(), h.line_count())
         for sid in SANDBOXES:

@@ -149,8 +149,10 @@ class TamperTest(unittest.TestCase):
 
     def test_chain_head_edited_is_refused_then_recorded(self):
         head = os.path.join(self.h.state, "chain.head")
-        with open(head, "r+b") as f:
-            f.write(b"agt-collector chain head 1\ndev=1 ino=2 entries=x")
+        with open(head, "r+b") as f:  # both slots: one alone is what a crash leaves
+            for at in (0, 4096):
+                f.seek(at)
+                f.write(b"agt-collector chain head 2\nseq=1\ndev=1 ino=2 entries=x")
         r = self.run_collector()
         self.assertEqual(r.returncode, TAMPERED, r.stderr)
         self.assertIn("tampered with: chain_head_unreadable:", r.stderr)

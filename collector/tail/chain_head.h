@@ -31,20 +31,33 @@ struct ChainHead {
 
 enum class LoadResult { kLoaded, kNone, kCorrupt, kError };
 
-// state_dir_fd: an O_DIRECTORY fd.
+// The file holds two slots, each a complete head with a sequence number and
+// its own SHA-256 (at offsets 0 and 4096, so that writing one never touches
+// the other's page or block):
+//
+//   agt-collector chain head 2\n
+//   seq=N\n
+//   dev=D ino=I entries=E size=S content_hash=HEX\n
+//   sha256=HEX of the lines above\n           then NULs to 512 bytes
+//
+// Save overwrites the slot that does not hold the newest head, in place,
+// and fdatasyncs it: no file is created, renamed or freed per commit (on a
+// filesystem mounted with discard, freeing the replaced file's block waits
+// for the device), and no directory fsync. A crash while a slot is written
+// leaves that slot failing its hash and the other one whole: Load takes the
+// newest slot that passes, which is the head as it was before that Save.
+// A file of version 1 (one head, written by an older build) is read as
+// well; the first Save replaces it by a file of two slots.
+
+// state_dir_fd: an O_DIRECTORY fd. kCorrupt: neither slot passes (or a
+// version 1 file that is not one).
 LoadResult Load(int state_dir_fd, ChainHead* out, std::string* err);
 
-// Replaces the head durably: a temporary file, fsynced, renamed into place,
-// then the directory fsynced (so a checkpoint written after it can never be
-// durable while the head it relies on is not).
+// Writes `head` durably, as above. The file is created (written to
+// chain.head.tmp, fsynced, renamed into place, the directory fsynced) when
+// there is none, or none this version can extend. On failure *err says
+// which call failed, and errno is its errno.
 bool Save(int state_dir_fd, const ChainHead& head, std::string* err);
-
-// Save() in two steps, for the run mode's commit (state_batch.h), which
-// appends the cycle's checkpoint frame between the head's rename and the
-// directory's fsync: Stage writes chain.head.tmp (fsynced when sync_file);
-// Publish renames it into place. Neither fsyncs the directory.
-bool Stage(int state_dir_fd, const ChainHead& head, bool sync_file, std::string* err);
-bool Publish(int state_dir_fd, std::string* err);
 
 }  // namespace chain_head
 

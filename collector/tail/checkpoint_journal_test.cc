@@ -28,14 +28,9 @@ using checkpoint_journal_test_util::Frame;
 using checkpoint_journal_test_util::Journal;
 using checkpoint_journal_test_util::StateFrame;
 
-namespace {
+using tail_test_util::ReadFile;
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+namespace {
 
 uint64_t SizeOf(const std::string& path) {
   struct stat st;

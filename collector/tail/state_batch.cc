@@ -9,20 +9,11 @@ namespace state_batch {
 bool Write(checkpoint_journal::Writer* journal, int state_dir_fd, const std::string& state_dir,
            Batch* batch, std::string* err, int* error_number) {
   if (batch->empty()) return true;
-  // Each step returns as soon as its call failed: errno is that call's.
-  const auto failed = [&]() {
-    if (error_number != nullptr) *error_number = errno;
+  if (batch->write_head && !chain_head::Save(state_dir_fd, batch->head, err)) {
+    if (error_number != nullptr) *error_number = errno;  // Save's failed call's
+    *err = "chain head in " + state_dir + ": " + *err;
     return false;
-  };
-  const auto in_state = [&](const char* what) {
-    failed();
-    *err = std::string(what) + " in " + state_dir + ": " + *err;
-    return false;
-  };
-  if (batch->write_head && !chain_head::Stage(state_dir_fd, batch->head, true, err)) {
-    return in_state("chain head");
   }
-  if (batch->write_head && !chain_head::Publish(state_dir_fd, err)) return in_state("chain head");
   if (!batch->checkpoints.empty()) {
     // Each text straight into the file, in two passes (hashed, then
     // written): no frame of every checkpoint is held.
@@ -34,7 +25,7 @@ bool Write(checkpoint_journal::Writer* journal, int state_dir_fd, const std::str
       return false;
     }
   }
-  return !batch->write_head || checkpoint_store::SyncDirectory(state_dir_fd, err) || failed();
+  return true;
 }
 
 }  // namespace state_batch

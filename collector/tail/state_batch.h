@@ -1,9 +1,9 @@
 // One durable update of the run mode's state directory: the chain head
-// (staged, fsynced, renamed into place) and one frame of the checkpoint
-// journal holding the checkpoint of every source that moved (one write up
-// to 64 KiB, one fdatasync), then one fsync of the directory for the head's rename. Shared
-// by the engine's commit (tail_engine_commit.cc, on its commit thread) and
-// its start-up (RecordUnrecordedSources), so the order is written once.
+// (written in place and fdatasynced, chain_head.h), then one frame of the
+// checkpoint journal holding the checkpoint of every source that moved (one
+// write up to 64 KiB, one fdatasync). Shared by the engine's commit
+// (tail_engine_commit.cc, on its commit thread) and its start-up
+// (RecordUnrecordedSources), so the order is written once.
 //
 // A crash may keep the head or the frame at its previous version; each
 // version names only durable entries, as long as the caller made the audit
@@ -38,8 +38,8 @@ struct Batch {
 // logging, no other state): it runs on the engine's commit thread.
 // state_dir names the directory in *err, and *error_number (may be null)
 // is the failed call's errno. On false nothing past the failed step is
-// published; a failure to stage the head (EMFILE: out of descriptors)
-// publishes nothing of the batch, and the same batch can be written again.
+// written; a failure to open the head (EMFILE: out of descriptors) writes
+// nothing of the batch, and the same batch can be written again.
 bool Write(checkpoint_journal::Writer* journal, int state_dir_fd, const std::string& state_dir,
            Batch* batch, std::string* err, int* error_number = nullptr);
 

@@ -80,7 +80,7 @@ TEST_CASE("state_batch: the head and every checkpoint land, one frame per batch"
   }
 }
 
-TEST_CASE("state_batch: a head that cannot be staged publishes nothing") {
+TEST_CASE("state_batch: a head that cannot be created writes nothing of the batch") {
   tail_test_util::TempDir d;
   checkpoint_journal::Writer journal;
   OpenJournal(d.fd(), &journal);
@@ -100,6 +100,29 @@ TEST_CASE("state_batch: a head that cannot be staged publishes nothing") {
   chain_head::ChainHead head;
   CHECK(chain_head::Load(d.fd(), &head, &err) == chain_head::LoadResult::kNone);
   CHECK(journal.size() == empty);  // no frame
+}
+
+TEST_CASE("state_batch: a head that cannot be written writes no frame") {
+  tail_test_util::TempDir d;
+  checkpoint_journal::Writer journal;
+  OpenJournal(d.fd(), &journal);
+  std::string err;
+  chain_head::ChainHead first;
+  first.file = {1, 2};
+  REQUIRE(chain_head::Save(d.fd(), first, &err));
+  const uint64_t before = journal.size();
+  state_batch::Batch b;
+  b.write_head = true;
+  b.head.file = {1, 2};
+  b.checkpoints.push_back(At("sb-a", 10));
+  // The head replaced by a directory: the commit's open of it fails.
+  REQUIRE(unlink(d.Join("chain.head").c_str()) == 0);
+  d.Mkdir("chain.head");
+  int error_number = 0;
+  CHECK_FALSE(state_batch::Write(&journal, d.fd(), d.path(), &b, &err, &error_number));
+  CHECK(err == "chain head in " + d.path() + ": open chain.head: Is a directory");
+  CHECK(error_number == EISDIR);
+  CHECK(journal.size() == before);  // no frame
 }
 
 TEST_CASE("state_batch: a batch of checkpoints alone leaves the head as it is") {

@@ -303,8 +303,8 @@ bool Engine::StartCommit(std::string* err) {
   const chain_head::ChainHead& head = c.sync_audit ? c.sync.head : out_->durable_head();
   // 2. The chain head, which follows every durable append, and checkpoints
   //    for every source that moved, written as one batch (state_batch.h:
-  //    staged, made durable, renamed into place, the head first, one fsync
-  //    of the directory), after the sync and on the same thread.
+  //    the head written in place and fdatasynced, then one journal frame),
+  //    after the sync and on the same thread.
   //
   //    A checkpoint that lands without the head it was written with names
   //    an output size past the head's: LoadReplayWindow then takes every

@@ -8,9 +8,18 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 namespace tail_test_util {
+
+inline std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
 
 class TempDir {
  public:
@@ -37,6 +46,7 @@ class TempDir {
     }
   }
   void Mkdir(const std::string& rel) const { mkdir(Join(rel).c_str(), 0755); }
+  std::string Read(const std::string& rel) const { return ReadFile(Join(rel)); }
 
  private:
   std::string path_;
