@@ -3,6 +3,7 @@ against this build and print their figures. Only the report is checked: no figur
 asserted (speed is the benchmark's to measure, not a test's). The latency
 section once waited for a per-sandbox checkpoint file the collector no
 longer writes, and nothing ran it to see."""
+import glob
 import os
 import re
 import subprocess
@@ -68,6 +69,28 @@ class BenchWithoutBuilding(unittest.TestCase):
         self.assertIn("== import: 2000 records, 1 rounds ==", out)
         self.assertRegex(out, r"(?m)^ratio verify / import +: ")
         self.assertEqual(sorted(os.listdir(build)), ["collector"], "scripts/build ran")
+
+    def test_bench_forward_down_on_a_copied_build(self):
+        build = copied_build(self, "collector/agt-collector")
+        before = set(glob.glob("/tmp/agt-bench-forward-*"))
+        out = run_bench(self, "--no-build", "--section", "down", "--down-entries", "200",
+                        build=build, bench=os.path.join(TOP, "scripts", "bench-forward"))
+        self.assertRegex(out, r"(?m)^down: 200 entries through run in \d+\.\d s with its "
+                         r"destination down: peak RSS run \d+\.\d MB, forwarder \d+\.\d MB")
+        self.assertEqual(sorted(os.listdir(build)), ["collector"], "scripts/build ran")
+        # Its work directory is gone, the log run made append-only with it.
+        self.assertEqual(set(glob.glob("/tmp/agt-bench-forward-*")) - before, set())
+
+    def test_bench_collector_erasure_on_a_copied_build(self):
+        if os.geteuid() != 0:
+            self.fail("bench-collector-erasure needs root (the sandbox user is made with setuid)")
+        build = copied_build(self, "collector/agt-collector", "shim/agt-deny-shim")
+        os.chmod(build, 0o755)  # the sandbox user execs the shim from it (mkdtemp: 0700)
+        out = run_bench(self, "--no-build", "--denials", "3", "--mode", "unlink", build=build,
+                        bench=os.path.join(TOP, "scripts", "bench-collector-erasure"))
+        self.assertRegex(out, r"(?m)^  unlink +append-only +lost +0 of 3 +erasures: EPERM 3")
+        self.assertRegex(out, r"(?m)^  unlink +baseline \(--no-append-only\) +lost +\d of 3")
+        self.assertEqual(sorted(os.listdir(build)), ["collector", "shim"], "scripts/build ran")
 
 
 if __name__ == "__main__":

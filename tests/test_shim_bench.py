@@ -68,6 +68,16 @@ class BenchShimWithoutBuilding(unittest.TestCase):
         self.assertRegex(proc.stdout, r"(?m)^RATIO shim / no-op: \d+\.\d+x")
         self.assertEqual(sorted(os.listdir(build)), ["collector", "shim"], "scripts/build ran")
 
+    def test_bench_redaction_runs_a_copied_build(self):
+        require_static_shim(self)
+        build = copied_build(self, "shim/agt-deny-shim")
+        proc = subprocess.run([os.path.join(TOP, "scripts", "bench-redaction"), "--no-build", "1"],
+                              env=dict(os.environ, AGT_BUILD_DIR=build), capture_output=True,
+                              text=True, timeout=600)
+        self.assertEqual(proc.returncode, 0, proc.stderr[-2000:])
+        self.assertRegex(proc.stdout, r"(?m)^WORST CASE: .+, \d+\.\d\d ms \(\d+\.\d\dx the baseline\)$")
+        self.assertEqual(sorted(os.listdir(build)), ["shim"], "scripts/build ran")
+
 
 def _stripped_size(test):
     """The shim's size after `strip`, computed here independently."""
