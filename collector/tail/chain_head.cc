@@ -69,17 +69,10 @@ bool ParseFieldsLine(const std::string& line, ChainHead* out) {
   return true;
 }
 
-std::string Sha256Hex(std::string_view text) {
-  uint32_t len = 0;
-  std::string hex;
-  checkpoint_store::HashBytes(text, {}, &len, &hex);
-  return hex;
-}
-
 // One slot's bytes: its text, then NULs to kSlotBytes.
 std::string SlotBytes(const ChainHead& head, uint64_t seq) {
   std::string text = std::string(kMagic) + "seq=" + std::to_string(seq) + "\n" + FieldsLine(head);
-  text += "sha256=" + Sha256Hex(text) + "\n";
+  text += "sha256=" + checkpoint_store::Sha256Hex(text) + "\n";
   text.resize(kSlotBytes, '\0');
   return text;
 }
@@ -94,7 +87,8 @@ bool ParseSlot(std::string_view slot, ChainHead* out, uint64_t* seq) {
   const size_t hash_line = text.rfind("sha256=");
   if (hash_line == std::string_view::npos || hash_line < magic_len ||
       text.size() != hash_line + strlen("sha256=") + 64 + 1 || text.back() != '\n' ||
-      text.substr(hash_line + strlen("sha256="), 64) != Sha256Hex(text.substr(0, hash_line))) {
+      text.substr(hash_line + strlen("sha256="), 64) !=
+          checkpoint_store::Sha256Hex(text.substr(0, hash_line))) {
     return false;
   }
   // Hashed: the lines were written as they are; still parsed strictly.
@@ -103,7 +97,8 @@ bool ParseSlot(std::string_view slot, ChainHead* out, uint64_t* seq) {
   unsigned long long n = 0;
   int used = 0;
   const std::string seq_line(lines.substr(0, seq_end == std::string_view::npos ? 0 : seq_end + 1));
-  if (seq_end == std::string_view::npos || sscanf(seq_line.c_str(), "seq=%llu\n%n", &n, &used) != 1 ||
+  if (seq_end == std::string_view::npos ||
+      sscanf(seq_line.c_str(), "seq=%llu\n%n", &n, &used) != 1 ||
       static_cast<size_t>(used) != seq_line.size()) {
     return false;
   }
@@ -170,7 +165,9 @@ unique_fd::UniqueFd Open(int state_dir_fd, int flags, int* error) {
   return fd;
 }
 
-std::string OpenFailed(int error) { return std::string("open ") + kFileName + ": " + strerror(error); }
+std::string OpenFailed(int error) {
+  return std::string("open ") + kFileName + ": " + strerror(error);
+}
 
 // A new file: slot 0 only, sequence 0, put in place atomically.
 bool Create(int state_dir_fd, const ChainHead& head, std::string* err) {
@@ -218,8 +215,8 @@ bool Save(int state_dir_fd, const ChainHead& head, std::string* err) {
   const off_t at = kSlotOffset[next % 2];
   size_t done = 0;
   while (done < slot.size()) {
-    const ssize_t n = pwrite(fd.get(), slot.data() + done, slot.size() - done,
-                             at + static_cast<off_t>(done));
+    const ssize_t n =
+        pwrite(fd.get(), slot.data() + done, slot.size() - done, at + static_cast<off_t>(done));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       const int e = n < 0 ? errno : EIO;

@@ -142,8 +142,10 @@ TEST_CASE("chain_head: a slot cut or damaged by a crash leaves the head before i
 
 TEST_CASE("chain_head: an older build's file is read, and replaced by the first save") {
   tail_test_util::TempDir d;
-  d.Write(chain_head::kFileName, "agt-collector chain head 1\ndev=1 ino=2 entries=5 size=900 "
-                                 "content_hash=" + std::string(64, 'b') + "\n");
+  d.Write(chain_head::kFileName,
+          "agt-collector chain head 1\ndev=1 ino=2 entries=5 size=900 "
+          "content_hash=" +
+              std::string(64, 'b') + "\n");
   ChainHead got;
   std::string err;
   REQUIRE(chain_head::Load(d.fd(), &got, &err) == LoadResult::kLoaded);

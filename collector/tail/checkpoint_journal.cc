@@ -34,13 +34,6 @@ bool ValidKey(std::string_view key) {
   return true;
 }
 
-std::string Sha256Hex(std::string_view payload) {
-  uint32_t len = 0;
-  std::string hex;
-  checkpoint_store::HashBytes(payload, {}, &len, &hex);
-  return hex;
-}
-
 bool WriteAll(int fd, std::string_view s) {
   while (!s.empty()) {
     const ssize_t n = write(fd, s.data(), s.size());
@@ -143,7 +136,7 @@ LoadResult ApplyJournal(int fd, uint64_t size, State* state, uint64_t* good_end,
     if (!ReadAt(fd, payload_at, static_cast<size_t>(len), &bytes, err)) return LoadResult::kError;
     if (bytes.size() < len) return LoadResult::kLoaded;  // cut since the fstat
     const uint64_t next = payload_at + len;
-    if (Sha256Hex(bytes) != hex) {
+    if (checkpoint_store::Sha256Hex(bytes) != hex) {
       // The last frame, its fdatasync never returned: a crash. Anything
       // after it was written by a commit that followed a completed one.
       if (next == size) return LoadResult::kLoaded;
@@ -214,8 +207,8 @@ void FrameBuilder::Add(std::string_view key, std::string_view text) {
 
 std::string FrameBuilder::Finish() {
   const std::string_view payload = std::string_view(buf_).substr(kLineRoom);
-  const std::string line =
-      kFrameWord + std::to_string(payload.size()) + " " + Sha256Hex(payload) + "\n";
+  const std::string line = kFrameWord + std::to_string(payload.size()) + " " +
+                           checkpoint_store::Sha256Hex(payload) + "\n";
   const size_t at = kLineRoom - line.size();
   buf_.replace(at, line.size(), line);
   buf_.erase(0, at);  // in place: no second buffer

@@ -371,6 +371,13 @@ void HashBytes(std::string_view first, std::string_view second, uint32_t* hash_l
   *hash_len = static_cast<uint32_t>(first.size() + second.size());
 }
 
+std::string Sha256Hex(std::string_view bytes) {
+  uint32_t len = 0;
+  std::string hex;
+  HashBytes(bytes, {}, &len, &hex);
+  return hex;
+}
+
 bool HashBefore(int fd, uint64_t offset, uint32_t* hash_len, std::string* sha256_hex,
                 std::string* err, uint32_t window) {
   window = std::min(window, kHashWindow);

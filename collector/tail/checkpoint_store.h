@@ -136,6 +136,9 @@ static_assert(kHashWindow == line_reader::kTailWindow, "the reader keeps the has
 // the file cannot change).
 void HashBytes(std::string_view first, std::string_view second, uint32_t* hash_len,
                std::string* sha256_hex);
+// The hex SHA-256 of `bytes` (the state files' own hashes: journal frames,
+// chain head slots).
+std::string Sha256Hex(std::string_view bytes);
 
 // Fills hash_len and sha256_hex for `offset` of fd: the min(offset, window)
 // bytes before it.
