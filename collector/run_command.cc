@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,6 +41,9 @@
 
 namespace run_command {
 namespace {
+
+// How often, at most, the chain head follows entries of the socket (Loop).
+constexpr int64_t kSocketHeadEveryMs = 100;
 
 // The command line and the configuration, merged: the command line wins.
 struct Settings {
@@ -263,17 +267,31 @@ int Loop(Settings& s, int sfd, tail_engine::Engine* engine, listener::Listener* 
          run_metrics::Writer* metrics) {
   std::string err;
   // The engine keeps the chain head after each of its commits; entries the
-  // socket made durable move it here (state_fd < 0: --listen alone, none kept).
+  // socket made durable move it here (state_fd < 0: --listen alone, none kept),
+  // at most once per kSocketHeadEveryMs: each save is an fdatasync in this
+  // loop, which after every acknowledged batch cost a third of the socket's
+  // denials/s. The head may lag what is durable (it names only durable
+  // entries, as after a crash); it is saved at exit as well.
   uint64_t head_saved = out->durable_head().entries;
+  int64_t head_saved_ms = -1;  // never yet
+  const auto head_pending = [&]() {
+    return listener != nullptr && state_fd >= 0 && out->durable_head().entries != head_saved &&
+           // The engine's commit thread writes the head meanwhile: after it ends.
+           (engine == nullptr || !engine->commit_in_flight());
+  };
+  const auto ms_until_head_due = [&](int64_t now) -> int64_t {
+    if (!head_pending()) return -1;
+    if (head_saved_ms < 0) return 0;
+    return std::max<int64_t>(0, head_saved_ms + kSocketHeadEveryMs - now);
+  };
   const auto save_head = [&]() {
-    if (state_fd < 0 || out->durable_head().entries == head_saved) return true;
-    // The engine's commit thread writes the head meanwhile: after it ends.
-    if (engine != nullptr && engine->commit_in_flight()) return true;
+    if (ms_until_head_due(NowMs()) != 0) return true;
     if (!chain_head::Save(state_fd, out->durable_head(), &err)) {
       err = "chain head in " + s.state_dir + ": " + err;
       return false;
     }
     head_saved = out->durable_head().entries;
+    head_saved_ms = NowMs();
     return true;
   };
   int64_t next_scan = NowMs() + s.scan_interval_ms;
@@ -316,8 +334,9 @@ int Loop(Settings& s, int sfd, tail_engine::Engine* engine, listener::Listener* 
     notifier->PetIfDue(now);
     metrics->WriteIfDue(now);
     int64_t wait = has_work() ? 0 : (next_scan > now ? next_scan - now : 0);
-    for (const int64_t due : {notifier->MsUntilDue(now), metrics->MsUntilDue(now),
-                              listener != nullptr ? listener->MsUntilDue() : int64_t{-1}}) {
+    for (const int64_t due :
+         {notifier->MsUntilDue(now), metrics->MsUntilDue(now),
+          listener != nullptr ? listener->MsUntilDue() : int64_t{-1}, ms_until_head_due(now)}) {
       if (due >= 0 && due < wait) wait = due;
     }
     const int timeout = static_cast<int>(wait);
@@ -362,10 +381,14 @@ int Loop(Settings& s, int sfd, tail_engine::Engine* engine, listener::Listener* 
     if (listener != nullptr &&
         (n == 0 || (n > 0 && ((fds[listen_at].revents | fds[listen_at + 1].revents) & POLLIN)) ||
          listener->MsUntilDue() == 0)) {
-      if (!listener->Pump(&err) || !save_head()) {
+      if (!listener->Pump(&err)) {
         logs::Error(err);
         return exit_status::kIoErr;
       }
+    }
+    if (!save_head()) {
+      logs::Error(err);
+      return exit_status::kIoErr;
     }
     if (NowMs() >= next_scan) {
       if (engine != nullptr) engine->Scan();

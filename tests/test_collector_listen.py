@@ -21,6 +21,7 @@ import collector_upstream_verifier as upstream
 from collector_support import SHIM, record, record_part, run_collector
 from listen_support import (ACK, NAK, SENDER, Container, ListenCollector, modified_copy,
                             python_send)
+from run_harness import read_chain_head
 
 
 def sha256_of(path):
@@ -96,6 +97,35 @@ class ListenTest(ListenBase):
         self.assertEqual(len(denied), 240)
         self.assertEqual(sorted({e["sandbox_id"] for e in denied}), sorted(b.id for b in boxes))
         self.assert_verifies(c, 240)
+
+    def test_the_chain_head_follows_the_socket_at_most_ten_times_a_second(self):
+        c = ListenCollector(self)
+        state = c.w.join("state")
+        c.start("--state-dir", state)
+        head = os.path.join(state, "chain.head")
+        self.assertEqual(read_chain_head(head)["entries"], 0)  # made at start
+        boxes = [self.container() for _ in range(6)]
+        started = time.monotonic()
+        runs = [b.popen([SENDER, c.socket, record(argv=["head", str(i)]), "--repeat", "40"],
+                        stdout=subprocess.PIPE, text=True) for i, b in enumerate(boxes)]
+        outs = [r.communicate(timeout=120)[0] for r in runs]
+        elapsed = time.monotonic() - started
+        self.assertTrue(all(o.startswith("acks=40 ") for o in outs), outs)
+        # Each save is a new slot (its sequence number one more): one every
+        # 100 ms at most while denials come, not one per acknowledged batch
+        # (a batch is a few denials: dozens of saves here).
+        saves = read_chain_head(head)["seq"]
+        self.assertLessEqual(saves, int(elapsed / 0.1) + 3, (saves, elapsed))
+        # The socket quiet: the head follows what is durable within 100 ms,
+        # not only at exit.
+        deadline = time.monotonic() + 10
+        while read_chain_head(head)["entries"] != 240 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        self.assertEqual(read_chain_head(head)["entries"], 240)
+        self.assertEqual(c.stop(), 0)
+        r = run_collector("verify", "--key-file", c.w.key_file, "--state-dir", state, c.out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("(240 entries) matches", r.stdout)
 
     def test_a_sender_that_moves_to_another_container_is_attributed_to_each_in_turn(self):
         # The collector keeps a container's answer by the kernel's cgroup id:
