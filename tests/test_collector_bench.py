@@ -37,6 +37,16 @@ class BenchCollectorRun(unittest.TestCase):
         self.assertRegex(out, r"(?m)^  agt-collector run +\d+ +\d+\.\d")
         self.assertIn("batch: up to", out)  # the collector's start line, as the bench read it
 
+    def test_socket_section_sees_every_denial_acknowledged(self):
+        if os.geteuid() != 0:
+            self.fail("the socket section needs root (its senders run in cgroups)")
+        out = run_bench(self, "--section", "socket", "--senders", "2", "--messages", "50",
+                        "--samples", "20")
+        self.assertRegex(out, r"(?m)^  attested denials/s sustained +\d+ /s +"
+                              r"\(50 acknowledged of 50 in \d+\.\d\d s")
+        self.assertRegex(out, r"(?m)^  ack latency, one sender alone +p50 \d+\.\d\d ms +p99 ")
+        self.assertRegex(out, r"(?m)^  RSS, 1,000 idle connections from 20 container\(s\) ")
+
     def test_hostile_section_sees_the_flood_drained(self):
         out = run_bench(self, "--section", "hostile", "--samples", "5", "--flood-records", "2000")
         self.assertRegex(out, r"(?m)^  SIGTERM -> exit, a 3 TiB hole waiting: \d+\.\d+ s")
