@@ -205,6 +205,7 @@ bool AuditFileWriter::Open(const std::string& path, std::string_view key, uint64
   durable_ = {file_id::FileId::Of(st), lines, complete_size, previous};
   signer_.SetPreviousHash(previous);
   fd_ = std::move(fd);  // Close() closes it (and so drops the flock)
+  synced_pages_.Reset();
   return true;
 }
 
@@ -295,6 +296,7 @@ bool AuditFileWriter::Sync(std::string* err) {
   durable_.size = file_size_;
   durable_.content_hash = signer_.previous_hash();
   durable_appended_ = requested_appended_ = entries_appended_;
+  synced_pages_.Release(fd_.get(), durable_.size);
   return true;
 }
 
@@ -316,6 +318,7 @@ void AuditFileWriter::EndSync(const SyncPoint& point) {
   durable_ = point.head;
   durable_appended_ = point.appended;
   requested_appended_ = std::max(requested_appended_, point.appended);
+  synced_pages_.Release(fd_.get(), durable_.size);
 }
 
 bool AuditFileWriter::SyncInBackground(std::string* err) {
@@ -354,6 +357,7 @@ bool AuditFileWriter::SyncFinished(bool block, std::string* err) {
   if (requested_appended_ > durable_appended_) {
     durable_ = requested_;
     durable_appended_ = requested_appended_;
+    synced_pages_.Release(fd_.get(), durable_.size);
   }
   return true;
 }

@@ -14,6 +14,7 @@
 #include "chain_signer.h"
 #include "entry_id_set.h"
 #include "sync_worker.h"
+#include "synced_pages.h"
 #include "tail/chain_head.h"
 #include "unique_fd.h"
 
@@ -166,6 +167,8 @@ class AuditFileWriter {
   // How long the last fdatasync took (-1: none yet); the thread's own is
   // written by its job and read after its end is collected.
   int64_t last_sync_ns_ = -1, thread_sync_ns_ = -1;
+  // What is durable leaves the page cache, but for a window at the end.
+  synced_pages::SyncedPages synced_pages_;
 };
 
 // Reads the last complete line of the file open at `fd` (size `size`) into
