@@ -22,6 +22,7 @@ import unittest
 
 import erasure_support
 from run_harness import RunHarness, append_only
+from strace_support import strace_argv
 from test_collector_faults import traced_child
 
 # Long enough for the racer's two denials and its swap under a loaded machine.
@@ -85,8 +86,8 @@ class AppendOnlyCreationRaceTest(unittest.TestCase):
         log = h.log_path("late")
         trace = os.path.join(h.dir, "strace.log")
         h.start(append_only=True,
-                wrap=["strace", "-f", "-qq", "-o", trace, "-P", log, "-e", "trace=ioctl",
-                      "-e", "inject=ioctl:delay_enter=%d:when=1" % IOCTL_DELAY_US])
+                wrap=strace_argv(trace, "trace=ioctl",
+                                 "inject=ioctl:delay_enter=%d:when=1" % IOCTL_DELAY_US, paths=[log]))
         # The sandbox directory, owned by the sandbox user, appears whole.
         staged = os.path.join(h.dir, "late-staged")
         os.makedirs(staged)

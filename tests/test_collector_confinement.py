@@ -12,6 +12,7 @@ import unittest
 import forward_support
 from build_paths import COLLECTOR
 from collector_support import record
+from strace_support import strace_argv
 
 
 def sanitizer_build():
@@ -29,9 +30,9 @@ def traced(args):
         env["ASAN_OPTIONS"] += ":detect_leaks=0"
     with tempfile.NamedTemporaryFile("r", suffix=".strace") as trace:
         p = subprocess.run(
-            ["strace", "-f", "-qq", "-o", trace.name, "-e",
-             "trace=prctl,seccomp,landlock_create_ruleset,landlock_restrict_self,openat",
-             COLLECTOR] + args, capture_output=True, text=True, timeout=120, env=env)
+            strace_argv(trace.name,
+                        "trace=prctl,seccomp,landlock_create_ruleset,landlock_restrict_self,openat")
+            + [COLLECTOR] + args, capture_output=True, text=True, timeout=120, env=env)
         return p, trace.read().splitlines()
 
 

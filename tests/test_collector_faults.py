@@ -27,6 +27,7 @@ import time
 import unittest
 
 from run_harness import COLLECTOR, RunHarness
+from strace_support import strace_argv
 from tmpfs_support import fill_up, mount_tmpfs
 
 SANDBOXES = ("sb-0", "sb-1")
@@ -140,10 +141,7 @@ def traced_child(strace_pid):
 def strace_wrap(paths, injection, log):
     """strace injecting `injection` into calls on `paths`, logging those calls
     to `log` (an injected call is marked "(INJECTED)" there)."""
-    wrap = ["strace", "-f", "-qq", "-o", log]
-    for path in paths:
-        wrap += ["-P", path]
-    return wrap + ["-e", "inject=" + injection]
+    return strace_argv(log, "inject=" + injection, paths=paths)
 
 
 def make_cell(name, target, injection, words):
@@ -191,9 +189,8 @@ class CollectorFaultMatrixTest(unittest.TestCase):
         story = Story(self)
         h = story.h
         log = os.path.join(h.dir, "strace.log")
-        wrap = ["strace", "-f", "-qq", "-o", log, "-P", h.out,
-                "-P", h.journal_path,
-                "-e", "trace=write,pwrite64,writev,pwritev,pwritev2"]
+        wrap = strace_argv(log, "trace=write,pwrite64,writev,pwritev,pwritev2",
+                           paths=[h.out, h.journal_path])
         story.run_through(wrap)
         with open(log) as f:
             calls = {line.split("(")[0].split()[-1] for line in f if "(" in line}

@@ -17,6 +17,7 @@ from forward_support import child_pids, free_port
 from listen_support import SENDER, Container, ListenCollector, modified_copy
 from collector_support import record
 from run_harness import RunHarness
+from strace_support import strace_argv
 
 MAN1 = os.path.join(TOP, "man", "agt-collector.1")
 NAME = r"[a-zA-Z_:][a-zA-Z0-9_:]*"
@@ -325,7 +326,7 @@ class MainFeaturesMetricsTest(unittest.TestCase):
     def test_exits_on_an_io_error_are_counted_across_restarts(self):
         h = self.h
         log = os.path.join(h.dir, "strace.log")
-        wrap = ["strace", "-f", "-qq", "-o", log, "-P", h.out, "-e", "inject=fdatasync:error=EIO"]
+        wrap = strace_argv(log, "inject=fdatasync:error=EIO", paths=[h.out])
         for _ in range(2):
             h.deny("sb-1")  # a record to write: the append's fdatasync fails
             proc = h.start(wrap=wrap)

@@ -14,6 +14,7 @@ import tempfile
 import unittest
 
 from run_harness import RunHarness
+from strace_support import strace_argv
 from test_collector_confinement import assert_confined_before, sanitizer_build
 
 EACCES, EPERM = 13, 1
@@ -60,8 +61,7 @@ class RunConfinement(unittest.TestCase):
 
     def test_run_confines_itself_before_its_loop(self):
         with tempfile.NamedTemporaryFile("r", suffix=".strace") as trace:
-            self.h.start(wrap=["strace", "-f", "-qq", "-o", trace.name, "-e",
-                               "trace=prctl,seccomp,landlock_restrict_self,poll"])
+            self.h.start(wrap=strace_argv(trace.name, "trace=prctl,seccomp,landlock_restrict_self,poll"))
             self.h.deny_and_wait("sb-1")
             # SIGTERM to the collector beneath strace, which then exits with it.
             with open("/proc/%d/task/%d/children" % (self.h.proc.pid, self.h.proc.pid)) as f:

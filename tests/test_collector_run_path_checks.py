@@ -5,6 +5,7 @@ import signal
 import unittest
 
 from run_harness import RunHarness
+from strace_support import strace_argv
 from test_collector_faults import traced_child
 
 
@@ -15,8 +16,7 @@ class RunPathChecksTest(unittest.TestCase):
         h = RunHarness(self, sandboxes=["sb-1"], scan_interval_ms=60000)
         trace = os.path.join(h.dir, "strace.log")
         h.deny("sb-1")
-        h.start(wrap=["strace", "-f", "-qq", "-y", "-o", trace,
-                      "-e", "trace=newfstatat,pread64"])
+        h.start(wrap=strace_argv(trace, "trace=newfstatat,pread64", fds=True))
         # wait_for_count, not wait_expected: that waits three scans.
         h.wait_for_count(len(h.expected))
         appends = 40

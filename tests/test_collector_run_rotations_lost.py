@@ -6,14 +6,14 @@ import signal
 import unittest
 
 from run_harness import RunHarness
+from strace_support import strace_argv
 from test_collector_faults import traced_child
 
 
 def fdatasync_delayed(h, delay_us):
     """strace delaying the collector's fdatasync of the audit file."""
     log = os.path.join(h.dir, "strace.log")
-    return ["strace", "-f", "-qq", "-o", log, "-P", h.out,
-            "-e", "inject=fdatasync:delay_exit=%d" % delay_us]
+    return strace_argv(log, "inject=fdatasync:delay_exit=%d" % delay_us, paths=[h.out])
 
 
 class RunRotationsLostTest(unittest.TestCase):

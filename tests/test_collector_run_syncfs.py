@@ -16,6 +16,7 @@ import subprocess
 import unittest
 
 from run_harness import COLLECTOR, RunHarness
+from strace_support import strace_argv
 from test_collector_faults import traced_child
 
 SANDBOXES = ["sb-%d" % i for i in range(6)]
@@ -38,8 +39,8 @@ class RunJournalCommitTest(unittest.TestCase):
 
     def test_entries_are_synced_before_any_checkpoint_frame_is_written(self):
         h, log = tree_with_records(self, "journal-order", 3)
-        h.start(wrap=["strace", "-f", "-qq", "-y", "-o", log, "-e",
-                      "trace=write,fdatasync,fsync,syncfs,renameat,renameat2"])
+        h.start(wrap=strace_argv(log, "trace=write,fdatasync,fsync,syncfs,renameat,renameat2",
+                                 fds=True))
         h.wait_expected()
         for sid in SANDBOXES:
             h.deny(sid)  # a second cycle, with every log open
@@ -87,8 +88,7 @@ class RunJournalCommitTest(unittest.TestCase):
 
     def test_a_failed_journal_fdatasync_stops_and_a_restart_writes_each_record_once(self):
         h, log = tree_with_records(self, "journal-fault", 2)
-        args = ["strace", "-f", "-qq", "-o", log, "-P", h.journal_path,
-                "-e", "inject=fdatasync:error=EIO",
+        args = strace_argv(log, "inject=fdatasync:error=EIO", paths=[h.journal_path]) + [
                 COLLECTOR, "run", "--key-file", h.key, "--out", h.out, "--state-dir", h.state,
                 "--watch", h.pattern, "--scan-interval", "100", "--syslog-socket", "none",
                 "--no-append-only"]

@@ -12,6 +12,7 @@ import unittest
 from build_paths import COLLECTOR
 from forward_support import child_pids
 from run_harness import RunHarness
+from strace_support import strace_argv
 
 
 def status(state_dir, wrap=()):
@@ -52,10 +53,10 @@ class StatusTest(unittest.TestCase):
                          r"\d+: rejected: " % re.escape(h.log_path("sb-1")))
         # It reads, nothing else: no signal, socket, lock or write but to stdout.
         trace = os.path.join(h.dir, "status.strace")
-        r = status(h.state, wrap=["strace", "-f", "-qq", "-o", trace, "-e",
-                                  "trace=kill,tkill,tgkill,pidfd_send_signal,socket,connect,"
-                                  "flock,fcntl,open,openat,write,rename,renameat,renameat2,"
-                                  "unlink,unlinkat,mkdir,mkdirat,truncate,ftruncate"])
+        r = status(h.state, wrap=strace_argv(
+            trace, "trace=kill,tkill,tgkill,pidfd_send_signal,socket,connect,"
+                   "flock,fcntl,open,openat,write,rename,renameat,renameat2,"
+                   "unlink,unlinkat,mkdir,mkdirat,truncate,ftruncate"))
         self.assertEqual(r.returncode, 0, r.stderr)
         with open(trace) as f:
             calls = [line.split(None, 1)[1] for line in f.read().splitlines()

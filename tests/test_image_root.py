@@ -10,6 +10,7 @@ import subprocess
 
 from image_support import (HUMAN_LINE, NO_COLLECTOR_LINE, PINNED, SHIM, SHIM_IN_IMAGE, ImageTestCase,
                            SyntheticRoot, parse_record, run_shim, snapshot)
+from strace_support import strace_argv
 
 ALLOWED = "python3 ls cat"
 DENIED = "curl wget git apt-get"
@@ -68,8 +69,9 @@ class InstallLinks(ImageTestCase):
         r = debian_like(self)
         trace = os.path.join(r.path, "..", os.path.basename(r.path) + ".trace")
         self.addCleanup(lambda: os.path.exists(trace) and os.unlink(trace))
-        p = subprocess.run(["strace", "-qq", "-o", trace, "-e",
-                            "trace=unlink,unlinkat,rename,renameat,renameat2,symlink,symlinkat",
+        p = subprocess.run(strace_argv(trace,
+                                       "trace=unlink,unlinkat,rename,renameat,renameat2,symlink,symlinkat",
+                                       follow=False) + [
                             SHIM, "install", "--root", r.path, "--names", "curl wget", "--stripped", "zsh"],
                            capture_output=True, text=True, timeout=120)
         self.assertEqual(p.returncode, 0, p.stderr)

@@ -8,6 +8,7 @@ import unittest
 
 from forward_support import child_pids
 from run_harness import RunHarness, append_only
+from strace_support import strace_argv
 
 
 def gone(pid):
@@ -24,7 +25,7 @@ class RunHarnessCleanupTest(unittest.TestCase):
         inner = unittest.TestCase()  # its cleanups are the harness's alone
         self.addCleanup(inner.doCleanups)  # should this test fail before it calls them
         h = RunHarness(inner, sandboxes=["sb-1"])
-        h.start(append_only=True, wrap=["strace", "-f", "-qq", "-o", os.devnull])
+        h.start(append_only=True, wrap=strace_argv(os.devnull))
         collector, = child_pids(h.proc.pid)
         h.wait_until(lambda: append_only(h.log_path("sb-1")), "run marks the log append-only")
         self.assertTrue(inner.doCleanups(), "the harness's cleanup failed")

@@ -5,6 +5,7 @@ import subprocess
 
 from shim_support import EXEC_SECCOMP_REFUSED, Denial, ShimTestCase, run, strict_json
 from socket_peer import SeqpacketPeer
+from strace_support import strace_argv
 
 
 class FailClosed(ShimTestCase):
@@ -85,7 +86,7 @@ class SelfConfinement(ShimTestCase):
         # the log's append both run.
         peer = SeqpacketPeer(self.sandbox.join("denied.sock"), "nak")
         self.addCleanup(peer.close)
-        proc = subprocess.run(["strace", "-qq", "-o", trace, link, "run", "x"], capture_output=True,
+        proc = subprocess.run(strace_argv(trace, follow=False) + [link, "run", "x"], capture_output=True,
                               env={"AGT_DENIED_LOG": log, "AGT_DENIED_SOCKET": peer.path}, timeout=60)
         self.assertEqual(proc.returncode, 126)
         with open(trace) as f:

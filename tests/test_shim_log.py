@@ -6,6 +6,7 @@ import subprocess
 import time
 
 from shim_support import WARNING_PREFIX, ShimTestCase, run
+from strace_support import strace_argv
 from tmpfs_support import fill_up, mount_tmpfs
 
 
@@ -45,7 +46,7 @@ class DeniedLog(ShimTestCase):
         # never becomes the controlling one), O_APPEND (one piece at the end).
         log = self.sandbox.join("denied.log")
         trace = self.sandbox.join("trace")
-        proc = subprocess.run(["strace", "-qq", "-e", "trace=openat", "-o", trace,
+        proc = subprocess.run(strace_argv(trace, "trace=openat", follow=False) + [
                                self.sandbox.link("curl"), "x"],
                               env={"AGT_DENIED_LOG": log}, capture_output=True, timeout=60)
         self.assertEqual(proc.returncode, 126, proc.stderr)

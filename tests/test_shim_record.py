@@ -5,6 +5,7 @@ import subprocess
 import time
 
 from shim_support import (EXEC_EMPTY_ARGV, SHIM, SOCKET_WARNING_PREFIX, WARNING_PREFIX, ShimTestCase, run)
+from strace_support import strace_argv
 
 
 class WhoIsDenied(ShimTestCase):
@@ -146,8 +147,8 @@ class OneStderrWrite(ShimTestCase):
 
     def strace_writes(self, argv, env=None):
         trace = self.sandbox.join("trace")
-        proc = subprocess.run(["strace", "-f", "-qq", "-e", "trace=write", "-e", "signal=none",
-                               "-s", "0", "-o", trace] + argv, capture_output=True, timeout=60,
+        proc = subprocess.run(strace_argv(trace, "trace=write", "signal=none", string_limit=0) + argv,
+                              capture_output=True, timeout=60,
                               env=env or {})
         with open(trace) as f:
             lines = [l for l in f.read().splitlines() if "write(" in l]

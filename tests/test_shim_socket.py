@@ -16,6 +16,7 @@ import time
 from build_paths import BUILD, HERE, TOP
 from shim_support import SOCKET_WARNING_PREFIX, ShimTestCase, run, strict_json
 from socket_peer import SeqpacketPeer
+from strace_support import strace_argv
 
 # The bound the man page states; the test only checks that a denial that
 # waits for it still ends (never a speed assertion).
@@ -141,7 +142,7 @@ class SocketDelivery(ShimTestCase):
     def test_the_socket_call_is_exactly_the_allowed_one(self):
         peer = self.peer("ack")
         trace = self.sandbox.join("trace")
-        proc = subprocess.run(["strace", "-qq", "-e", "trace=socket,connect,setsockopt", "-o", trace,
+        proc = subprocess.run(strace_argv(trace, "trace=socket,connect,setsockopt", follow=False) + [
                                self.sandbox.link("curl"), "x"],
                               env={"AGT_DENIED_SOCKET": peer.path, "AGT_DENIED_LOG": self.sandbox.join("l")},
                               capture_output=True, timeout=60)
@@ -159,7 +160,7 @@ class SocketDelivery(ShimTestCase):
         # also covers the write, and the answer's timeout is what is left.
         peer = self.peer("ack")
         trace = self.sandbox.join("trace")
-        proc = subprocess.run(["strace", "-qq", "-o", trace, self.sandbox.link("curl"), "x"],
+        proc = subprocess.run(strace_argv(trace, follow=False) + [self.sandbox.link("curl"), "x"],
                               env={"AGT_DENIED_SOCKET": peer.path, "AGT_DENIED_LOG": self.sandbox.join("l")},
                               capture_output=True, timeout=60)
         self.assertEqual(proc.returncode, 126, proc.stderr)
