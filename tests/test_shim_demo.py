@@ -1,7 +1,8 @@
 """scripts/demo runs end to end: denials through the shim into a temporary
 sandbox tree, `agt-collector run` tailing it, the audit trail shown and
 verified. --no-docker keeps it fast; the image paths are covered by
-tests/test_image_docker.py."""
+tests/test_image_docker.py. It runs on a copy of the built shim and
+collector (--no-build), as a demonstration of another commit's build would."""
 import collections
 import json
 import os
@@ -9,7 +10,8 @@ import re
 import subprocess
 import unittest
 
-from shim_support import BUILD, TOP
+from build_paths import copied_build
+from shim_support import TOP
 
 SECRETS = ("ghp_0123456789", "c2lnbmF0dXJl")
 
@@ -18,13 +20,19 @@ class Demo(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        env = dict(os.environ, AGT_BUILD_DIR=BUILD)
-        cls.p = subprocess.run([os.path.join(TOP, "scripts", "demo"), "--no-docker"],
+        cls.build = copied_build(cls, "shim/agt-deny-shim", "collector/agt-collector")
+        env = dict(os.environ, AGT_BUILD_DIR=cls.build)
+        cls.p = subprocess.run([os.path.join(TOP, "scripts", "demo"), "--no-docker", "--no-build"],
                                capture_output=True, text=True, env=env, timeout=600)
         cls.out = cls.p.stdout
 
     def setUp(self):
         self.assertEqual(self.p.returncode, 0, self.p.stderr[-2000:] + self.out[-2000:])
+
+    def test_demo_ran_the_build_it_was_given_without_building(self):
+        self.assertFalse(os.path.exists(os.path.join(self.build, "build.ninja")),
+                         "scripts/build ran on the copied build")
+        self.assertIn(os.path.join(self.build, "shim", "agt-deny-shim"), self.out)
 
     def test_demo_shows_denials_records_and_log(self):
         out = self.out
