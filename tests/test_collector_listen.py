@@ -22,6 +22,7 @@ from collector_support import SHIM, record, record_part, run_collector
 from listen_support import (ACK, NAK, SENDER, Container, ListenCollector, modified_copy,
                             python_send)
 from run_harness import read_chain_head
+from strace_support import strace_argv
 
 
 def sha256_of(path):
@@ -191,7 +192,7 @@ class ListenTest(ListenBase):
         r = box.run([copy, c.socket, record(argv=["copy"])])
         self.assertEqual(r.stdout, "NAK\n", r.stderr)
         # The genuine executable under a tracer: its memory could be rewritten.
-        r = box.run(["strace", "-f", "-o", os.devnull, SENDER, c.socket, record(argv=["traced"])])
+        r = box.run(strace_argv(os.devnull) + [SENDER, c.socket, record(argv=["traced"])])
         self.assertEqual(r.stdout, "NAK\n", r.stderr)
         self.assertEqual(c.stop(), 0)
         entries = c.entries()
@@ -391,7 +392,7 @@ class WithTheRealShim(ListenBase):
     def test_the_real_shim_under_strace_is_a_forgery_and_falls_back_to_its_log(self):
         c = ListenCollector(self, shim=SHIM).start()
         box = self.container()
-        r, logged = self.deny(c, box, "strace", "-f", "-o", os.devnull)
+        r, logged = self.deny(c, box, *strace_argv(os.devnull))
         self.assertIn("https://example.com/real", logged)  # NAK: the log has it
         self.assertIn("not delivered", r.stderr)
         self.assertEqual(c.stop(), 0)
