@@ -56,6 +56,21 @@ bool IsSet(int fd) {
   return ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 && (flags & FS_APPEND_FL) != 0;
 }
 
+bool StatLog(int fd, LogStat* out) {
+  struct statx stx;
+  if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_SYNC_AS_STAT, STATX_SIZE | STATX_MTIME, &stx) != 0) {
+    return false;
+  }
+  out->size = static_cast<int64_t>(stx.stx_size);
+  out->mtime_ns = static_cast<int64_t>(stx.stx_mtime.tv_sec) * 1000000000 + stx.stx_mtime.tv_nsec;
+  if ((stx.stx_attributes_mask & STATX_ATTR_APPEND) != 0) {
+    out->held = (stx.stx_attributes & STATX_ATTR_APPEND) != 0;
+  } else {
+    out->held.reset();
+  }
+  return true;
+}
+
 Result Create(int dir_fd, const std::string& name, uid_t uid, gid_t gid, mode_t mode,
               unique_fd::UniqueFd* fd, std::string* why) {
   fd->Reset(openat(dir_fd, name.c_str(),

@@ -9,6 +9,8 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "unique_fd.h"
@@ -30,6 +32,20 @@ Result Set(int fd, std::string* why);
 Result Clear(int fd, std::string* why);
 // Whether the attribute is set (false when it cannot be read).
 bool IsSet(int fd);
+
+// What a look at a tailed log needs: its size and mtime, and whether the
+// attribute is set, from one statx where the file system reports the
+// attribute there (STATX_ATTR_APPEND in stx_attributes_mask: ext4, xfs,
+// btrfs and tmpfs on this kernel), which saves the ioctl of IsSet at every
+// look that finds the log grown. Elsewhere `held` is empty: ask IsSet, and
+// only when the answer is needed.
+struct LogStat {
+  int64_t size = 0;
+  int64_t mtime_ns = 0;  // st_mtim in ns, as tail_engine_support.h's MtimeNs
+  std::optional<bool> held;
+};
+// False (errno set) when the file cannot be stated.
+bool StatLog(int fd, LogStat* out);
 
 // Creates dir_fd/name as a new, empty regular file (O_EXCL, no link
 // followed), owned by uid:gid with `mode`, and then sets the attribute: the

@@ -99,3 +99,54 @@ TEST_CASE("append_only: a log created undisturbed stays at its name (no false ra
     CHECK(append_only::Clear(fd.get(), &why) == append_only::Result::kOk);
   }
 }
+
+namespace {
+
+// StatLog against fstat and the ioctl, through Set and Clear, for the file
+// `fd`: on file systems that report the attribute in statx (`reported`),
+// one call answers all three.
+void CheckStatLog(int fd, bool reported) {
+  std::string why;
+  for (const bool on : {false, true, false}) {
+    CAPTURE(on);
+    REQUIRE((on ? append_only::Set(fd, &why) : append_only::Clear(fd, &why)) ==
+            append_only::Result::kOk);
+    append_only::LogStat ls;
+    REQUIRE(append_only::StatLog(fd, &ls));
+    struct stat st;
+    REQUIRE(fstat(fd, &st) == 0);
+    CHECK(ls.size == st.st_size);
+    CHECK(ls.mtime_ns == static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec);
+    CHECK(ls.held.has_value() == reported);
+    if (ls.held.has_value()) CHECK(*ls.held == on);
+    CHECK(append_only::IsSet(fd) == on);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("append_only: StatLog reads size, mtime and the attribute in one statx") {
+  REQUIRE_MESSAGE(geteuid() == 0, "this test needs root (CAP_LINUX_IMMUTABLE)");
+  // /tmp is the test machine's ext4, /dev/shm its tmpfs: both report the
+  // attribute in statx on this kernel (tmpfs since Linux 6.0).
+  tail_test_util::TempDir d;
+  d.Write("denied.log", "{\"a\":1}\n");
+  const int fd = open(d.Join("denied.log").c_str(), O_RDONLY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  CheckStatLog(fd, true);
+  close(fd);
+
+  char shm_template[] = "/dev/shm/agt-append-only-test.XXXXXX";
+  const int shm_fd = mkstemp(shm_template);
+  REQUIRE_MESSAGE(shm_fd >= 0, "no tmpfs at /dev/shm");
+  REQUIRE(write(shm_fd, "x\n", 2) == 2);
+  CheckStatLog(shm_fd, true);
+  close(shm_fd);
+  unlink(shm_template);
+}
+
+TEST_CASE("append_only: StatLog fails on a descriptor that is not open") {
+  append_only::LogStat ls;
+  CHECK_FALSE(append_only::StatLog(-1, &ls));
+  CHECK(errno == EBADF);
+}
