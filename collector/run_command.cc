@@ -510,8 +510,10 @@ int Serve(const cli_args::ParsedArgs& args, io_error_exits::Counter* exits) {
                "; group commit: up to " + std::to_string(listener::kMaxRecordsPerSync) +
                " records of at most " + std::to_string(listener::kMaxMessageBytes) +
                " bytes per fdatasync, on a sync thread (in line when the last took under " +
-               std::to_string(audit_file::AuditFileWriter::kQuickSyncNs / 1000) +
-               " us); an ACK waits for at most the sync in flight and its own");
+               std::to_string(audit_file::AuditFileWriter::kQuickSyncNs / 1000) + " us, or under " +
+               std::to_string(audit_file::AuditFileWriter::kBriefSyncNs / 1000) +
+               " us for a record that came alone); an ACK waits for at most the sync in "
+               "flight and its own");
   }
   std::unique_ptr<tail_engine::Engine> engine;
   if (!s.watch.empty()) {

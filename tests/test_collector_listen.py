@@ -10,6 +10,7 @@ test_image_attested.py.
 import hashlib
 import json
 import os
+import re
 import signal
 import socket
 import stat
@@ -98,6 +99,54 @@ class ListenTest(ListenBase):
         self.assertEqual(len(denied), 240)
         self.assertEqual(sorted({e["sandbox_id"] for e in denied}), sorted(b.id for b in boxes))
         self.assert_verifies(c, 240)
+
+    def test_a_denial_that_comes_alone_is_synced_in_line_and_a_crowd_on_the_thread(self):
+        c = ListenCollector(self).start()
+        self.assertIn("or under 2000 us for a record that came alone", c.stderr())
+        # On tmpfs every sync is quick, in line whatever came: the audit file
+        # must be on a disk for the thread to be the default.
+        fs = subprocess.run(["stat", "-f", "-c", "%T", c.w.path], capture_output=True,
+                            text=True, check=True).stdout.strip()
+        self.assertNotEqual(fs, "tmpfs", "this test needs a /tmp that is not tmpfs")
+        trace = c.w.join("fdatasync.trace")
+        tracer = subprocess.Popen(strace_argv(trace, "trace=fdatasync") + ["-p", str(c.proc.pid)])
+        self.addCleanup(lambda: tracer.poll() is None and tracer.kill())
+        deadline = time.monotonic() + 10
+        while not re.search(r"^TracerPid:\s+[1-9]", open("/proc/%d/status" % c.proc.pid).read(),
+                            re.M):
+            self.assertLess(time.monotonic(), deadline, "strace did not attach")
+            time.sleep(0.02)
+
+        def syncs():
+            """fdatasync calls so far: (by the main thread, by any other)."""
+            with open(trace, encoding="utf-8", errors="replace") as f:
+                tids = [int(m.group(1)) for m in re.finditer(r"^(\d+) +fdatasync\(", f.read(),
+                                                            re.M)]
+            main = sum(1 for t in tids if t == c.proc.pid)
+            return main, len(tids) - main
+
+        # One sender, one denial at a time: each comes alone, and is synced by
+        # the main thread itself (after the first, which has no sync timed
+        # yet; a sync of 2 ms or more sends the next one to the thread).
+        box = self.container()
+        r = box.run([SENDER, c.socket, record(argv=["alone"]), "--repeat", "8"])
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        alone_main, alone_thread = syncs()
+        self.assertGreaterEqual(alone_main, 4, (alone_main, alone_thread))
+        # Six at once: while one sync runs the others queue up, and a Pump that
+        # finds more than one hands their sync to the thread.
+        boxes = [self.container() for _ in range(6)]
+        runs = [b.popen([SENDER, c.socket, record(argv=["crowd", str(i)]), "--repeat", "30"],
+                        stdout=subprocess.PIPE, text=True) for i, b in enumerate(boxes)]
+        outs = [p.communicate(timeout=120)[0] for p in runs]
+        self.assertTrue(all(o.startswith("acks=30 ") for o in outs), outs)
+        crowd_main, crowd_thread = syncs()
+        self.assertGreater(crowd_thread, alone_thread, (crowd_main, crowd_thread))
+        tracer.send_signal(signal.SIGINT)  # detaches
+        tracer.wait(timeout=30)
+        self.assertEqual(c.stop(), 0)
+        self.assertIn("188 attested entries", c.stderr())
+        self.assert_verifies(c, 188)
 
     def test_the_chain_head_follows_the_socket_at_most_ten_times_a_second(self):
         c = ListenCollector(self)

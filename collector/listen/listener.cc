@@ -120,6 +120,7 @@ void Listener::Accept(int64_t now_ms) {
       if (errno == EMFILE || errno == ENFILE) WarnLimited("accept: out of descriptors");
       return;  // EAGAIN: nothing more waiting
     }
+    HandOverDeferredSync();
     const unsigned char nak = kNak;
     if (conns_.size() >= options_.max_connections) {
       ++stats_.refused;
@@ -274,12 +275,14 @@ void Listener::Serve(int fd) {
       // Stays open (and out of the timeout's reach; its one-shot event is
       // spent) until durable.
       conns_[fd].generation = 0;
-      // With no sync in flight, one starts now, not after every connection
-      // waiting at accept is served: the next batch fills while it runs
-      // (serving and syncing overlap) instead of all senders in one batch.
-      // A quick disk is synced in line at the end of the Pump instead, once
-      // for all it served (audit_file.h, SyncInBackground).
-      if (!out_->sync_is_quick() && !out_->SyncInBackground(&reason)) fatal_ = reason;
+      // With no sync in flight, one starts as soon as the Pump has anything
+      // else to do (the next connection or event: HandOverDeferredSync), not
+      // after every connection waiting at accept is served: the next batch
+      // fills while it runs (serving and syncing overlap) instead of all
+      // senders in one batch. When nothing else came, the Pump syncs in line
+      // at its end. A quick disk is synced in line there anyway, once for
+      // all it served (audit_file.h, SyncInBackground).
+      if (!out_->sync_is_quick()) sync_deferred_ = true;
       return;
     case pipeline::Outcome::kRejected:
       ++stats_.rejected;
@@ -317,6 +320,13 @@ bool Listener::AppendDue(std::string* err) {
   return true;
 }
 
+void Listener::HandOverDeferredSync() {
+  if (!sync_deferred_) return;
+  sync_deferred_ = false;
+  std::string reason;
+  if (fatal_.empty() && !out_->SyncInBackground(&reason)) fatal_ = reason;
+}
+
 bool Listener::BatchFull() {
   return acks_.Uncovered(out_->sync_requested_appended()) >= kMaxRecordsPerSync;
 }
@@ -343,6 +353,7 @@ bool Listener::Pump(std::string* err) {
   struct epoll_event events[kEventsPerPump];
   const int n = BatchFull() ? 0 : epoll_wait(epoll_.get(), events, kEventsPerPump, 0);
   for (int i = 0; i < n && fatal_.empty(); ++i) {
+    HandOverDeferredSync();
     const int fd = events[i].data.fd;
     if (fd == socket_.get()) {
       Accept(now);
@@ -361,8 +372,18 @@ bool Listener::Pump(std::string* err) {
     return false;
   }
   // Durable first, then the acknowledgements: the sync starts now unless one
-  // is in flight (then the next Pump after it ends starts it).
-  if (!out_->SyncInBackground(err)) return false;
+  // is in flight (then the next Pump after it ends starts it). An entry that
+  // came alone (nothing else to do since it was appended, none in flight)
+  // is synced here in line on a disk whose last sync was brief: handing it
+  // over would only add two thread switches to its sender's wait.
+  const bool alone = sync_deferred_ && !out_->sync_in_flight() &&
+                     out_->entries_appended() != out_->durable_appended();
+  sync_deferred_ = false;
+  if (alone && out_->sync_is_brief()) {
+    if (!out_->Sync(err)) return false;
+  } else if (!out_->SyncInBackground(err)) {
+    return false;
+  }
   if (!out_->background_sync_problem().empty() && !warned_sync_) {
     warned_sync_ = true;
     logs::Warning("--listen: syncing in line, one sync at a time: " +

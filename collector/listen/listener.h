@@ -140,6 +140,9 @@ class Listener {
   void Answer(int fd, unsigned char byte);                     // sends it and closes
   void Close(int fd);
   bool AppendDue(std::string* err);
+  // Starts the sync that Serve deferred (sync_deferred_) on the sync thread:
+  // called when the Pump has something else to do.
+  void HandOverDeferredSync();
   void WarnLimited(const std::string& what);
 
   Options options_;
@@ -164,6 +167,10 @@ class Listener {
   std::string fatal_;
   Stats stats_;
   bool warned_sync_ = false;
+  // An entry this Pump appended waits for a sync that has not started: it
+  // starts on the sync thread as soon as the Pump has anything else to do,
+  // or in line at the Pump's end when nothing else came (see Pump).
+  bool sync_deferred_ = false;
   int64_t warn_second_ = 0;
   uint64_t warnings_this_second_ = 0;
 };
