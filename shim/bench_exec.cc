@@ -2,11 +2,13 @@
 // build): built static (musl) in the same run as the programs it measures,
 // so its own cost is tiny and equal for both.
 //
-//   bench_exec time N PROG_A [ARGS...] -- PROG_B [ARGS...]
+//   bench_exec time N [NAME=VALUE...] PROG_A [ARGS...] -- [NAME=VALUE...] PROG_B [ARGS...]
 //       runs A and B alternately N times each (fork, exec, wait; stdout and
 //       stderr to /dev/null) and prints "A_median_ns B_median_ns": running
 //       them interleaved keeps a shared machine's load changes out of the
-//       ratio.
+//       ratio. NAME=VALUE words before a program are set in its environment
+//       only (as env(1) would, without an exec of its own): the same
+//       program against two collectors, say.
 //   bench_exec rss PROG [ARGS...]
 //       runs PROG once under ptrace, stops it at exit and prints its VmHWM
 //       (peak resident set, KiB) from /proc: ru_maxrss is not usable here,
@@ -41,7 +43,11 @@ long TimeOne(char** argv) {
     int null = open("/dev/null", O_WRONLY);
     dup2(null, 1);
     dup2(null, 2);
-    execv(argv[0], argv);
+    while (argv[0] != nullptr && argv[0][0] != '/' && strchr(argv[0], '=') != nullptr) {
+      putenv(argv[0]);
+      ++argv;
+    }
+    if (argv[0] != nullptr) execv(argv[0], argv);
     _exit(127);
   }
   int status = 0;
@@ -117,6 +123,7 @@ int main(int argc, char** argv) {
   }
   if (argc >= 3 && strcmp(argv[1], "rss") == 0) return Rss(argv + 2);
   fprintf(stderr,
-          "usage: bench_exec time N PROG_A [ARGS...] -- PROG_B [ARGS...] | rss PROG [ARGS...]\n");
+          "usage: bench_exec time N [NAME=VALUE...] PROG_A [ARGS...] -- [NAME=VALUE...] PROG_B "
+          "[ARGS...] | rss PROG [ARGS...]\n");
   return 2;
 }

@@ -79,6 +79,32 @@ class BenchShimWithoutBuilding(unittest.TestCase):
         self.assertRegex(proc.stdout, r"(?m)^RATIO shim / no-op: \d+\.\d+x")
         self.assertEqual(sorted(os.listdir(build)), ["collector", "shim"], "scripts/build ran")
 
+    def test_a_baseline_collector_beside_this_one(self):
+        require_static_shim(self)
+        baseline = copied_build(self, "collector/agt-collector")
+        bench = os.path.join(TOP, "scripts", "bench-shim")
+        env = dict(os.environ, AGT_BUILD_DIR=BUILD)
+        proc = subprocess.run([bench, "--no-build", "--passes", "1", "--baseline", baseline, "5"],
+                              env=env, capture_output=True, text=True, timeout=600)
+        self.assertEqual(proc.returncode, 0, proc.stderr[-2000:])
+        out = proc.stdout
+        base = re.search(r"(?m)^  baseline's collector \((.+)\) +(\d+\.\d) us$", out)
+        this = re.search(r"(?m)^  this build's collector +(\d+\.\d) us$", out)
+        self.assertIsNotNone(base, out)
+        self.assertIsNotNone(this, out)
+        self.assertEqual(base.group(1), os.path.basename(baseline))
+        # Each collector acknowledged every denial sent to it.
+        self.assertRegex(out, r"(?m)^  denials 5 each: attested entries 5 \(baseline\), 5 \(this build\)$")
+        ratio = re.search(r"(?m)^ratio this build / baseline, acknowledged denial: (\d+\.\d+)x$", out)
+        self.assertIsNotNone(ratio, out)
+        self.assertAlmostEqual(float(ratio.group(1)), float(this.group(1)) / float(base.group(2)),
+                               delta=0.002)
+        # A directory without a collector is refused up front.
+        bad = subprocess.run([bench, "--no-build", "--baseline", self.id(), "5"], env=env,
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("--baseline needs a build directory with collector/agt-collector", bad.stderr)
+
     def test_bench_redaction_runs_a_copied_build(self):
         require_static_shim(self)
         build = copied_build(self, "shim/agt-deny-shim")
