@@ -117,37 +117,52 @@ class Inotify:
         os.close(self.fd)
 
 
+class CompleteLines:
+    """Reads a file descriptor to its end, piece by piece, into one buffer
+    used again and again: a fresh 1 MiB object per read is fresh memory,
+    which this kind of virtual machine makes the reader pay for page by
+    page. A line cut by a read is kept for the next one."""
+    def __init__(self, fd):
+        self.fd = fd
+        self.buf = bytearray(1 << 20)
+        self.held = 0  # bytes of an incomplete last line, at its start
+
+    def pieces(self):
+        """After each read, how many bytes at the buffer's start are complete
+        lines (valid until the next read)."""
+        while True:
+            if self.held == len(self.buf):  # one line longer than the buffer
+                self.buf.extend(bytes(len(self.buf)))
+            n = os.readv(self.fd, [memoryview(self.buf)[self.held:]])
+            if n == 0:
+                return
+            end = self.held + n
+            cut = self.buf.rfind(b"\n", 0, end) + 1
+            yield cut
+            self.buf[:end - cut] = self.buf[cut:end]
+            self.held = end - cut
+
+
 class Tail:
     """How many records (timestamp_ns keys) the new complete lines of a file
     hold; their timestamps are parsed later, from the file (timestamps)."""
     def __init__(self, path):
         self.path = path
         self.fd = os.open(path, os.O_RDONLY)
-        # One buffer, read into again and again: a fresh 1 MiB object per
-        # read is fresh memory, which this kind of virtual machine makes the
-        # reader pay for page by page.
-        self.buf = bytearray(1 << 20)
-        self.held = 0  # bytes of an incomplete last line, at its start
+        self.lines = CompleteLines(self.fd)
 
     def new_records(self):
-        count = 0
-        while True:
-            if self.held == len(self.buf):  # one line longer than the buffer
-                self.buf.extend(bytes(len(self.buf)))
-            n = os.readv(self.fd, [memoryview(self.buf)[self.held:]])
-            if n == 0:
-                break
-            end = self.held + n
-            cut = self.buf.rfind(b"\n", 0, end) + 1
-            count += self.buf.count(TS_KEY, 0, cut)
-            self.buf[:end - cut] = self.buf[cut:end]
-            self.held = end - cut
-        return count
+        return sum(self.lines.buf.count(TS_KEY, 0, cut) for cut in self.lines.pieces())
 
     def timestamps(self):
         """Every record's timestamp_ns in the file, in file order."""
-        with open(self.path, "rb") as f:
-            return [int(m.group(1)) for m in TS_RE.finditer(f.read())]
+        fd = os.open(self.path, os.O_RDONLY)
+        try:
+            lines = CompleteLines(fd)
+            return [int(m.group(1)) for cut in lines.pieces()
+                    for m in TS_RE.finditer(lines.buf, 0, cut)]
+        finally:
+            os.close(fd)
 
     def close(self):
         os.close(self.fd)
