@@ -84,10 +84,9 @@ class AuditFileWriter {
   bool sync_is_quick() const { return last_sync_ns_ >= 0 && last_sync_ns_ < kQuickSyncNs; }
   // A caller with nothing else to do may sync in line (Sync()) instead of
   // handing the sync over and waiting for the thread anyway, when the last
-  // fdatasync took less than kBriefSyncNs (none yet: false): a disk that
-  // slows down holds it up for one sync at most, as above.
-  static constexpr int64_t kBriefSyncNs = 2'000'000;
-  bool sync_is_brief() const { return last_sync_ns_ >= 0 && last_sync_ns_ < kBriefSyncNs; }
+  // fdatasync took less than its bound (none yet: false): a disk that slows
+  // down holds it up for one sync at most, as above.
+  bool last_sync_under(int64_t ns) const { return last_sync_ns_ >= 0 && last_sync_ns_ < ns; }
   // Readable when the background sync in flight has ended (-1: never started).
   int sync_done_fd() const { return worker_.done_fd(); }
   bool sync_in_flight() const { return worker_.in_flight(); }

@@ -64,6 +64,10 @@ const cli_args::OptionRow kOptions[] = {
      "sandbox id from a socket peer's cgroup path: the first group of REGEX (default: the Docker,"
      " containerd, CRI-O and Kubernetes layouts)",
      kRun},
+    {"--alone-sync-under", "US",
+     "a message that came alone to --listen is synced in line when the last fdatasync took"
+     " under US microseconds (default 2000; 0: always on the sync thread)",
+     kRun},
     {"--config", "C", "configuration (for its limits)", kValidate},
     {"--config", "C", "configuration: labels per source, limits, key file, output, state_dir",
      kRun},
@@ -144,7 +148,8 @@ const Command kCommands[] = {
     {"run", kRun,
      "run --key-file K --out FILE [--state-dir DIR --watch PATTERN...]\n"
      "                     [--listen PATH (--shim PATH | --shim-sha256 HEX) [--cgroup-pattern "
-     "REGEX]]\n"
+     "REGEX]\n"
+     "                      [--alone-sync-under US]]\n"
      "                     [--config C] [--syslog-socket PATH] [--scan-interval MS] [--new-chain]\n"
      "                     [--no-append-only] [--forward URL ...]\n"
      "                     [--metrics-file PATH [--metrics-interval SECONDS]]",

@@ -51,6 +51,7 @@ struct Settings {
   std::vector<std::string> watch;
   std::string listen, shim, shim_sha256, cgroup_pattern;  // the attested socket
   long scan_interval_ms = 1000;
+  long alone_sync_under_us = listener::kAloneSyncInLineUnderUs;
   bool new_chain = false;
   bool append_only = true;
   uint32_t metrics_interval_s = 0;  // 0: not given
@@ -154,7 +155,9 @@ bool Resolve(const cli_args::ParsedArgs& args, Settings* s, int* status) {
   long metrics_interval_s = 0;
   if (!NumberOption(args, "--scan-interval", 10, 3600000, "milliseconds", &s->scan_interval_ms) ||
       !NumberOption(args, "--metrics-interval", 1, config::kMetricsIntervalMax, "seconds",
-                    &metrics_interval_s)) {
+                    &metrics_interval_s) ||
+      !NumberOption(args, "--alone-sync-under", 0, 1000000, "microseconds",
+                    &s->alone_sync_under_us)) {
     return false;
   }
   s->metrics_interval_s = static_cast<uint32_t>(metrics_interval_s);
@@ -220,9 +223,9 @@ bool Resolve(const cli_args::ParsedArgs& args, Settings* s, int* status) {
         "shim_sha256 in --config)");
     return false;
   }
-  if (s->listen.empty() &&
-      (!s->shim.empty() || !s->shim_sha256.empty() || !s->cgroup_pattern.empty())) {
-    logs::Error("--shim, --shim-sha256 and --cgroup-pattern go with --listen");
+  if (s->listen.empty() && (!s->shim.empty() || !s->shim_sha256.empty() ||
+                            !s->cgroup_pattern.empty() || args.has("--alone-sync-under"))) {
+    logs::Error("--shim, --shim-sha256, --cgroup-pattern and --alone-sync-under go with --listen");
     return false;
   }
   for (const std::string& pattern : s->watch) {
@@ -441,6 +444,7 @@ int Drain(tail_engine::Engine* engine, listener::Listener* listener) {
 bool ListenOptions(const Settings& s, listener::Options* options, std::string* err) {
   options->path = s.listen;
   options->cgroup_pattern = s.cgroup_pattern;
+  options->alone_sync_in_line_under_us = s.alone_sync_under_us;
   if (s.have_config) options->limits = s.config.limits;
   return s.shim.empty() ? options->shim.FromHex(s.shim_sha256, err)
                         : options->shim.FromFile(s.shim, err);
@@ -511,7 +515,7 @@ int Serve(const cli_args::ParsedArgs& args, io_error_exits::Counter* exits) {
                " records of at most " + std::to_string(listener::kMaxMessageBytes) +
                " bytes per fdatasync, on a sync thread (in line when the last took under " +
                std::to_string(audit_file::AuditFileWriter::kQuickSyncNs / 1000) + " us, or under " +
-               std::to_string(audit_file::AuditFileWriter::kBriefSyncNs / 1000) +
+               std::to_string(s.alone_sync_under_us) +
                " us for a record that came alone); an ACK waits for at most the sync in "
                "flight and its own");
   }

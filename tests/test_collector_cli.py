@@ -495,7 +495,7 @@ class Import(unittest.TestCase):
                    "check-config": ["--keys"],
                    "run": ["--key-file K", "--out FILE", "--state-dir DIR", "--watch PATTERN...",
                            "--listen PATH", "--shim PATH", "--shim-sha256 HEX",
-                           "--cgroup-pattern REGEX", "--config C", "--syslog-socket PATH",
+                           "--cgroup-pattern REGEX", "--alone-sync-under US", "--config C", "--syslog-socket PATH",
                            "--scan-interval MS", "--new-chain", "--no-append-only",
                            "--forward URL", "--forward-ca FILE", "--forward-cert FILE",
                            "--forward-key FILE", "--forward-format F",

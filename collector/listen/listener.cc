@@ -379,7 +379,7 @@ bool Listener::Pump(std::string* err) {
   const bool alone = sync_deferred_ && !out_->sync_in_flight() &&
                      out_->entries_appended() != out_->durable_appended();
   sync_deferred_ = false;
-  if (alone && out_->sync_is_brief()) {
+  if (alone && out_->last_sync_under(options_.alone_sync_in_line_under_us * 1000)) {
     if (!out_->Sync(err)) return false;
   } else if (!out_->SyncInBackground(err)) {
     return false;

@@ -57,6 +57,10 @@ constexpr size_t kMaxMessageBytes = 3584;
 // covered by the next one (and so the most a sync covers).
 constexpr size_t kMaxRecordsPerSync = 1024;
 
+// Default of Options::alone_sync_in_line_under_us: about what a denial's
+// sender waits for besides the sync (agt-collector(1), LISTEN).
+constexpr int64_t kAloneSyncInLineUnderUs = 2000;
+
 struct Options {
   std::string path;
   mode_t mode = 0666;  // the sandbox user must connect (agt-collector(1))
@@ -68,6 +72,9 @@ struct Options {
   uint32_t connections_per_second_per_container = 2000;  // also the burst
   int64_t read_timeout_ms = 1000;
   int64_t forgery_interval_ms = 10000;
+  // A message that came alone is synced in line when the last fdatasync
+  // took under this (--alone-sync-under; 0: always on the sync thread).
+  int64_t alone_sync_in_line_under_us = kAloneSyncInLineUnderUs;
 };
 
 struct Stats {
