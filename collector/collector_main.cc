@@ -66,7 +66,7 @@ const cli_args::OptionRow kOptions[] = {
      kRun},
     {"--alone-sync-under", "US",
      "a message that came alone to --listen is synced in line when the last fdatasync took"
-     " under US microseconds (default 2000; 0: always on the sync thread)",
+     " under US microseconds (default 2000; 0 turns this off)",
      kRun},
     {"--config", "C", "configuration (for its limits)", kValidate},
     {"--config", "C", "configuration: labels per source, limits, key file, output, state_dir",

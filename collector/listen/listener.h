@@ -73,7 +73,7 @@ struct Options {
   int64_t read_timeout_ms = 1000;
   int64_t forgery_interval_ms = 10000;
   // A message that came alone is synced in line when the last fdatasync
-  // took under this (--alone-sync-under; 0: always on the sync thread).
+  // took under this (--alone-sync-under; 0: never for that reason).
   int64_t alone_sync_in_line_under_us = kAloneSyncInLineUnderUs;
 };
 
