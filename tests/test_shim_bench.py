@@ -48,6 +48,24 @@ class BenchShim(unittest.TestCase):
         # Right after the median of the disk's passes, before the tmpfs pass.
         self.assertLess(out.index(median.group(0)), out.index(floor.group(0)))
         self.assertLess(out.index(floor.group(0)), out.index("audit file on tmpfs)"))
+        # Each disk pass is followed by the same denials through the bare
+        # peer, every one acknowledged; their median and the collector's share.
+        bare = re.findall(r"(?m)^    no-op \d+\.\d us, shim \d+\.\d us: ratio (\d+\.\d\d)x; "
+                          r"acknowledged (\d+), fell back to the log (\d+)$", out)
+        self.assertEqual(len(bare), 2, out)
+        for _ratio, acknowledged, bare_fell_back in bare:
+            self.assertEqual(int(acknowledged) + int(bare_fell_back), 30, out)
+            self.assertGreater(int(acknowledged), 0, out)
+        floor_of_exchange = re.search(
+            r"(?m)^  the exchange's floor on this disk \(a bare peer: append \+ fdatasync \+ ACK\):"
+            r" (\d+\.\d\d)x, median of 2 passes \((\d+\.\d\d)-(\d+\.\d\d)\); the collector's own"
+            r" share: (-?\d+\.\d\d)x$", out)
+        self.assertIsNotNone(floor_of_exchange, out)
+        bare_ratios = [float(r) for r, _, _ in bare]
+        self.assertAlmostEqual(float(floor_of_exchange.group(1)), sum(bare_ratios) / 2, delta=0.011)
+        share = float(median.group(1)) - float(floor_of_exchange.group(1))
+        self.assertAlmostEqual(float(floor_of_exchange.group(4)), share, delta=0.021)
+        self.assertLess(out.index(floor.group(0)), out.index(floor_of_exchange.group(0)))
         passes = re.findall(r"(?m)^  denials (\d+): attested entries (\d+), forged (\d+), fell back to the log (\d+)$",
                             out)
         self.assertEqual(len(passes), 3, out)
