@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import stat
@@ -68,6 +69,9 @@ class ListenTest(ListenBase):
                                       "sha256": sha256_of(SENDER)})
         self.assertEqual(att["cgroup"], box.cgroup)
         self.assertEqual((att["uid"], att["gid"], att["tracer_pid"]), (os.getuid(), os.getgid(), 0))
+        # Root reads any file, so its shim is dumpable: attested, its memory
+        # not protected (MemoryOfTheSandboxUser has the sandbox user's case).
+        self.assertEqual(att["memory_protected"], False)
         self.assertGreater(att["pid"], 1)
         self.assertEqual(e["data"]["labels"],
                          {"sandbox_id": box.id, "environment": None, "compute_driver": None})
@@ -460,6 +464,72 @@ class WithTheRealShim(ListenBase):
         self.assertEqual(e["event_type"], "denial_record_forged")
         self.assertEqual(e["data"]["reason"], "the sender runs under a tracer (TracerPid is not 0)")
         self.assertEqual(e["data"]["attestation"]["exe"]["sha256"], sha256_of(SHIM))
+
+
+class MemoryOfTheSandboxUser(ListenBase):
+    """A genuine shim is only as good as its memory: any process of the same
+    user may rewrite a dumpable process's memory, with no tracer left for
+    TracerPid to show (tests/memory_rewrite.py). The shim made unreadable to
+    that user (as the image installs it, mode 0711) is made non-dumpable by
+    the kernel at exec, and the rewrite is refused."""
+
+    ATTACKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "memory_rewrite.py")
+
+    def attack(self, mode):
+        c = ListenCollector(self, shim=SHIM)
+        # The sandbox user reaches the socket and the shim: the directory is
+        # searchable (not listable) by others.
+        os.chmod(c.w.path, 0o711)
+        shim = c.w.join("agt-deny-shim")
+        shutil.copyfile(SHIM, shim)
+        os.chmod(shim, mode)
+        os.symlink(shim, c.w.join("curl"))
+        c.shim = shim
+        c.start()
+        box = self.container()
+
+        def as_sandbox_user():
+            box.enter()
+            os.setgroups([])
+            os.setgid(65534)
+            os.setuid(65534)
+
+        env = {"PATH": "/usr/bin:/bin", "AGT_DENIED_SOCKET": c.socket,
+               "AGT_DENIED_LOG": "/nonexistent/denied.log"}
+        # The argument in the shim's memory is what the attack rewrites.
+        r = subprocess.run(["/usr/bin/python3", self.ATTACKER, c.w.join("curl"), "rewritten",
+                            "FORGED!!!", "https://example.com/rewritten"],
+                           preexec_fn=as_sandbox_user,
+                           capture_output=True, text=True, timeout=30, env=env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        outcome = json.loads(r.stdout.splitlines()[-1])
+        self.assertEqual((outcome["tracer_pid"], outcome["status"]), (0, 126), outcome)
+        self.assertEqual(c.stop(), 0)
+        return outcome, c.entries()
+
+    def test_a_shim_readable_by_its_user_is_rewritten_and_lands_as_a_forgery(self):
+        outcome, entries = self.attack(0o755)
+        self.assertEqual((outcome["patched"], outcome["refused"]), (True, None))
+        (e,) = entries
+        self.assertEqual(e["event_type"], "denial_record_forged")
+        self.assertEqual(e["data"]["reason"],
+                         "the sender's memory could be rewritten by any process of its user: the "
+                         "kernel left it dumpable (install the shim unreadable to the sandbox user, "
+                         "mode 0711)")
+        att = e["data"]["attestation"]
+        self.assertEqual((att["attested"], att["memory_protected"], att["uid"], att["tracer_pid"]),
+                         (False, False, 65534, 0))
+        # The rewrite, caught: the record says what the shim never saw.
+        self.assertIn('"argv":["https://example.com/FORGED!!!"]', e["data"]["prefix"])
+
+    def test_a_shim_unreadable_by_its_user_cannot_be_rewritten_and_is_attested(self):
+        outcome, entries = self.attack(0o711)
+        self.assertEqual((outcome["patched"], outcome["refused"]), (False, "EACCES"))
+        (e,) = entries
+        self.assertEqual(e["event_type"], "command_denied")
+        self.assertEqual(e["data"]["argv"], ["https://example.com/rewritten"])
+        att = e["data"]["attestation"]
+        self.assertEqual((att["attested"], att["memory_protected"], att["uid"]), (True, True, 65534))
 
 
 class ListenSetup(unittest.TestCase):

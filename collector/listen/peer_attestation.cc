@@ -21,6 +21,7 @@
 
 #include "canonical_json.h"
 #include "clock_ms.h"
+#include "listen/peer_memory.h"
 #include "listen/pidfd_info.h"
 #include "logs.h"
 #include "unique_fd.h"
@@ -61,9 +62,15 @@ class ProcPath {
 // allocation: this runs once per connection); -1 when it cannot be read.
 // One read: these files are made whole at the read (seq_file, single_open),
 // which hands over all that fits.
-ssize_t ReadStart(const char* path, char* buf, size_t cap) {
+// With `owner`, also the uid the file belongs to (fstat of the open file).
+ssize_t ReadStart(const char* path, char* buf, size_t cap, uid_t* owner = nullptr) {
   const unique_fd::UniqueFd fd(open(path, O_RDONLY | O_CLOEXEC));
   if (!fd.ok()) return -1;
+  struct stat st;
+  if (owner != nullptr) {
+    if (fstat(fd.get(), &st) != 0) return -1;
+    *owner = st.st_uid;
+  }
   for (;;) {
     const ssize_t n = read(fd.get(), buf, cap);
     if (n >= 0 || errno != EINTR) return n;
@@ -71,8 +78,9 @@ ssize_t ReadStart(const char* path, char* buf, size_t cap) {
 }
 
 // TracerPid from the start of /proc/PID/status; false when the line is
-// missing or cut off (it is the 9th line, well inside kStatusBytes).
-constexpr size_t kStatusBytes = 2048;
+// missing or cut off (it is the 9th line, well inside kStatusBytes; CapEff,
+// which peer_memory reads, comes after some 30 lines).
+constexpr size_t kStatusBytes = 4096;
 bool TracerPid(std::string_view status, pid_t* tracer) {
   const std::string_view key = "\nTracerPid:";
   const size_t at = status.find(key);
@@ -333,6 +341,9 @@ const char* Describe(Verdict v) {
     case Verdict::kGone: return "the sender exited before it could be checked";
     case Verdict::kOtherExecutable: return "the sender's executable is not the shim";
     case Verdict::kTraced: return "the sender runs under a tracer (TracerPid is not 0)";
+    case Verdict::kMemoryWritable:
+      return "the sender's memory could be rewritten by any process of its user: the kernel "
+             "left it dumpable (install the shim unreadable to the sandbox user, mode 0711)";
     case Verdict::kNotItsSocket:
       return "the sender's socket was not opened by the shim (inherited across exec, handed over, "
              "or closed)";
@@ -432,10 +443,17 @@ Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
     peer->exe = exe_identity::Identity::Of(st);
   }
   char status[kStatusBytes];
-  const ssize_t got = ReadStart(proc.Name("status"), status, sizeof status);
-  const bool read_all =
-      got > 0 && cgroup.read &&
-      TracerPid(std::string_view(status, static_cast<size_t>(got)), &peer->tracer_pid);
+  uid_t status_owner = 0;
+  const ssize_t got = ReadStart(proc.Name("status"), status, sizeof status, &status_owner);
+  const std::string_view status_text(status, got > 0 ? static_cast<size_t>(got) : 0);
+  peer_memory::StatusIds ids;
+  const bool read_all = got > 0 && cgroup.read && TracerPid(status_text, &peer->tracer_pid) &&
+                        peer_memory::ParseStatusIds(status_text, &ids);
+  peer_memory::Judgement memory = peer_memory::Judgement::kWritable;
+  if (read_all && stated) {
+    memory = peer_memory::Judge(st, status_owner, ids);
+    peer->memory_protected = memory == peer_memory::Judgement::kProtected;
+  }
   peer->cgroup = cgroup.cgroup;
   peer->sandbox_id = cgroup.sandbox_id;
   // The executable's hash and the tracer need no more of /proc: judged
@@ -454,6 +472,8 @@ Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
     verdict = Verdict::kOtherExecutable;
   } else if (peer->tracer_pid != 0) {
     verdict = Verdict::kTraced;
+  } else if (memory == peer_memory::Judgement::kWritable) {
+    verdict = Verdict::kMemoryWritable;
   } else {
     const uint64_t peer_socket = diag->PeerInode(conn_fd, cgroup.cgroup);
     if (peer_socket == 0 ||
@@ -500,6 +520,8 @@ void AppendAttestationJson(const Peer& peer, bool attested, std::string* out) {
   }
   out->append(", \"gid\": ");
   canonical_json::AppendUint(peer.gid, out);
+  out->append(", \"memory_protected\": ");
+  out->append(peer.memory_protected ? "true" : "false");
   out->append(", \"pid\": ");
   canonical_json::AppendUint(static_cast<uint64_t>(peer.pid), out);
   out->append(", \"tracer_pid\": ");

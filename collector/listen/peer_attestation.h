@@ -40,6 +40,9 @@ struct Peer {
   std::string cgroup;      // the path the sandbox id came from (or the unified one)
   std::string sandbox_id;  // empty: no layout matched
   pid_t tracer_pid = 0;    // /proc/PID/status TracerPid
+  // Non-dumpable since exec: no other process of its user could write its
+  // memory (peer_memory.h).
+  bool memory_protected = false;
 };
 
 enum class Verdict {
@@ -48,6 +51,8 @@ enum class Verdict {
   kGone,             // exited before the check could be completed
   kOtherExecutable,  // another executable (or a modified copy of the shim)
   kTraced,           // TracerPid != 0: a tracer can rewrite its memory
+  kMemoryWritable,   // a non-root sender any process of its user could have
+                     // rewritten without a tracer: dumpable (peer_memory.h)
   kNotItsSocket,     // the connection is not one the process opened itself
                      // (e.g. a script connected, sent, then exec'd the shim)
 };
@@ -135,9 +140,9 @@ Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
                Peer* peer, std::string* err);
 
 // data.attestation, canonical JSON: {"attested": A, "cgroup": C,
-// "exe": {"dev": D, "ino": I, "path": P, "sha256": S}, "gid": G, "pid": P,
-// "tracer_pid": T, "uid": U}; "exe" is null when it could not be read, and
-// "sha256" null when it was not computed.
+// "exe": {"dev": D, "ino": I, "path": P, "sha256": S}, "gid": G,
+// "memory_protected": M, "pid": P, "tracer_pid": T, "uid": U}; "exe" is null when it could not be
+// read, and "sha256" null when it was not computed.
 void AppendAttestationJson(const Peer& peer, bool attested, std::string* out);
 
 // Whether SO_PEERPIDFD works on this kernel (Linux 6.5 and later): checked
