@@ -7,8 +7,12 @@
 // (/usr/lib/git-core/git, /opt/bin/curl, pip3.11). The allow list wins: a
 // name already in the pinned directory as something other than the shim is
 // left alone everywhere. A link over a file an allowed command runs (busybox
-// behind allowed applets) is refused before anything changes.
+// behind allowed applets) is refused before anything changes. Last, the
+// shim itself is made unreadable to all but its owner (ProtectShim).
+#include <errno.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "denied_names.h"
 #include "image_scan.h"
@@ -124,6 +128,50 @@ void PlanCopy(void* context, const image_scan::Entry& e) {
   }
 }
 
+// Group and others lose the read bit on the shim (0755 -> 0711): a process
+// whose executable it cannot read is made non-dumpable by the kernel at
+// exec, so no other process of the sandbox user can rewrite a denial's
+// memory (/proc/PID/mem, process_vm_writev, ptrace) between exec and the
+// record reaching the collector, which checks this (agt-collector(1),
+// LISTEN). Returns the failures (0 or 1).
+int ProtectShim(const Session& s) {
+  Text err;
+  image_root::Located at;
+  if (image_root::Walk(s.root.get(), s.shim.path.view(), image_root::WalkMode::kFollow, &at,
+                       &err) != image_root::WalkResult::kOk ||
+      !at.exists) {
+    if (err.empty()) err.Add(s.shim.path.view(), " vanished before it was protected");
+    image_session::Error(kSub, err);
+    return 1;
+  }
+  image_root::Fd fd(openat(at.dir.get(), at.name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC));
+  struct stat st;
+  if (!fd.ok() || fstat(fd.get(), &st) != 0) {
+    err.Add("openat ", s.shim.path.view(), ": ", image_text::Errno{errno});
+    image_session::Error(kSub, err);
+    return 1;
+  }
+  if (st.st_dev != s.shim.dev || st.st_ino != s.shim.ino) {
+    err.Add(s.shim.path.view(), " changed while it was protected; not touched");
+    image_session::Error(kSub, err);
+    return 1;
+  }
+  const mode_t mode = st.st_mode & 07777;
+  const mode_t want = mode & ~static_cast<mode_t>(S_IRGRP | S_IROTH);
+  if (mode == want) return 0;
+  if (fchmod(fd.get(), want) != 0) {
+    err.Add("fchmod ", s.shim.path.view(), ": ", image_text::Errno{errno});
+    image_session::Error(kSub, err);
+    return 1;
+  }
+  Text t;
+  t.Add("the shim ", s.shim.path.view(), " made unreadable to the sandbox user (mode ",
+        image_text::Octal{mode}, " -> ", image_text::Octal{want},
+        "): its denials are not dumpable, so no other process can rewrite their memory");
+  image_session::Report(kSub, t);
+  return 0;
+}
+
 }  // namespace
 
 int Install(int argc, char** argv) {
@@ -233,6 +281,7 @@ int Install(int argc, char** argv) {
     LinkOne(s, -1, names[n], options.shim, &c);
   }
   c.failed += plan.Apply(s);
+  c.failed += ProtectShim(s);
   Text t;
   t.Add(names.size(), " names (", denied_count, " denied, ", stripped.size(),
         " stripped): ", c.linked, " links made, ", c.unchanged, " already the shim, ", c.allowed,

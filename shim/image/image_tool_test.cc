@@ -332,6 +332,30 @@ TEST_CASE("verify: a built root passes; each drift is one line") {
   chmod(t.At("usr/local/lib/agt/agt-deny-shim").c_str(), 0775);
   Result shim = Run(image_tool::Verify, args);
   CHECK(Has(shim.out, "drift: /usr/local/lib/agt/agt-deny-shim: the shim has mode 0775"));
+  CHECK(Has(shim.out,
+            "drift: /usr/local/lib/agt/agt-deny-shim: the shim is readable by others (mode 0775; "
+            "want 0711): the kernel leaves its denials dumpable"));
+  // Readable only: the one drift about the shim is that one.
+  chmod(t.At("usr/local/lib/agt/agt-deny-shim").c_str(), 0755);
+  Result readable = Run(image_tool::Verify, args);
+  CHECK(Lines(readable.out, "drift: /usr/local/lib/agt/agt-deny-shim: ") == 1);
+  CHECK(Has(readable.out, "the shim is readable by others (mode 0755; want 0711)"));
+}
+
+TEST_CASE("install: the shim is made unreadable to all but its owner, once") {
+  TempRoot t;
+  Populate(t);
+  CHECK(t.Mode("usr/local/lib/agt/agt-deny-shim") == 0755);
+  Result r = Install(t, "curl");
+  CHECK(r.status == 0);
+  CHECK(t.Mode("usr/local/lib/agt/agt-deny-shim") == 0711);
+  CHECK(Has(r.out,
+            "the shim /usr/local/lib/agt/agt-deny-shim made unreadable to the sandbox user (mode "
+            "0755 -> 0711): its denials are not dumpable"));
+  Result again = Install(t, "curl");
+  CHECK(again.status == 0);
+  CHECK(t.Mode("usr/local/lib/agt/agt-deny-shim") == 0711);
+  CHECK_FALSE(Has(again.out, "made unreadable"));
 }
 
 TEST_CASE(

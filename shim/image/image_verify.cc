@@ -5,7 +5,7 @@
 // a file others may execute (an alias to its target's file); no other
 // executable copy of a denied or stripped command is anywhere in the root
 // (image_copies); the shim is a root-owned regular file anyone may execute
-// but only its owner may change; no directory on the way to the shim, the
+// but only its owner may read or change; no directory on the way to the shim, the
 // pinned directory or a real-path directory is writable by group or others.
 // Each drift is one line on stdout; exit 1 if any. The time taken is printed.
 #include <dirent.h>
@@ -69,6 +69,13 @@ class Audit {
       Text t;
       t.Add(s_.shim.path.view(), ": the shim has mode ", image_text::Octal{m},
             " (want executable by all, writable by its owner only, no setuid/setgid)");
+      Drift(t);
+    }
+    if ((m & (S_IRGRP | S_IROTH)) != 0) {
+      Text t;
+      t.Add(s_.shim.path.view(), ": the shim is readable by others (mode ", image_text::Octal{m},
+            "; want 0711): the kernel leaves its denials dumpable, so any process of the "
+            "sandbox user could rewrite a record in their memory (agt-deny-shim install fixes it)");
       Drift(t);
     }
   }
