@@ -123,6 +123,9 @@ class AttestedInDocker(unittest.TestCase):
         self.assertEqual(att["exe"]["sha256"], sha256_of(SHIM))
         self.assertIn(cid, att["cgroup"])
         self.assertEqual((att["uid"], att["gid"], att["tracer_pid"]), (65534, 65534, 0))
+        # The image's shim is mode 0711: not dumpable, no other process of
+        # the sandbox user could rewrite it.
+        self.assertIs(att["memory_protected"], True)
 
     # -- the tests -------------------------------------------------------
 
@@ -190,6 +193,25 @@ print(json.dumps(out))
         self.assertEqual(entries[0]["data"]["argv"], ["-sSL", "https://example.com/attested"])
         self.assertEqual(entries[1]["data"]["argv"], ["-q", "https://example.com/no-variable"])
         self.assert_verifies(c, 2)
+
+    def test_the_agent_cannot_rewrite_a_denials_memory(self):
+        # tests/memory_rewrite.py as the agent: PTRACE_TRACEME, exec of the
+        # denied curl, detach at the exec stop, then /proc/PID/mem. The
+        # image's shim is unreadable to uid 65534, so the kernel made the
+        # denial non-dumpable at exec and the rewrite is refused.
+        with open(os.path.join(TOP, "tests", "memory_rewrite.py")) as f:
+            attacker = f.read()
+        prog = ("import sys\nsys.argv = ['memory_rewrite', '/usr/local/sandbox-bin/curl', "
+                "'rewritten', 'FORGED!!!', 'https://example.com/rewritten']\n" + attacker)
+        c = self.collector()
+        rc, result, err, cid = self.sandbox(c, self.log_dir(), prog)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(result, {"patched": False, "refused": "EACCES", "tracer_pid": 0,
+                                  "status": 126})
+        self.assertEqual(c.stop(), 0)
+        (e,) = c.entries()
+        self.assert_attested(e, cid)
+        self.assertEqual(e["data"]["argv"], ["https://example.com/rewritten"])
 
     def test_python_sending_a_perfect_record_is_a_forgery(self):
         c = self.collector()
