@@ -144,31 +144,37 @@ int ProtectShim(const Session& s) {
     image_session::Error(kSub, err);
     return 1;
   }
-  image_root::Fd fd(openat(at.dir.get(), at.name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC));
+  // Looked at through O_PATH first: a shim already protected is left as it
+  // is by anyone (install inside a running sandbox cannot read it); only a
+  // change opens it for real.
   struct stat st;
-  if (!fd.ok() || fstat(fd.get(), &st) != 0) {
-    err.Add("openat ", s.shim.path.view(), ": ", image_text::Errno{errno});
-    image_session::Error(kSub, err);
-    return 1;
+  for (const int flags : {O_PATH, O_RDONLY | O_NOCTTY}) {
+    image_root::Fd fd(openat(at.dir.get(), at.name, flags | O_NOFOLLOW | O_CLOEXEC));
+    if (!fd.ok() || fstat(fd.get(), &st) != 0) {
+      err.Add("openat ", s.shim.path.view(), ": ", image_text::Errno{errno});
+      image_session::Error(kSub, err);
+      return 1;
+    }
+    if (st.st_dev != s.shim.dev || st.st_ino != s.shim.ino) {
+      err.Add(s.shim.path.view(), " changed while it was protected; not touched");
+      image_session::Error(kSub, err);
+      return 1;
+    }
+    const mode_t mode = st.st_mode & 07777;
+    const mode_t want = mode & ~static_cast<mode_t>(S_IRGRP | S_IROTH);
+    if (mode == want) return 0;
+    if (flags == O_PATH) continue;
+    if (fchmod(fd.get(), want) != 0) {
+      err.Add("fchmod ", s.shim.path.view(), ": ", image_text::Errno{errno});
+      image_session::Error(kSub, err);
+      return 1;
+    }
+    Text t;
+    t.Add("the shim ", s.shim.path.view(), " made unreadable to the sandbox user (mode ",
+          image_text::Octal{mode}, " -> ", image_text::Octal{want},
+          "): its denials are not dumpable, so no other process can rewrite their memory");
+    image_session::Report(kSub, t);
   }
-  if (st.st_dev != s.shim.dev || st.st_ino != s.shim.ino) {
-    err.Add(s.shim.path.view(), " changed while it was protected; not touched");
-    image_session::Error(kSub, err);
-    return 1;
-  }
-  const mode_t mode = st.st_mode & 07777;
-  const mode_t want = mode & ~static_cast<mode_t>(S_IRGRP | S_IROTH);
-  if (mode == want) return 0;
-  if (fchmod(fd.get(), want) != 0) {
-    err.Add("fchmod ", s.shim.path.view(), ": ", image_text::Errno{errno});
-    image_session::Error(kSub, err);
-    return 1;
-  }
-  Text t;
-  t.Add("the shim ", s.shim.path.view(), " made unreadable to the sandbox user (mode ",
-        image_text::Octal{mode}, " -> ", image_text::Octal{want},
-        "): its denials are not dumpable, so no other process can rewrite their memory");
-  image_session::Report(kSub, t);
   return 0;
 }
 
