@@ -77,15 +77,18 @@ class AttestedInDocker(unittest.TestCase):
         os.chmod(d, 0o700)
         return d
 
-    def sandbox(self, collector, logs, prog, timeout=300):
+    def sandbox(self, collector, logs, prog, timeout=300, security=()):
         """Runs `python3 -c prog` as a sandbox provider does, the collector's
         socket mounted read-only and the log directory writable; returns
-        (exit status, the JSON the program printed, stderr, container id)."""
+        (exit status, the JSON the program printed, stderr, container id).
+        `security`: more --security-opt values (a seccomp profile)."""
         cid_dir = tempfile.mkdtemp(prefix="agt-10s-cid.")
         self.addCleanup(shutil.rmtree, cid_dir, ignore_errors=True)
         cid_file = os.path.join(cid_dir, "cid")
         p = self.docker("run", "--rm", "--cidfile", cid_file, "--network", "none", "--read-only",
-                        "--cap-drop", "ALL", "--security-opt", "no-new-privileges", "--user", "65534:65534",
+                        "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
+                        *[a for opt in security for a in ("--security-opt", opt)],
+                        "--user", "65534:65534",
                         "--tmpfs", "/workspace:uid=65534,gid=65534", "--tmpfs", "/tmp:uid=65534,gid=65534",
                         "--workdir", "/workspace",
                         "-e", "AGT_DENIED_LOG=/var/log/agt/denied.log", "-v", "%s:/var/log/agt" % logs,
@@ -212,6 +215,69 @@ print(json.dumps(out))
         (e,) = c.entries()
         self.assert_attested(e, cid)
         self.assertEqual(e["data"]["argv"], ["https://example.com/rewritten"])
+
+    # What the agent tries against the shim from before its exec, and the
+    # denial itself: PTRACE_TRACEME, a seccomp filter without and with a
+    # user-notification listener (each in a child), curl.
+    PRE_EXEC_TRIES = r"""
+import ctypes, json, os, subprocess
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+
+def in_child(fn):
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0 if fn() >= 0 else ctypes.get_errno())
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+class Insn(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte),
+                ("k", ctypes.c_uint)]
+class Prog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(Insn))]
+
+def load_filter(flags):
+    allow = (Insn * 1)(Insn(0x06, 0, 0, 0x7fff0000))  # BPF_RET|BPF_K SECCOMP_RET_ALLOW
+    prog = Prog(1, allow)
+    libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
+    # seccomp(SECCOMP_SET_MODE_FILTER, flags, &prog): 317 on x86-64
+    return libc.syscall(ctypes.c_long(317), ctypes.c_long(1), ctypes.c_long(flags),
+                        ctypes.byref(prog))
+
+r = subprocess.run(["curl", "https://example.com/profiled"], capture_output=True, text=True)
+print(json.dumps({
+    "traceme": in_child(lambda: libc.ptrace(0, 0, None, None)),
+    "filter": in_child(lambda: load_filter(0)),
+    "listener": in_child(lambda: load_filter(8)),  # SECCOMP_FILTER_FLAG_NEW_LISTENER
+    "curl": r.returncode,
+    "confined": json.loads(r.stderr.splitlines()[0])["confined"],
+}))
+"""
+
+    def test_the_sandbox_profile_refuses_a_tracer_and_a_notification_listener(self):
+        # The engine's default profile lets the agent do both (errno 0)...
+        c = self.collector()
+        rc, default, err, _ = self.sandbox(c, self.log_dir(), self.PRE_EXEC_TRIES)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(default, {"traceme": 0, "filter": 0, "listener": 0, "curl": 126,
+                                   "confined": True})
+        # ...scripts/sandbox-seccomp-profile's refuses them (EPERM), and
+        # leaves every other filter, the shim's own included, to load.
+        profile = os.path.join(tempfile.mkdtemp(prefix="agt-10s-seccomp."), "sandbox.json")
+        self.addCleanup(shutil.rmtree, os.path.dirname(profile), ignore_errors=True)
+        p = subprocess.run([os.path.join(TOP, "scripts", "sandbox-seccomp-profile"), profile],
+                           capture_output=True, text=True, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        rc, hardened, err, cid = self.sandbox(c, self.log_dir(), self.PRE_EXEC_TRIES,
+                                              security=["seccomp=" + profile])
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(hardened, {"traceme": 1, "filter": 0, "listener": 1, "curl": 126,
+                                    "confined": True})
+        self.assertEqual(c.stop(), 0)
+        entries = c.entries()
+        self.assertEqual(len(entries), 2)
+        self.assert_attested(entries[1], cid)
+        self.assertEqual(entries[1]["data"]["argv"], ["https://example.com/profiled"])
 
     def test_python_sending_a_perfect_record_is_a_forgery(self):
         c = self.collector()
