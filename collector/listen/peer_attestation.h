@@ -1,5 +1,6 @@
 // What the kernel says about the process at the other end of a socket
-// connection, and whether it is the genuine shim, alive and untraced.
+// connection, and whether it is the genuine shim, alive, untraced, and with
+// memory no other process of its user could have rewritten (peer_memory.h).
 //
 // The order is what makes the facts the peer's: SO_PEERCRED gives the pid
 // the kernel recorded at connect(), SO_PEERPIDFD a pidfd for that very
