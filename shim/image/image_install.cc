@@ -10,7 +10,6 @@
 // behind allowed applets) is refused before anything changes. Last, the
 // shim itself is made unreadable to all but its owner (ProtectShim).
 #include <errno.h>
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -135,8 +134,14 @@ void PlanCopy(void* context, const image_scan::Entry& e) {
 // record reaching the collector, which checks this (agt-collector(1),
 // LISTEN). Returns the failures (0 or 1).
 int ProtectShim(const Session& s) {
+  constexpr mode_t kReadByOthers = S_IRGRP | S_IROTH;
+  // Already so: nothing is opened (install inside a running sandbox, as the
+  // sandbox user, cannot read the shim it protects).
+  if ((s.shim.mode & kReadByOthers) == 0) return 0;
   Text err;
   image_root::Located at;
+  image_root::Fd fd;
+  struct stat st;
   if (image_root::Walk(s.root.get(), s.shim.path.view(), image_root::WalkMode::kFollow, &at,
                        &err) != image_root::WalkResult::kOk ||
       !at.exists) {
@@ -144,37 +149,23 @@ int ProtectShim(const Session& s) {
     image_session::Error(kSub, err);
     return 1;
   }
-  // Looked at through O_PATH first: a shim already protected is left as it
-  // is by anyone (install inside a running sandbox cannot read it); only a
-  // change opens it for real.
-  struct stat st;
-  for (const int flags : {O_PATH, O_RDONLY | O_NOCTTY}) {
-    image_root::Fd fd(openat(at.dir.get(), at.name, flags | O_NOFOLLOW | O_CLOEXEC));
-    if (!fd.ok() || fstat(fd.get(), &st) != 0) {
-      err.Add("openat ", s.shim.path.view(), ": ", image_text::Errno{errno});
-      image_session::Error(kSub, err);
-      return 1;
-    }
-    if (st.st_dev != s.shim.dev || st.st_ino != s.shim.ino) {
-      err.Add(s.shim.path.view(), " changed while it was protected; not touched");
-      image_session::Error(kSub, err);
-      return 1;
-    }
-    const mode_t mode = st.st_mode & 07777;
-    const mode_t want = mode & ~static_cast<mode_t>(S_IRGRP | S_IROTH);
-    if (mode == want) return 0;
-    if (flags == O_PATH) continue;
-    if (fchmod(fd.get(), want) != 0) {
-      err.Add("fchmod ", s.shim.path.view(), ": ", image_text::Errno{errno});
-      image_session::Error(kSub, err);
-      return 1;
-    }
-    Text t;
-    t.Add("the shim ", s.shim.path.view(), " made unreadable to the sandbox user (mode ",
-          image_text::Octal{mode}, " -> ", image_text::Octal{want},
-          "): its denials are not dumpable, so no other process can rewrite their memory");
-    image_session::Report(kSub, t);
+  if (!image_root::OpenForChmod(at, s.shim.dev, s.shim.ino, "protected", &fd, &st, &err)) {
+    image_session::Error(kSub, err);
+    return 1;
   }
+  const mode_t mode = st.st_mode & 07777;
+  const mode_t want = mode & ~kReadByOthers;
+  if (mode == want) return 0;
+  if (fchmod(fd.get(), want) != 0) {
+    err.Add("fchmod ", s.shim.path.view(), ": ", image_text::Errno{errno});
+    image_session::Error(kSub, err);
+    return 1;
+  }
+  Text t;
+  t.Add("the shim ", s.shim.path.view(), " made unreadable to the sandbox user (mode ",
+        image_text::Octal{mode}, " -> ", image_text::Octal{want},
+        "): its denials are not dumpable, so no other process can rewrite their memory");
+  image_session::Report(kSub, t);
   return 0;
 }
 

@@ -259,6 +259,21 @@ WalkResult Walk(int root_fd, std::string_view path, WalkMode mode, Located* out,
   return WalkResult::kOk;
 }
 
+bool OpenForChmod(const Located& at, dev_t dev, ino_t ino, const char* doing, Fd* fd,
+                  struct stat* st, image_text::Text* err) {
+  *fd =
+      Fd(openat(at.dir.get(), at.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  if (!fd->ok() || fstat(fd->get(), st) != 0) {
+    err->Add("openat ", at.path.view(), ": ", image_text::Errno{errno});
+    return false;
+  }
+  if (st->st_dev != dev || st->st_ino != ino || !S_ISREG(st->st_mode)) {
+    err->Add(at.path.view(), " changed while it was ", doing, "; not touched");
+    return false;
+  }
+  return true;
+}
+
 bool OpenRoot(const char* root, Fd* out, image_text::Text* err) {
   Fd fd(open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!fd.ok()) {

@@ -90,6 +90,13 @@ struct Located {
 WalkResult Walk(int root_fd, std::string_view path, WalkMode mode, Located* out,
                 image_text::Text* err);
 
+// Opens the regular file the entry `at` names (O_RDONLY, a final symlink not
+// followed) to change its mode, and checks it is still the file dev/ino
+// found before; else *err says why, "<path> changed while it was <doing>;
+// not touched" when it is another file now.
+bool OpenForChmod(const Located& at, dev_t dev, ino_t ino, const char* doing, Fd* fd,
+                  struct stat* st, image_text::Text* err);
+
 // Opens the root directory given on the command line (the one place a
 // host path is followed as the host resolves it).
 bool OpenRoot(const char* root, Fd* out, image_text::Text* err);

@@ -1,7 +1,6 @@
 #include "image_strip.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -125,17 +124,9 @@ int Plan::Apply(const image_session::Session& s) {
       ++failed;
       continue;
     }
-    image_root::Fd fd(
-        openat(at.dir.get(), at.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+    image_root::Fd fd;
     struct stat st;
-    if (!fd.ok() || fstat(fd.get(), &st) != 0) {
-      err.Add("openat ", path, ": ", image_text::Errno{errno});
-      image_session::Error(s.sub, err);
-      ++failed;
-      continue;
-    }
-    if (st.st_dev != f.dev || st.st_ino != f.ino || !S_ISREG(st.st_mode)) {
-      err.Add(path, " changed while it was stripped; not touched");
+    if (!image_root::OpenForChmod(at, f.dev, f.ino, "stripped", &fd, &st, &err)) {
       image_session::Error(s.sub, err);
       ++failed;
       continue;
