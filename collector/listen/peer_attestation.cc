@@ -77,20 +77,9 @@ ssize_t ReadStart(const char* path, char* buf, size_t cap, uid_t* owner = nullpt
   }
 }
 
-// TracerPid from the start of /proc/PID/status; false when the line is
-// missing or cut off (it is the 9th line, well inside kStatusBytes; CapEff,
-// which peer_memory reads, comes after some 30 lines).
+// What is read of /proc/PID/status: its lines up to CapEff, some 30 lines
+// in (peer_memory::ParseStatusIds says which), fit well inside this.
 constexpr size_t kStatusBytes = 4096;
-bool TracerPid(std::string_view status, pid_t* tracer) {
-  const std::string_view key = "\nTracerPid:";
-  const size_t at = status.find(key);
-  if (at == std::string_view::npos) return false;
-  const size_t end = status.find('\n', at + key.size());
-  if (end == std::string_view::npos || end - at > key.size() + 16) return false;
-  const std::string value(status.substr(at + key.size(), end - at - key.size()));
-  *tracer = static_cast<pid_t>(strtol(value.c_str(), nullptr, 10));
-  return true;
-}
 
 // The process behind `pidfd` has not exited (a pidfd polls readable once it has).
 bool Alive(int pidfd) {
@@ -447,8 +436,8 @@ Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
   const ssize_t got = ReadStart(proc.Name("status"), status, sizeof status, &status_owner);
   const std::string_view status_text(status, got > 0 ? static_cast<size_t>(got) : 0);
   peer_memory::StatusIds ids;
-  const bool read_all = got > 0 && cgroup.read && TracerPid(status_text, &peer->tracer_pid) &&
-                        peer_memory::ParseStatusIds(status_text, &ids);
+  const bool read_all = got > 0 && cgroup.read && peer_memory::ParseStatusIds(status_text, &ids);
+  if (read_all) peer->tracer_pid = ids.tracer_pid;
   peer_memory::Judgement memory = peer_memory::Judgement::kWritable;
   if (read_all && stated) {
     memory = peer_memory::Judge(st, status_owner, ids);

@@ -50,14 +50,17 @@ bool Numbers(std::string_view text, int base, uint64_t* out, int cap, int* count
 }  // namespace
 
 bool ParseStatusIds(std::string_view status, StatusIds* ids) {
-  std::string_view uid_line, gid_line, groups_line, cap_line;
-  if (!Line(status, "Uid", &uid_line) || !Line(status, "Gid", &gid_line) ||
-      !Line(status, "Groups", &groups_line) || !Line(status, "CapEff", &cap_line)) {
+  std::string_view tracer_line, uid_line, gid_line, groups_line, cap_line;
+  if (!Line(status, "TracerPid", &tracer_line) || !Line(status, "Uid", &uid_line) ||
+      !Line(status, "Gid", &gid_line) || !Line(status, "Groups", &groups_line) ||
+      !Line(status, "CapEff", &cap_line)) {
     return false;
   }
   uint64_t v[StatusIds::kMaxGroups];
   int n = 0;
   bool cut = false;
+  if (!Numbers(tracer_line, 10, v, 1, &n, &cut) || n != 1 || cut) return false;
+  ids->tracer_pid = static_cast<pid_t>(v[0]);
   // Uid and Gid: real, effective, saved set, filesystem.
   if (!Numbers(uid_line, 10, v, 4, &n, &cut) || n != 4 || cut) return false;
   ids->euid = static_cast<uid_t>(v[1]);

@@ -29,8 +29,10 @@
 
 namespace peer_memory {
 
-// The lines of /proc/PID/status the judgement reads.
+// The lines of /proc/PID/status the attestation reads: the tracer (who can
+// rewrite the process now) and what the judgement below reads.
 struct StatusIds {
+  pid_t tracer_pid = 0;
   uid_t euid = 0, fsuid = 0;
   gid_t fsgid = 0;
   static constexpr int kMaxGroups = 64;

@@ -8,9 +8,9 @@ namespace {
 
 // A status as the kernel writes it (the lines read, among others).
 std::string Status(const std::string& uid, const std::string& gid, const std::string& groups,
-                   const std::string& cap_eff) {
-  return "Name:\tcurl\nUmask:\t0022\nState:\tS (sleeping)\nTracerPid:\t0\nUid:\t" + uid +
-         "\nGid:\t" + gid + "\nFDSize:\t64\nGroups:\t" + groups +
+                   const std::string& cap_eff, const std::string& tracer = "0") {
+  return "Name:\tcurl\nUmask:\t0022\nState:\tS (sleeping)\nTracerPid:\t" + tracer + "\nUid:\t" +
+         uid + "\nGid:\t" + gid + "\nFDSize:\t64\nGroups:\t" + groups +
          "\nVmPeak:\t  1000 kB\nCapInh:\t" + "0000000000000000\nCapPrm:\t" + cap_eff +
          "\nCapEff:\t" + cap_eff + "\nCapBnd:\t000001ffffffffff\nNoNewPrivs:\t1\n";
 }
@@ -35,9 +35,10 @@ struct stat File(uid_t uid, gid_t gid, mode_t mode) {
 
 }  // namespace
 
-TEST_CASE("the status lines: effective and filesystem ids, groups, effective capabilities") {
-  const auto ids = Ids(
-      Status("1000\t1001\t1002\t1003", "2000\t2001\t2002\t2003", "10 20 30 ", "0000000000000006"));
+TEST_CASE("the status lines: tracer, effective and filesystem ids, groups, capabilities") {
+  const auto ids = Ids(Status("1000\t1001\t1002\t1003", "2000\t2001\t2002\t2003", "10 20 30 ",
+                              "0000000000000006", "4242"));
+  CHECK(ids.tracer_pid == 4242);
   CHECK(ids.euid == 1001);
   CHECK(ids.fsuid == 1003);
   CHECK(ids.fsgid == 2003);
@@ -56,6 +57,8 @@ TEST_CASE("a status cut off or malformed is not judged") {
       Status("65534\t65534\t65534", "0\t0\t0\t0", "", "0000000000000000"), &ids));
   CHECK_FALSE(peer_memory::ParseStatusIds(
       Status("0\t0\t0\t0", "0\t0\t0\t0", "", "zz00000000000000"), &ids));
+  CHECK_FALSE(peer_memory::ParseStatusIds(
+      Status("0\t0\t0\t0", "0\t0\t0\t0", "", "0000000000000000", "x"), &ids));
 }
 
 TEST_CASE("more groups than are kept: the group and other classes both count") {
