@@ -453,6 +453,37 @@ class WithTheRealShim(ListenBase):
         self.assertEqual(json.loads(r.stderr.splitlines()[0]), record_part(e["data"]))
         self.assert_verifies(c, 1)
 
+    def test_the_sender_is_checked_when_it_connects_before_its_record_arrives(self):
+        # The shim connects before it confines itself and builds its record;
+        # the collector reads the kernel's facts about it at accept, so the
+        # record, when it comes, waits only for validation and the sync.
+        c = ListenCollector(self, shim=SHIM).start()
+        trace = c.w.join("collector.trace")
+        tracer = subprocess.Popen(strace_argv(trace, "trace=accept4,readlink,recvfrom", string_limit=4096) +
+                                  ["-p", str(c.proc.pid)])
+        self.addCleanup(lambda: tracer.poll() is None and tracer.kill())
+        deadline = time.monotonic() + 10
+        while not re.search(r"^TracerPid:\s+[1-9]", open("/proc/%d/status" % c.proc.pid).read(),
+                            re.M):
+            self.assertLess(time.monotonic(), deadline, "strace did not attach")
+            time.sleep(0.02)
+        box = self.container()
+        r, logged = self.deny(c, box)
+        self.assertEqual(logged, "")
+        tracer.send_signal(signal.SIGINT)  # detaches
+        tracer.wait(timeout=30)
+        self.assertEqual(c.stop(), 0)
+        (e,) = c.entries()
+        self.assertEqual(e["event_type"], "command_denied")
+        with open(trace, encoding="utf-8", errors="replace") as f:
+            calls = [l for l in f.read().splitlines() if not l.startswith(("---", "+++"))]
+        accepted = next(i for i, l in enumerate(calls) if re.search(r"accept4\(.*= \d+$", l))
+        checked = next(i for i, l in enumerate(calls) if re.search(r'readlink\("/proc/\d+/exe"', l))
+        received = next(i for i, l in enumerate(calls) if "https://example.com/real" in l)
+        self.assertTrue(calls[received].split()[1].startswith("recvfrom("), calls[received])
+        self.assertLess(accepted, checked, calls)
+        self.assertLess(checked, received, calls)
+
     def test_the_real_shim_under_strace_is_a_forgery_and_falls_back_to_its_log(self):
         c = ListenCollector(self, shim=SHIM).start()
         box = self.container()

@@ -171,11 +171,19 @@ void Listener::Accept(int64_t now_ms) {
     conn.container = c;
     conn.generation = ++generation_;
     conn.cgroup = std::move(peer_cgroup);
+    // Judged now, whether or not the record is here: the shim connects first
+    // and confines itself and builds its record meanwhile, so this runs
+    // beside that work instead of after it. What is judged cannot change
+    // before the record comes: a process judged the genuine shim runs only
+    // the shim's code, which never execs and never hands its socket on, and
+    // a tracer that attaches afterwards could as well have left before the
+    // send, which no check after it would see either (peer_attestation.h).
+    conn.verdict = peer_attestation::Attest(raw, options_.shim, hashes_.get(), conn.cgroup, &diag_,
+                                            &conn.peer, &conn.attest_error);
     deadlines_.push_back({now_ms + options_.read_timeout_ms, raw, conn.generation});
-    // The shim sends its record right after connect(), so it is usually
-    // here already: served now, the connection never enters the epoll set
-    // (one epoll_ctl and one event less per denial). Otherwise it is
-    // watched, as when the batch is full.
+    // When the record is here already (the check took longer than the shim
+    // took to send) it is served now, and the connection never enters the
+    // epoll set. Otherwise it is watched, as when the batch is full.
     if (BatchFull()) {
       Arm(raw);
     } else {
@@ -184,22 +192,14 @@ void Listener::Accept(int64_t now_ms) {
   }
 }
 
-const peer_attestation::PeerCgroup& Listener::CgroupOf(int fd) const {
-  static const peer_attestation::PeerCgroup kUnread;
-  const auto it = conns_.find(fd);
-  return it == conns_.end() ? kUnread : it->second.cgroup;
-}
-
-bool Listener::Judge(int fd, std::string_view message, const std::string& reason_override,
-                     peer_attestation::Peer* peer) {
-  std::string err;
-  const peer_attestation::Verdict v =
-      peer_attestation::Attest(fd, options_.shim, hashes_.get(), CgroupOf(fd), &diag_, peer, &err);
+bool Listener::Judge(const Conn& conn, std::string_view message,
+                     const std::string& reason_override) {
+  const peer_attestation::Verdict v = conn.verdict;
   if (v == peer_attestation::Verdict::kGenuine && reason_override.empty()) return true;
   std::string reason = reason_override.empty() ? peer_attestation::Describe(v) : reason_override;
-  if (v == peer_attestation::Verdict::kNoCredentials) reason += " (" + err + ")";
+  if (v == peer_attestation::Verdict::kNoCredentials) reason += " (" + conn.attest_error + ")";
   ++stats_.forged;
-  forgeries_->Seen(*peer, reason, message, clock_ms::Realtime(), &due_);
+  forgeries_->Seen(conn.peer, reason, message, clock_ms::Realtime(), &due_);
   return false;
 }
 
@@ -220,6 +220,9 @@ void Listener::Arm(int fd) {
 }
 
 void Listener::Serve(int fd) {
+  const auto it = conns_.find(fd);
+  if (it == conns_.end()) return;
+  const Conn& conn = it->second;
   const ssize_t n = recv(fd, &buf_[0], buf_.size(), MSG_DONTWAIT | MSG_TRUNC);
   if (n < 0) {
     if (errno == EAGAIN || errno == EINTR) {
@@ -229,18 +232,18 @@ void Listener::Serve(int fd) {
     Close(fd);
     return;
   }
-  peer_attestation::Peer peer;
   if (n == 0) {  // closed without a message
-    Judge(fd, {}, "the sender closed the connection without sending a record", &peer);
+    Judge(conn, {}, "the sender closed the connection without sending a record");
     Close(fd);
     return;
   }
   const std::string_view message(
       buf_.data(), static_cast<size_t>(n) < buf_.size() ? static_cast<size_t>(n) : buf_.size());
-  if (!Judge(fd, message, {}, &peer)) {
+  if (!Judge(conn, message, {})) {
     Answer(fd, kNak);
     return;
   }
+  const peer_attestation::Peer& peer = conn.peer;
   // Said only when something is refused: not built for every denial.
   const auto who = [&peer] {
     return "pid " + std::to_string(peer.pid) + " (cgroup " + peer.cgroup + ")";
@@ -274,7 +277,7 @@ void Listener::Serve(int fd) {
       acks_.Add(fd, out_->entries_appended());
       // Stays open (and out of the timeout's reach; its one-shot event is
       // spent) until durable.
-      conns_[fd].generation = 0;
+      it->second.generation = 0;
       // With no sync in flight, one starts as soon as the Pump has anything
       // else to do (the next connection or event: HandOverDeferredSync), not
       // after every connection waiting at accept is served: the next batch
@@ -302,10 +305,9 @@ void Listener::Expire(int64_t now_ms) {
     deadlines_.pop_front();
     const auto it = conns_.find(d.fd);
     if (it == conns_.end() || it->second.generation != d.generation) continue;
-    peer_attestation::Peer peer;
-    Judge(d.fd, {},
-          "no record within the read timeout (" + std::to_string(options_.read_timeout_ms) + " ms)",
-          &peer);
+    Judge(
+        it->second, {},
+        "no record within the read timeout (" + std::to_string(options_.read_timeout_ms) + " ms)");
     Answer(d.fd, kNak);
   }
 }

@@ -4,10 +4,11 @@
 // denial, one message (the shim's record line), one byte back: ACK (0x06)
 // once the entry is durable (after the audit file's Sync), NAK (0x15) when no
 // command_denied entry was written for it. The sender is judged from what
-// the kernel says (peer_attestation.h): the genuine shim's records go
-// through the same pipeline as file lines (pipeline::Ingest::Line, with the
-// attestation in the Origin); anything else becomes forgery evidence
-// (forgery_report.h), never a command_denied entry.
+// the kernel says (peer_attestation.h), at accept, usually before its
+// record has come: the genuine shim's records go through the same pipeline
+// as file lines (pipeline::Ingest::Line, with the attestation in the
+// Origin); anything else becomes forgery evidence (forgery_report.h), never
+// a command_denied entry.
 //
 // Group commit: the entries of one Pump are flushed and handed to a sync
 // thread (audit_file.h, SyncInBackground); the loop goes on accepting,
@@ -124,9 +125,15 @@ class Listener {
   struct Conn {
     unique_fd::UniqueFd fd;
     Container* container = nullptr;
-    uint64_t generation = 0;              // tells a reused fd number from the one timed
-    bool watched = false;                 // in the epoll set (served at accept when not)
-    peer_attestation::PeerCgroup cgroup;  // read at accept (its pidfd kept), used by Judge
+    uint64_t generation = 0;  // tells a reused fd number from the one timed
+    bool watched = false;     // in the epoll set (served at accept when not)
+    // The kernel's facts and the verdict on them, taken at accept (Attest):
+    // the shim connects before it confines itself and builds its record, so
+    // the check runs while it does, not after the record arrives.
+    peer_attestation::PeerCgroup cgroup;
+    peer_attestation::Peer peer;
+    peer_attestation::Verdict verdict = peer_attestation::Verdict::kNoCredentials;
+    std::string attest_error;  // for kNoCredentials
   };
   struct Deadline {
     int64_t at_ms;
@@ -138,13 +145,11 @@ class Listener {
   void Serve(int fd);
   void Arm(int fd);  // its one-shot read event (added, or again)
   void Expire(int64_t now_ms);
-  // Asks the kernel about the peer of `fd` (*peer): true for the genuine
-  // shim; otherwise, or whenever `reason_override` is given (a connection
-  // without a message), records a forgery with that reason or the verdict's.
-  bool Judge(int fd, std::string_view message, const std::string& reason_override,
-             peer_attestation::Peer* peer);
-  const peer_attestation::PeerCgroup& CgroupOf(int fd) const;  // read at accept
-  void Answer(int fd, unsigned char byte);                     // sends it and closes
+  // The verdict on `conn`'s peer: true for the genuine shim; otherwise, or
+  // whenever `reason_override` is given (a connection without a message),
+  // records a forgery with that reason or the verdict's.
+  bool Judge(const Conn& conn, std::string_view message, const std::string& reason_override);
+  void Answer(int fd, unsigned char byte);  // sends it and closes
   void Close(int fd);
   bool AppendDue(std::string* err);
   // Starts the sync that Serve deferred (sync_deferred_) on the sync thread:

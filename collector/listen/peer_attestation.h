@@ -12,6 +12,12 @@
 // The connection must also be one the process opened itself (the peer end,
 // found by sock_diag, held in a descriptor with O_CLOEXEC): otherwise a
 // script could connect, send its own record, and exec the shim.
+//
+// Attest needs nothing of the message, so the listener runs it at accept,
+// while the shim (which connects before it confines itself) builds its
+// record: a process judged the genuine shim there runs only the shim's code,
+// which never execs and never hands its socket on, so whatever later comes
+// on that connection is the shim's.
 #ifndef AGT_COLLECTOR_LISTEN_PEER_ATTESTATION_H_
 #define AGT_COLLECTOR_LISTEN_PEER_ATTESTATION_H_
 
