@@ -156,66 +156,75 @@ TEST_CASE("confined: openat only with the log's exact flags") {
         }) == 0);
 }
 
-TEST_CASE("confined: socket only as AF_UNIX SOCK_SEQPACKET|SOCK_CLOEXEC, protocol 0") {
-  CHECK(InConfinedChild([] {
+TEST_CASE("confined: no socket of any kind, and no connect") {
+  int before[2];  // a connected pair made before the filter, as the shim's is
+  REQUIRE(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, before) == 0);
+  CHECK(InConfinedChild([&] {
           if (syscall(SYS_socket, AF_INET, SOCK_STREAM, 0) != -1 || errno != EPERM) return 1;
           if (syscall(SYS_socket, AF_INET6, SOCK_DGRAM, 0) != -1 || errno != EPERM) return 2;
           if (syscall(SYS_socket, AF_NETLINK, SOCK_RAW, 0) != -1 || errno != EPERM) return 3;
           if (syscall(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0) != -1 || errno != EPERM)
             return 4;
-          if (syscall(SYS_socket, AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0) != -1 || errno != EPERM)
+          // Not even the kind the shim connects before the filter.
+          if (syscall(SYS_socket, denied_socket::kDomain, denied_socket::kType, 0) != -1 ||
+              errno != EPERM)
             return 5;
-          if (syscall(SYS_socket, AF_UNIX, SOCK_SEQPACKET, 0) != -1 || errno != EPERM)
-            return 6;  // no CLOEXEC
-          if (syscall(SYS_socket, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 1) != -1 ||
+          int pair[2];
+          if (syscall(SYS_socketpair, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != -1 ||
               errno != EPERM)
+            return 6;
+          struct sockaddr_un address = {};
+          address.sun_family = AF_UNIX;
+          if (syscall(SYS_connect, before[0], &address, sizeof address) != -1 || errno != EPERM)
             return 7;
-          if (syscall(SYS_socketpair, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, nullptr) != -1 ||
-              errno != EPERM)
-            return 8;
-          long fd = syscall(SYS_socket, denied_socket::kDomain, denied_socket::kType, 0);
-          if (fd < 0) return 9;
           // Other calls a socket could make stay refused.
-          if (syscall(SYS_bind, fd, nullptr, 0) != -1 || errno != EPERM) return 10;
-          if (syscall(SYS_listen, fd, 1) != -1 || errno != EPERM) return 11;
-          if (syscall(SYS_sendmsg, fd, nullptr, 0) != -1 || errno != EPERM) return 12;
-          if (syscall(SYS_recvmsg, fd, nullptr, 0) != -1 || errno != EPERM) return 13;
-          if (close(static_cast<int>(fd)) != 0) return 14;
+          if (syscall(SYS_bind, before[0], nullptr, 0) != -1 || errno != EPERM) return 8;
+          if (syscall(SYS_listen, before[0], 1) != -1 || errno != EPERM) return 9;
+          if (syscall(SYS_sendmsg, before[0], nullptr, 0) != -1 || errno != EPERM) return 10;
+          if (syscall(SYS_recvmsg, before[0], nullptr, 0) != -1 || errno != EPERM) return 11;
           return 0;
         }) == 0);
+  close(before[0]);
+  close(before[1]);
 }
 
 TEST_CASE(
-    "confined: setsockopt only for the two timeouts, recvfrom one byte, clock_gettime monotonic") {
-  CHECK(InConfinedChild([] {
-          long fd = syscall(SYS_socket, denied_socket::kDomain, denied_socket::kType, 0);
-          if (fd < 0) return 1;
+    "confined: setsockopt only for the receive timeout, recvfrom one byte, clock_gettime "
+    "monotonic") {
+  int before[2];  // made before the filter, as the shim's socket is
+  REQUIRE(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, before) == 0);
+  CHECK(InConfinedChild([&] {
+          const long fd = before[0];
           struct timeval tv = {0, 1000};
-          if (syscall(SYS_setsockopt, fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv) != 0) return 2;
-          if (syscall(SYS_setsockopt, fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0) return 3;
+          if (syscall(SYS_setsockopt, fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0) return 1;
+          // The send timeout is armed before the filter, for connect().
+          if (syscall(SYS_setsockopt, fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv) != -1 ||
+              errno != EPERM)
+            return 2;
           int one = 1;
           if (syscall(SYS_setsockopt, fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != -1 ||
               errno != EPERM)
-            return 4;
+            return 3;
           if (syscall(SYS_setsockopt, fd, SOL_SOCKET, SO_SNDBUF, &one, sizeof one) != -1 ||
               errno != EPERM)
+            return 4;
+          if (syscall(SYS_setsockopt, fd, 0, SO_RCVTIMEO, &tv, sizeof tv) != -1 || errno != EPERM)
             return 5;
-          if (syscall(SYS_setsockopt, fd, 0, SO_SNDTIMEO, &tv, sizeof tv) != -1 || errno != EPERM)
-            return 6;
           char buf[2];
           if (syscall(SYS_recvfrom, fd, buf, 2, 0, nullptr, nullptr) != -1 || errno != EPERM)
-            return 7;
-          // One byte is allowed; the unconnected socket then says so itself.
+            return 6;
+          // One byte is allowed; the empty socket then says so itself.
           if (syscall(SYS_recvfrom, fd, buf, 1, MSG_DONTWAIT, nullptr, nullptr) != -1 ||
-              errno == EPERM)
-            return 8;
+              errno != EAGAIN)
+            return 7;
           struct timespec ts;
-          if (syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts) != 0) return 9;
-          if (syscall(SYS_clock_gettime, CLOCK_REALTIME, &ts) != -1 || errno != EPERM) return 10;
-          if (syscall(SYS_clock_gettime, CLOCK_BOOTTIME, &ts) != -1 || errno != EPERM) return 11;
-          close(static_cast<int>(fd));
+          if (syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts) != 0) return 8;
+          if (syscall(SYS_clock_gettime, CLOCK_REALTIME, &ts) != -1 || errno != EPERM) return 9;
+          if (syscall(SYS_clock_gettime, CLOCK_BOOTTIME, &ts) != -1 || errno != EPERM) return 10;
           return 0;
         }) == 0);
+  close(before[0]);
+  close(before[1]);
 }
 
 TEST_CASE("confined: a whole delivery to an acknowledging peer goes through the filter") {
@@ -231,10 +240,13 @@ TEST_CASE("confined: a whole delivery to an acknowledging peer goes through the 
   pid_t pid = fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
+    // As a denial does it: connected first, then confined, then the exchange.
+    denied_socket::Connection connection;
+    if (!denied_socket::Connect(path.c_str(), 0, &connection)) _exit(101);
     if (!confine::Confine()) _exit(100);
     char storage[denied_socket::kMaxWarningSize];
     fixed_buffer::Buffer warning(storage, sizeof storage);
-    _exit(denied_socket::Deliver(path.c_str(), "{\"a\":1}", &warning) ? 0 : 1);
+    _exit(denied_socket::Exchange(&connection, path.c_str(), "{\"a\":1}", &warning) ? 0 : 1);
   }
   int c = accept(listener, nullptr, nullptr);
   REQUIRE(c >= 0);

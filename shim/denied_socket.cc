@@ -85,9 +85,8 @@ bool ArmTimeout(long fd, int option, std::int64_t deadline_ns) {
   return ArmTimeoutFor(fd, option, now < 0 ? 0 : deadline_ns - now);
 }
 
-// The exchange on a fresh socket; fills `warning` when it fails.
-bool Exchange(long fd, const char* path, const struct sockaddr_un& address, std::string_view record,
-              std::int64_t deadline_ns, fixed_buffer::Buffer* warning) {
+// connect() on a fresh socket; errno says why when it fails.
+bool ConnectFd(long fd, const struct sockaddr_un& address, std::int64_t deadline_ns) {
   // connect() on a unix socket blocks while the listener's backlog is full,
   // for at most the send timeout: the whole bound at first (the clock was
   // read just before; a clock that failed leaves nothing), what is left
@@ -100,10 +99,13 @@ bool Exchange(long fd, const char* path, const struct sockaddr_un& address, std:
     if (ArmTimeout(fd, kSendTimeoutOption, deadline_ns))
       rc = syscall(SYS_connect, fd, &address, static_cast<socklen_t>(sizeof address));
   }
-  if (rc != 0) {
-    WarnErrno(path, "connect", errno, warning);
-    return false;
-  }
+  return rc == 0;
+}
+
+// The record and its answer on a connected socket; fills `warning` when it
+// fails.
+bool SendAndAwait(long fd, const char* path, std::string_view record, std::int64_t deadline_ns,
+                  fixed_buffer::Buffer* warning) {
   // One message, the whole record: a SEQPACKET write is all or nothing. It
   // is not armed again: the first message on a fresh connection never
   // waits for the collector (the kernel checks a receiver's queue only for
@@ -156,35 +158,62 @@ int Absent(const char* path) {
   return errno == ENOENT || errno == ENOTDIR ? errno : 0;
 }
 
-bool Deliver(const char* path, std::string_view record, fixed_buffer::Buffer* warning,
-             int known_absent) {
+bool Connect(const char* path, int known_absent, Connection* connection) {
+  *connection = Connection();
   struct sockaddr_un address;
   memset(&address, 0, sizeof address);
   address.sun_family = AF_UNIX;
   std::size_t length = strlen(path);
   // sun_path holds the path and its terminating NUL; a longer path is
   // refused rather than cut (a cut path would name another socket).
-  if (length >= sizeof address.sun_path) {
-    Warn(path, "the path is too long for a socket address", "", warning);
-    return false;
-  }
+  if (length >= sizeof address.sun_path) return false;
   memcpy(address.sun_path, path, length);
+  connection->failed_call = "connect";
   if (known_absent != 0) {
-    WarnErrno(path, "connect", known_absent, warning);
+    connection->failed_errno = known_absent;
     return false;
   }
-  // The raw call keeps the arguments exactly as the seccomp filter allows.
   long fd = syscall(SYS_socket, kDomain, kType, 0);
   if (fd < 0) {
-    WarnErrno(path, "socket", errno, warning);
+    connection->failed_call = "socket";
+    connection->failed_errno = errno;
     return false;
   }
   // The bound starts here, once, before the first call that can block.
   std::int64_t start = NowNs();
   std::int64_t deadline_ns = start < 0 ? 0 : start + kTimeoutMs * kNsPerMs;
-  bool delivered = Exchange(fd, path, address, record, deadline_ns, warning);
-  close(static_cast<int>(fd));
+  if (!ConnectFd(fd, address, deadline_ns)) {
+    connection->failed_errno = errno;
+    close(static_cast<int>(fd));
+    return false;
+  }
+  connection->fd = fd;
+  connection->deadline_ns = deadline_ns;
+  connection->failed_call = nullptr;
+  return true;
+}
+
+bool Exchange(Connection* connection, const char* path, std::string_view record,
+              fixed_buffer::Buffer* warning) {
+  if (connection->fd < 0) {
+    if (connection->failed_call == nullptr) {
+      Warn(path, "the path is too long for a socket address", "", warning);
+    } else {
+      WarnErrno(path, connection->failed_call, connection->failed_errno, warning);
+    }
+    return false;
+  }
+  bool delivered = SendAndAwait(connection->fd, path, record, connection->deadline_ns, warning);
+  close(static_cast<int>(connection->fd));
+  connection->fd = -1;
   return delivered;
+}
+
+bool Deliver(const char* path, std::string_view record, fixed_buffer::Buffer* warning,
+             int known_absent) {
+  Connection connection;
+  Connect(path, known_absent, &connection);
+  return Exchange(&connection, path, record, warning);
 }
 
 }  // namespace denied_socket

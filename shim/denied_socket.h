@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 #include "fixed_buffer.h"
@@ -19,11 +20,12 @@
 namespace denied_socket {
 
 inline constexpr std::string_view kEnvName = "AGT_DENIED_SOCKET";
-// The seccomp filter allows socket() with exactly these arguments.
+// The socket Connect makes (before the filter, which allows no socket()).
 inline constexpr int kDomain = AF_UNIX;
 inline constexpr int kType = SOCK_SEQPACKET | SOCK_CLOEXEC;
-// ... setsockopt() only at this level, for the two timeouts below, and
-// clock_gettime() only on this clock (the deadline).
+// The seccomp filter allows setsockopt() only at this level, for the
+// receive timeout below (the send timeout is armed before it, for
+// connect()), and clock_gettime() only on this clock (the deadline).
 inline constexpr int kOptionLevel = SOL_SOCKET;
 inline constexpr int kSendTimeoutOption = SO_SNDTIMEO;
 inline constexpr int kReceiveTimeoutOption = SO_RCVTIMEO;
@@ -32,7 +34,8 @@ inline constexpr clockid_t kClock = CLOCK_MONOTONIC;
 inline constexpr unsigned char kAck = 0x06;
 inline constexpr unsigned char kNak = 0x15;
 // The bound on the whole exchange - connect, send, the acknowledgement -
-// from the first system call on the socket. The man page states it.
+// from the first system call on the socket (the denial's own work between
+// connect and send included). The man page states it.
 inline constexpr long kTimeoutMs = 200;
 inline constexpr std::string_view kWarningPrefix =
     "agt-sandbox: warning: denial not delivered to AGT_DENIED_SOCKET ";
@@ -40,15 +43,38 @@ inline constexpr std::string_view kWarningPrefix =
 // write with the record and the human line, like the log's warning.
 inline constexpr std::size_t kMaxWarningSize = 320;
 
-// Sends `record` (the record line without its newline) as one message to the
-// socket at `path` and waits for kAck. True only on kAck. Otherwise fills
-// `warning` (room for kMaxWarningSize bytes) with one line
-// "agt-sandbox: warning: denial not delivered to AGT_DENIED_SOCKET \"<path>\":
-// <reason>; the record goes to AGT_DENIED_LOG\n". The socket is closed again
-// before it returns (it may have been given fd 2).
+// A connection to the collector: made before confinement (Connect), used
+// once the record is built (Exchange). The collector checks the connecting
+// process while the shim confines itself and builds its record, so that
+// work is off the denial's path.
+struct Connection {
+  long fd = -1;                  // -1: Connect failed (below, why)
+  std::int64_t deadline_ns = 0;  // kTimeoutMs after the socket was made (0: the clock failed)
+  // Why Connect failed: Exchange words the warning from these, after
+  // confinement, since the path in it is the sandbox's, escaped and redacted.
+  const char* failed_call = nullptr;  // "socket" or "connect"; nullptr: the path's length
+  int failed_errno = 0;
+};
+
+// Opens a socket and connects it to `path` (nothing else: the path is not
+// parsed, escaped or copied anywhere but into the address). False when that
+// fails, with the reason in *connection; nothing is left open then.
 // `known_absent`, when not 0, is the errno a lookup of `path` already met
-// (from Absent): the warning is then the one connect() would give, and no
+// (from Absent): the failure is then the one connect() would give, and no
 // socket is made.
+bool Connect(const char* path, int known_absent, Connection* connection);
+
+// Sends `record` (the record line without its newline) as one message on
+// `connection` and waits for kAck, within what is left of the bound. True
+// only on kAck. Otherwise fills `warning` (room for kMaxWarningSize bytes)
+// with one line "agt-sandbox: warning: denial not delivered to
+// AGT_DENIED_SOCKET \"<path>\": <reason>; the record goes to
+// AGT_DENIED_LOG\n", Connect's failure included. The socket is closed before
+// it returns (it may have been given fd 2).
+bool Exchange(Connection* connection, const char* path, std::string_view record,
+              fixed_buffer::Buffer* warning);
+
+// Connect and Exchange in one.
 bool Deliver(const char* path, std::string_view record, fixed_buffer::Buffer* warning,
              int known_absent = 0);
 

@@ -221,3 +221,51 @@ TEST_CASE("a path found absent beforehand gets the warning connect() gives") {
   }
   close(listener);
 }
+
+TEST_CASE("Connect only connects: the record goes, and a failure is worded, by Exchange") {
+  TempDir dir;
+  std::string path = dir.path + "/denied.sock";
+  Peer peer(path, Answer::kAck);
+  denied_socket::Connection connection;
+  REQUIRE(denied_socket::Connect(path.c_str(), 0, &connection));
+  CHECK(connection.fd >= 0);
+  CHECK(connection.deadline_ns > 0);
+  char storage[denied_socket::kMaxWarningSize];
+  fixed_buffer::Buffer warning(storage, sizeof storage);
+  CHECK(denied_socket::Exchange(&connection, path.c_str(), "{\"b\":2}", &warning));
+  CHECK(peer.Finish() == "{\"b\":2}");
+  CHECK(connection.fd == -1);  // closed
+
+  // A failed Connect leaves no descriptor open and says nothing yet.
+  int probe = open("/dev/null", O_RDONLY);
+  REQUIRE(probe >= 0);
+  close(probe);
+  std::string missing = dir.path + "/missing.sock";
+  CHECK_FALSE(denied_socket::Connect(missing.c_str(), 0, &connection));
+  int next = open("/dev/null", O_RDONLY);
+  CHECK(next == probe);
+  close(next);
+  CHECK_FALSE(denied_socket::Exchange(&connection, missing.c_str(), "{}", &warning));
+  CHECK(std::string(warning.view()).find("connect: No such file or directory") !=
+        std::string::npos);
+}
+
+TEST_CASE("the bound counts from the socket: the denial's work before the send is inside it") {
+  TempDir dir;
+  std::string path = dir.path + "/silent.sock";
+  Peer peer(path, Answer::kNothing);
+  denied_socket::Connection connection;
+  auto start = std::chrono::steady_clock::now();
+  REQUIRE(denied_socket::Connect(path.c_str(), 0, &connection));
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));  // the denial's own work
+  auto before_exchange = std::chrono::steady_clock::now();
+  char storage[denied_socket::kMaxWarningSize];
+  fixed_buffer::Buffer warning(storage, sizeof storage);
+  CHECK_FALSE(denied_socket::Exchange(&connection, path.c_str(), "{}", &warning));
+  auto end = std::chrono::steady_clock::now();
+  CHECK(std::string(warning.view()).find("acknowledgement: no answer within 200 ms") !=
+        std::string::npos);
+  // Waited until the bound from the socket, not a whole bound more.
+  CHECK(std::chrono::duration<double>(end - start).count() >= 0.19);
+  CHECK(std::chrono::duration<double>(end - before_exchange).count() < 0.15);
+}

@@ -49,6 +49,25 @@ int Run(int argc, char** argv, std::string_view exec_path) {
   signal(SIGPIPE, SIG_IGN);
   signal(SIGXFSZ, SIG_IGN);
 
+  // The collector's socket is connected first, before the filter (which then
+  // has no socket() or connect() to allow: a confined shim makes no socket at
+  // all): the collector checks the connecting process - its executable,
+  // tracer, memory and socket, from the kernel - while this one confines
+  // itself and builds its record, instead of after the record arrives. Its
+  // path is the one thing read from the environment before the filter, and
+  // only handed to connect(): a warning about it is worded after the filter.
+  denied_socket::Connection connection;
+  const char* socket_path =
+      denied_log::ChoosePath(getenv("AGT_DENIED_SOCKET"), destinations::kDefaultDeniedSocket);
+  if (socket_path != nullptr) {
+    // The built-in path is looked up first, so that a denial with no
+    // collector mounted makes no socket (see denied_socket::Absent).
+    int absent = strcmp(socket_path, destinations::kDefaultDeniedSocket) == 0
+                     ? denied_socket::Absent(socket_path)
+                     : 0;
+    denied_socket::Connect(socket_path, absent, &connection);
+  }
+
   // Who and when: none of this reads argv or the environment, so it is
   // gathered before the filter, which can then leave these calls out.
   record::Facts facts;
@@ -70,11 +89,6 @@ int Run(int argc, char** argv, std::string_view exec_path) {
     facts.time_sec = now.tv_sec;
     facts.time_nsec = static_cast<std::uint32_t>(now.tv_nsec);
   }
-
-  // The built-in socket's path is a constant: whether anything is there is
-  // looked up now (the filter has no call for it), so that a denial with no
-  // collector mounted makes no socket (see denied_socket::Absent).
-  int default_socket_absent = denied_socket::Absent(destinations::kDefaultDeniedSocket);
 
   facts.confined = confine::Confine();
 
@@ -106,13 +120,9 @@ int Run(int argc, char** argv, std::string_view exec_path) {
   static char socket_warning_storage[denied_socket::kMaxWarningSize];
   fixed_buffer::Buffer socket_warning(socket_warning_storage, sizeof socket_warning_storage);
   bool delivered = false;
-  const char* socket_path =
-      denied_log::ChoosePath(getenv("AGT_DENIED_SOCKET"), destinations::kDefaultDeniedSocket);
   if (socket_path != nullptr && !record_line.empty()) {
-    int absent =
-        strcmp(socket_path, destinations::kDefaultDeniedSocket) == 0 ? default_socket_absent : 0;
-    delivered = denied_socket::Deliver(socket_path, record_line.substr(0, record_line.size() - 1),
-                                       &socket_warning, absent);
+    delivered = denied_socket::Exchange(
+        &connection, socket_path, record_line.substr(0, record_line.size() - 1), &socket_warning);
   }
 
   static char warning_storage[denied_log::kMaxWarningSize];

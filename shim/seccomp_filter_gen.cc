@@ -42,19 +42,13 @@ bool AddRules(scmp_filter_ctx ctx, std::string* err) {
     } else if (name == "pread64" || name == "recvfrom") {
       // One byte: the log's last one, the collector's answer.
       rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1, SCMP_A2(SCMP_CMP_EQ, 1));
-    } else if (name == "socket") {
-      rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 3,
-                            SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(denied_socket::kDomain)),
-                            SCMP_A1(SCMP_CMP_EQ, static_cast<scmp_datum_t>(denied_socket::kType)),
-                            SCMP_A2(SCMP_CMP_EQ, 0));
     } else if (name == "setsockopt") {
-      for (int option : {denied_socket::kSendTimeoutOption, denied_socket::kReceiveTimeoutOption}) {
-        rc = seccomp_rule_add(
-            ctx, SCMP_ACT_ALLOW, nr, 2,
-            SCMP_A1(SCMP_CMP_EQ, static_cast<scmp_datum_t>(denied_socket::kOptionLevel)),
-            SCMP_A2(SCMP_CMP_EQ, static_cast<scmp_datum_t>(option)));
-        if (rc != 0) break;
-      }
+      // Only the receive timeout: the send timeout is armed for connect(),
+      // which comes before the filter.
+      rc = seccomp_rule_add(
+          ctx, SCMP_ACT_ALLOW, nr, 2,
+          SCMP_A1(SCMP_CMP_EQ, static_cast<scmp_datum_t>(denied_socket::kOptionLevel)),
+          SCMP_A2(SCMP_CMP_EQ, static_cast<scmp_datum_t>(denied_socket::kReceiveTimeoutOption)));
     } else if (name == "clock_gettime") {
       rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1,
                             SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(denied_socket::kClock)));

@@ -155,9 +155,13 @@ class SocketDelivery(ShimTestCase):
                             for c in calls), calls)
         self.assertEqual(len(peer.messages), 1)
 
-    def test_an_acknowledged_exchange_is_nine_system_calls(self):
-        # The clock is read once to start the bound, connect's send timeout
-        # also covers the write, and the answer's timeout is what is left.
+    def test_connected_before_the_filter_the_record_sent_after_it(self):
+        # Nine system calls, as one exchange had: the clock is read once to
+        # start the bound, connect's send timeout also covers the write, and
+        # the answer's timeout is what is left. The socket is made and
+        # connected first, before the filter (so the collector checks the
+        # sender while it confines itself and builds its record); the record
+        # goes after the filter, once argv has been read.
         peer = self.peer("ack")
         trace = self.sandbox.join("trace")
         proc = subprocess.run(strace_argv(trace, follow=False) + [self.sandbox.link("curl"), "x"],
@@ -167,14 +171,23 @@ class SocketDelivery(ShimTestCase):
         self.assertEqual(len(peer.messages), 1)
         with open(trace) as f:
             calls = f.read().splitlines()
-        first = next(i for i, c in enumerate(calls) if c.startswith("socket("))
-        last = next(i for i, c in enumerate(calls) if c.startswith("close(3)"))
-        exchange = calls[first:last + 1]
-        self.assertEqual([re.match(r"^(\w+)\(", c).group(1) for c in exchange],
-                         ["socket", "clock_gettime", "setsockopt", "connect", "write", "clock_gettime",
-                          "setsockopt", "recvfrom", "close"], exchange)
-        self.assertIn("SO_SNDTIMEO", exchange[2])
-        self.assertIn("SO_RCVTIMEO", exchange[6])
+        names = [m.group(1) if m else "" for m in (re.match(r"^(\w+)\(", c) for c in calls)]
+        first = names.index("socket")
+        connected = calls[first:first + 4]
+        self.assertEqual(names[first:first + 4], ["socket", "clock_gettime", "setsockopt", "connect"], calls)
+        self.assertIn("SO_SNDTIMEO", connected[2])
+        # Nothing but the signal dispositions before it.
+        self.assertEqual([n for n in names[:first] if n not in ("execve", "arch_prctl", "set_tid_address")],
+                         ["rt_sigaction", "rt_sigaction"], calls)
+        filt = next(i for i, c in enumerate(calls) if c.startswith("prctl(PR_SET_SECCOMP"))
+        self.assertLess(first + 3, filt)
+        sent = names.index("write", filt)
+        exchange = calls[sent:sent + 5]
+        self.assertEqual(names[sent:sent + 5], ["write", "clock_gettime", "setsockopt", "recvfrom", "close"],
+                         calls)
+        self.assertTrue(exchange[0].startswith("write(3, "), exchange)
+        self.assertIn("SO_RCVTIMEO", exchange[2])
+        self.assertTrue(exchange[4].startswith("close(3)"), exchange)
 
     def test_many_denials_each_acknowledged_once(self):
         peer = self.peer("ack")
