@@ -166,9 +166,11 @@ bool Connect(const char* path, int known_absent, Connection* connection) {
   std::size_t length = strlen(path);
   // sun_path holds the path and its terminating NUL; a longer path is
   // refused rather than cut (a cut path would name another socket).
-  if (length >= sizeof address.sun_path) return false;
+  if (length >= sizeof address.sun_path) {
+    connection->path_too_long = true;
+    return false;
+  }
   memcpy(address.sun_path, path, length);
-  connection->failed_call = "connect";
   if (known_absent != 0) {
     connection->failed_errno = known_absent;
     return false;
@@ -189,14 +191,13 @@ bool Connect(const char* path, int known_absent, Connection* connection) {
   }
   connection->fd = fd;
   connection->deadline_ns = deadline_ns;
-  connection->failed_call = nullptr;
   return true;
 }
 
 bool Exchange(Connection* connection, const char* path, std::string_view record,
               fixed_buffer::Buffer* warning) {
   if (connection->fd < 0) {
-    if (connection->failed_call == nullptr) {
+    if (connection->path_too_long) {
       Warn(path, "the path is too long for a socket address", "", warning);
     } else {
       WarnErrno(path, connection->failed_call, connection->failed_errno, warning);
@@ -207,13 +208,6 @@ bool Exchange(Connection* connection, const char* path, std::string_view record,
   close(static_cast<int>(connection->fd));
   connection->fd = -1;
   return delivered;
-}
-
-bool Deliver(const char* path, std::string_view record, fixed_buffer::Buffer* warning,
-             int known_absent) {
-  Connection connection;
-  Connect(path, known_absent, &connection);
-  return Exchange(&connection, path, record, warning);
 }
 
 }  // namespace denied_socket

@@ -8,6 +8,7 @@
 #ifndef AGT_DENY_SHIM_DENIED_SOCKET_H_
 #define AGT_DENY_SHIM_DENIED_SOCKET_H_
 
+#include <errno.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -50,10 +51,12 @@ inline constexpr std::size_t kMaxWarningSize = 320;
 struct Connection {
   long fd = -1;                  // -1: Connect failed (below, why)
   std::int64_t deadline_ns = 0;  // kTimeoutMs after the socket was made (0: the clock failed)
-  // Why Connect failed: Exchange words the warning from these, after
-  // confinement, since the path in it is the sandbox's, escaped and redacted.
-  const char* failed_call = nullptr;  // "socket" or "connect"; nullptr: the path's length
-  int failed_errno = 0;
+  // Why Connect failed, worded by Exchange after confinement (the path in
+  // the warning is the sandbox's, escaped and redacted there): a path too
+  // long for a socket address, or the call that failed and its errno.
+  bool path_too_long = false;
+  const char* failed_call = "connect";
+  int failed_errno = ENOTCONN;  // a Connection never connected
 };
 
 // Opens a socket and connects it to `path` (nothing else: the path is not
@@ -73,10 +76,6 @@ bool Connect(const char* path, int known_absent, Connection* connection);
 // it returns (it may have been given fd 2).
 bool Exchange(Connection* connection, const char* path, std::string_view record,
               fixed_buffer::Buffer* warning);
-
-// Connect and Exchange in one.
-bool Deliver(const char* path, std::string_view record, fixed_buffer::Buffer* warning,
-             int known_absent = 0);
 
 // Looks `path` up without connecting: ENOENT or ENOTDIR when nothing is
 // there (what connect() would meet), else 0 (there may be a socket).

@@ -68,11 +68,15 @@ struct Outcome {
   double seconds;
 };
 
-Outcome DeliverTo(const std::string& path, std::string_view record = "{\"a\":1}") {
+// Connect, then Exchange, as a denial does (with nothing between).
+Outcome DeliverTo(const std::string& path, std::string_view record = "{\"a\":1}",
+                  int known_absent = 0) {
   char storage[denied_socket::kMaxWarningSize];
   fixed_buffer::Buffer warning(storage, sizeof storage);
   auto start = std::chrono::steady_clock::now();
-  bool delivered = denied_socket::Deliver(path.c_str(), record, &warning);
+  denied_socket::Connection connection;
+  denied_socket::Connect(path.c_str(), known_absent, &connection);
+  bool delivered = denied_socket::Exchange(&connection, path.c_str(), record, &warning);
   std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
   return Outcome{delivered, std::string(warning.view()), took.count()};
 }
@@ -213,11 +217,9 @@ TEST_CASE("a path found absent beforehand gets the warning connect() gives") {
 
   for (const std::string& path : {missing, under_file}) {
     Outcome tried = DeliverTo(path);
-    char storage[denied_socket::kMaxWarningSize];
-    fixed_buffer::Buffer warning(storage, sizeof storage);
-    CHECK_FALSE(
-        denied_socket::Deliver(path.c_str(), "{}", &warning, denied_socket::Absent(path.c_str())));
-    CHECK(std::string(warning.view()) == tried.warning);
+    Outcome looked_up = DeliverTo(path, "{}", denied_socket::Absent(path.c_str()));
+    CHECK_FALSE(looked_up.delivered);
+    CHECK(looked_up.warning == tried.warning);
   }
   close(listener);
 }
@@ -247,6 +249,12 @@ TEST_CASE("Connect only connects: the record goes, and a failure is worded, by E
   close(next);
   CHECK_FALSE(denied_socket::Exchange(&connection, missing.c_str(), "{}", &warning));
   CHECK(std::string(warning.view()).find("connect: No such file or directory") !=
+        std::string::npos);
+
+  // A Connection never connected is not delivered either, and says so.
+  denied_socket::Connection never;
+  CHECK_FALSE(denied_socket::Exchange(&never, path.c_str(), "{}", &warning));
+  CHECK(std::string(warning.view()).find("connect: Transport endpoint is not connected") !=
         std::string::npos);
 }
 
