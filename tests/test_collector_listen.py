@@ -38,6 +38,19 @@ class ListenBase(unittest.TestCase):
         self.addCleanup(c.close)
         return c
 
+    def trace_collector(self, c, trace, *exprs, **kw):
+        """strace attached to the running collector (its threads too), its
+        trace to `trace`; returns once the kernel shows it attached. SIGINT
+        detaches it."""
+        tracer = subprocess.Popen(strace_argv(trace, *exprs, **kw) + ["-p", str(c.proc.pid)])
+        self.addCleanup(lambda: tracer.poll() is None and tracer.kill())
+        deadline = time.monotonic() + 10
+        while not re.search(r"^TracerPid:\s+[1-9]", open("/proc/%d/status" % c.proc.pid).read(),
+                            re.M):
+            self.assertLess(time.monotonic(), deadline, "strace did not attach")
+            time.sleep(0.02)
+        return tracer
+
     def assert_verifies(self, c, count):
         r = run_collector("verify", "--key-file", c.w.key_file, c.out)
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -124,13 +137,7 @@ class ListenTest(ListenBase):
                             text=True, check=True).stdout.strip()
         self.assertNotEqual(fs, "tmpfs", "this test needs a /tmp that is not tmpfs")
         trace = c.w.join("fdatasync.trace")
-        tracer = subprocess.Popen(strace_argv(trace, "trace=fdatasync") + ["-p", str(c.proc.pid)])
-        self.addCleanup(lambda: tracer.poll() is None and tracer.kill())
-        deadline = time.monotonic() + 10
-        while not re.search(r"^TracerPid:\s+[1-9]", open("/proc/%d/status" % c.proc.pid).read(),
-                            re.M):
-            self.assertLess(time.monotonic(), deadline, "strace did not attach")
-            time.sleep(0.02)
+        tracer = self.trace_collector(c, trace, "trace=fdatasync")
 
         def syncs():
             """fdatasync calls so far: (by the main thread, by any other)."""
@@ -459,14 +466,7 @@ class WithTheRealShim(ListenBase):
         # record, when it comes, waits only for validation and the sync.
         c = ListenCollector(self, shim=SHIM).start()
         trace = c.w.join("collector.trace")
-        tracer = subprocess.Popen(strace_argv(trace, "trace=accept4,readlink,recvfrom", string_limit=4096) +
-                                  ["-p", str(c.proc.pid)])
-        self.addCleanup(lambda: tracer.poll() is None and tracer.kill())
-        deadline = time.monotonic() + 10
-        while not re.search(r"^TracerPid:\s+[1-9]", open("/proc/%d/status" % c.proc.pid).read(),
-                            re.M):
-            self.assertLess(time.monotonic(), deadline, "strace did not attach")
-            time.sleep(0.02)
+        tracer = self.trace_collector(c, trace, "trace=accept4,readlink,recvfrom", string_limit=4096)
         box = self.container()
         r, logged = self.deny(c, box)
         self.assertEqual(logged, "")
