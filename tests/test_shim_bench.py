@@ -104,6 +104,7 @@ class BenchShimWithoutBuilding(unittest.TestCase):
         self.assertEqual(sorted(os.listdir(build)), ["collector", "shim"], "scripts/build ran")
 
     def test_a_baseline_collector_beside_this_one(self):
+        # Only a collector: this build's shim denies through both.
         require_static_shim(self)
         baseline = copied_build(self, "collector/agt-collector")
         bench = os.path.join(TOP, "scripts", "bench-shim")
@@ -128,6 +129,27 @@ class BenchShimWithoutBuilding(unittest.TestCase):
                              capture_output=True, text=True, timeout=60)
         self.assertEqual(bad.returncode, 2)
         self.assertIn("--baseline needs a build directory with collector/agt-collector", bad.stderr)
+
+    def test_a_baseline_build_with_its_own_shim_denies_through_its_own_collector(self):
+        require_static_shim(self)
+        baseline = copied_build(self, "shim/agt-deny-shim", "collector/agt-collector")
+        proc = subprocess.run([os.path.join(TOP, "scripts", "bench-shim"), "--no-build", "--passes", "1",
+                               "--baseline", baseline, "5"],
+                              env=dict(os.environ, AGT_BUILD_DIR=BUILD), capture_output=True, text=True,
+                              timeout=600)
+        self.assertEqual(proc.returncode, 0, proc.stderr[-2000:])
+        out = proc.stdout
+        self.assertIn("each build's shim through its own collector", out)
+        base = re.search(r"(?m)^  baseline's shim and collector \((.+)\) +(\d+\.\d) us$", out)
+        this = re.search(r"(?m)^  this build's shim and collector +(\d+\.\d) us$", out)
+        self.assertIsNotNone(base, out)
+        self.assertIsNotNone(this, out)
+        self.assertEqual(base.group(1), os.path.basename(baseline))
+        # The baseline's collector attested the baseline's shim (named by it
+        # with --shim): every denial acknowledged, none forged.
+        self.assertRegex(out, r"(?m)^  denials 5 each: attested entries 5 \(baseline\), 5 \(this build\)$")
+        self.assertRegex(out, r"(?m)^  forged 0 \(baseline\), 0 \(this build\); fell back to the log 0 "
+                              r"\(baseline\), 0 \(this build\)$")
 
     def test_bench_redaction_runs_a_copied_build(self):
         require_static_shim(self)
