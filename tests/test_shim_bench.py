@@ -103,53 +103,51 @@ class BenchShimWithoutBuilding(unittest.TestCase):
         self.assertRegex(proc.stdout, r"(?m)^RATIO shim / no-op: \d+\.\d+x")
         self.assertEqual(sorted(os.listdir(build)), ["collector", "shim"], "scripts/build ran")
 
-    def test_a_baseline_collector_beside_this_one(self):
-        # Only a collector: this build's shim denies through both.
-        require_static_shim(self)
-        baseline = copied_build(self, "collector/agt-collector")
-        bench = os.path.join(TOP, "scripts", "bench-shim")
-        env = dict(os.environ, AGT_BUILD_DIR=BUILD)
-        proc = subprocess.run([bench, "--no-build", "--passes", "1", "--baseline", baseline, "5"],
-                              env=env, capture_output=True, text=True, timeout=600)
-        self.assertEqual(proc.returncode, 0, proc.stderr[-2000:])
-        out = proc.stdout
-        base = re.search(r"(?m)^  baseline's collector \((.+)\) +(\d+\.\d) us$", out)
-        this = re.search(r"(?m)^  this build's collector +(\d+\.\d) us$", out)
-        self.assertIsNotNone(base, out)
-        self.assertIsNotNone(this, out)
-        self.assertEqual(base.group(1), os.path.basename(baseline))
-        # Each collector acknowledged every denial sent to it.
-        self.assertRegex(out, r"(?m)^  denials 5 each: attested entries 5 \(baseline\), 5 \(this build\)$")
-        ratio = re.search(r"(?m)^ratio this build / baseline, acknowledged denial: (\d+\.\d+)x$", out)
-        self.assertIsNotNone(ratio, out)
-        self.assertAlmostEqual(float(ratio.group(1)), float(this.group(1)) / float(base.group(2)),
-                               delta=0.002)
-        # A directory without a collector is refused up front.
-        bad = subprocess.run([bench, "--no-build", "--baseline", self.id(), "5"], env=env,
-                             capture_output=True, text=True, timeout=60)
-        self.assertEqual(bad.returncode, 2)
-        self.assertIn("--baseline needs a build directory with collector/agt-collector", bad.stderr)
-
-    def test_a_baseline_build_with_its_own_shim_denies_through_its_own_collector(self):
-        require_static_shim(self)
-        baseline = copied_build(self, "shim/agt-deny-shim", "collector/agt-collector")
+    def run_beside(self, baseline, base_label, this_label):
+        """bench-shim --baseline BASELINE (one pass, 5 runs): checks the two
+        figures under their labels, that each collector acknowledged every
+        denial sent to it and none was forged, and the printed ratio; returns
+        the output."""
         proc = subprocess.run([os.path.join(TOP, "scripts", "bench-shim"), "--no-build", "--passes", "1",
                                "--baseline", baseline, "5"],
                               env=dict(os.environ, AGT_BUILD_DIR=BUILD), capture_output=True, text=True,
                               timeout=600)
         self.assertEqual(proc.returncode, 0, proc.stderr[-2000:])
         out = proc.stdout
-        self.assertIn("each build's shim through its own collector", out)
-        base = re.search(r"(?m)^  baseline's shim and collector \((.+)\) +(\d+\.\d) us$", out)
-        this = re.search(r"(?m)^  this build's shim and collector +(\d+\.\d) us$", out)
+        base = re.search(r"(?m)^  %s \((.+)\) +(\d+\.\d) us$" % re.escape(base_label), out)
+        this = re.search(r"(?m)^  %s +(\d+\.\d) us$" % re.escape(this_label), out)
         self.assertIsNotNone(base, out)
         self.assertIsNotNone(this, out)
         self.assertEqual(base.group(1), os.path.basename(baseline))
-        # The baseline's collector attested the baseline's shim (named by it
-        # with --shim): every denial acknowledged, none forged.
         self.assertRegex(out, r"(?m)^  denials 5 each: attested entries 5 \(baseline\), 5 \(this build\)$")
         self.assertRegex(out, r"(?m)^  forged 0 \(baseline\), 0 \(this build\); fell back to the log 0 "
                               r"\(baseline\), 0 \(this build\)$")
+        ratio = re.search(r"(?m)^ratio this build / baseline, acknowledged denial: (\d+\.\d+)x$", out)
+        self.assertIsNotNone(ratio, out)
+        self.assertAlmostEqual(float(ratio.group(1)), float(this.group(1)) / float(base.group(2)),
+                               delta=0.002)
+        return out
+
+    def test_a_baseline_collector_beside_this_one(self):
+        # Only a collector: this build's shim denies through both.
+        require_static_shim(self)
+        baseline = copied_build(self, "collector/agt-collector")
+        out = self.run_beside(baseline, "baseline's collector", "this build's collector")
+        self.assertIn("the same shim denying through each in turn", out)
+        # A directory without a collector is refused up front.
+        bad = subprocess.run([os.path.join(TOP, "scripts", "bench-shim"), "--no-build", "--baseline",
+                              self.id(), "5"], env=dict(os.environ, AGT_BUILD_DIR=BUILD),
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("--baseline needs a build directory with collector/agt-collector", bad.stderr)
+
+    def test_a_baseline_build_with_its_own_shim_denies_through_its_own_collector(self):
+        # The baseline's collector attests the baseline's shim (named with
+        # --shim), so every denial is acknowledged and none forged.
+        require_static_shim(self)
+        baseline = copied_build(self, "shim/agt-deny-shim", "collector/agt-collector")
+        out = self.run_beside(baseline, "baseline's shim and collector", "this build's shim and collector")
+        self.assertIn("each build's shim through its own collector", out)
 
     def test_bench_redaction_runs_a_copied_build(self):
         require_static_shim(self)
