@@ -170,7 +170,6 @@ void Listener::Accept(int64_t now_ms) {
     conn.fd = std::move(fd);
     conn.container = c;
     conn.generation = ++generation_;
-    conn.cgroup = std::move(peer_cgroup);
     // Judged now, whether or not the record is here: the shim connects first
     // and confines itself and builds its record meanwhile, so this runs
     // beside that work instead of after it. What is judged cannot change
@@ -178,7 +177,7 @@ void Listener::Accept(int64_t now_ms) {
     // the shim's code, which never execs and never hands its socket on, and
     // a tracer that attaches afterwards could as well have left before the
     // send, which no check after it would see either (peer_attestation.h).
-    conn.verdict = peer_attestation::Attest(raw, options_.shim, hashes_.get(), conn.cgroup, &diag_,
+    conn.verdict = peer_attestation::Attest(raw, options_.shim, hashes_.get(), peer_cgroup, &diag_,
                                             &conn.peer, &conn.attest_error);
     deadlines_.push_back({now_ms + options_.read_timeout_ms, raw, conn.generation});
     // When the record is here already (the check took longer than the shim

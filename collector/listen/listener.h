@@ -129,8 +129,8 @@ class Listener {
     bool watched = false;     // in the epoll set (served at accept when not)
     // The kernel's facts and the verdict on them, taken at accept (Attest):
     // the shim connects before it confines itself and builds its record, so
-    // the check runs while it does, not after the record arrives.
-    peer_attestation::PeerCgroup cgroup;
+    // the check runs while it does, not after the record arrives. (The
+    // pidfd Attest checked is not kept: nothing asks it again.)
     peer_attestation::Peer peer;
     peer_attestation::Verdict verdict = peer_attestation::Verdict::kNoCredentials;
     std::string attest_error;  // for kNoCredentials
