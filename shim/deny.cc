@@ -92,7 +92,7 @@ int Run(int argc, char** argv, std::string_view exec_path) {
 
   facts.confined = confine::Confine();
 
-  // Only now are argv and the environment read.
+  // Only now are argv and the rest of the environment read.
 
   facts.argc = argc;
   facts.argv = argv;
