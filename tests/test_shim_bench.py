@@ -29,6 +29,18 @@ class BenchShim(unittest.TestCase):
         self.assertEqual(int(size.group(1)), _stripped_size(self))
         self.assertRegex(out, r"(?m)^peak RSS")
         self.assertRegex(out, r"(?m)^  agt-deny-shim as curl, with log +\d+ KiB$")
+        # The filter's own cost, loaded by a no-op: the two medians and their
+        # difference, as a share of that pass's no-op.
+        third = re.search(r"(?m)^  no-op baseline \(third pass\) +(\d+\.\d) us$", out)
+        confined = re.search(r"(?m)^  no-op with the shim's self-confinement +(\d+\.\d) us$", out)
+        self.assertIsNotNone(third, out)
+        self.assertIsNotNone(confined, out)
+        cost = re.search(r"(?m)^the shim's self-confinement alone \(no_new_privs \+ its seccomp filter\):"
+                         r" \+(-?\d+\.\d) us, (-?\d+\.\d\d)x of the no-op$", out)
+        self.assertIsNotNone(cost, out)
+        added = float(confined.group(1)) - float(third.group(1))
+        self.assertAlmostEqual(float(cost.group(1)), added, delta=0.11)
+        self.assertAlmostEqual(float(cost.group(2)), added / float(third.group(1)), delta=0.006)
         # The socket section: the real collector acknowledged each denial (or
         # the shim fell back to its log); none is taken for a forgery.
         # The disk's passes (two asked for), their median judged, then tmpfs's.
