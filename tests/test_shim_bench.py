@@ -46,7 +46,7 @@ class BenchShim(unittest.TestCase):
         # The disk's passes (two asked for), their median judged, then tmpfs's.
         ratios = [float(r) for r in re.findall(r"(?m)^  ratio socket / no-op: (\d+\.\d+)x$", out)]
         self.assertEqual(len(ratios), 2, out)
-        median = re.search(r"(?m)^RATIO socket / no-op: (\d+\.\d+)x, median of 2 passes "
+        median = re.search(r"(?m)^RATIO socket / no-op: (\d+\.\d{3})x, median of 2 passes "
                            r"\((\d+\.\d+)-(\d+\.\d+)\)   \(goal <= 2\.0x: (met|NOT met)\)$", out)
         self.assertIsNotNone(median, out)
         self.assertAlmostEqual(float(median.group(1)), sum(ratios) / 2, delta=0.011)
