@@ -4,6 +4,8 @@ asserted (speed is the benchmark's to measure, not a test's). The latency
 section once waited for a per-sandbox checkpoint file the collector no
 longer writes, and nothing ran it to see."""
 import glob
+import importlib.machinery
+import importlib.util
 import os
 import re
 import subprocess
@@ -55,6 +57,27 @@ class BenchCollectorRun(unittest.TestCase):
         self.assertIsNotNone(drained, out)
         self.assertLess(float(drained.group(1)), 600, out)  # not the bench's give-up
         self.assertGreaterEqual(int(drained.group(2)), 2000, out)
+
+
+def load_script(name):
+    """scripts/NAME (no .py) as a module, for its functions alone."""
+    loader = importlib.machinery.SourceFileLoader(name.replace("-", "_"),
+                                                  os.path.join(TOP, "scripts", name))
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(loader.name, loader))
+    loader.exec_module(module)
+    return module
+
+
+class BenchCollectorVerdict(unittest.TestCase):
+    """A goal is judged on the figures as bench-collector prints them (two
+    places): a median printed "1.00" is never called short of 1.00."""
+
+    def test_figures_are_judged_as_printed(self):
+        verdict = load_script("bench-collector").verdict
+        self.assertEqual(verdict([0.997, 0.99, 1.2], 1.0), "met at the median, not in every round")
+        self.assertEqual(verdict([0.994, 0.99, 1.2], 1.0), "NOT met at the median")
+        self.assertEqual(verdict([0.9951, 1.1, 1.2], 1.0), "met in every round")
+        self.assertEqual(verdict([0.7449, 0.74, 0.76], 0.75), "NOT met at the median")
 
 
 class BenchWithoutBuilding(unittest.TestCase):
