@@ -120,6 +120,44 @@ class BenchShimWithoutBuilding(unittest.TestCase):
                       % os.path.join(build, "shim", "seccomp_filter_bpf.h"), proc.stdout)
         self.assertEqual(sorted(os.listdir(build)), ["collector", "shim"], "scripts/build ran")
 
+    def test_the_collector_held_to_cpus_of_its_own(self):
+        # After the pass, the same denials with the collector on one CPU
+        # alone (the last this test may use): the kernel holds it there, each
+        # denial is attested, and the median is set beside the judged one.
+        require_static_shim(self)
+        cpu = str(max(os.sched_getaffinity(0)))
+        proc = subprocess.run([os.path.join(TOP, "scripts", "bench-shim"), "--no-build", "--passes", "1",
+                               "--collector-cpus", cpu, "5"],
+                              env=dict(os.environ, AGT_BUILD_DIR=BUILD), capture_output=True, text=True,
+                              timeout=600)
+        self.assertEqual(proc.returncode, 0, proc.stderr[-2000:])
+        out = proc.stdout
+        placed = re.findall(r"(?m)^  the collector held to CPU list (\S+) \(taskset -c; its "
+                            r"Cpus_allowed_list: (\S+)\): ratio (\d+\.\d\d)x; attested (\d+), forged "
+                            r"(\d+), fell back to the log (\d+)$", out)
+        self.assertEqual(len(placed), 1, out)
+        held_to, allowed, ratio, attested, forged, fell_back = placed[0]
+        self.assertEqual((held_to, allowed), (cpu, cpu), out)
+        self.assertEqual((attested, forged, fell_back), ("5", "0", "0"), out)
+        judged = re.search(r"(?m)^RATIO socket / no-op: (\d+\.\d{3})x, median of 1 passes", out)
+        self.assertIsNotNone(judged, out)
+        summary = re.search(r"(?m)^  with the collector held to CPU list (\S+): (\d+\.\d{3})x, median of 1 "
+                            r"passes \((\d+\.\d\d)-(\d+\.\d\d)\), against (\d+\.\d{3})x where the kernel "
+                            r"places it$", out)
+        self.assertIsNotNone(summary, out)
+        self.assertEqual(summary.group(1), cpu)
+        self.assertAlmostEqual(float(summary.group(2)), float(ratio), delta=0.0051)
+        self.assertEqual(summary.group(5), judged.group(1))
+        # Right after the judged median's block, before the tmpfs pass.
+        self.assertLess(out.index(judged.group(0)), out.index(summary.group(0)))
+        self.assertLess(out.index(summary.group(0)), out.index("audit file on tmpfs)"))
+        # A list taskset cannot hold the collector to is refused up front.
+        bad = subprocess.run([os.path.join(TOP, "scripts", "bench-shim"), "--no-build", "--collector-cpus",
+                              "4096", "5"], env=dict(os.environ, AGT_BUILD_DIR=BUILD),
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual(bad.returncode, 2, bad.stderr)
+        self.assertIn("--collector-cpus needs a CPU list taskset -c takes on this machine", bad.stderr)
+
     def run_beside(self, baseline, base_label, this_label):
         """bench-shim --baseline BASELINE (one pass, 5 runs): checks the two
         figures under their labels, that each collector acknowledged every
