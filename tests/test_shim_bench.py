@@ -120,18 +120,21 @@ class BenchShimWithoutBuilding(unittest.TestCase):
                       % os.path.join(build, "shim", "seccomp_filter_bpf.h"), proc.stdout)
         self.assertEqual(sorted(os.listdir(build)), ["collector", "shim"], "scripts/build ran")
 
+    def bench_shim_output(self, *args):
+        """stdout of bench-shim --no-build ARGS on this build, which must succeed."""
+        proc = subprocess.run([os.path.join(TOP, "scripts", "bench-shim"), "--no-build", *args],
+                              env=dict(os.environ, AGT_BUILD_DIR=BUILD), capture_output=True, text=True,
+                              timeout=600)
+        self.assertEqual(proc.returncode, 0, proc.stderr[-2000:])
+        return proc.stdout
+
     def test_the_collector_held_to_cpus_of_its_own(self):
         # After the pass, the same denials with the collector on one CPU
         # alone (the last this test may use): the kernel holds it there, each
         # denial is attested, and the median is set beside the judged one.
         require_static_shim(self)
         cpu = str(max(os.sched_getaffinity(0)))
-        proc = subprocess.run([os.path.join(TOP, "scripts", "bench-shim"), "--no-build", "--passes", "1",
-                               "--collector-cpus", cpu, "5"],
-                              env=dict(os.environ, AGT_BUILD_DIR=BUILD), capture_output=True, text=True,
-                              timeout=600)
-        self.assertEqual(proc.returncode, 0, proc.stderr[-2000:])
-        out = proc.stdout
+        out = self.bench_shim_output("--passes", "1", "--collector-cpus", cpu, "5")
         placed = re.findall(r"(?m)^  the collector held to CPU list (\S+) \(taskset -c; its "
                             r"Cpus_allowed_list: (\S+)\): ratio (\d+\.\d\d)x; attested (\d+), forged "
                             r"(\d+), fell back to the log (\d+)$", out)
@@ -163,12 +166,7 @@ class BenchShimWithoutBuilding(unittest.TestCase):
         figures under their labels, that each collector acknowledged every
         denial sent to it and none was forged, and the printed ratio; returns
         the output."""
-        proc = subprocess.run([os.path.join(TOP, "scripts", "bench-shim"), "--no-build", "--passes", "1",
-                               "--baseline", baseline, "5"],
-                              env=dict(os.environ, AGT_BUILD_DIR=BUILD), capture_output=True, text=True,
-                              timeout=600)
-        self.assertEqual(proc.returncode, 0, proc.stderr[-2000:])
-        out = proc.stdout
+        out = self.bench_shim_output("--passes", "1", "--baseline", baseline, "5")
         base = re.search(r"(?m)^  %s \((.+)\) +(\d+\.\d) us$" % re.escape(base_label), out)
         this = re.search(r"(?m)^  %s +(\d+\.\d) us$" % re.escape(this_label), out)
         self.assertIsNotNone(base, out)
