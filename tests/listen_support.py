@@ -61,20 +61,25 @@ class Container:
 class ListenCollector:
     """agt-collector run --listen on a temporary socket; stop() returns stderr."""
 
-    def __init__(self, test, shim=SENDER, extra=()):
+    def __init__(self, test, shim=SENDER, extra=(), shim_sha256=None):
+        """The shim is named by path (`shim`), or by its hash alone (`shim_sha256`)."""
         self.w = Workdir()
         test.addCleanup(self.w.cleanup)
         self.socket = self.w.join("denied.sock")
         self.out = self.w.join("audit.jsonl")
         self.stderr_path = self.w.join("stderr.txt")
         self.shim = shim
+        self.shim_sha256 = shim_sha256
         self.extra = list(extra)
         self.proc = None
         test.addCleanup(self.kill)
 
     def start(self, *more):
         args = [COLLECTOR, "run", "--key-file", self.w.key_file, "--out", self.out,
-                "--listen", self.socket, "--shim", self.shim, "--syslog-socket", "none",
+                "--listen", self.socket,
+                *(["--shim-sha256", self.shim_sha256] if self.shim_sha256 else
+                  ["--shim", self.shim]),
+                "--syslog-socket", "none",
                 *self.extra, *more]
         self.err = open(self.stderr_path, "wb")
         self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=self.err)

@@ -394,6 +394,61 @@ class ListenTest(ListenBase):
         denied = [e for e in c.entries() if e["event_type"] == "command_denied"]
         self.assertEqual([e["sandbox_id"] for e in denied], [other.id])
 
+    def test_with_the_shims_hash_alone_hashing_is_held_to_a_budget_and_its_size_learnt(self):
+        # The shim named by hash alone: until a sender has that hash, any
+        # executable may be it, so each new one is read in full. A sandbox
+        # can make every executable new (changed just now: never cached);
+        # 32 MiB each, 20 messages, would be 640 MiB of hashing on the
+        # collector's one loop. Its container's budget pays for 64 MiB a second.
+        c = ListenCollector(self, shim_sha256=sha256_of(SENDER)).start()
+        hostile, other = self.container(), self.container()
+
+        def padded_python(name):
+            path = c.w.join(name)
+            shutil.copyfile(shutil.which("python3"), path)
+            os.truncate(path, 32 << 20)  # still runs: the ELF is at the start
+            os.chmod(path, 0o755)
+            return path
+
+        def flood(exe):
+            code = ("import os, sys; sys.path.insert(0, %r); import listen_support as l\n"
+                    "answers = []\n"
+                    "for _ in range(20):\n"
+                    "    os.chmod(sys.executable, 0o755)  # changed just now: not cached\n"
+                    "    answers.append(l.python_send(%r, b'{\"forged\": 1}'))\n"
+                    "print(sorted(set(a.hex() for a in answers)))"
+                    % (os.path.dirname(os.path.abspath(__file__)), c.socket))
+            r = hostile.run([exe, "-c", code], timeout=120)
+            self.assertEqual(r.stdout.strip(), "['15']", r.stderr)
+
+        first = padded_python("python3-padded")
+        flood(first)
+        # Another container's genuine sender is attested meanwhile: its own
+        # budget; and from it the collector learns the shim's size.
+        r = other.run([SENDER, c.socket, record(argv=["other"])])
+        self.assertEqual(r.stdout, "ACK\n", r.stderr)
+        # Now a file of another size cannot be the shim: not read, so not
+        # paid for: every message is judged, none refused.
+        second = padded_python("python3-padded-2")
+        flood(second)
+        self.assertEqual(c.stop(), 0)
+        self.assertIn("connection refused: cgroup %s is over its hashing budget (64 MiB/s"
+                      % hostile.cgroup, c.stderr())
+        forged = {}
+        for e in c.entries():
+            if e["event_type"] == "denial_record_forged":
+                exe = e["data"]["attestation"]["exe"]
+                forged.setdefault(exe["path"], []).append((e["data"]["count"], exe["sha256"]))
+        judged_first = sum(n for n, _ in forged[first])
+        self.assertGreaterEqual(judged_first, 1)
+        self.assertLess(judged_first, 20, "every new 32 MiB executable was hashed")
+        self.assertEqual({h for _, h in forged[first]}, {sha256_of(first)})
+        self.assertEqual(sum(n for n, _ in forged[second]), 20)
+        self.assertEqual({h for _, h in forged[second]}, {None})
+        denied = [e for e in c.entries() if e["event_type"] == "command_denied"]
+        self.assertEqual([e["sandbox_id"] for e in denied], [other.id])
+        self.assertEqual(denied[0]["data"]["attestation"]["exe"]["sha256"], sha256_of(SENDER))
+
     def test_idle_connections_time_out_as_forgeries(self):
         c = ListenCollector(self).start()
         box = self.container()

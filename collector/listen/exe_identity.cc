@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "hex.h"
@@ -24,7 +25,7 @@ Identity Identity::Of(const struct stat& st) {
   return id;
 }
 
-bool Sha256OfFile(int fd, std::string* hex, std::string* err) {
+bool Sha256OfFile(int fd, int64_t size, std::string* hex, std::string* err) {
   const std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(),
                                                                     EVP_MD_CTX_free);
   if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) {
@@ -33,13 +34,19 @@ bool Sha256OfFile(int fd, std::string* hex, std::string* err) {
   }
   unsigned char buf[64 * 1024];
   for (off_t at = 0;;) {
-    const ssize_t n = pread(fd, buf, sizeof buf, at);
+    // One byte past `size`, to see a file that grew.
+    const size_t want = static_cast<size_t>(std::min<int64_t>(sizeof buf, size + 1 - at));
+    const ssize_t n = pread(fd, buf, want, at);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       *err = std::string("pread: ") + strerror(errno);
       return false;
     }
     if (n == 0) break;
+    if (at + n > size) {
+      *err = "the file grew past its size while it was hashed";
+      return false;
+    }
     if (EVP_DigestUpdate(ctx.get(), buf, static_cast<size_t>(n)) != 1) {
       *err = "SHA-256: update failed";
       return false;
@@ -67,7 +74,14 @@ bool ShimReference::FromFile(const std::string& path, std::string* err) {
     *err = "--shim " + path + ": not a regular file";
     return false;
   }
-  if (!Sha256OfFile(fd.get(), &sha256_, err)) {
+  if (st.st_size > kMaxHashedBytes) {
+    // No peer's executable that large is hashed, so none could match.
+    *err = "--shim " + path + ": " + std::to_string(st.st_size) +
+           " bytes, more than any executable is hashed for (" +
+           std::to_string(kMaxHashedBytes >> 20) + " MiB): not the shim";
+    return false;
+  }
+  if (!Sha256OfFile(fd.get(), st.st_size, &sha256_, err)) {
     *err = "--shim " + path + ": " + *err;
     return false;
   }
@@ -93,20 +107,35 @@ bool HashCache::Cached(const Identity& id, std::string* hex) const {
   return true;
 }
 
-bool HashCache::Sha256(int fd, const Identity& id, int64_t now_ns, std::string* hex,
-                       std::string* err) {
-  if (Cached(id, hex)) return true;
-  hex->clear();
-  const bool may_be_shim =
-      id.size <= kMaxHashedBytes && (shim_->size() < 0 || id.size == shim_->size());
-  if (may_be_shim) {
-    if (!Sha256OfFile(fd, hex, err)) return false;
-    ++hashed_;
+void HashBudget::Refill(int64_t now_ms) {
+  if (refilled_ms_ >= 0 && now_ms > refilled_ms_) {
+    bytes_ = std::min(kBytesPerSecond, bytes_ + (now_ms - refilled_ms_) * kBytesPerSecond / 1000);
   }
-  if (now_ns - id.ctime_ns < kSettledNs) return true;  // may still change unseen
+  refilled_ms_ = now_ms;
+}
+
+bool HashBudget::Take(int64_t bytes) {
+  if (bytes > bytes_) return false;
+  bytes_ -= bytes;
+  return true;
+}
+
+HashCache::Result HashCache::Sha256(int fd, const Identity& id, int64_t now_ns, HashBudget* budget,
+                                    std::string* hex, std::string* err) {
+  if (Cached(id, hex)) return Result::kKnown;
+  hex->clear();
+  const bool may_be_shim = id.size <= kMaxHashedBytes && (shim_size_ < 0 || id.size == shim_size_);
+  if (may_be_shim) {
+    if (!budget->Take(id.size)) return Result::kOverBudget;
+    if (!Sha256OfFile(fd, id.size, hex, err)) return Result::kUnreadable;
+    ++hashed_;
+    // The hash fixes the content, so the size: learnt once.
+    if (shim_size_ < 0 && *hex == shim_->sha256()) shim_size_ = id.size;
+  }
+  if (now_ns - id.ctime_ns < kSettledNs) return Result::kKnown;  // may still change unseen
   if (cache_.size() >= kMaxEntries) cache_.clear();
   cache_.emplace(id, *hex);
-  return true;
+  return Result::kKnown;
 }
 
 }  // namespace exe_identity

@@ -23,6 +23,15 @@ constexpr int kAcceptsPerPump = 1024;
 // Warnings about one kind of trouble: at most this many per second.
 constexpr uint64_t kWarningsPerSecond = 20;
 
+// NAK to a connection refused without a look. A message already there is
+// discarded first: closing a unix socket with unread data resets the
+// connection, and the sender would see that instead of the NAK.
+void Refuse(int fd) {
+  (void)recv(fd, nullptr, 0, MSG_DONTWAIT | MSG_TRUNC);
+  const unsigned char nak = kNak;
+  (void)send(fd, &nak, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
 }  // namespace
 
 Listener::Listener() = default;
@@ -121,10 +130,9 @@ void Listener::Accept(int64_t now_ms) {
       return;  // EAGAIN: nothing more waiting
     }
     HandOverDeferredSync();
-    const unsigned char nak = kNak;
     if (conns_.size() >= options_.max_connections) {
       ++stats_.refused;
-      (void)send(fd.get(), &nak, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+      Refuse(fd.get());
       WarnLimited("connection refused: " + std::to_string(conns_.size()) +
                   " connections held (the limit)");
       continue;
@@ -154,7 +162,7 @@ void Listener::Accept(int64_t now_ms) {
     }
     if (c->tokens < 1 || c->held >= options_.max_connections_per_container) {
       ++stats_.refused;
-      (void)send(fd.get(), &nak, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+      Refuse(fd.get());
       WarnLimited("connection refused: cgroup " + cgroup +
                   (c->tokens < 1
                        ? " is over its rate (" +
@@ -177,8 +185,20 @@ void Listener::Accept(int64_t now_ms) {
     // the shim's code, which never execs and never hands its socket on, and
     // a tracer that attaches afterwards could as well have left before the
     // send, which no check after it would see either (peer_attestation.h).
-    conn.verdict = peer_attestation::Attest(raw, options_.shim, hashes_.get(), peer_cgroup, &diag_,
-                                            &conn.peer, &conn.attest_error);
+    c->hash_budget.Refill(now_ms);
+    conn.verdict = peer_attestation::Attest(raw, options_.shim, hashes_.get(), &c->hash_budget,
+                                            peer_cgroup, &diag_, &conn.peer, &conn.attest_error);
+    if (conn.verdict == peer_attestation::Verdict::kNotHashed) {
+      // Not judged, so not a forgery: refused as over a limit (a genuine
+      // shim falls back to its log).
+      ++stats_.refused;
+      WarnLimited("connection refused: cgroup " + cgroup + " is over its hashing budget (" +
+                  std::to_string(exe_identity::HashBudget::kBytesPerSecond >> 20) +
+                  " MiB/s of executables not hashed before)");
+      Refuse(raw);
+      Close(raw);
+      continue;
+    }
     deadlines_.push_back({now_ms + options_.read_timeout_ms, raw, conn.generation});
     // When the record is here already (the check took longer than the shim
     // took to send) it is served now, and the connection never enters the

@@ -23,7 +23,8 @@
 //
 // Limits, so one container cannot starve the others: connections held in
 // all and per container (cgroup), connections per second per container (a
-// token bucket), and a read timeout. Every descriptor is non-blocking; the
+// token bucket), bytes of executables hashed per second per container
+// (exe_identity::HashBudget), and a read timeout. Every descriptor is non-blocking; the
 // run loop polls fd() beside its own.
 #ifndef AGT_COLLECTOR_LISTEN_LISTENER_H_
 #define AGT_COLLECTOR_LISTEN_LISTENER_H_
@@ -121,6 +122,7 @@ class Listener {
     uint32_t held = 0;
     double tokens = 0;
     int64_t refill_ms = 0;
+    exe_identity::HashBudget hash_budget;  // bytes of executables it may have hashed
   };
   struct Conn {
     unique_fd::UniqueFd fd;

@@ -242,20 +242,23 @@ void AppendStringOr(std::string_view text, const char* if_not_utf8, std::string*
 // directory), whose identity was stated as `id`: from the cache, else read
 // from the file opened now, which must still be that identity (a process
 // that exec'd meanwhile is not judged by another file's hash).
-bool ExeSha256(ProcPath* proc, const exe_identity::Identity& id, int64_t now_ns,
-               exe_identity::HashCache* hashes, std::string* hex, std::string* err) {
-  if (hashes->Cached(id, hex)) return true;
+exe_identity::HashCache::Result ExeSha256(ProcPath* proc, const exe_identity::Identity& id,
+                                          int64_t now_ns, exe_identity::HashCache* hashes,
+                                          exe_identity::HashBudget* budget, std::string* hex,
+                                          std::string* err) {
+  using Result = exe_identity::HashCache::Result;
+  if (hashes->Cached(id, hex)) return Result::kKnown;
   const unique_fd::UniqueFd fd(open(proc->Name("exe"), O_RDONLY | O_CLOEXEC));
   struct stat st;
   if (!fd.ok() || fstat(fd.get(), &st) != 0) {
     *err = logs::ErrnoReason("open", "exe", errno);
-    return false;
+    return Result::kUnreadable;
   }
   if (!(exe_identity::Identity::Of(st) == id)) {
     *err = "the executable changed while it was checked";
-    return false;
+    return Result::kUnreadable;
   }
-  return hashes->Sha256(fd.get(), id, now_ns, hex, err);
+  return hashes->Sha256(fd.get(), id, now_ns, budget, hex, err);
 }
 
 }  // namespace
@@ -336,6 +339,8 @@ const char* Describe(Verdict v) {
     case Verdict::kNotItsSocket:
       return "the sender's socket was not opened by the shim (inherited across exec, handed over, "
              "or closed)";
+    case Verdict::kNotHashed:
+      return "the sender's executable was not hashed: its container is over its hashing budget";
   }
   return "?";
 }
@@ -394,8 +399,8 @@ PeerCgroup ReadPeerCgroup(int conn_fd, const cgroup_sandbox_id::Matcher& cgroups
 }
 
 Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
-               exe_identity::HashCache* hashes, const PeerCgroup& cgroup, DiagSockets* diag,
-               Peer* peer, std::string* err) {
+               exe_identity::HashCache* hashes, exe_identity::HashBudget* budget,
+               const PeerCgroup& cgroup, DiagSockets* diag, Peer* peer, std::string* err) {
   *peer = Peer();
   // The credentials the kernel recorded at connect(): read once, at accept.
   if (!cgroup.have_cred) {
@@ -453,10 +458,17 @@ Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
   // makes a file look more recently changed (hashed again, not cached).
   const int64_t now_ns = clock_ms::Realtime() * 1'000'000;
   std::string hash_err;
+  using HashResult = exe_identity::HashCache::Result;
+  const HashResult hashed =
+      !peer->exe_known || !read_all
+          ? HashResult::kKnown
+          : ExeSha256(&proc, peer->exe, now_ns, hashes, budget, &peer->exe_sha256, &hash_err);
   if (!peer->exe_known || !read_all) {
     verdict = Verdict::kNoCredentials;
-  } else if (!ExeSha256(&proc, peer->exe, now_ns, hashes, &peer->exe_sha256, &hash_err)) {
-    verdict = Verdict::kOtherExecutable;  // unreadable: cannot be shown to be the shim
+  } else if (hashed == HashResult::kOverBudget) {
+    verdict = Verdict::kNotHashed;
+  } else if (hashed == HashResult::kUnreadable) {
+    verdict = Verdict::kOtherExecutable;  // cannot be shown to be the shim
   } else if (peer->exe_sha256 != shim.sha256()) {
     verdict = Verdict::kOtherExecutable;
   } else if (peer->tracer_pid != 0) {

@@ -62,6 +62,8 @@ enum class Verdict {
                      // rewritten without a tracer: dumpable (peer_memory.h)
   kNotItsSocket,     // the connection is not one the process opened itself
                      // (e.g. a script connected, sent, then exec'd the shim)
+  kNotHashed,        // its executable was not hashed: the container's hash
+                     // budget is spent (exe_identity::HashBudget); refused
 };
 // "the sender is not the shim", ...: a reason for the forgery entry.
 const char* Describe(Verdict v);
@@ -142,9 +144,11 @@ bool CgroupIdOf(int pidfd, uint64_t* id);
 // Reads the kernel's facts about the peer of `conn_fd` and judges it;
 // `cgroup` is what ReadPeerCgroup read for this connection.
 // *err says what failed for kNoCredentials (with errno).
+// Hashing the executable, when its hash is not cached, is paid from
+// *budget (the container's).
 Verdict Attest(int conn_fd, const exe_identity::ShimReference& shim,
-               exe_identity::HashCache* hashes, const PeerCgroup& cgroup, DiagSockets* diag,
-               Peer* peer, std::string* err);
+               exe_identity::HashCache* hashes, exe_identity::HashBudget* budget,
+               const PeerCgroup& cgroup, DiagSockets* diag, Peer* peer, std::string* err);
 
 // data.attestation, canonical JSON: {"attested": A, "cgroup": C,
 // "exe": {"dev": D, "ino": I, "path": P, "sha256": S}, "gid": G,

@@ -86,7 +86,8 @@ peer_attestation::Verdict AttestPair(int conn_fd, peer_attestation::DiagSockets*
   const peer_attestation::PeerCgroup cgroup =
       peer_attestation::ReadPeerCgroup(conn_fd, cgroups, &by_id);
   peer_attestation::Peer peer;
-  return peer_attestation::Attest(conn_fd, self, &hashes, cgroup, diag, &peer, &err);
+  exe_identity::HashBudget budget;
+  return peer_attestation::Attest(conn_fd, self, &hashes, &budget, cgroup, diag, &peer, &err);
 }
 
 // A connected pair whose second end is moved to descriptor `at` (with or
