@@ -405,7 +405,9 @@ class ListenTest(ListenBase):
 
         def padded_python(name):
             path = c.w.join(name)
-            shutil.copyfile(shutil.which("python3"), path)
+            # Debian's interpreter itself: "python3" on PATH may be a
+            # wrapper script (pyenv), which a copy would not run as.
+            shutil.copyfile(os.path.realpath("/usr/bin/python3"), path)
             os.truncate(path, 32 << 20)  # still runs: the ELF is at the start
             os.chmod(path, 0o755)
             return path
