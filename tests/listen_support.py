@@ -117,7 +117,12 @@ def python_send(path, message, wait=True):
     try:
         s.settimeout(10)
         s.connect(path)
-        s.send(message)
+        try:
+            s.send(message)
+        except BrokenPipeError:
+            # Refused at connect (over a limit): the collector answered and
+            # closed before the message was sent; its NAK is still queued.
+            pass
         return s.recv(1) if wait else None
     finally:
         s.close()
