@@ -36,7 +36,9 @@
 //
 // Overlapping or touching secret parts merge into one; each merged part
 // counts as one redaction. When an argument holds more than kMaxSpans
-// secrets, everything from the first secret to its end is redacted.
+// secrets, everything from the kMaxSpans-th secret to its end is redacted;
+// when more than 2 * kMaxSpans match before merging, everything from the
+// first secret to its end.
 #ifndef AGT_DENY_SHIM_REDACT_H_
 #define AGT_DENY_SHIM_REDACT_H_
 

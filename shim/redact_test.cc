@@ -237,6 +237,22 @@ TEST_CASE("more secrets than slots: the rest of the argument is redacted") {
   CHECK(Apply(arg, spans).find("AKIA") == std::string::npos);
 }
 
+TEST_CASE("33 to 64 secrets: the first 31 alone, from the 32nd on the rest") {
+  std::string arg;
+  for (int i = 0; i < 40; ++i) arg += "AKIAIOSFODNN7EXAMPL" + std::to_string(i % 10) + " x ";
+  redact::Spans spans;
+  redact::Standalone(arg, &spans);
+  REQUIRE(spans.count == redact::kMaxSpans);
+  std::string kept;  // 31 secrets redacted one by one, the text between kept
+  for (int i = 0; i < 31; ++i) kept += std::string(redact::kMarker) + " x ";
+  CHECK(Apply(arg, spans) == kept + std::string(redact::kMarker));
+  // More than 2 * kMaxSpans matches before merging: from the first one.
+  arg = "head ";
+  for (int i = 0; i < 70; ++i) arg += "AKIAIOSFODNN7EXAMPL" + std::to_string(i % 10) + " x ";
+  redact::Standalone(arg, &spans);
+  CHECK(Apply(arg, spans) == "head " + std::string(redact::kMarker));
+}
+
 TEST_CASE("secret names") {
   CHECK(redact::IsSecretName("password", true));
   CHECK(redact::IsSecretName("X-Api-Key", false));
