@@ -1,6 +1,10 @@
 #include "redact.h"
 
 #include <array>
+#include <new>
+
+#include "late_bss.h"
+#include "shell_words.h"
 
 namespace redact {
 
@@ -137,7 +141,14 @@ class Collector {
  public:
   explicit Collector(std::size_t text_size) : text_size_(text_size) {}
 
+  // Rule 11 feeds the words of a command line one by one: spans added from
+  // then on are relative to the word, which starts at `base` in the text.
+  std::size_t base() const { return base_; }
+  void set_base(std::size_t base) { base_ = base; }
+
   void Add(std::size_t begin, std::size_t end) {
+    begin += base_;
+    end += base_;
     if (end > text_size_) end = text_size_;
     if (end <= begin) return;
     if (begin < overflow_begin_) overflow_begin_ = begin;
@@ -182,6 +193,7 @@ class Collector {
   Span* raw_ = g_collected;  // only [0, count_) is ever read
   std::size_t count_ = 0;
   std::size_t text_size_;
+  std::size_t base_ = 0;
   bool overflow_ = false;
   std::size_t overflow_begin_ = static_cast<std::size_t>(-1);
 };
@@ -194,6 +206,11 @@ namespace {
 std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* spans) {
   std::size_t i = offset;
   while (i < arg.size() && (arg[i] == ' ' || arg[i] == '\t')) ++i;
+  // A quote opening the header: -H'Authorization: ...' in a command line
+  // (rule 11), where the quote is still part of the word. The value then
+  // ends at the closing quote too.
+  char quote = '\n';
+  if (i < arg.size() && (arg[i] == '\'' || arg[i] == '"')) quote = arg[i++];
   std::size_t name_begin = i;
   while (i < arg.size() && (IsAlnum(arg[i]) || arg[i] == '-' || arg[i] == '_')) ++i;
   std::string_view name(arg.data() + name_begin, i - name_begin);
@@ -203,7 +220,7 @@ std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* span
   ++i;
   while (i < arg.size() && (arg[i] == ' ' || arg[i] == '\t')) ++i;
   std::size_t end = i;
-  while (end < arg.size() && arg[end] != '\n' && arg[end] != '\r') ++end;
+  while (end < arg.size() && arg[end] != '\n' && arg[end] != '\r' && arg[end] != quote) ++end;
   spans->Add(i, end);
   return end;
 }
@@ -608,6 +625,52 @@ bool ToolMatches(std::string_view tools, std::string_view binary) {
   return false;
 }
 
+bool HasSpace(std::string_view text) {
+  for (char c : text) {
+    if (IsSpace(c)) return true;
+  }
+  return false;
+}
+
+// A shell word as the command sees it, when it is one quoted string.
+// (Not substr(): its bounds check would throw, and the shim has no exceptions.)
+std::string_view Inner(std::string_view text, const shell_words::Token& token) {
+  return std::string_view(text.data() + token.inner_begin, token.inner_end - token.inner_begin);
+}
+
+// A command's name as the tool rows know it: /usr/bin/curl is curl.
+std::string_view Basename(std::string_view path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : Tail(path, slash + 1);
+}
+
+// -c, -lc, -ec: the option after which sh, bash, su and zsh take the
+// command string.
+bool IsCommandStringOption(std::string_view arg) {
+  if (arg.size() < 2 || arg[0] != '-' || arg[1] == '-') return false;
+  bool c = false;
+  for (std::size_t i = 1; i < arg.size(); ++i) {
+    if (!IsAlpha(arg[i])) return false;
+    c = c || arg[i] == 'c';
+  }
+  return c;
+}
+
+// A word that is one quoted string with white space inside ('curl -u a:b x')
+// is split in turn. Only then: a word split into words gives itself back
+// unless its quotes were taken off (x'a b' is one word, again and again).
+bool IsQuotedCommandLine(const shell_words::Token& token, std::string_view word) {
+  return token.inner_begin != token.begin && HasSpace(word);
+}
+
+// Whether a tool row names `binary` itself, not only as one of "*".
+bool HasOwnRows(std::string_view binary) {
+  for (const redact_rules::ToolOption& row : redact_rules::kToolOptions) {
+    if (row.tools != "*"sv && ToolMatches(row.tools, binary)) return true;
+  }
+  return false;
+}
+
 bool IsOneLetterOption(std::string_view option) {
   return option.size() == 2 && option[0] == '-' && option[1] != '-';
 }
@@ -669,7 +732,10 @@ bool IsSecretName(std::string_view name, bool allow_exclusions) {
 
 Redactor::Redactor(std::string_view binary) : tool_(binary) {
   for (const redact_rules::ToolOption& row : redact_rules::kToolOptions) {
-    if (row_count_ < kMaxToolRows && ToolMatches(row.tools, binary)) rows_[row_count_++] = &row;
+    if (row_count_ < kMaxToolRows && ToolMatches(row.tools, binary)) {
+      rows_[row_count_++] = &row;
+      has_own_rows_ = has_own_rows_ || row.tools != "*"sv;
+    }
   }
 }
 
@@ -726,6 +792,15 @@ bool Redactor::ToolOption(std::string_view arg, Collector* spans) {
 
 void Redactor::NextArgument(std::string_view arg, Spans* out) {
   Collector spans(arg.size());
+  const bool command_string = after_command_string_option_;
+  Collect(arg, &spans);
+  if (HasSpace(arg)) CommandLines(arg, command_string, &spans);
+  spans.Finish(out);
+}
+
+void Redactor::Collect(std::string_view arg, Collector* out) {
+  Collector& spans = *out;
+  after_command_string_option_ = IsCommandStringOption(arg);
   if (positional_left_ > 0 && --positional_left_ == 0)
     pending_ = Pending{true, Value::kWhole, false};
   for (const redact_rules::PositionalSecret& row : redact_rules::kPositionalSecrets) {
@@ -739,7 +814,6 @@ void Redactor::NextArgument(std::string_view arg, Spans* out) {
   if (pending.active && pending.setting && StartsWith(arg, "-"sv)) pending = Pending{};
   if (pending.active && pending.value == Value::kWhole) {
     spans.Add(0, arg.size());
-    spans.Finish(out);
     return;
   }
   if (pending.active) ToolValue(pending.value, arg, 0, &spans);
@@ -769,10 +843,10 @@ void Redactor::NextArgument(std::string_view arg, Spans* out) {
     if (!rows_[r]->after.empty() && arg == rows_[r]->after) seen_after_ |= 1u << r;
   }
   // Rule 8: "password V".
-  if (!pending_.active && InWords<redact_rules::kSecretKeywords>(arg))
+  if (!free_text_ && !pending_.active && InWords<redact_rules::kSecretKeywords>(arg))
     pending_ = Pending{true, Value::kWhole, false};
   // Rule 9: the first non-option argument after "set" is a setting's name.
-  if (after_set_ && !is_option) {
+  if (!free_text_ && after_set_ && !is_option) {
     after_set_ = false;
     if (arg.find('=') == std::string_view::npos && IsSecretName(arg, true)) {
       pending_ = Pending{true, Value::kWhole, true};
@@ -780,7 +854,105 @@ void Redactor::NextArgument(std::string_view arg, Spans* out) {
   }
   if (arg == "set"sv) after_set_ = true;
   ContextFreeRules(arg, &spans);
-  spans.Finish(out);
+}
+
+namespace {
+
+// Rule 11's state, in static storage like the spans: a command line nested
+// in quotes is followed without recursion, so a denial's stack stays as
+// small as before. Level 0 is the argument; level N + 1 the inside of a
+// quoted word of level N. Each level has one command at a time.
+struct Level {
+  std::string_view text;
+  std::size_t base;  // where `text` starts in the argument
+  std::size_t pos;
+  bool command_string;  // the text followed -c: rules 8 and 9 hold for any command
+  Redactor* command;    // the current simple command's, or none before its name
+  bool prefix;          // that command is a prefix (sudo, env, if, ...)
+};
+Level g_levels[kMaxCommandDepth];
+alignas(Redactor) AGT_LATE_BSS unsigned char g_commands[kMaxCommandDepth][sizeof(Redactor)];
+
+}  // namespace
+
+// Rule 11: each simple command of a command line, from its name.
+void Redactor::CommandLines(std::string_view arg, bool command_string, Collector* spans) {
+  int top = 0;
+  g_levels[0] = Level{arg, 0, 0, command_string, nullptr, false};
+  while (top >= 0) {
+    Level& level = g_levels[top];
+    shell_words::Token token;
+    if (!shell_words::Next(level.text, &level.pos, &token)) {
+      --top;
+      continue;
+    }
+    if (token.separator) {
+      level.command = nullptr;
+      continue;
+    }
+    const std::string_view word = Inner(level.text, token);
+    const std::size_t at = level.base + token.inner_begin;
+    std::size_t name_end = 0;
+    const bool quoted_command_line = IsQuotedCommandLine(token, word);
+    bool inner_command_string = level.command_string;  // a quoted name's, as its level's
+    if (level.command == nullptr || (level.prefix && StartsCommand(word))) {
+      if (word.empty() || AssignmentAt(word, 0, &name_end)) continue;  // A=1 curl
+      if (!Charge()) {
+        spans->Add(level.base + token.begin, arg.size());  // past the bound: the rest, unread
+        return;
+      }
+      if (!quoted_command_line) {
+        const std::string_view name = Basename(word);
+        Redactor* command = new (g_commands[top]) Redactor(name);
+        // Outside a command string, text with white space may be prose
+        // ("rotate the password check"): a command no row names keeps its
+        // words unless an option or a shape marks them, rules 8 and 9 off.
+        command->free_text_ = !level.command_string && !command->has_own_rows_;
+        level.command = command;
+        level.prefix = InWords<redact_rules::kCommandPrefixes>(name);
+        continue;
+      }
+      // A quoted command line where a name would be: os.system('curl ...')
+      // in python -c's code. Its own commands are found inside it.
+      spans->set_base(at);
+      ContextFreeRules(word, spans);
+      spans->set_base(0);
+    } else {
+      // One of the command's arguments; one that follows -c is a command
+      // string for any command inside it.
+      inner_command_string = level.command->after_command_string_option_;
+      spans->set_base(at);
+      level.command->Collect(word, spans);
+      spans->set_base(0);
+    }
+    if (!quoted_command_line) continue;
+    if (top + 1 == static_cast<int>(kMaxCommandDepth)) {
+      // Not reached: two kinds of quote come off a word at most twice
+      // (escaped ones stay escaped). The bound sizes the static levels.
+      spans->Add(at, at + word.size());
+      continue;
+    }
+    ++top;
+    g_levels[top] = Level{word, at, 0, inner_command_string, nullptr, false};
+  }
+}
+
+// After a prefix: does `word` name the command it runs? Looking a name up
+// in the rows is paid from the record's bound like a command; with nothing
+// left it counts as one, which CommandLines then redacts.
+bool Redactor::StartsCommand(std::string_view word) {
+  std::size_t name_end = 0;
+  if (word.empty() || word[0] == '-' || AssignmentAt(word, 0, &name_end)) return false;
+  const std::string_view name = Basename(word);
+  if (InWords<redact_rules::kCommandPrefixes>(name)) return true;
+  if (!Charge()) return true;
+  return HasOwnRows(name);
+}
+
+bool Redactor::Charge() {
+  if (commands_left_ == 0) return false;
+  --commands_left_;
+  return true;
 }
 
 void Standalone(std::string_view text, Spans* out) {

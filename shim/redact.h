@@ -27,6 +27,19 @@
 //  9. Settings: the first non-option argument after "set" with a secret
 //     name makes the next non-option argument secret.
 // 10. Quoted members: "name": value with a secret name (JSON, Python dicts).
+// 11. Command lines: an argument with white space may be a command line
+//     (sh -c "curl -u me:pw x", ssh host "...", su -c "..."). It is split
+//     into shell words (shell_words.h), and each simple command's arguments
+//     go through rules 1-10 as that command's own (its tool rows), the name
+//     found past assignments, wrappers and keywords (kCommandPrefixes:
+//     sudo, env, if, ...). Unless the argument follows -c (or -lc, ...) or
+//     a tool row names the command, rules 8 and 9 are off for it: such text
+//     may be prose. A word that is one quoted string is taken without its
+//     quotes, and a quoted command line inside is split in turn: without
+//     recursion, one level of static state per quote taken off (at most
+//     kMaxCommandDepth). A record splits at most kMaxCommands commands; from
+//     the first beyond, the rest of the argument is redacted (and so is
+//     every later argument from its first command on).
 //
 // Time: every rule is linear in the argument's length. A scan that fails
 // moves the rule's start past what it scanned whenever a start inside could
@@ -53,6 +66,8 @@ class Collector;  // redact.cc
 
 inline constexpr std::string_view kMarker = "[REDACTED]";
 inline constexpr std::size_t kMaxSpans = 32;
+inline constexpr unsigned kMaxCommandDepth = 3;
+inline constexpr unsigned kMaxCommands = 1024;
 
 struct Span {
   std::size_t begin;
@@ -79,10 +94,17 @@ class Redactor {
  public:
   // `binary` is the denied name: the tool options (rule 2) depend on it.
   explicit Redactor(std::string_view binary);
+  Redactor(const Redactor&) = delete;
+  Redactor& operator=(const Redactor&) = delete;
   void NextArgument(std::string_view arg, Spans* out);
 
  private:
   static constexpr std::size_t kMaxToolRows = 16;
+  // Rules 1-10 on one argument.
+  void Collect(std::string_view arg, Collector* spans);
+  void CommandLines(std::string_view arg, bool command_string, Collector* spans);
+  bool StartsCommand(std::string_view word);
+  bool Charge();  // one command of the record's kMaxCommands
   struct Pending {
     bool active = false;
     redact_rules::Value value = redact_rules::Value::kWhole;
@@ -97,7 +119,11 @@ class Redactor {
   unsigned seen_after_ = 0;  // bit i: rows_[i]->after has been seen
   bool after_set_ = false;   // rule 9: the next non-option argument is a name
   std::string_view tool_;
-  unsigned positional_left_ = 0;  // kPositionalSecrets: arguments until the secret one
+  unsigned positional_left_ = 0;              // kPositionalSecrets: arguments until the secret one
+  bool has_own_rows_ = false;                 // a row names this binary (not only "*" rows)
+  bool after_command_string_option_ = false;  // the last argument was -c (rule 11)
+  bool free_text_ = false;                    // rules 8 and 9 off (rule 11)
+  unsigned commands_left_ = kMaxCommands;     // rule 11, for the whole record
 };
 
 // Rules that need no context (1, 4-7, 10), for argv[0] and the exec path.

@@ -57,6 +57,14 @@ inline constexpr std::string_view kCredentialHeaders[] = {
 // A bare argument naming a secret makes the next one secret
 // (nmcli ... password V, some CLIs' key-value pairs).
 inline constexpr std::string_view kSecretKeywords[] = {"password", "passphrase", "psk"};
+// Rule 11: words before a command's name in a command line, which run the
+// command named after them (with their own options, assignments and counts
+// in between): sudo -u root curl ..., env A=1 curl ..., if curl ...; then.
+inline constexpr std::string_view kCommandPrefixes[] = {
+    "sudo", "doas",   "env",     "exec",   "command", "builtin", "nohup", "time",
+    "nice", "ionice", "timeout", "stdbuf", "xargs",   "busybox", "then",  "do",
+    "else", "elif",   "if",      "while",  "until",   "!",       "{",
+};
 // Authorization schemes followed by a credential in free text.
 inline constexpr std::string_view kAuthSchemes[] = {"bearer", "basic"};
 

@@ -405,3 +405,73 @@ TEST_CASE("leading assignments end where another NAME= starts; positional secret
   CHECK(RedactArgs({"-b", "sid=abc"}).args[1] == "[REDACTED]");
   CHECK(RedactArgs({"passwd", "-6", "-salt", "x"}, "openssl").args[1] == "-6");
 }
+
+TEST_CASE("rule 11: a command string's commands, each by its own rows") {
+  auto sh = [](std::string script) { return RedactArgs({"-c", script}, "sh").args[1]; };
+  CHECK(sh("curl -u me:pw x") == "curl -u me:[REDACTED] x");
+  CHECK(sh("curl -H 'Authorization: token abc' x; mysql -pX1 db && sshpass -p X2 ssh h") ==
+        "curl -H 'Authorization: [REDACTED]' x; mysql -p[REDACTED] db && sshpass -p [REDACTED] "
+        "ssh h");
+  CHECK(sh("redis-cli -a X3 get k | wget --password=X4 u") ==
+        "redis-cli -a [REDACTED] get k | wget --password=[REDACTED] u");
+  CHECK(sh("/usr/bin/curl -u a:b x") == "/usr/bin/curl -u a:[REDACTED] x");
+  CHECK(sh("x=$(curl -u a:b x)") == "x=$(curl -u a:[REDACTED] x)");
+  CHECK(sh("if curl --user a:b x; then echo ok; fi") ==
+        "if curl --user a:[REDACTED] x; then echo ok; fi");
+  // Prefixes, with their options, counts and assignments, run the command
+  // named after them; their own words still meet rule 3.
+  CHECK(sh("sudo -u root env A=1 curl -u a:b x") == "sudo -u root env A=1 curl -u a:[REDACTED] x");
+  CHECK(sh("timeout 5 curl -u a:b x") == "timeout 5 curl -u a:[REDACTED] x");
+  CHECK(sh("nohup mytool --password X5 &") == "nohup mytool --password [REDACTED] &");
+  // In a command string, rules 8 and 9 hold for any command.
+  CHECK(sh("nmcli dev wifi connect Home password X6") ==
+        "nmcli dev wifi connect Home password [REDACTED]");
+  CHECK(RedactArgs({"-lc", "curl -u a:b x"}, "bash").args[1] == "curl -u a:[REDACTED] x");
+  CHECK(RedactArgs({"root", "-c", "curl -u a:b x"}, "su").args[2] == "curl -u a:[REDACTED] x");
+}
+
+TEST_CASE("rule 11: quoted command lines are split in turn, to a bounded depth") {
+  auto sh = [](std::string script) { return RedactArgs({"-c", script}, "sh").args[1]; };
+  CHECK(sh("bash -c 'curl -u a:b x'") == "bash -c 'curl -u a:[REDACTED] x'");
+  CHECK(sh("bash -c \"sh -c 'curl -u a:b x'\"") == "bash -c \"sh -c 'curl -u a:[REDACTED] x'\"");
+  // Where a name would be (python -c's code calling a shell).
+  CHECK(RedactArgs({"-c", "import os; os.system('curl -u a:b x')"}, "python3").args[1] ==
+        "import os; os.system('curl -u a:[REDACTED] x')");
+  CHECK(RedactArgs({"-c", "os.system('sh -c \"curl -u a:b x\"')"}, "python3").args[1] ==
+        "os.system('sh -c \"curl -u a:[REDACTED] x\"')");
+  // A word that is not one quoted string is not split again: as it is.
+  CHECK(sh("echo x'a b' --format='%s %d'") == "echo x'a b' --format='%s %d'");
+  CHECK(sh("mytool --password='a b'") == "mytool --password=[REDACTED]");
+  // Quotes inside the word, after the option: the header is still found.
+  CHECK(sh("curl -H'Authorization: token t' --header=\"Cookie: c\" u") ==
+        "curl -H'Authorization: [REDACTED]' --header=\"Cookie: [REDACTED]\" u");
+}
+
+TEST_CASE("rule 11: outside a command string, prose keeps its words") {
+  CHECK(RedactArgs({"commit", "-m", "rotate the password check"}, "git").args[2] ==
+        "rotate the password check");
+  CHECK(RedactArgs({"commit", "-m", "set password to x"}, "git").args[2] == "set password to x");
+  // Commands a row names are followed anywhere: ssh's remote command.
+  CHECK(RedactArgs({"host", "curl -u me:pw x"}, "ssh").args[1] == "curl -u me:[REDACTED] x");
+  CHECK(RedactArgs({"host", "mytool --password pw"}, "ssh").args[1] ==
+        "mytool --password [REDACTED]");
+}
+
+TEST_CASE("rule 11: past the record's kMaxCommands, the rest is redacted unread") {
+  std::string script;
+  for (unsigned i = 0; i < redact::kMaxCommands - 1; ++i) script += "a;";
+  script += "curl -u a:b x; echo tail";
+  redact::Redactor redactor("sh");
+  redact::Spans spans;
+  redactor.NextArgument("-c", &spans);
+  redactor.NextArgument(script, &spans);
+  // The 1024th command is curl: read. The 1025th is not.
+  CHECK(Apply(script, spans) ==
+        script.substr(0, script.size() - 24) + "curl -u a:[REDACTED] x; " + "[REDACTED]");
+  // The bound is the record's: a later argument's first command is past it.
+  redactor.NextArgument("echo tail", &spans);
+  CHECK(Apply("echo tail", spans) == "[REDACTED]");
+  // An argument without white space is no command line: as before.
+  redactor.NextArgument("plain", &spans);
+  CHECK(spans.count == 0);
+}

@@ -39,6 +39,14 @@ WORST_UNITS = {
     "name word splits": "a.b.c_",
     "camelCase splits": "aBcD",
     "short option clusters": "-u",
+    "command lines: words": "a ",
+    "command lines: separators": "a;",
+    "command lines: quoted command lines": "'a b' ",
+    "command lines: quoted names": "('a b')",
+    "command lines: prefixes": "sudo ",
+    "command lines: prefix lookups": "sudo curk ",
+    "command lines: quoted headers": "-H'Cookie: ",
+    "command lines: tool options": "curl -u a:b ",
 }
 
 

@@ -20,6 +20,8 @@ def static_noop():
 
 
 class ResourceLimits(ShimTestCase):
+    # Rule 11's deepest nesting: a quoted name, a shell in it, its command string.
+    DEEPEST = "os.system('sh -c \"sudo -u root curl -u me:pw x\"')"
 
     def limited(self, limit, argv=None, env=None, no_aslr=False):
         log = self.sandbox.join("denied.log")
@@ -56,6 +58,15 @@ class ResourceLimits(ShimTestCase):
             proc, logged = self.limited("--stack=12288")
             self.assertDeniedWithRecord(proc, logged)
 
+    def test_stack_12_kib_with_the_deepest_command_line(self):
+        # Rule 11 nests a redactor per quoted command line: at its deepest
+        # (a quoted name, a shell, its quoted command) the record still fits.
+        argv = ["sh", "-c", self.DEEPEST]
+        for _ in range(20):
+            proc, logged = self.limited("--stack=12288", argv=argv)
+            self.assertDeniedWithRecord(proc, logged, binary="sh")
+            self.assertIn(b"curl -u me:[REDACTED] x", logged)
+
     def test_stack_wherever_a_noop_runs(self):
         # Without randomisation the outcome is deterministic: at every limit
         # where the static no-op runs, the shim denies with its record.
@@ -65,8 +76,10 @@ class ResourceLimits(ShimTestCase):
             limit = "--stack=%d" % (kib * 1024)
             base = subprocess.run(["setarch", "-R", "prlimit", limit, noop], capture_output=True, timeout=30)
             proc, logged = self.limited(limit, no_aslr=True)
+            nested, nested_logged = self.limited(limit, argv=["sh", "-c", self.DEEPEST], no_aslr=True)
             if base.returncode == 126:
                 self.assertDeniedWithRecord(proc, logged)
+                self.assertDeniedWithRecord(nested, nested_logged, binary="sh")
                 checked += 1
             elif proc.returncode != 126:
                 self.assertKilledBeforeAnyWrite(proc, logged)

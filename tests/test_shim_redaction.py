@@ -98,6 +98,20 @@ class Redaction(ShimTestCase):
         self.deny("ssh", ["host", "curl -H 'X: Bearer abcdefgh12345'"], ["abcdefgh12345"],
                   ["host", "curl -H 'X: Bearer [REDACTED]'"], 1)
 
+    def test_rule11_command_lines(self):
+        # A shell's command string: each command by its own tool rows.
+        script = ("curl -H 'Authorization: token t0k3n' x; mysql -pdbpw1 db && "
+                  "sudo -u root sshpass -p sshpw2 ssh h | bash -c 'redis-cli -a redispw3 get k'")
+        self.deny("sh", ["-c", script], ["t0k3n", "dbpw1", "sshpw2", "redispw3"],
+                  ["-c", "curl -H 'Authorization: [REDACTED]' x; mysql -p[REDACTED] db && "
+                         "sudo -u root sshpass -p [REDACTED] ssh h | bash -c 'redis-cli -a [REDACTED] get k'"],
+                  4)
+        # Python calling a shell; and prose, which keeps its words.
+        self.deny("python3", ["-c", "import os; os.system('curl -u me:pypw4 x')"], ["pypw4"],
+                  ["-c", "import os; os.system('curl -u me:[REDACTED] x')"], 1)
+        self.deny("git", ["commit", "-m", "rotate the password check"], [],
+                  ["commit", "-m", "rotate the password check"], 0)
+
     def test_rule7_token_shapes(self):
         jwt = ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
                "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U")

@@ -31,7 +31,8 @@ bool SameSpans(const redact::Spans& a, const redact::Spans& b) {
   return true;
 }
 
-constexpr std::string_view kBinaries[] = {"curl", "az", "docker", "git", "aws", "kubectl", "npm"};
+constexpr std::string_view kBinaries[] = {"curl", "az",      "docker", "git",
+                                          "aws",  "kubectl", "npm",    "sh"};
 
 }  // namespace
 

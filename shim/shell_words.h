@@ -1,0 +1,31 @@
+// Splits a command line (what sh -c runs, or ssh's remote command) into words
+// and command separators as a POSIX shell's tokeniser would, closely enough
+// for redaction to find each simple command's name and arguments (rule 11 of
+// redact.h). No expansion, no heap, one pass: every byte is looked at once.
+#ifndef AGT_DENY_SHIM_SHELL_WORDS_H_
+#define AGT_DENY_SHIM_SHELL_WORDS_H_
+
+#include <cstddef>
+#include <string_view>
+
+namespace shell_words {
+
+struct Token {
+  std::size_t begin = 0;  // the word as written, quotes and all
+  std::size_t end = 0;
+  // The word without its quotes when it is one quoted string ('a b', "a b");
+  // else the same as begin and end.
+  std::size_t inner_begin = 0;
+  std::size_t inner_end = 0;
+  // ; & | ( ) ` or a newline, outside quotes: the next word names a command.
+  bool separator = false;
+};
+
+// The token at or after *pos, past blanks; false at the text's end. Quotes
+// and backslashes keep blanks and separators inside a word; an unclosed
+// quote runs to the end.
+bool Next(std::string_view text, std::size_t* pos, Token* out);
+
+}  // namespace shell_words
+
+#endif  // AGT_DENY_SHIM_SHELL_WORDS_H_

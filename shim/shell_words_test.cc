@@ -1,0 +1,66 @@
+#include "shell_words.h"
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+// Each token as text: a separator as itself, a word as "<inner>" when its
+// quotes were taken off, else as written.
+std::vector<std::string> Tokens(std::string_view text) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  shell_words::Token t;
+  while (shell_words::Next(text, &pos, &t)) {
+    CHECK(t.begin < t.end);
+    CHECK(t.begin <= t.inner_begin);
+    CHECK(t.inner_end <= t.end);
+    std::string word(text.substr(t.begin, t.end - t.begin));
+    if (t.inner_begin != t.begin) {
+      word = "<" + std::string(text.substr(t.inner_begin, t.inner_end - t.inner_begin)) + ">";
+    }
+    out.push_back(t.separator ? "|" + word : word);
+  }
+  CHECK(pos == text.size());
+  return out;
+}
+
+using V = std::vector<std::string>;
+
+}  // namespace
+
+TEST_CASE("shell words: blanks split words, separators stand alone") {
+  CHECK(Tokens("curl -u me:pw x") == V{"curl", "-u", "me:pw", "x"});
+  CHECK(Tokens("  a\tb  ") == V{"a", "b"});
+  CHECK(Tokens("a;b&&c|d\ne") == V{"a", "|;", "b", "|&", "|&", "c", "||", "d", "|\n", "e"});
+  CHECK(Tokens("x=$(curl -u a:b)") == V{"x=$", "|(", "curl", "-u", "a:b", "|)"});
+  CHECK(Tokens("`id`") == V{"|`", "id", "|`"});
+  CHECK(Tokens("").empty());
+  CHECK(Tokens(" \t ").empty());
+}
+
+TEST_CASE("shell words: quotes keep blanks and separators in the word") {
+  CHECK(Tokens("curl -H 'Authorization: token abc' x") ==
+        V{"curl", "-H", "<Authorization: token abc>", "x"});
+  CHECK(Tokens("sh -c \"curl -u a:b; id\"") == V{"sh", "-c", "<curl -u a:b; id>"});
+  // Not one quoted string: as written.
+  CHECK(Tokens("--password='a b'") == V{"--password='a b'"});
+  CHECK(Tokens("'a'b") == V{"'a'b"});
+  CHECK(Tokens("'a'\"b\"") == V{"'a'\"b\""});
+  CHECK(Tokens("''") == V{"<>"});
+  // A backslash escapes inside double quotes, not inside single ones.
+  CHECK(Tokens("\"a\\\" b\" c") == V{"<a\\\" b>", "c"});
+  CHECK(Tokens("'a\\' b") == V{"<a\\>", "b"});
+  // Outside quotes it escapes a blank or a separator.
+  CHECK(Tokens("a\\ b\\;c d") == V{"a\\ b\\;c", "d"});
+}
+
+TEST_CASE("shell words: unclosed quotes and trailing backslashes run to the end") {
+  CHECK(Tokens("curl 'a b") == V{"curl", "'a b"});
+  CHECK(Tokens("a \"b\\") == V{"a", "\"b\\"});
+  CHECK(Tokens("a\\") == V{"a\\"});
+  CHECK(Tokens("'") == V{"'"});
+  CHECK(Tokens("\"") == V{"\""});
+}
