@@ -927,8 +927,9 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, Collector
     }
     if (!quoted_command_line) continue;
     if (top + 1 == static_cast<int>(kMaxCommandDepth)) {
-      // Not reached: two kinds of quote come off a word at most twice
-      // (escaped ones stay escaped). The bound sizes the static levels.
+      // Not reached: quotes come off a word at most twice, as a quote inside
+      // one of its own kind is escaped and stays so. The bound sizes the
+      // static levels.
       spans->Add(at, at + word.size());
       continue;
     }

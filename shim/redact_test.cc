@@ -433,6 +433,7 @@ TEST_CASE("rule 11: a command string's commands, each by its own rows") {
 TEST_CASE("rule 11: quoted command lines are split in turn, to a bounded depth") {
   auto sh = [](std::string script) { return RedactArgs({"-c", script}, "sh").args[1]; };
   CHECK(sh("bash -c 'curl -u a:b x'") == "bash -c 'curl -u a:[REDACTED] x'");
+  CHECK(sh("bash -c $'curl -u a:b x'") == "bash -c $'curl -u a:[REDACTED] x'");
   CHECK(sh("bash -c \"sh -c 'curl -u a:b x'\"") == "bash -c \"sh -c 'curl -u a:[REDACTED] x'\"");
   // Where a name would be (python -c's code calling a shell).
   CHECK(RedactArgs({"-c", "import os; os.system('curl -u a:b x')"}, "python3").args[1] ==

@@ -10,12 +10,12 @@ bool IsSeparator(char c) {
 }
 
 // Just past the quote that closes the one at `open`, or the text's end.
-// Inside double quotes a backslash escapes the next byte; inside single
-// quotes nothing does.
-std::size_t QuotedEnd(std::string_view text, std::size_t open) {
+// Inside double quotes and ANSI-C quotes ($'...') a backslash escapes the
+// next byte; inside single quotes nothing does.
+std::size_t QuotedEnd(std::string_view text, std::size_t open, bool ansi_c) {
   const char quote = text[open];
   for (std::size_t i = open + 1; i < text.size(); ++i) {
-    if (quote == '"' && text[i] == '\\') {
+    if ((quote == '"' || ansi_c) && text[i] == '\\') {
       ++i;
       continue;
     }
@@ -39,21 +39,30 @@ bool Next(std::string_view text, std::size_t* pos, Token* out) {
     return true;
   }
   const std::size_t begin = i;
-  std::size_t leading_quote_end = 0;  // where a quote opening the word closes
+  // A quote opening the word, after a '$' for $'...' and $"...": where it
+  // is, and where it closes.
+  std::size_t leading_quote = 0;
+  std::size_t leading_quote_end = 0;
   while (i < text.size() && !IsBlank(text[i]) && !IsSeparator(text[i])) {
+    const bool dollar =
+        text[i] == '$' && i + 1 < text.size() && (text[i + 1] == '\'' || text[i + 1] == '"');
     if (text[i] == '\\') {
       i = i + 2 < text.size() ? i + 2 : text.size();
-    } else if (text[i] == '\'' || text[i] == '"') {
-      const std::size_t end = QuotedEnd(text, i);
-      if (i == begin) leading_quote_end = end;
+    } else if (dollar || text[i] == '\'' || text[i] == '"') {
+      const std::size_t quote = dollar ? i + 1 : i;
+      const std::size_t end = QuotedEnd(text, quote, dollar && text[quote] == '\'');
+      if (i == begin) {
+        leading_quote = quote;
+        leading_quote_end = end;
+      }
       i = end;
     } else {
       ++i;
     }
   }
   *out = Token{begin, i, begin, i, false};
-  if (leading_quote_end == i && i - begin >= 2 && text[i - 1] == text[begin]) {
-    out->inner_begin = begin + 1;
+  if (leading_quote_end == i && i - leading_quote >= 2 && text[i - 1] == text[leading_quote]) {
+    out->inner_begin = leading_quote + 1;
     out->inner_end = i - 1;
   }
   *pos = i;

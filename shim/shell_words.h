@@ -13,8 +13,8 @@ namespace shell_words {
 struct Token {
   std::size_t begin = 0;  // the word as written, quotes and all
   std::size_t end = 0;
-  // The word without its quotes when it is one quoted string ('a b', "a b");
-  // else the same as begin and end.
+  // The word without its quotes when it is one quoted string ('a b', "a b",
+  // $'a b', $"a b"); else the same as begin and end.
   std::size_t inner_begin = 0;
   std::size_t inner_end = 0;
   // ; & | ( ) ` or a newline, outside quotes: the next word names a command.

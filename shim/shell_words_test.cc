@@ -57,6 +57,16 @@ TEST_CASE("shell words: quotes keep blanks and separators in the word") {
   CHECK(Tokens("a\\ b\\;c d") == V{"a\\ b\\;c", "d"});
 }
 
+TEST_CASE("shell words: $'...' and $\"...\" are quotes too") {
+  CHECK(Tokens("bash -c $'curl -u a:b x'") == V{"bash", "-c", "<curl -u a:b x>"});
+  CHECK(Tokens("$'a\\' b' c") == V{"<a\\' b>", "c"});  // a backslash escapes in $'...'
+  CHECK(Tokens("$\"a b\"") == V{"<a b>"});
+  CHECK(Tokens("$x 'a b'") == V{"$x", "<a b>"});
+  CHECK(Tokens("x$'a b'") == V{"x$'a b'"});
+  CHECK(Tokens("$'") == V{"$'"});
+  CHECK(Tokens("$") == V{"$"});
+}
+
 TEST_CASE("shell words: unclosed quotes and trailing backslashes run to the end") {
   CHECK(Tokens("curl 'a b") == V{"curl", "'a b"});
   CHECK(Tokens("a \"b\\") == V{"a", "\"b\\"});
