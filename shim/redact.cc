@@ -437,8 +437,19 @@ std::size_t EndOfLeadingValue(std::string_view arg, std::size_t begin) {
   return arg.size();
 }
 
-// Rule 5.
-void AssignmentRule(std::string_view arg, Collector* spans) {
+// Past a value that opens with a quote ('x y', "x y", $'x y'): where its
+// closing quote is (or the argument's end); else `begin`.
+std::size_t PastOpeningQuote(std::string_view arg, std::size_t begin) {
+  if (begin >= arg.size()) return begin;
+  const bool dollar = arg[begin] == '$';
+  const std::size_t quote = dollar ? begin + 1 : begin;
+  if (quote >= arg.size() || (arg[quote] != '\'' && arg[quote] != '"')) return begin;
+  return shell_words::QuotedEnd(arg, quote, dollar && arg[quote] == '\'');
+}
+
+// Rule 5. `shell_words_end`: the argument is a shell's command string, where
+// a leading value ends with its word (A_TOKEN='x y' gh pr create).
+void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end) {
   // -Dname=value, -Pname=value: a one-letter option glued to an assignment.
   std::size_t first = 0;
   if (arg.size() > 2 && arg[0] == '-' && IsAlpha(arg[1]) && (IsAlpha(arg[2]) || arg[2] == '_'))
@@ -465,9 +476,16 @@ void AssignmentRule(std::string_view arg, Collector* spans) {
     }
     std::size_t begin = i + 1;
     std::size_t end = begin;
-    if (at_start) {
+    shell_words::Token word;
+    std::size_t word_start = p;
+    if (at_start && shell_words_end && shell_words::Next(arg, &word_start, &word)) {
+      end = word.end;
+    } else if (at_start) {
       end = EndOfLeadingValue(arg, begin);
     } else {
+      // A quoted value is whole (db_password='x y', API_KEY="a b" ./run);
+      // a quote after the value's first byte ends it ('...?token=abc').
+      end = PastOpeningQuote(arg, begin);
       while (end < arg.size() && arg[end] != '&' && arg[end] != '#' && arg[end] != ',' &&
              !IsSpace(arg[end]) && arg[end] != '\'' && arg[end] != '"' && arg[end] != ';') {
         ++end;
@@ -602,11 +620,12 @@ void QuotedMemberRule(std::string_view arg, Collector* spans) {
   }
 }
 
-void ContextFreeRules(std::string_view text, Collector* spans) {
+// `shell_words_end`: rule 5's, for a shell's command string.
+void ContextFreeRules(std::string_view text, Collector* spans, bool shell_words_end = false) {
   HeadersAnywhere(text, spans);
   UrlRule(text, spans);
   SchemelessUserinfoRule(text, spans);
-  AssignmentRule(text, spans);
+  AssignmentRule(text, spans, shell_words_end);
   AuthSchemeRule(text, spans);
   TokenShapeRule(text, spans);
   JwtRule(text, spans);
@@ -800,6 +819,8 @@ void Redactor::NextArgument(std::string_view arg, Spans* out) {
 
 void Redactor::Collect(std::string_view arg, Collector* out) {
   Collector& spans = *out;
+  const bool shell_command_string =
+      after_command_string_option_ && InWords<redact_rules::kShells>(tool_);
   after_command_string_option_ = IsCommandStringOption(arg);
   if (positional_left_ > 0 && --positional_left_ == 0)
     pending_ = Pending{true, Value::kWhole, false};
@@ -853,7 +874,7 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
     }
   }
   if (arg == "set"sv) after_set_ = true;
-  ContextFreeRules(arg, &spans);
+  ContextFreeRules(arg, &spans, shell_command_string);
 }
 
 namespace {
@@ -959,6 +980,9 @@ bool Redactor::Charge() {
 void Standalone(std::string_view text, Spans* out) {
   Collector spans(text.size());
   ContextFreeRules(text, &spans);
+  // argv[0] may be set to a whole command line (exec -a 'curl -u me:pw x'):
+  // rule 11, as for an argument that did not follow -c.
+  if (HasSpace(text)) Redactor(""sv).CommandLines(text, false, &spans);
   spans.Finish(out);
 }
 

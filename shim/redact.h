@@ -16,9 +16,11 @@
 //     user:pass@host at the start of a word), and capability paths (after a
 //     webhooks segment, or on a hooks.* host).
 //  5. Assignments NAME=value with a secret NAME: at the start of an argument
-//     (or after -D / -P style one-letter prefixes) the rest of it; after
+//     (or after -D / -P style one-letter prefixes) the rest of it, or in a
+//     shell's command string (kShells, after -c) its shell word; after
 //     '?', '&', ';', ':', '=', ',' or white space up to '&', '#', ',', white
-//     space or a quote (query parameters, connection strings, -var, --set).
+//     space or a quote (query parameters, connection strings, -var, --set),
+//     a value that opens with a quote ('x y', "x y", $'x y') to its close.
 //  6. Authorization schemes in free text: "Bearer X" / "Basic X", X at least
 //     8 token characters.
 //  7. Token shapes at the start of a word (kTokenShapes), JSON Web Tokens and
@@ -99,6 +101,7 @@ class Redactor {
   void NextArgument(std::string_view arg, Spans* out);
 
  private:
+  friend void Standalone(std::string_view text, Spans* out);  // rule 11 on argv[0]
   static constexpr std::size_t kMaxToolRows = 16;
   // Rules 1-10 on one argument.
   void Collect(std::string_view arg, Collector* spans);
@@ -126,7 +129,8 @@ class Redactor {
   unsigned commands_left_ = kMaxCommands;     // rule 11, for the whole record
 };
 
-// Rules that need no context (1, 4-7, 10), for argv[0] and the exec path.
+// Rules that need no context (1, 4-7, 10) and rule 11, for argv[0] and the
+// exec path: either may be set to a command line.
 void Standalone(std::string_view text, Spans* out);
 
 }  // namespace redact

@@ -65,6 +65,11 @@ inline constexpr std::string_view kCommandPrefixes[] = {
     "nice", "ionice", "timeout", "stdbuf", "xargs",   "busybox", "then",  "do",
     "else", "elif",   "if",      "while",  "until",   "!",       "{",
 };
+// Shells: after -c (-lc, ...) their argument is a shell's command string,
+// where a leading assignment's value ends with its word as the shell reads
+// it (rule 5: A_TOKEN='x y' gh pr create keeps gh pr create).
+inline constexpr std::string_view kShells[] = {"sh",  "bash", "dash", "zsh",
+                                               "ksh", "mksh", "ash",  "su"};
 // Authorization schemes followed by a credential in free text.
 inline constexpr std::string_view kAuthSchemes[] = {"bearer", "basic"};
 

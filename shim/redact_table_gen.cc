@@ -133,7 +133,8 @@ std::string Render() {
       << Wrap(WordList(redact_rules::kCredentialHeaders))
       << ".It keywords before a secret argument\n"
       << Wrap(WordList(redact_rules::kSecretKeywords)) << ".It command prefixes (rule 11)\n"
-      << Wrap(WordList(redact_rules::kCommandPrefixes)) << ".It authorization schemes\n"
+      << Wrap(WordList(redact_rules::kCommandPrefixes)) << ".It shells (rule 5)\n"
+      << Wrap(WordList(redact_rules::kShells)) << ".It authorization schemes\n"
       << Wrap(WordList(redact_rules::kAuthSchemes)) << ".It capability path segments\n"
       << Wrap(WordList(redact_rules::kCapabilitySegments)) << ".It capability hosts starting with\n"
       << Wrap(Roff(redact_rules::kCapabilityHostPrefix)) << ".It not userinfo after @\n"

@@ -145,6 +145,29 @@ TEST_CASE("rule 5: NAME=value assignments") {
   CHECK(One("image.tag=1,db.password=pw,x=2") == "image.tag=1,db.password=[REDACTED],x=2");
 }
 
+TEST_CASE("rule 5: a quoted value is whole; in a shell's command string a word ends it") {
+  // After the start, a value that opens with a quote runs to its closing one.
+  CHECK(One("a=1 db_password='x y'") == "a=1 db_password=[REDACTED]");
+  CHECK(One("A=1,API_TOKEN='zz',B=2") == "A=1,API_TOKEN=[REDACTED],B=2");
+  CHECK(One("https://x/?a=1&token=\"z z\"&b=2") == "https://x/?a=1&token=[REDACTED]&b=2");
+  auto sh = [](std::string script) { return RedactArgs({"-c", script}, "sh").args[1]; };
+  CHECK(sh("A=1 DB_PASSWORD='p w' psql -h db") == "A=1 DB_PASSWORD=[REDACTED] psql -h db");
+  CHECK(sh("echo x; API_KEY=\"a \\\" b\" ./run.sh") == "echo x; API_KEY=[REDACTED] ./run.sh");
+  CHECK(sh("X=$'a b' TOKEN=$'s c' run") == "X=$'a b' TOKEN=[REDACTED] run");
+  // A quote after the value's first byte closes a string around it.
+  CHECK(sh("curl 'https://x/?token=abc' -o out") == "curl 'https://x/?token=[REDACTED]' -o out");
+  // A leading assignment in a shell's command string: its word, and the
+  // command after it stays.
+  CHECK(sh("GITHUB_TOKEN=t1 git push") == "GITHUB_TOKEN=[REDACTED] git push");
+  CHECK(sh("DB_PASSWORD='p w' psql -h db") == "DB_PASSWORD=[REDACTED] psql -h db");
+  CHECK(sh("bash -c 'TOKEN=\"x y\" git push'") == "bash -c 'TOKEN=[REDACTED] git push'");
+  CHECK(RedactArgs({"-lc", "PGPASSWORD=p1 psql"}, "bash").args[1] == "PGPASSWORD=[REDACTED] psql");
+  // Outside a shell, -c's value is not a command string: to its end.
+  CHECK(RedactArgs({"-c", "user.password=my secret", "push"}, "git").args[1] ==
+        "user.password=[REDACTED]");
+  CHECK(One("DB_PASSWORD=p w psql") == "DB_PASSWORD=[REDACTED]");
+}
+
 TEST_CASE("rule 8: -p after login is a password for az, docker, helm, podman only") {
   Redacted docker =
       RedactArgs({"login", "-u", "me", "-p", "dockerpw", "registry.example"}, "docker");
@@ -218,12 +241,16 @@ TEST_CASE("rule 7: well-known token shapes") {
   CHECK(One("ghp_short") == "ghp_short");
 }
 
-TEST_CASE("argv[0] and the exec path get the context-free rules") {
+TEST_CASE("argv[0] and the exec path get the context-free rules and rule 11") {
   redact::Spans spans;
   redact::Standalone("https://u:p@h/curl", &spans);
   CHECK(spans.count == 1);
   redact::Standalone("--password", &spans);  // no next argument to redact
   CHECK(spans.count == 0);
+  // Set to a command line (exec -a, execve's argv[0]): rule 11.
+  const std::string line = "/usr/bin/curl -u bob:pw1 --password=pw2 x";
+  redact::Standalone(line, &spans);
+  CHECK(Apply(line, spans) == "/usr/bin/curl -u bob:[REDACTED] --password=[REDACTED] x");
 }
 
 TEST_CASE("more secrets than slots: the rest of the argument is redacted") {
@@ -239,18 +266,18 @@ TEST_CASE("more secrets than slots: the rest of the argument is redacted") {
 
 TEST_CASE("33 to 64 secrets: the first 31 alone, from the 32nd on the rest") {
   std::string arg;
-  for (int i = 0; i < 40; ++i) arg += "AKIAIOSFODNN7EXAMPL" + std::to_string(i % 10) + " x ";
+  for (int i = 0; i < 40; ++i) arg += "AKIAIOSFODNN7EXAMPL" + std::to_string(i % 10) + ",x,";
   redact::Spans spans;
   redact::Standalone(arg, &spans);
   REQUIRE(spans.count == redact::kMaxSpans);
   std::string kept;  // 31 secrets redacted one by one, the text between kept
-  for (int i = 0; i < 31; ++i) kept += std::string(redact::kMarker) + " x ";
+  for (int i = 0; i < 31; ++i) kept += std::string(redact::kMarker) + ",x,";
   CHECK(Apply(arg, spans) == kept + std::string(redact::kMarker));
   // More than 2 * kMaxSpans matches before merging: from the first one.
-  arg = "head ";
-  for (int i = 0; i < 70; ++i) arg += "AKIAIOSFODNN7EXAMPL" + std::to_string(i % 10) + " x ";
+  arg = "head,";
+  for (int i = 0; i < 70; ++i) arg += "AKIAIOSFODNN7EXAMPL" + std::to_string(i % 10) + ",x,";
   redact::Standalone(arg, &spans);
-  CHECK(Apply(arg, spans) == "head " + std::string(redact::kMarker));
+  CHECK(Apply(arg, spans) == "head," + std::string(redact::kMarker));
 }
 
 TEST_CASE("secret names") {

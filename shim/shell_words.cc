@@ -9,9 +9,8 @@ bool IsSeparator(char c) {
   return c == ';' || c == '&' || c == '|' || c == '(' || c == ')' || c == '`' || c == '\n';
 }
 
-// Just past the quote that closes the one at `open`, or the text's end.
-// Inside double quotes and ANSI-C quotes ($'...') a backslash escapes the
-// next byte; inside single quotes nothing does.
+}  // namespace
+
 std::size_t QuotedEnd(std::string_view text, std::size_t open, bool ansi_c) {
   const char quote = text[open];
   for (std::size_t i = open + 1; i < text.size(); ++i) {
@@ -23,8 +22,6 @@ std::size_t QuotedEnd(std::string_view text, std::size_t open, bool ansi_c) {
   }
   return text.size();
 }
-
-}  // namespace
 
 bool Next(std::string_view text, std::size_t* pos, Token* out) {
   std::size_t i = *pos;

@@ -26,6 +26,11 @@ struct Token {
 // quote runs to the end.
 bool Next(std::string_view text, std::size_t* pos, Token* out);
 
+// Just past the quote that closes the one at `open` (' or "), or the text's
+// end. Inside double quotes and ANSI-C quotes ($'...': `ansi_c`) a backslash
+// escapes the next byte; inside single quotes nothing does.
+std::size_t QuotedEnd(std::string_view text, std::size_t open, bool ansi_c);
+
 }  // namespace shell_words
 
 #endif  // AGT_DENY_SHIM_SHELL_WORDS_H_

@@ -6,6 +6,7 @@ in the same run is the yardstick), the shim exits 126 with its record; where
 the kernel kills the exec itself, nothing at all was written.
 """
 import os
+import resource
 import signal
 import subprocess
 
@@ -65,6 +66,21 @@ class ResourceLimits(ShimTestCase):
         for _ in range(20):
             proc, logged = self.limited("--stack=12288", argv=argv)
             self.assertDeniedWithRecord(proc, logged, binary="sh")
+            self.assertIn(b"curl -u me:[REDACTED] x", logged)
+
+    def test_stack_12_kib_with_argv0_the_deepest_command_line(self):
+        # argv[0] set to a command line goes through rule 11 too, with a
+        # redactor of its own on the stack.
+        log = self.sandbox.join("denied.log")
+        limit = lambda: resource.setrlimit(resource.RLIMIT_STACK, (12288, 12288))
+        for _ in range(20):
+            proc = subprocess.run([self.DEEPEST, "x"], executable=self.sandbox.link("curl"),
+                                  env={"AGT_DENIED_LOG": log}, preexec_fn=limit,
+                                  capture_output=True, timeout=60)
+            with open(log, "rb") as f:
+                logged = f.read()
+            os.unlink(log)
+            self.assertDeniedWithRecord(proc, logged)
             self.assertIn(b"curl -u me:[REDACTED] x", logged)
 
     def test_stack_wherever_a_noop_runs(self):

@@ -112,6 +112,15 @@ class Redaction(ShimTestCase):
         self.deny("git", ["commit", "-m", "rotate the password check"], [],
                   ["commit", "-m", "rotate the password check"], 0)
 
+    def test_rule5_quoted_values_and_a_shells_leading_assignments(self):
+        # A quoted value is whole; in a shell's command string a leading
+        # assignment ends with its word, so the command after it is kept.
+        script = "A=1 DB_PASSWORD='pg pw1' psql -h db; GH_TOKEN=ghtok2 gh pr create"
+        self.deny("sh", ["-c", script], ["pg pw1", "pw1", "ghtok2"],
+                  ["-c", "A=1 DB_PASSWORD=[REDACTED] psql -h db; GH_TOKEN=[REDACTED] gh pr create"], 2)
+        self.deny("ansible-playbook", ["site.yml", "--extra-vars", "env=prod db_password='an pw3'"],
+                  ["an pw3", "pw3"], ["site.yml", "--extra-vars", "env=prod db_password=[REDACTED]"], 1)
+
     def test_rule7_token_shapes(self):
         jwt = ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
                "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U")
@@ -128,6 +137,13 @@ class Redaction(ShimTestCase):
         self.assertEqual(rec["argv0"], "https://u:[REDACTED]@h/x")
         self.assertNotIn(b"topsecret", d.stderr)
         self.assertEqual(rec["redactions"], 1)
+
+    def test_argv0_set_to_a_command_line_is_split_by_rule_11(self):
+        d = run(["curl -u bob:a0pw --password=a0pw2 https://x", "a"], executable=self.sandbox.link("curl"))
+        rec = self.assertValidDenial(d, "curl")
+        self.assertEqual(rec["argv0"], "curl -u bob:[REDACTED] --password=[REDACTED] https://x")
+        self.assertNotIn(b"a0pw", d.stderr)
+        self.assertEqual(rec["redactions"], 2)
 
     def test_a_token_shaped_command_name_is_never_shown(self):
         # binary and the human line are not redacted, so a name the rules find
