@@ -328,6 +328,30 @@ void UserinfoRule(std::string_view arg, std::size_t begin, std::size_t at, Colle
   if (TokenShapeAt(arg, begin) >= at || at - begin >= kOpaqueUserMin) spans->Add(begin, at);
 }
 
+bool IsBotTokenHost(std::string_view host) {
+  for (std::string_view bot_host : redact_rules::kBotTokenHosts) {
+    if (host.size() == bot_host.size() && StartsWithIgnoreCase(host, bot_host)) return true;
+  }
+  return false;
+}
+
+// Rule 4, bot tokens: on a kBotTokenHosts host, each path segment from `at`
+// (a '/') that is bot<digit>...: what follows "bot", ':' and all (a token
+// is bot<id>:<secret>, so the path ends at "://" here, not at any ':').
+void BotTokenSegments(std::string_view arg, std::size_t at, Collector* spans) {
+  while (at < arg.size() && arg[at] == '/') {
+    std::size_t end = at + 1;
+    while (end < arg.size() && arg[end] != '/' && arg[end] != '?' && arg[end] != '#' &&
+           !IsSpace(arg[end]) && arg[end] != '"' && arg[end] != '\'' &&
+           !(arg[end] == ':' && StartsWith(Tail(arg, end), "://"sv))) {
+      ++end;
+    }
+    if (end - at > 4 && StartsWith(Tail(arg, at + 1), "bot"sv) && IsDigit(arg[at + 4]))
+      spans->Add(at + 4, end);
+    at = end;
+  }
+}
+
 // Rule 4, schemes: userinfo and capability paths of scheme://authority/path.
 void UrlRule(std::string_view arg, Collector* spans) {
   for (std::size_t i = 0; i + 3 <= arg.size(); ++i) {
@@ -356,6 +380,7 @@ void UrlRule(std::string_view arg, Collector* spans) {
       if (c == '?' || c == '#' || c == ':' || IsSpace(c) || c == '"' || c == '\'') break;
       ++path_end;
     }
+    if (IsBotTokenHost(host)) BotTokenSegments(arg, j, spans);
     bool hooks_host = StartsWithIgnoreCase(host, redact_rules::kCapabilityHostPrefix);
     std::size_t segment = j;  // at a '/'
     std::size_t index = 0;
@@ -824,9 +849,16 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
   after_command_string_option_ = IsCommandStringOption(arg);
   if (positional_left_ > 0 && --positional_left_ == 0)
     pending_ = Pending{true, Value::kWhole, false};
+  if (operand_secret_ && !StartsWith(arg, "-"sv) && arg.find('=') == std::string_view::npos) {
+    operand_secret_ = false;
+    spans.Add(0, arg.size());
+  }
   for (const redact_rules::PositionalSecret& row : redact_rules::kPositionalSecrets) {
-    if (ToolMatches(row.tools, tool_) && StartsWith(arg, row.trigger))
-      positional_left_ = row.offset;
+    // An operand's trigger is a subcommand, matched whole (vault login).
+    const bool triggered = row.offset == 0 ? arg == row.trigger : StartsWith(arg, row.trigger);
+    if (!triggered || !ToolMatches(row.tools, tool_)) continue;
+    positional_left_ = row.offset;
+    operand_secret_ = row.offset == 0;
   }
   Pending pending = pending_;
   pending_ = Pending{};

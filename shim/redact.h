@@ -123,6 +123,7 @@ class Redactor {
   bool after_set_ = false;   // rule 9: the next non-option argument is a name
   std::string_view tool_;
   unsigned positional_left_ = 0;              // kPositionalSecrets: arguments until the secret one
+  bool operand_secret_ = false;               // kPositionalSecrets offset 0: the next operand
   bool has_own_rows_ = false;                 // a row names this binary (not only "*" rows)
   bool after_command_string_option_ = false;  // the last argument was -c (rule 11)
   bool free_text_ = false;                    // rules 8 and 9 off (rule 11)

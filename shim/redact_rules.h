@@ -79,6 +79,9 @@ inline constexpr std::string_view kCapabilitySegments[] = {"webhooks", "webhook"
 // On a host starting like this, the path after its first segment is secret
 // (hooks.slack.com/services/..., hooks.zapier.com/hooks/...).
 inline constexpr std::string_view kCapabilityHostPrefix = "hooks.";
+// On these hosts a path segment bot<digits>... is a bot's token (Telegram's
+// Bot API: /bot123:AA.../sendMessage, /file/bot123:AA.../path): after "bot".
+inline constexpr std::string_view kBotTokenHosts[] = {"api.telegram.org"};
 // Image digests look like userinfo without a scheme (img:tag@sha256:...).
 inline constexpr std::string_view kDigestPrefixes[] = {"sha256:", "sha512:"};
 
@@ -163,7 +166,7 @@ inline constexpr ToolOption kToolOptions[] = {
     {"rabbitmqadmin", "-p", Value::kWhole, kBoth, ""},
     {"xfreerdp", "/p:", Value::kWhole, kAttached, ""},
     {"rdesktop", "-p", Value::kWhole, kBoth, ""},
-    {"az docker podman helm nerdctl buildah skopeo oras", "-p", Value::kWhole, kBoth, "login"},
+    {"az docker podman helm nerdctl buildah skopeo oras oc", "-p", Value::kWhole, kBoth, "login"},
     {"az", "--value", Value::kWhole, kBoth, "secret"},
     {"aws", "--value", Value::kWhole, kBoth, "put-parameter"},
     {"gh", "-b", Value::kWhole, kBoth, "secret"},
@@ -172,7 +175,9 @@ inline constexpr ToolOption kToolOptions[] = {
 
 // ---- Positional secrets: after an argument starting with `trigger`, the
 // argument `offset` places further on is secret (composer config
-// http-basic.HOST USER PASSWORD).
+// http-basic.HOST USER PASSWORD); offset 0: after an argument equal to
+// `trigger`, the first that is neither an option nor NAME=value (vault login
+// TOKEN, where vault login -method=userpass username=u password=p has none).
 struct PositionalSecret {
   std::string_view tools;
   std::string_view trigger;
@@ -181,6 +186,7 @@ struct PositionalSecret {
 inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"composer", "http-basic.", 2},
     {"composer", "bitbucket-oauth.", 2},
+    {"vault bao", "login", 0},
 };
 
 // ---- Token shapes, found anywhere at the start of a word.

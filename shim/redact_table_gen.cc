@@ -137,7 +137,8 @@ std::string Render() {
       << Wrap(WordList(redact_rules::kShells)) << ".It authorization schemes\n"
       << Wrap(WordList(redact_rules::kAuthSchemes)) << ".It capability path segments\n"
       << Wrap(WordList(redact_rules::kCapabilitySegments)) << ".It capability hosts starting with\n"
-      << Wrap(Roff(redact_rules::kCapabilityHostPrefix)) << ".It not userinfo after @\n"
+      << Wrap(Roff(redact_rules::kCapabilityHostPrefix)) << ".It bot token hosts\n"
+      << Wrap(WordList(redact_rules::kBotTokenHosts)) << ".It not userinfo after @\n"
       << Wrap(WordList(redact_rules::kDigestPrefixes)) << ".El\n";
   out << ".Ss Tool options\n"
       << "Attached is\n.Fl p Ns Ar V ,\n.Fl \\-opt= Ns Ar V\nor\n.Ql /p:V ;\nseparate is\n"
@@ -154,8 +155,11 @@ std::string Render() {
       << ".Bl -tag -width Ds\n";
   for (const redact_rules::PositionalSecret& row : redact_rules::kPositionalSecrets) {
     out << ".It " << Roff(row.tools) << "\n"
-        << Wrap("after an argument starting with " + Roff(row.trigger) + " the argument " +
-                std::to_string(row.offset) + " places on.");
+        << Wrap(row.offset == 0
+                    ? "after the argument " + Roff(row.trigger) +
+                          " the first that is neither an option nor NAME=value."
+                    : "after an argument starting with " + Roff(row.trigger) + " the argument " +
+                          std::to_string(row.offset) + " places on.");
   }
   out << ".El\n";
   out << ".Ss Token prefixes\n"

@@ -145,6 +145,29 @@ TEST_CASE("rule 5: NAME=value assignments") {
   CHECK(One("image.tag=1,db.password=pw,x=2") == "image.tag=1,db.password=[REDACTED],x=2");
 }
 
+TEST_CASE("positional secrets: vault login's token operand; oc login -p; Telegram bot tokens") {
+  CHECK(RedactArgs({"login", "t1"}, "vault").args[1] == "[REDACTED]");
+  Redacted flags = RedactArgs({"login", "-no-print", "-address=https://v:8200", "t2"}, "vault");
+  CHECK(flags.args ==
+        std::vector<std::string>{"login", "-no-print", "-address=https://v:8200", "[REDACTED]"});
+  // Its auth method's NAME=value pairs: no operand, rule 5 for the password.
+  Redacted method = RedactArgs({"login", "-method=userpass", "username=u", "password=p3"}, "vault");
+  CHECK(method.args[2] == "username=u");
+  CHECK(method.args[3] == "password=[REDACTED]");
+  // The trigger is any argument equal to login: failing closed.
+  CHECK(RedactArgs({"kv", "get", "login", "secret/app"}, "vault").args[3] == "[REDACTED]");
+  CHECK(RedactArgs({"kv", "get", "secret/login"}, "vault").args[2] == "secret/login");
+  CHECK(RedactArgs({"login", "t4"}, "gh").args[1] == "t4");  // another tool's
+  CHECK(RedactArgs({"login", "-u", "u", "-p", "p5", "https://api:6443"}, "oc").args[4] ==
+        "[REDACTED]");
+  CHECK(One("https://api.telegram.org/bot123:AAx-y_z/sendMessage?chat_id=1") ==
+        "https://api.telegram.org/bot[REDACTED]/sendMessage?chat_id=1");
+  CHECK(One("https://API.Telegram.org/file/bot123:AAx/doc/f.pdf") ==
+        "https://API.Telegram.org/file/bot[REDACTED]/doc/f.pdf");
+  CHECK(One("https://api.telegram.org/botfather") == "https://api.telegram.org/botfather");
+  CHECK(One("https://example.org/bot123:AAx/x") == "https://example.org/bot123:AAx/x");
+}
+
 TEST_CASE("rule 5: a quoted value is whole; in a shell's command string a word ends it") {
   // After the start, a value that opens with a quote runs to its closing one.
   CHECK(One("a=1 db_password='x y'") == "a=1 db_password=[REDACTED]");

@@ -24,6 +24,7 @@ WORST_UNITS = {
     "URL userinfo": "://",
     "URL userinfo with '@'": "a://a@",
     "capability paths": "https://hooks.x/a/",
+    "bot token hosts, nested": "x://api.telegram.org/bot1:",
     "webhook segments": "/webhooks",
     "userinfo without a scheme": "x@a:",
     "userinfo separators": "a:=",

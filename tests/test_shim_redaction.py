@@ -121,6 +121,13 @@ class Redaction(ShimTestCase):
         self.deny("ansible-playbook", ["site.yml", "--extra-vars", "env=prod db_password='an pw3'"],
                   ["an pw3", "pw3"], ["site.yml", "--extra-vars", "env=prod db_password=[REDACTED]"], 1)
 
+    def test_positional_tokens_and_bot_tokens_in_url_paths(self):
+        self.deny("vault", ["login", "-no-print", "vtok1"], ["vtok1"], ["login", "-no-print", "[REDACTED]"], 1)
+        self.deny("oc", ["login", "-u", "dev", "-p", "ocpw2", "https://api:6443"], ["ocpw2"],
+                  ["login", "-u", "dev", "-p", "[REDACTED]", "https://api:6443"], 1)
+        self.deny("curl", ["https://api.telegram.org/bot123:AAbotTok3/sendMessage"], ["AAbotTok3"],
+                  ["https://api.telegram.org/bot[REDACTED]/sendMessage"], 1)
+
     def test_rule7_token_shapes(self):
         jwt = ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
                "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U")
