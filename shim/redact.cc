@@ -645,6 +645,75 @@ void QuotedMemberRule(std::string_view arg, Collector* spans) {
   }
 }
 
+// Whether `word` (a keyword: letters) stands at `at` as a whole word, in
+// any case; *after is where it ends.
+bool KeywordAt(std::string_view text, std::size_t at, std::string_view word, std::size_t* after) {
+  if (at > 0 && IsWordChar(text[at - 1])) return false;
+  if (!StartsWithIgnoreCase(Tail(text, at), word)) return false;
+  *after = at + word.size();
+  return *after == text.size() || !IsWordChar(text[*after]);
+}
+
+std::size_t SkipSpace(std::string_view text, std::size_t at) {
+  while (at < text.size() && IsSpace(text[at])) ++at;
+  return at;
+}
+
+// Rule 12, SQL passwords: the quoted string after IDENTIFIED BY (or
+// IDENTIFIED WITH plugin BY), PASSWORD, PASSWORD = or PASSWORD FOR account =
+// (CREATE USER ... IDENTIFIED BY 'x', ALTER ROLE r PASSWORD 'x', SET
+// PASSWORD FOR 'u'@'%' = 'x'): its inside. A scan to '=' that fails ends
+// where any keyword inside it would fail the same way, so it is not rescanned.
+void SqlPasswordRule(std::string_view arg, Collector* spans) {
+  for (std::size_t p = 0; p < arg.size(); ++p) {
+    const char c = arg[p];
+    if (c != 'i' && c != 'I' && c != 'p' && c != 'P') continue;
+    std::size_t q = 0;
+    std::size_t r = 0;
+    if (KeywordAt(arg, p, "identified"sv, &q)) {
+      q = SkipSpace(arg, q);
+      if (KeywordAt(arg, q, "with"sv, &r)) {  // the plugin's name, quoted or not
+        r = SkipSpace(arg, r);
+        if (r < arg.size() && (arg[r] == '\'' || arg[r] == '"' || arg[r] == '`')) {
+          r = shell_words::QuotedEnd(arg, r, false);
+        } else {
+          while (r < arg.size() && IsWordChar(arg[r])) ++r;
+        }
+        q = SkipSpace(arg, r);
+      }
+      if (!KeywordAt(arg, q, "by"sv, &r)) {
+        p = q > p ? q - 1 : p;  // past the plugin's name: a keyword in it is quoted
+        continue;
+      }
+      q = SkipSpace(arg, r);
+    } else if (KeywordAt(arg, p, "password"sv, &q)) {
+      // A string glued to the word is not its value ("password":"x" is rule 10's).
+      const std::size_t word_end = q;
+      q = SkipSpace(arg, q);
+      if (KeywordAt(arg, q, "for"sv, &r)) {  // the account, then '='
+        while (r < arg.size() && arg[r] != '=' && arg[r] != ';') ++r;
+        if (r >= arg.size() || arg[r] != '=') {
+          p = r > p ? r - 1 : p;
+          continue;
+        }
+        q = r;
+      }
+      if (q < arg.size() && arg[q] == '=') q = SkipSpace(arg, q + 1);
+      if (q == word_end) continue;
+    } else {
+      continue;
+    }
+    if (q >= arg.size() || (arg[q] != '\'' && arg[q] != '"')) {
+      p = q > p ? q - 1 : p;
+      continue;
+    }
+    const std::size_t end = shell_words::QuotedEnd(arg, q, false);
+    const bool closed = end - q >= 2 && arg[end - 1] == arg[q];
+    spans->Add(q + 1, closed ? end - 1 : end);
+    p = end - 1;
+  }
+}
+
 // `shell_words_end`: rule 5's, for a shell's command string.
 void ContextFreeRules(std::string_view text, Collector* spans, bool shell_words_end = false) {
   HeadersAnywhere(text, spans);
@@ -656,6 +725,7 @@ void ContextFreeRules(std::string_view text, Collector* spans, bool shell_words_
   JwtRule(text, spans);
   PemPrivateKeyRule(text, spans);
   QuotedMemberRule(text, spans);
+  SqlPasswordRule(text, spans);
 }
 
 bool ToolMatches(std::string_view tools, std::string_view binary) {

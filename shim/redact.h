@@ -42,6 +42,10 @@
 //     kMaxCommandDepth). A record splits at most kMaxCommands commands; from
 //     the first beyond, the rest of the argument is redacted (and so is
 //     every later argument from its first command on).
+// 12. SQL passwords: the inside of the quoted string after IDENTIFIED BY
+//     (IDENTIFIED WITH plugin BY), PASSWORD, PASSWORD = and PASSWORD FOR
+//     account = (mysql -e "CREATE USER ... IDENTIFIED BY 'x'", psql -c
+//     "ALTER ROLE r PASSWORD 'x'"), in any case.
 //
 // Time: every rule is linear in the argument's length. A scan that fails
 // moves the rule's start past what it scanned whenever a start inside could
@@ -130,8 +134,8 @@ class Redactor {
   unsigned commands_left_ = kMaxCommands;     // rule 11, for the whole record
 };
 
-// Rules that need no context (1, 4-7, 10) and rule 11, for argv[0] and the
-// exec path: either may be set to a command line.
+// Rules that need no context (1, 4-7, 10, 12) and rule 11, for argv[0] and
+// the exec path: either may be set to a command line.
 void Standalone(std::string_view text, Spans* out);
 
 }  // namespace redact

@@ -168,6 +168,28 @@ TEST_CASE("positional secrets: vault login's token operand; oc login -p; Telegra
   CHECK(One("https://example.org/bot123:AAx/x") == "https://example.org/bot123:AAx/x");
 }
 
+TEST_CASE("rule 12: SQL passwords in mysql -e, psql -c and any other argument") {
+  auto sql = [](std::string text) { return RedactArgs({"-e", text}, "mysql").args[1]; };
+  CHECK(sql("CREATE USER 'app'@'%' IDENTIFIED BY 'p1'; GRANT ALL ON *.* TO 'app'@'%';") ==
+        "CREATE USER 'app'@'%' IDENTIFIED BY '[REDACTED]'; GRANT ALL ON *.* TO 'app'@'%';");
+  CHECK(sql("alter user root identified with mysql_native_password by \"p2\"") ==
+        "alter user root identified with mysql_native_password by \"[REDACTED]\"");
+  CHECK(sql("ALTER USER u IDENTIFIED WITH 'caching_sha2_password' BY 'p3'") ==
+        "ALTER USER u IDENTIFIED WITH 'caching_sha2_password' BY '[REDACTED]'");
+  CHECK(sql("SET PASSWORD FOR 'app'@'%' = 'p4'") == "SET PASSWORD FOR 'app'@'%' = '[REDACTED]'");
+  CHECK(sql("SET PASSWORD='p5'") == "SET PASSWORD=[REDACTED]");  // rule 5's, quotes and all
+  CHECK(RedactArgs({"-c", "CREATE ROLE r LOGIN ENCRYPTED PASSWORD 'p6'"}, "psql").args[1] ==
+        "CREATE ROLE r LOGIN ENCRYPTED PASSWORD '[REDACTED]'");
+  CHECK(sql("CREATE USER u IDENTIFIED BY 'unclosed p7") ==
+        "CREATE USER u IDENTIFIED BY '[REDACTED]");
+  // No string after the keyword: nothing to hide.
+  CHECK(sql("SELECT password FROM users; SET PASSWORD FOR u") ==
+        "SELECT password FROM users; SET PASSWORD FOR u");
+  CHECK(sql("ALTER USER u IDENTIFIED WITH auth_socket") ==
+        "ALTER USER u IDENTIFIED WITH auth_socket");
+  CHECK(sql("passwords 'x' unidentified by 'y'") == "passwords 'x' unidentified by 'y'");
+}
+
 TEST_CASE("rule 5: a quoted value is whole; in a shell's command string a word ends it") {
   // After the start, a value that opens with a quote runs to its closing one.
   CHECK(One("a=1 db_password='x y'") == "a=1 db_password=[REDACTED]");

@@ -128,6 +128,12 @@ class Redaction(ShimTestCase):
         self.deny("curl", ["https://api.telegram.org/bot123:AAbotTok3/sendMessage"], ["AAbotTok3"],
                   ["https://api.telegram.org/bot[REDACTED]/sendMessage"], 1)
 
+    def test_rule12_sql_passwords(self):
+        self.deny("mysql", ["-uroot", "-e", "CREATE USER 'a'@'%' IDENTIFIED BY 'sqlpw1'"], ["sqlpw1"],
+                  ["-uroot", "-e", "CREATE USER 'a'@'%' IDENTIFIED BY '[REDACTED]'"], 1)
+        self.deny("psql", ["-c", "ALTER ROLE r WITH PASSWORD 'sqlpw2'"], ["sqlpw2"],
+                  ["-c", "ALTER ROLE r WITH PASSWORD '[REDACTED]'"], 1)
+
     def test_rule7_token_shapes(self):
         jwt = ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
                "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U")
