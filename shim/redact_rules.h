@@ -162,7 +162,7 @@ inline constexpr ToolOption kToolOptions[] = {
     {"ssh-keygen", "-P", Value::kWhole, kBoth, ""},
     {"useradd usermod", "-p", Value::kWhole, kBoth, ""},
     {"twine", "-p", Value::kWhole, kBoth, ""},
-    {"doctl", "-t", Value::kWhole, kBoth, ""},
+    {"doctl influx", "-t", Value::kWhole, kBoth, ""},
     {"rabbitmqadmin", "-p", Value::kWhole, kBoth, ""},
     {"xfreerdp", "/p:", Value::kWhole, kAttached, ""},
     {"rdesktop", "-p", Value::kWhole, kBoth, ""},
@@ -187,6 +187,10 @@ inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"composer", "http-basic.", 2},
     {"composer", "bitbucket-oauth.", 2},
     {"vault bao", "login", 0},
+    {"cargo", "login", 0},
+    {"mc", "set", 4},  // mc alias set NAME URL ACCESS_KEY SECRET_KEY
+    {"rabbitmqctl", "add_user", 2},
+    {"rabbitmqctl", "change_password", 2},
 };
 
 // ---- Token shapes, found anywhere at the start of a word.

@@ -145,7 +145,9 @@ TEST_CASE("rule 5: NAME=value assignments") {
   CHECK(One("image.tag=1,db.password=pw,x=2") == "image.tag=1,db.password=[REDACTED],x=2");
 }
 
-TEST_CASE("positional secrets: vault login's token operand; oc login -p; Telegram bot tokens") {
+TEST_CASE(
+    "positional secrets: vault and cargo login tokens, mc, rabbitmqctl; oc login -p; influx -t; "
+    "Telegram bot tokens") {
   CHECK(RedactArgs({"login", "t1"}, "vault").args[1] == "[REDACTED]");
   Redacted flags = RedactArgs({"login", "-no-print", "-address=https://v:8200", "t2"}, "vault");
   CHECK(flags.args ==
@@ -158,6 +160,12 @@ TEST_CASE("positional secrets: vault login's token operand; oc login -p; Telegra
   CHECK(RedactArgs({"kv", "get", "login", "secret/app"}, "vault").args[3] == "[REDACTED]");
   CHECK(RedactArgs({"kv", "get", "secret/login"}, "vault").args[2] == "secret/login");
   CHECK(RedactArgs({"login", "t4"}, "gh").args[1] == "t4");  // another tool's
+  CHECK(RedactArgs({"login", "c5"}, "cargo").args[1] == "[REDACTED]");
+  CHECK(RedactArgs({"alias", "set", "m", "http://h:9000", "ak", "sk6"}, "mc").args[5] ==
+        "[REDACTED]");
+  CHECK(RedactArgs({"add_user", "app", "r7"}, "rabbitmqctl").args[2] == "[REDACTED]");
+  CHECK(RedactArgs({"change_password", "app", "r8"}, "rabbitmqctl").args[2] == "[REDACTED]");
+  CHECK(RedactArgs({"write", "-t", "i9", "-b", "bucket"}, "influx").args[2] == "[REDACTED]");
   CHECK(RedactArgs({"login", "-u", "u", "-p", "p5", "https://api:6443"}, "oc").args[4] ==
         "[REDACTED]");
   CHECK(One("https://api.telegram.org/bot123:AAx-y_z/sendMessage?chat_id=1") ==
