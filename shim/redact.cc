@@ -479,8 +479,14 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
   std::size_t first = 0;
   if (arg.size() > 2 && arg[0] == '-' && IsAlpha(arg[1]) && (IsAlpha(arg[2]) || arg[2] == '_'))
     first = 2;
+  // An option's attached value starts like an argument: --from-literal=password=a b.
+  std::size_t option_value = std::string_view::npos;
+  if (!arg.empty() && arg[0] == '-') {
+    const std::size_t eq = arg.find('=');
+    if (eq != std::string_view::npos) option_value = eq + 1;
+  }
   for (std::size_t p = 0; p < arg.size(); ++p) {
-    bool at_start = p == 0 || p == first;
+    bool at_start = p == 0 || p == first || p == option_value;
     if (!at_start) {
       char before = arg[p - 1];
       if (before != '?' && before != '&' && before != ';' && before != '=' && before != ',' &&

@@ -16,7 +16,8 @@
 //     user:pass@host at the start of a word), and capability paths (after a
 //     webhooks segment, or on a hooks.* host).
 //  5. Assignments NAME=value with a secret NAME: at the start of an argument
-//     (or after -D / -P style one-letter prefixes) the rest of it, or in a
+//     (or after -D / -P style one-letter prefixes, or as an option's attached
+//     value: --from-literal=password=x y) the rest of it, or in a
 //     shell's command string (kShells, after -c) its shell word; after
 //     '?', '&', ';', ':', '=', ',' or white space up to '&', '#', ',', white
 //     space or a quote (query parameters, connection strings, -var, --set),

@@ -219,6 +219,10 @@ TEST_CASE("rule 5: a quoted value is whole; in a shell's command string a word e
   CHECK(RedactArgs({"-c", "user.password=my secret", "push"}, "git").args[1] ==
         "user.password=[REDACTED]");
   CHECK(One("DB_PASSWORD=p w psql") == "DB_PASSWORD=[REDACTED]");
+  // An option's attached value starts like an argument.
+  CHECK(RedactArgs({"create", "secret", "generic", "s", "--from-literal=password=p w"}, "kubectl")
+            .args[4] == "--from-literal=password=[REDACTED]");
+  CHECK(One("--set=db.password=p w,x=1 y=2") == "--set=db.password=[REDACTED],x=1 y=2");
 }
 
 TEST_CASE("rule 8: -p after login is a password for az, docker, helm, podman only") {
