@@ -513,15 +513,13 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
       end = word.end;
     } else if (at_start) {
       end = EndOfLeadingValue(arg, begin);
-    } else {
-      // A quoted value is whole (db_password='x y', API_KEY="a b" ./run);
-      // a quote after the value's first byte ends it ('...?token=abc').
-      end = PastOpeningQuote(arg, begin);
+    } else if ((end = PastOpeningQuote(arg, begin)) == begin) {
+      // A quote after the value's first byte ends it ('...?token=abc').
       while (end < arg.size() && arg[end] != '&' && arg[end] != '#' && arg[end] != ',' &&
              !IsSpace(arg[end]) && arg[end] != '\'' && arg[end] != '"' && arg[end] != ';') {
         ++end;
       }
-    }
+    }  // else a quoted value, whole (db_password='x y', connect(password='x')).
     spans->Add(begin, end);
     p = end > p ? end - 1 : p;
   }
@@ -720,6 +718,38 @@ void SqlPasswordRule(std::string_view arg, Collector* spans) {
   }
 }
 
+// Rule 13, code: a secret name or credential header, unquoted (API_KEY,
+// $password, obj.apiKey, os.environ['TOKEN']), then '=' or ':' (not '=='),
+// white space around either, then a quoted string: its inside (python -c
+// "API_KEY = 'x'", node -e "{ password: 'x' }"). A name is scanned once.
+void CodeAssignmentRule(std::string_view arg, Collector* spans) {
+  for (std::size_t p = 0; p < arg.size(); ++p) {
+    if (!(IsAlpha(arg[p]) || arg[p] == '_') || (p > 0 && IsWordChar(arg[p - 1]))) continue;
+    std::size_t i = p;
+    while (i < arg.size() && IsWordChar(arg[i])) ++i;
+    std::size_t j = i;
+    if (j < arg.size() && (arg[j] == '\'' || arg[j] == '"')) {  // environ['NAME'] =
+      ++j;
+      if (j < arg.size() && arg[j] == ']') ++j;
+    }
+    while (j < arg.size() && (arg[j] == ' ' || arg[j] == '\t')) ++j;
+    const bool assigns = j < arg.size() && (arg[j] == ':' || arg[j] == '=') &&
+                         (j + 1 >= arg.size() || arg[j + 1] != '=');
+    std::size_t k = j + 1;
+    while (assigns && k < arg.size() && (arg[k] == ' ' || arg[k] == '\t')) ++k;
+    const std::string_view name(arg.data() + p, i - p);
+    if (!assigns || k >= arg.size() || (arg[k] != '\'' && arg[k] != '"' && arg[k] != '`') ||
+        (!IsSecretName(name, true) && !InWords<redact_rules::kCredentialHeaders>(name))) {
+      p = i - 1;
+      continue;
+    }
+    const std::size_t end = shell_words::QuotedEnd(arg, k, false);
+    const bool closed = end - k >= 2 && arg[end - 1] == arg[k];
+    spans->Add(k + 1, closed ? end - 1 : end);
+    p = end - 1;
+  }
+}
+
 // `shell_words_end`: rule 5's, for a shell's command string.
 void ContextFreeRules(std::string_view text, Collector* spans, bool shell_words_end = false) {
   HeadersAnywhere(text, spans);
@@ -732,6 +762,7 @@ void ContextFreeRules(std::string_view text, Collector* spans, bool shell_words_
   PemPrivateKeyRule(text, spans);
   QuotedMemberRule(text, spans);
   SqlPasswordRule(text, spans);
+  CodeAssignmentRule(text, spans);
 }
 
 bool ToolMatches(std::string_view tools, std::string_view binary) {

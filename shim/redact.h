@@ -47,6 +47,10 @@
 //     (IDENTIFIED WITH plugin BY), PASSWORD, PASSWORD = and PASSWORD FOR
 //     account = (mysql -e "CREATE USER ... IDENTIFIED BY 'x'", psql -c
 //     "ALTER ROLE r PASSWORD 'x'"), in any case.
+// 13. Code: an unquoted secret name or credential header (API_KEY, $password,
+//     obj.apiKey, os.environ['TOKEN']), '=' or ':' (not '=='), then a quoted
+//     string: its inside (python -c "API_KEY = 'x'", node -e "{ password:
+//     'x' }").
 //
 // Time: every rule is linear in the argument's length. A scan that fails
 // moves the rule's start past what it scanned whenever a start inside could
@@ -135,7 +139,7 @@ class Redactor {
   unsigned commands_left_ = kMaxCommands;     // rule 11, for the whole record
 };
 
-// Rules that need no context (1, 4-7, 10, 12) and rule 11, for argv[0] and
+// Rules that need no context (1, 4-7, 10, 12, 13) and rule 11, for argv[0] and
 // the exec path: either may be set to a command line.
 void Standalone(std::string_view text, Spans* out);
 

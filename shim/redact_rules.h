@@ -40,10 +40,11 @@ inline constexpr std::string_view kKeyQualifiers[] = {
 // client_id, SSH_AUTH_SOCK. "id" right after "secret" (Vault's secret_id)
 // does not count.
 inline constexpr std::string_view kNonSecretLastWords[] = {
-    "stdin",  "file",   "path",   "prompt",   "type", "env",     "cmd",    "command",
-    "helper", "length", "id",     "dir",      "fd",   "name",    "url",    "uri",
-    "method", "mode",   "user",   "username", "sock", "socket",  "jar",    "ttl",
-    "header", "store",  "policy", "min",      "max",  "version", "format", "endpoint",
+    "stdin",   "file",    "path",   "prompt",   "type", "env",     "cmd",      "command",
+    "helper",  "length",  "id",     "dir",      "fd",   "name",    "url",      "uri",
+    "method",  "mode",    "user",   "username", "sock", "socket",  "jar",      "ttl",
+    "header",  "store",   "policy", "min",      "max",  "version", "format",   "endpoint",
+    "expired", "expires", "expiry", "changed",  "at",   "count",   "required", "enabled",
 };
 // The first word of a name that marks a flag: --no-password.
 inline constexpr std::string_view kNonSecretFirstWords[] = {"no"};

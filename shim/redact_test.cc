@@ -176,6 +176,27 @@ TEST_CASE(
   CHECK(One("https://example.org/bot123:AAx/x") == "https://example.org/bot123:AAx/x");
 }
 
+TEST_CASE("rule 13: secrets assigned in code, names unquoted") {
+  auto py = [](std::string code) { return RedactArgs({"-c", code}, "python3").args[1]; };
+  CHECK(py("API_KEY = 'k1'; requests.get(u)") == "API_KEY = '[REDACTED]'; requests.get(u)");
+  CHECK(py("import os; os.environ['OPENAI_API_KEY'] = \"k2\"") ==
+        "import os; os.environ['OPENAI_API_KEY'] = \"[REDACTED]\"");
+  CHECK(py("connect(host='db', password='k3')") == "connect(host='db', password=[REDACTED])");
+  auto js = [](std::string code) { return RedactArgs({"-e", code}, "node").args[1]; };
+  CHECK(js("new Client({ user: 'u', password: 'k4' })") ==
+        "new Client({ user: 'u', password: '[REDACTED]' })");
+  CHECK(js("const apiKey = `k5`; this.secretToken='k6'") ==
+        "const apiKey = `[REDACTED]`; this.secretToken=[REDACTED]");  // rule 5's, quotes and all
+  CHECK(js("fetch(u, { headers: { Authorization: 'token k7' } })") ==
+        "fetch(u, { headers: { Authorization: '[REDACTED]' } })");
+  CHECK(RedactArgs({"-e", "my $password = \"k8\";"}, "perl").args[1] ==
+        "my $password = \"[REDACTED]\";");
+  // Comparisons, other names, metadata of a secret and no string: kept.
+  CHECK(py("if token == 'x': pass") == "if token == 'x': pass");
+  CHECK(py("user = 'bob'; password_expired = 'N'; token = get()") ==
+        "user = 'bob'; password_expired = 'N'; token = get()");
+}
+
 TEST_CASE("rule 12: SQL passwords in mysql -e, psql -c and any other argument") {
   auto sql = [](std::string text) { return RedactArgs({"-e", text}, "mysql").args[1]; };
   CHECK(sql("CREATE USER 'app'@'%' IDENTIFIED BY 'p1'; GRANT ALL ON *.* TO 'app'@'%';") ==

@@ -134,6 +134,13 @@ class Redaction(ShimTestCase):
         self.deny("psql", ["-c", "ALTER ROLE r WITH PASSWORD 'sqlpw2'"], ["sqlpw2"],
                   ["-c", "ALTER ROLE r WITH PASSWORD '[REDACTED]'"], 1)
 
+    def test_rule13_secrets_assigned_in_code(self):
+        self.deny("python3", ["-c", "import os; os.environ['HF_TOKEN'] = 'codetok1'; API_KEY = \"codekey2\""],
+                  ["codetok1", "codekey2"],
+                  ["-c", "import os; os.environ['HF_TOKEN'] = '[REDACTED]'; API_KEY = \"[REDACTED]\""], 2)
+        self.deny("node", ["-e", "new Client({ user: 'u', password: 'codepw3' })"], ["codepw3"],
+                  ["-e", "new Client({ user: 'u', password: '[REDACTED]' })"], 1)
+
     def test_rule7_token_shapes(self):
         jwt = ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
                "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U")
