@@ -1029,7 +1029,72 @@ struct Level {
   bool command_string;  // the text followed -c: rules 8 and 9 hold for any command
   Redactor* command;    // the current simple command's, or none before its name
   bool prefix;          // that command is a prefix (sudo, env, if, ...)
+  // Pipelines into a command that reads a secret on its standard input
+  // (kStdinSecretOptions, kStdinSecretCommands): the text that feeds it, as
+  // [begin, end) in the argument (end 0: none).
+  bool echo;                        // the current command is echo or printf
+  Span echo_args;                   // its arguments so far
+  Span piped;                       // an echo's arguments piped into the current command
+  Span here_string;                 // the current command's <<< word
+  bool after_here_string_operator;  // the last word was <<<
+  bool reads_secret;                // the current command reads a secret on its input
+  bool last_was_pipe;               // the last token was '|' ('||' is no pipe)
 };
+
+// A new level's state: nothing seen yet.
+Level NewLevel(std::string_view text, std::size_t base, bool command_string) {
+  Level level{};
+  level.text = text;
+  level.base = base;
+  level.command_string = command_string;
+  return level;
+}
+
+// The text fed to the current command on its standard input is secret once
+// it is known to read one.
+void FeedSecret(const Level& level, Collector* spans) {
+  if (!level.reads_secret) return;
+  spans->Add(level.piped.begin, level.piped.end);
+  spans->Add(level.here_string.begin, level.here_string.end);
+}
+
+// A separator ends the current command; a single '|' pipes an echo's
+// arguments into the next.
+void EndCommand(Level* level, char separator) {
+  const bool pipe = separator == '|' && !level->last_was_pipe;
+  level->piped = pipe && level->echo ? level->echo_args : Span{0, 0};
+  level->last_was_pipe = separator == '|';
+  level->echo = false;
+  level->echo_args = Span{0, 0};
+  level->here_string = Span{0, 0};
+  level->after_here_string_operator = false;
+  level->reads_secret = false;
+  level->command = nullptr;
+}
+
+// One word of the current command (its name or an argument), at [begin,
+// end) in the argument: what rule 11's pipelines learn from it.
+void PipelineWord(Level* level, std::string_view word, std::size_t begin, std::size_t end,
+                  bool is_name, Collector* spans) {
+  if (level->after_here_string_operator) {
+    level->after_here_string_operator = false;
+    level->here_string = Span{begin, end};
+  } else if (word == "<<<"sv) {
+    level->after_here_string_operator = true;
+  } else if (StartsWith(word, "<<<"sv)) {
+    level->here_string = Span{begin + 3, end};  // <<<word
+  }
+  if (is_name) {
+    level->echo = InWords<redact_rules::kEchoCommands>(Basename(word));
+    level->reads_secret =
+        level->reads_secret || InWords<redact_rules::kStdinSecretCommands>(Basename(word));
+  } else if (level->echo) {
+    if (level->echo_args.end == 0) level->echo_args.begin = begin;
+    level->echo_args.end = end;
+  }
+  if (InWords<redact_rules::kStdinSecretOptions>(word)) level->reads_secret = true;
+  FeedSecret(*level, spans);
+}
 Level g_levels[kMaxCommandDepth];
 alignas(Redactor) AGT_LATE_BSS unsigned char g_commands[kMaxCommandDepth][sizeof(Redactor)];
 
@@ -1038,7 +1103,7 @@ alignas(Redactor) AGT_LATE_BSS unsigned char g_commands[kMaxCommandDepth][sizeof
 // Rule 11: each simple command of a command line, from its name.
 void Redactor::CommandLines(std::string_view arg, bool command_string, Collector* spans) {
   int top = 0;
-  g_levels[0] = Level{arg, 0, 0, command_string, nullptr, false};
+  g_levels[0] = NewLevel(arg, 0, command_string);
   while (top >= 0) {
     Level& level = g_levels[top];
     shell_words::Token token;
@@ -1047,9 +1112,10 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, Collector
       continue;
     }
     if (token.separator) {
-      level.command = nullptr;
+      EndCommand(&level, level.text[token.begin]);
       continue;
     }
+    level.last_was_pipe = false;
     const std::string_view word = Inner(level.text, token);
     const std::size_t at = level.base + token.inner_begin;
     std::size_t name_end = 0;
@@ -1062,6 +1128,7 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, Collector
         return;
       }
       if (!quoted_command_line) {
+        PipelineWord(&level, word, level.base + token.begin, level.base + token.end, true, spans);
         const std::string_view name = Basename(word);
         Redactor* command = new (g_commands[top]) Redactor(name);
         // Outside a command string, text with white space may be prose
@@ -1081,6 +1148,7 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, Collector
       // One of the command's arguments; one that follows -c is a command
       // string for any command inside it.
       inner_command_string = level.command->after_command_string_option_;
+      PipelineWord(&level, word, level.base + token.begin, level.base + token.end, false, spans);
       spans->set_base(at);
       level.command->Collect(word, spans);
       spans->set_base(0);
@@ -1094,7 +1162,7 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, Collector
       continue;
     }
     ++top;
-    g_levels[top] = Level{word, at, 0, inner_command_string, nullptr, false};
+    g_levels[top] = NewLevel(word, at, inner_command_string);
   }
 }
 

@@ -42,7 +42,10 @@
 //     recursion, one level of static state per quote taken off (at most
 //     kMaxCommandDepth). A record splits at most kMaxCommands commands; from
 //     the first beyond, the rest of the argument is redacted (and so is
-//     every later argument from its first command on).
+//     every later argument from its first command on). What is fed to a
+//     command that reads a secret on its standard input (kStdinSecretOptions,
+//     kStdinSecretCommands) is secret: an echo or printf's arguments piped
+//     into it, its <<< word (echo X | docker login --password-stdin).
 // 12. SQL passwords: the inside of the quoted string after IDENTIFIED BY
 //     (IDENTIFIED WITH plugin BY), PASSWORD, PASSWORD = and PASSWORD FOR
 //     account = (mysql -e "CREATE USER ... IDENTIFIED BY 'x'", psql -c

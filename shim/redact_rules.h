@@ -33,7 +33,7 @@ inline constexpr std::string_view kSecretSuffixes[] = {
 inline constexpr std::string_view kKeyQualifiers[] = {
     "api",          "access",    "secret",  "account",  "shared", "master",
     "subscription", "functions", "storage", "license",  "admin",  "service",
-    "encryption",   "signing",   "app",     "consumer", "ingest",
+    "encryption",   "signing",   "app",     "consumer", "ingest", "application",
 };
 // The last word of a name that says the value is not the secret itself (a
 // flag, a file, a name, an id, an address): password-file, token_ttl,
@@ -66,6 +66,13 @@ inline constexpr std::string_view kCommandPrefixes[] = {
     "nice", "ionice", "timeout", "stdbuf", "xargs",   "busybox", "then",  "do",
     "else", "elif",   "if",      "while",  "until",   "!",       "{",
 };
+// Rule 11, pipelines: a command that reads a secret from its standard
+// input, by one of these options or by its name, makes the arguments of an
+// echo or printf piped into it secret (echo X | docker login
+// --password-stdin, echo u:X | chpasswd).
+inline constexpr std::string_view kStdinSecretOptions[] = {"--password-stdin", "--with-token"};
+inline constexpr std::string_view kStdinSecretCommands[] = {"chpasswd"};
+inline constexpr std::string_view kEchoCommands[] = {"echo", "printf"};
 // Shells: after -c (-lc, ...) their argument is a shell's command string,
 // where a leading assignment's value ends with its word as the shell reads
 // it (rule 5: A_TOKEN='x y' gh pr create keeps gh pr create).

@@ -134,7 +134,13 @@ std::string Render() {
       << ".It keywords before a secret argument\n"
       << Wrap(WordList(redact_rules::kSecretKeywords)) << ".It command prefixes (rule 11)\n"
       << Wrap(WordList(redact_rules::kCommandPrefixes)) << ".It shells (rule 5)\n"
-      << Wrap(WordList(redact_rules::kShells)) << ".It authorization schemes\n"
+      << Wrap(WordList(redact_rules::kShells))
+      << ".It options that read a secret on standard input (rule 11)\n"
+      << Wrap(WordList(redact_rules::kStdinSecretOptions))
+      << ".It commands that read a secret on standard input (rule 11)\n"
+      << Wrap(WordList(redact_rules::kStdinSecretCommands))
+      << ".It commands whose arguments are what they print (rule 11)\n"
+      << Wrap(WordList(redact_rules::kEchoCommands)) << ".It authorization schemes\n"
       << Wrap(WordList(redact_rules::kAuthSchemes)) << ".It capability path segments\n"
       << Wrap(WordList(redact_rules::kCapabilitySegments)) << ".It capability hosts starting with\n"
       << Wrap(Roff(redact_rules::kCapabilityHostPrefix)) << ".It bot token hosts\n"

@@ -553,6 +553,25 @@ TEST_CASE("rule 11: quoted command lines are split in turn, to a bounded depth")
         "curl -H'Authorization: [REDACTED]' --header=\"Cookie: [REDACTED]\" u");
 }
 
+TEST_CASE("rule 11: what is piped into a command that reads a secret on its input") {
+  auto sh = [](std::string script) { return RedactArgs({"-c", script}, "sh").args[1]; };
+  CHECK(sh("echo p1 | docker login -u bob --password-stdin r.io") ==
+        "echo [REDACTED] | docker login -u bob --password-stdin r.io");
+  CHECK(sh("printf '%s' \"p2\" | sudo podman login --password-stdin") ==
+        "printf [REDACTED] | sudo podman login --password-stdin");
+  CHECK(sh("echo t3 | gh auth login --with-token") ==
+        "echo [REDACTED] | gh auth login --with-token");
+  CHECK(sh("echo 'root:p4' | chpasswd") == "echo [REDACTED] | chpasswd");
+  CHECK(sh("docker login --password-stdin <<< 'p5'; echo ok") ==
+        "docker login --password-stdin <<< [REDACTED]; echo ok");
+  CHECK(sh("docker login <<<p6 --password-stdin") == "docker login <<<[REDACTED] --password-stdin");
+  // Not piped into it, or into something else: kept.
+  CHECK(sh("echo a || docker login --password-stdin") == "echo a || docker login --password-stdin");
+  CHECK(sh("echo a; docker login --password-stdin") == "echo a; docker login --password-stdin");
+  CHECK(sh("echo hello world | wc -w") == "echo hello world | wc -w");
+  CHECK(sh("grep x <<< 'a b'") == "grep x <<< 'a b'");
+}
+
 TEST_CASE("rule 11: outside a command string, prose keeps its words") {
   CHECK(RedactArgs({"commit", "-m", "rotate the password check"}, "git").args[2] ==
         "rotate the password check");

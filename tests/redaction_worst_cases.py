@@ -57,6 +57,8 @@ WORST_UNITS = {
     "command lines: prefix lookups": "sudo curk ",
     "command lines: quoted headers": "-H'Cookie: ",
     "command lines: tool options": "curl -u a:b ",
+    "command lines: pipelines": "echo a|docker --password-stdin|",
+    "command lines: here-strings": "<<< ",
 }
 
 

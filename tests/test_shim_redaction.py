@@ -141,6 +141,10 @@ class Redaction(ShimTestCase):
         self.deny("node", ["-e", "new Client({ user: 'u', password: 'codepw3' })"], ["codepw3"],
                   ["-e", "new Client({ user: 'u', password: '[REDACTED]' })"], 1)
 
+    def test_rule11_what_is_piped_into_a_command_reading_a_secret(self):
+        self.deny("sh", ["-c", "echo pipedpw1 | docker login -u bob --password-stdin r.io"], ["pipedpw1"],
+                  ["-c", "echo [REDACTED] | docker login -u bob --password-stdin r.io"], 1)
+
     def test_rule7_token_shapes(self):
         jwt = ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
                "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U")
