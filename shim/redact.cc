@@ -1072,6 +1072,15 @@ void EndCommand(Level* level, char separator) {
   level->command = nullptr;
 }
 
+// echo's -n, -e, -E (printf's format may hold the secret: it stays in).
+bool IsEchoFlag(std::string_view word) {
+  if (word.size() < 2 || word[0] != '-') return false;
+  for (std::size_t i = 1; i < word.size(); ++i) {
+    if (word[i] != 'n' && word[i] != 'e' && word[i] != 'E') return false;
+  }
+  return true;
+}
+
 // One word of the current command (its name or an argument), at [begin,
 // end) in the argument: what rule 11's pipelines learn from it.
 void PipelineWord(Level* level, std::string_view word, std::size_t begin, std::size_t end,
@@ -1088,7 +1097,7 @@ void PipelineWord(Level* level, std::string_view word, std::size_t begin, std::s
     level->echo = InWords<redact_rules::kEchoCommands>(Basename(word));
     level->reads_secret =
         level->reads_secret || InWords<redact_rules::kStdinSecretCommands>(Basename(word));
-  } else if (level->echo) {
+  } else if (level->echo && !(level->echo_args.end == 0 && IsEchoFlag(word))) {
     if (level->echo_args.end == 0) level->echo_args.begin = begin;
     level->echo_args.end = end;
   }

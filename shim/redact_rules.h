@@ -70,7 +70,8 @@ inline constexpr std::string_view kCommandPrefixes[] = {
 // input, by one of these options or by its name, makes the arguments of an
 // echo or printf piped into it secret (echo X | docker login
 // --password-stdin, echo u:X | chpasswd).
-inline constexpr std::string_view kStdinSecretOptions[] = {"--password-stdin", "--with-token"};
+inline constexpr std::string_view kStdinSecretOptions[] = {"--password-stdin", "--with-token",
+                                                           "--data-file=-"};
 inline constexpr std::string_view kStdinSecretCommands[] = {"chpasswd"};
 inline constexpr std::string_view kEchoCommands[] = {"echo", "printf"};
 // Shells: after -c (-lc, ...) their argument is a shell's command string,
@@ -192,8 +193,9 @@ struct PositionalSecret {
   unsigned char offset;
 };
 inline constexpr PositionalSecret kPositionalSecrets[] = {
-    {"composer", "http-basic.", 2},
+    {"composer poetry", "http-basic.", 2},
     {"composer", "bitbucket-oauth.", 2},
+    {"poetry", "pypi-token.", 1},
     {"vault bao", "login", 0},
     {"cargo", "login", 0},
     {"mc", "set", 4},  // mc alias set NAME URL ACCESS_KEY SECRET_KEY

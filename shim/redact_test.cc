@@ -161,6 +161,9 @@ TEST_CASE(
   CHECK(RedactArgs({"kv", "get", "secret/login"}, "vault").args[2] == "secret/login");
   CHECK(RedactArgs({"login", "t4"}, "gh").args[1] == "t4");  // another tool's
   CHECK(RedactArgs({"login", "c5"}, "cargo").args[1] == "[REDACTED]");
+  CHECK(RedactArgs({"config", "http-basic.pypi", "__token__", "p10"}, "poetry").args[3] ==
+        "[REDACTED]");
+  CHECK(RedactArgs({"config", "pypi-token.pypi", "t11"}, "poetry").args[2] == "[REDACTED]");
   CHECK(RedactArgs({"alias", "set", "m", "http://h:9000", "ak", "sk6"}, "mc").args[5] ==
         "[REDACTED]");
   CHECK(RedactArgs({"add_user", "app", "r7"}, "rabbitmqctl").args[2] == "[REDACTED]");
@@ -561,6 +564,8 @@ TEST_CASE("rule 11: what is piped into a command that reads a secret on its inpu
         "printf [REDACTED] | sudo podman login --password-stdin");
   CHECK(sh("echo t3 | gh auth login --with-token") ==
         "echo [REDACTED] | gh auth login --with-token");
+  CHECK(sh("echo -n s12 | gcloud secrets create db --data-file=-") ==
+        "echo -n [REDACTED] | gcloud secrets create db --data-file=-");
   CHECK(sh("echo 'root:p4' | chpasswd") == "echo [REDACTED] | chpasswd");
   CHECK(sh("docker login --password-stdin <<< 'p5'; echo ok") ==
         "docker login --password-stdin <<< [REDACTED]; echo ok");
