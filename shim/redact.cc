@@ -720,7 +720,7 @@ void SqlPasswordRule(std::string_view arg, Collector* spans) {
 
 // Rule 13, code: a secret name or credential header, unquoted (API_KEY,
 // $password, obj.apiKey, os.environ['TOKEN']), then '=' or ':' (not '=='),
-// white space around either, then a quoted string: its inside (python -c
+// white space around it or not, then a quoted string: its inside (python -c
 // "API_KEY = 'x'", node -e "{ password: 'x' }"). A name is scanned once.
 void CodeAssignmentRule(std::string_view arg, Collector* spans) {
   for (std::size_t p = 0; p < arg.size(); ++p) {
@@ -1040,6 +1040,8 @@ struct Level {
   bool reads_secret;                // the current command reads a secret on its input
   bool last_was_pipe;               // the last token was '|' ('||' is no pipe)
 };
+Level g_levels[kMaxCommandDepth];
+alignas(Redactor) AGT_LATE_BSS unsigned char g_commands[kMaxCommandDepth][sizeof(Redactor)];
 
 // A new level's state: nothing seen yet.
 Level NewLevel(std::string_view text, std::size_t base, bool command_string) {
@@ -1104,8 +1106,6 @@ void PipelineWord(Level* level, std::string_view word, std::size_t begin, std::s
   if (InWords<redact_rules::kStdinSecretOptions>(word)) level->reads_secret = true;
   FeedSecret(*level, spans);
 }
-Level g_levels[kMaxCommandDepth];
-alignas(Redactor) AGT_LATE_BSS unsigned char g_commands[kMaxCommandDepth][sizeof(Redactor)];
 
 }  // namespace
 
