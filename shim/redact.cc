@@ -974,6 +974,8 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
   if (pending.active && pending.setting && StartsWith(arg, "-"sv)) pending = Pending{};
   if (pending.active && pending.value == Value::kWhole) {
     spans.Add(0, arg.size());
+    // Still a setting's name for rule 9: pulumi config set --secret NAME V.
+    SettingName(arg, arg.size() >= 2 && arg[0] == '-');
     return;
   }
   if (pending.active) ToolValue(pending.value, arg, 0, &spans);
@@ -1005,15 +1007,17 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
   // Rule 8: "password V".
   if (!free_text_ && !pending_.active && InWords<redact_rules::kSecretKeywords>(arg))
     pending_ = Pending{true, Value::kWhole, false};
-  // Rule 9: the first non-option argument after "set" is a setting's name.
-  if (!free_text_ && after_set_ && !is_option) {
-    after_set_ = false;
-    if (arg.find('=') == std::string_view::npos && IsSecretName(arg, true)) {
-      pending_ = Pending{true, Value::kWhole, true};
-    }
-  }
+  SettingName(arg, is_option);
   if (arg == "set"sv) after_set_ = true;
   ContextFreeRules(arg, &spans, shell_command_string);
+}
+
+// Rule 9: the first non-option argument after "set" is a setting's name.
+void Redactor::SettingName(std::string_view arg, bool is_option) {
+  if (free_text_ || !after_set_ || is_option) return;
+  after_set_ = false;
+  if (arg.find('=') == std::string_view::npos && IsSecretName(arg, true))
+    pending_ = Pending{true, Value::kWhole, true};
 }
 
 namespace {

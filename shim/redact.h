@@ -126,6 +126,7 @@ class Redactor {
     bool setting = false;  // rule 9's value, which is never an option
   };
   bool ToolOption(std::string_view arg, Collector* spans);
+  void SettingName(std::string_view arg, bool is_option);  // rule 9
   bool Applies(std::size_t row) const;
 
   Pending pending_;

@@ -281,6 +281,12 @@ TEST_CASE("rule 9: config set NAME VALUE with a secret NAME") {
   CHECK(not_after_set.count == 0);
 }
 
+TEST_CASE("rule 9: a setting's name hidden by rule 3 still makes its value secret") {
+  Redacted r = RedactArgs({"config", "set", "--secret", "dbPassword", "p1"}, "pulumi");
+  CHECK(r.args ==
+        std::vector<std::string>{"config", "set", "--secret", "[REDACTED]", "[REDACTED]"});
+}
+
 TEST_CASE("rule 10: quoted members in JSON bodies and Python dicts") {
   CHECK(One(R"({"username":"a","password":"hunter2"})") ==
         R"({"username":"a","password":"[REDACTED]"})");
