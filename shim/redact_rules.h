@@ -140,7 +140,7 @@ inline constexpr ToolOption kToolOptions[] = {
     {"http https", "--auth", Value::kAfterColon, kBoth, ""},
     {"ab", "-A", Value::kAfterColon, kBoth, ""},
     {"ab", "-P", Value::kAfterColon, kBoth, ""},
-    {"lftp", "-u", Value::kAfterComma, kBoth, ""},
+    {"lftp open", "-u", Value::kAfterComma, kBoth, ""},  // open: lftp -e "open -u u,p h"
     {"smbclient rpcclient smbget", "-U", Value::kAfterPercent, kBoth, ""},
     {"smbclient rpcclient", "--user", Value::kAfterPercent, kBoth, ""},
     {"mysql mariadb mysqldump mysqladmin mysqlimport mysqlshow mysqlcheck", "-p", Value::kWhole,

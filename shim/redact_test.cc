@@ -161,6 +161,8 @@ TEST_CASE(
   CHECK(RedactArgs({"kv", "get", "secret/login"}, "vault").args[2] == "secret/login");
   CHECK(RedactArgs({"login", "t4"}, "gh").args[1] == "t4");  // another tool's
   CHECK(RedactArgs({"login", "c5"}, "cargo").args[1] == "[REDACTED]");
+  CHECK(RedactArgs({"-e", "open -u bob,l6 ftp.x; mirror a b"}, "lftp").args[1] ==
+        "open -u bob,[REDACTED] ftp.x; mirror a b");
   CHECK(RedactArgs({"config", "http-basic.pypi", "__token__", "p10"}, "poetry").args[3] ==
         "[REDACTED]");
   CHECK(RedactArgs({"config", "pypi-token.pypi", "t11"}, "poetry").args[2] == "[REDACTED]");
