@@ -1188,7 +1188,8 @@ bool Redactor::StartsCommand(std::string_view word) {
   const std::string_view name = Basename(word);
   if (InWords<redact_rules::kCommandPrefixes>(name)) return true;
   if (!Charge()) return true;
-  return HasOwnRows(name);
+  // echo and printf too, for rule 11's pipelines (sudo echo X | ...).
+  return HasOwnRows(name) || InWords<redact_rules::kEchoCommands>(name);
 }
 
 bool Redactor::Charge() {

@@ -570,6 +570,8 @@ TEST_CASE("rule 11: what is piped into a command that reads a secret on its inpu
         "echo [REDACTED] | docker login -u bob --password-stdin r.io");
   CHECK(sh("printf '%s' \"p2\" | sudo podman login --password-stdin") ==
         "printf [REDACTED] | sudo podman login --password-stdin");
+  CHECK(sh("sudo echo p13 | sudo docker login --password-stdin") ==
+        "sudo echo [REDACTED] | sudo docker login --password-stdin");
   CHECK(sh("echo t3 | gh auth login --with-token") ==
         "echo [REDACTED] | gh auth login --with-token");
   CHECK(sh("echo -n s12 | gcloud secrets create db --data-file=-") ==
