@@ -328,13 +328,6 @@ void UserinfoRule(std::string_view arg, std::size_t begin, std::size_t at, Colle
   if (TokenShapeAt(arg, begin) >= at || at - begin >= kOpaqueUserMin) spans->Add(begin, at);
 }
 
-bool IsBotTokenHost(std::string_view host) {
-  for (std::string_view bot_host : redact_rules::kBotTokenHosts) {
-    if (host.size() == bot_host.size() && StartsWithIgnoreCase(host, bot_host)) return true;
-  }
-  return false;
-}
-
 // Rule 4, bot tokens: on a kBotTokenHosts host, each path segment from `at`
 // (a '/') that is bot<digit>...: what follows "bot", ':' and all (a token
 // is bot<id>:<secret>, so the path ends at "://" here, not at any ':').
@@ -380,7 +373,7 @@ void UrlRule(std::string_view arg, Collector* spans) {
       if (c == '?' || c == '#' || c == ':' || IsSpace(c) || c == '"' || c == '\'') break;
       ++path_end;
     }
-    if (IsBotTokenHost(host)) BotTokenSegments(arg, j, spans);
+    if (InWords<redact_rules::kBotTokenHosts>(host)) BotTokenSegments(arg, j, spans);
     bool hooks_host = StartsWithIgnoreCase(host, redact_rules::kCapabilityHostPrefix);
     std::size_t segment = j;  // at a '/'
     std::size_t index = 0;
@@ -663,6 +656,15 @@ std::size_t SkipSpace(std::string_view text, std::size_t at) {
   return at;
 }
 
+// Rules 12 and 13: the inside of the quoted string opening at `open` is
+// secret (to the argument's end when unclosed). Returns just past it.
+std::size_t AddQuotedInside(std::string_view arg, std::size_t open, Collector* spans) {
+  const std::size_t end = shell_words::QuotedEnd(arg, open, false);
+  const bool closed = end - open >= 2 && arg[end - 1] == arg[open];
+  spans->Add(open + 1, closed ? end - 1 : end);
+  return end;
+}
+
 // Rule 12, SQL passwords: the quoted string after IDENTIFIED BY (or
 // IDENTIFIED WITH plugin BY), PASSWORD, PASSWORD = or PASSWORD FOR account =
 // (CREATE USER ... IDENTIFIED BY 'x', ALTER ROLE r PASSWORD 'x', SET
@@ -711,10 +713,7 @@ void SqlPasswordRule(std::string_view arg, Collector* spans) {
       p = q > p ? q - 1 : p;
       continue;
     }
-    const std::size_t end = shell_words::QuotedEnd(arg, q, false);
-    const bool closed = end - q >= 2 && arg[end - 1] == arg[q];
-    spans->Add(q + 1, closed ? end - 1 : end);
-    p = end - 1;
+    p = AddQuotedInside(arg, q, spans) - 1;
   }
 }
 
@@ -743,10 +742,7 @@ void CodeAssignmentRule(std::string_view arg, Collector* spans) {
       p = i - 1;
       continue;
     }
-    const std::size_t end = shell_words::QuotedEnd(arg, k, false);
-    const bool closed = end - k >= 2 && arg[end - 1] == arg[k];
-    spans->Add(k + 1, closed ? end - 1 : end);
-    p = end - 1;
+    p = AddQuotedInside(arg, k, spans) - 1;
   }
 }
 
@@ -951,6 +947,7 @@ void Redactor::NextArgument(std::string_view arg, Spans* out) {
 
 void Redactor::Collect(std::string_view arg, Collector* out) {
   Collector& spans = *out;
+  const bool is_option = arg.size() >= 2 && arg[0] == '-';
   const bool shell_command_string =
       after_command_string_option_ && InWords<redact_rules::kShells>(tool_);
   after_command_string_option_ = IsCommandStringOption(arg);
@@ -975,12 +972,11 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
   if (pending.active && pending.value == Value::kWhole) {
     spans.Add(0, arg.size());
     // Still a setting's name for rule 9: pulumi config set --secret NAME V.
-    SettingName(arg, arg.size() >= 2 && arg[0] == '-');
+    SettingName(arg, is_option);
     return;
   }
   if (pending.active) ToolValue(pending.value, arg, 0, &spans);
 
-  bool is_option = arg.size() >= 2 && arg[0] == '-';
   if (!ToolOption(arg, &spans) && is_option) {
     // Rule 3: --name=value / --name value, and -name=value / -name value.
     std::size_t name_begin = arg[1] == '-' ? 2 : 1;
