@@ -41,6 +41,9 @@ std::string One(std::string arg) {
   return r.args[0];
 }
 
+// A shell's command string: sh -c SCRIPT, as recorded.
+std::string Sh(std::string script) { return RedactArgs({"-c", script}, "sh").args[1]; }
+
 }  // namespace
 
 TEST_CASE("rule 1: credential headers in -H v, -Hv, --header=v") {
@@ -229,17 +232,16 @@ TEST_CASE("rule 5: a quoted value is whole; in a shell's command string a word e
   CHECK(One("a=1 db_password='x y'") == "a=1 db_password=[REDACTED]");
   CHECK(One("A=1,API_TOKEN='zz',B=2") == "A=1,API_TOKEN=[REDACTED],B=2");
   CHECK(One("https://x/?a=1&token=\"z z\"&b=2") == "https://x/?a=1&token=[REDACTED]&b=2");
-  auto sh = [](std::string script) { return RedactArgs({"-c", script}, "sh").args[1]; };
-  CHECK(sh("A=1 DB_PASSWORD='p w' psql -h db") == "A=1 DB_PASSWORD=[REDACTED] psql -h db");
-  CHECK(sh("echo x; API_KEY=\"a \\\" b\" ./run.sh") == "echo x; API_KEY=[REDACTED] ./run.sh");
-  CHECK(sh("X=$'a b' TOKEN=$'s c' run") == "X=$'a b' TOKEN=[REDACTED] run");
+  CHECK(Sh("A=1 DB_PASSWORD='p w' psql -h db") == "A=1 DB_PASSWORD=[REDACTED] psql -h db");
+  CHECK(Sh("echo x; API_KEY=\"a \\\" b\" ./run.sh") == "echo x; API_KEY=[REDACTED] ./run.sh");
+  CHECK(Sh("X=$'a b' TOKEN=$'s c' run") == "X=$'a b' TOKEN=[REDACTED] run");
   // A quote after the value's first byte closes a string around it.
-  CHECK(sh("curl 'https://x/?token=abc' -o out") == "curl 'https://x/?token=[REDACTED]' -o out");
+  CHECK(Sh("curl 'https://x/?token=abc' -o out") == "curl 'https://x/?token=[REDACTED]' -o out");
   // A leading assignment in a shell's command string: its word, and the
   // command after it stays.
-  CHECK(sh("GITHUB_TOKEN=t1 git push") == "GITHUB_TOKEN=[REDACTED] git push");
-  CHECK(sh("DB_PASSWORD='p w' psql -h db") == "DB_PASSWORD=[REDACTED] psql -h db");
-  CHECK(sh("bash -c 'TOKEN=\"x y\" git push'") == "bash -c 'TOKEN=[REDACTED] git push'");
+  CHECK(Sh("GITHUB_TOKEN=t1 git push") == "GITHUB_TOKEN=[REDACTED] git push");
+  CHECK(Sh("DB_PASSWORD='p w' psql -h db") == "DB_PASSWORD=[REDACTED] psql -h db");
+  CHECK(Sh("bash -c 'TOKEN=\"x y\" git push'") == "bash -c 'TOKEN=[REDACTED] git push'");
   CHECK(RedactArgs({"-lc", "PGPASSWORD=p1 psql"}, "bash").args[1] == "PGPASSWORD=[REDACTED] psql");
   // Outside a shell, -c's value is not a command string: to its end.
   CHECK(RedactArgs({"-c", "user.password=my secret", "push"}, "git").args[1] ==
@@ -523,68 +525,65 @@ TEST_CASE("leading assignments end where another NAME= starts; positional secret
 }
 
 TEST_CASE("rule 11: a command string's commands, each by its own rows") {
-  auto sh = [](std::string script) { return RedactArgs({"-c", script}, "sh").args[1]; };
-  CHECK(sh("curl -u me:pw x") == "curl -u me:[REDACTED] x");
-  CHECK(sh("curl -H 'Authorization: token abc' x; mysql -pX1 db && sshpass -p X2 ssh h") ==
+  CHECK(Sh("curl -u me:pw x") == "curl -u me:[REDACTED] x");
+  CHECK(Sh("curl -H 'Authorization: token abc' x; mysql -pX1 db && sshpass -p X2 ssh h") ==
         "curl -H 'Authorization: [REDACTED]' x; mysql -p[REDACTED] db && sshpass -p [REDACTED] "
         "ssh h");
-  CHECK(sh("redis-cli -a X3 get k | wget --password=X4 u") ==
+  CHECK(Sh("redis-cli -a X3 get k | wget --password=X4 u") ==
         "redis-cli -a [REDACTED] get k | wget --password=[REDACTED] u");
-  CHECK(sh("/usr/bin/curl -u a:b x") == "/usr/bin/curl -u a:[REDACTED] x");
-  CHECK(sh("x=$(curl -u a:b x)") == "x=$(curl -u a:[REDACTED] x)");
-  CHECK(sh("if curl --user a:b x; then echo ok; fi") ==
+  CHECK(Sh("/usr/bin/curl -u a:b x") == "/usr/bin/curl -u a:[REDACTED] x");
+  CHECK(Sh("x=$(curl -u a:b x)") == "x=$(curl -u a:[REDACTED] x)");
+  CHECK(Sh("if curl --user a:b x; then echo ok; fi") ==
         "if curl --user a:[REDACTED] x; then echo ok; fi");
   // Prefixes, with their options, counts and assignments, run the command
   // named after them; their own words still meet rule 3.
-  CHECK(sh("sudo -u root env A=1 curl -u a:b x") == "sudo -u root env A=1 curl -u a:[REDACTED] x");
-  CHECK(sh("timeout 5 curl -u a:b x") == "timeout 5 curl -u a:[REDACTED] x");
-  CHECK(sh("nohup mytool --password X5 &") == "nohup mytool --password [REDACTED] &");
+  CHECK(Sh("sudo -u root env A=1 curl -u a:b x") == "sudo -u root env A=1 curl -u a:[REDACTED] x");
+  CHECK(Sh("timeout 5 curl -u a:b x") == "timeout 5 curl -u a:[REDACTED] x");
+  CHECK(Sh("nohup mytool --password X5 &") == "nohup mytool --password [REDACTED] &");
   // In a command string, rules 8 and 9 hold for any command.
-  CHECK(sh("nmcli dev wifi connect Home password X6") ==
+  CHECK(Sh("nmcli dev wifi connect Home password X6") ==
         "nmcli dev wifi connect Home password [REDACTED]");
   CHECK(RedactArgs({"-lc", "curl -u a:b x"}, "bash").args[1] == "curl -u a:[REDACTED] x");
   CHECK(RedactArgs({"root", "-c", "curl -u a:b x"}, "su").args[2] == "curl -u a:[REDACTED] x");
 }
 
 TEST_CASE("rule 11: quoted command lines are split in turn, to a bounded depth") {
-  auto sh = [](std::string script) { return RedactArgs({"-c", script}, "sh").args[1]; };
-  CHECK(sh("bash -c 'curl -u a:b x'") == "bash -c 'curl -u a:[REDACTED] x'");
-  CHECK(sh("bash -c $'curl -u a:b x'") == "bash -c $'curl -u a:[REDACTED] x'");
-  CHECK(sh("bash -c \"sh -c 'curl -u a:b x'\"") == "bash -c \"sh -c 'curl -u a:[REDACTED] x'\"");
+  CHECK(Sh("bash -c 'curl -u a:b x'") == "bash -c 'curl -u a:[REDACTED] x'");
+  CHECK(Sh("bash -c $'curl -u a:b x'") == "bash -c $'curl -u a:[REDACTED] x'");
+  CHECK(Sh("bash -c \"sh -c 'curl -u a:b x'\"") == "bash -c \"sh -c 'curl -u a:[REDACTED] x'\"");
   // Where a name would be (python -c's code calling a shell).
   CHECK(RedactArgs({"-c", "import os; os.system('curl -u a:b x')"}, "python3").args[1] ==
         "import os; os.system('curl -u a:[REDACTED] x')");
   CHECK(RedactArgs({"-c", "os.system('sh -c \"curl -u a:b x\"')"}, "python3").args[1] ==
         "os.system('sh -c \"curl -u a:[REDACTED] x\"')");
   // A word that is not one quoted string is not split again: as it is.
-  CHECK(sh("echo x'a b' --format='%s %d'") == "echo x'a b' --format='%s %d'");
-  CHECK(sh("mytool --password='a b'") == "mytool --password=[REDACTED]");
+  CHECK(Sh("echo x'a b' --format='%s %d'") == "echo x'a b' --format='%s %d'");
+  CHECK(Sh("mytool --password='a b'") == "mytool --password=[REDACTED]");
   // Quotes inside the word, after the option: the header is still found.
-  CHECK(sh("curl -H'Authorization: token t' --header=\"Cookie: c\" u") ==
+  CHECK(Sh("curl -H'Authorization: token t' --header=\"Cookie: c\" u") ==
         "curl -H'Authorization: [REDACTED]' --header=\"Cookie: [REDACTED]\" u");
 }
 
 TEST_CASE("rule 11: what is piped into a command that reads a secret on its input") {
-  auto sh = [](std::string script) { return RedactArgs({"-c", script}, "sh").args[1]; };
-  CHECK(sh("echo p1 | docker login -u bob --password-stdin r.io") ==
+  CHECK(Sh("echo p1 | docker login -u bob --password-stdin r.io") ==
         "echo [REDACTED] | docker login -u bob --password-stdin r.io");
-  CHECK(sh("printf '%s' \"p2\" | sudo podman login --password-stdin") ==
+  CHECK(Sh("printf '%s' \"p2\" | sudo podman login --password-stdin") ==
         "printf [REDACTED] | sudo podman login --password-stdin");
-  CHECK(sh("sudo echo p13 | sudo docker login --password-stdin") ==
+  CHECK(Sh("sudo echo p13 | sudo docker login --password-stdin") ==
         "sudo echo [REDACTED] | sudo docker login --password-stdin");
-  CHECK(sh("echo t3 | gh auth login --with-token") ==
+  CHECK(Sh("echo t3 | gh auth login --with-token") ==
         "echo [REDACTED] | gh auth login --with-token");
-  CHECK(sh("echo -n s12 | gcloud secrets create db --data-file=-") ==
+  CHECK(Sh("echo -n s12 | gcloud secrets create db --data-file=-") ==
         "echo -n [REDACTED] | gcloud secrets create db --data-file=-");
-  CHECK(sh("echo 'root:p4' | chpasswd") == "echo [REDACTED] | chpasswd");
-  CHECK(sh("docker login --password-stdin <<< 'p5'; echo ok") ==
+  CHECK(Sh("echo 'root:p4' | chpasswd") == "echo [REDACTED] | chpasswd");
+  CHECK(Sh("docker login --password-stdin <<< 'p5'; echo ok") ==
         "docker login --password-stdin <<< [REDACTED]; echo ok");
-  CHECK(sh("docker login <<<p6 --password-stdin") == "docker login <<<[REDACTED] --password-stdin");
+  CHECK(Sh("docker login <<<p6 --password-stdin") == "docker login <<<[REDACTED] --password-stdin");
   // Not piped into it, or into something else: kept.
-  CHECK(sh("echo a || docker login --password-stdin") == "echo a || docker login --password-stdin");
-  CHECK(sh("echo a; docker login --password-stdin") == "echo a; docker login --password-stdin");
-  CHECK(sh("echo hello world | wc -w") == "echo hello world | wc -w");
-  CHECK(sh("grep x <<< 'a b'") == "grep x <<< 'a b'");
+  CHECK(Sh("echo a || docker login --password-stdin") == "echo a || docker login --password-stdin");
+  CHECK(Sh("echo a; docker login --password-stdin") == "echo a; docker login --password-stdin");
+  CHECK(Sh("echo hello world | wc -w") == "echo hello world | wc -w");
+  CHECK(Sh("grep x <<< 'a b'") == "grep x <<< 'a b'");
 }
 
 TEST_CASE("rule 11: outside a command string, prose keeps its words") {
