@@ -14,6 +14,7 @@
 #include "json_insitu_stream.h"
 #include "logs.h"
 #include "tail/line_reader.h"
+#include "torn_writes.h"
 #include "unique_fd.h"
 
 namespace audit_verifier {
@@ -549,6 +550,70 @@ class DuplicateFilter {
   std::unordered_map<std::string, std::string> seen_;  // entry_id -> content_hash
 };
 
+// The lines of a receiver's rebuilt file, in order: whole entries, dropped
+// duplicates, and torn writes (torn_writes.h) whose entry must come again.
+class RebuiltFile {
+ public:
+  explicit RebuiltFile(VerifyReport* report) : report_(report) {}
+
+  // False with *reason when the line is none of them.
+  bool Take(LineChecker* checker, std::string_view line, uint64_t line_number, uint64_t offset,
+            chain_signer::Hasher* hasher, std::string* reason) {
+    if (TakeEntry(checker, line, hasher, reason)) return true;
+    if (torn_.full()) {
+      *reason += "; and " + std::to_string(torn_writes::kMaxPending) +
+                 " writes cut short already wait for their entry";
+      return false;
+    }
+    for (const size_t at : torn_writes::SplitPoints(line)) {
+      std::string not_whole;
+      if (!TakeEntry(checker, line.substr(at), hasher, &not_whole)) continue;
+      torn_.Add(line.substr(0, at), line_number, offset);
+      torn_.Settle(line.substr(at));  // often the same entry, sent again at once
+      return true;
+    }
+    return false;
+  }
+
+  // At the end of the file: a torn write whose entry never came whole is a
+  // break (that entry is missing).
+  bool Finish(std::string* reason, uint64_t* line_number, uint64_t* offset) {
+    report_->torn_writes = torn_.settled();
+    if (torn_.empty()) return true;
+    const torn_writes::Pending::Fragment& f = torn_.first();
+    *line_number = f.line_number;
+    *offset = f.offset;
+    *reason = "a write cut short (the first " + std::to_string(f.bytes.size()) +
+              " bytes of the line, before the entry after them): no whole entry after it "
+              "begins with them, so its entry never arrived";
+    return false;
+  }
+
+  const std::string& previous() const { return previous_; }
+
+ private:
+  bool TakeEntry(LineChecker* checker, std::string_view line, chain_signer::Hasher* hasher,
+                 std::string* reason) {
+    switch (duplicates_.Check(checker, line, previous_, hasher, &facts_, reason)) {
+      case DuplicateFilter::kDuplicate: ++report_->duplicates; break;
+      case DuplicateFilter::kNewChain: ++report_->chains; [[fallthrough]];
+      case DuplicateFilter::kNext:
+        previous_.swap(facts_.content_hash);
+        ++report_->entries;
+        break;
+      case DuplicateFilter::kBroken: return false;
+    }
+    if (!torn_.empty()) torn_.Settle(line);
+    return true;
+  }
+
+  VerifyReport* report_;
+  DuplicateFilter duplicates_;
+  torn_writes::Pending torn_;
+  LineFacts facts_;
+  std::string previous_;
+};
+
 }  // namespace
 
 VerifyResult VerifyAuditFile(const std::string& path, std::string_view key, VerifyReport* report,
@@ -571,7 +636,7 @@ VerifyResult VerifyAuditFd(int fd, const std::string& path, std::string_view key
   line_reader::Position pos;
   std::string previous;
   LineFacts facts;
-  DuplicateFilter duplicates;
+  RebuiltFile rebuilt(report);
   uint64_t line_number = 0;
   VerifyResult result = VerifyResult::kValid;
   std::string read_err;
@@ -586,15 +651,9 @@ VerifyResult VerifyAuditFd(int fd, const std::string& path, std::string_view key
                        ? "line longer than " + std::to_string(kMaxEntryLineBytes >> 20) + " MiB"
                        : line_reader::Describe(item.rejection);
         } else if (drop_duplicates) {
-          switch (duplicates.Check(&checker, item.line, previous, &hasher, &facts, &reason)) {
-            case DuplicateFilter::kDuplicate: ++report->duplicates; return true;
-            case DuplicateFilter::kNewChain: ++report->chains; [[fallthrough]];
-            case DuplicateFilter::kNext:
-              previous.swap(facts.content_hash);
-              ++report->entries;
-              report->good_bytes = item.end;
-              return true;
-            case DuplicateFilter::kBroken: break;
+          if (rebuilt.Take(&checker, item.line, line_number, item.offset, &hasher, &reason)) {
+            report->good_bytes = item.end;
+            return true;
           }
         } else if (checker.Check(item.line, &previous, &hasher, &facts, &reason)) {
           ++report->entries;
@@ -620,6 +679,12 @@ VerifyResult VerifyAuditFd(int fd, const std::string& path, std::string_view key
     report->torn = true;
     report->broken_reason = "incomplete last line (no newline)";
     result = VerifyResult::kBroken;
+  }
+  if (drop_duplicates) {
+    previous = rebuilt.previous();
+    if (result == VerifyResult::kValid &&
+        !rebuilt.Finish(&report->broken_reason, &report->broken_line, &report->broken_offset))
+      result = VerifyResult::kBroken;
   }
   report->last_content_hash = previous;
   return result;

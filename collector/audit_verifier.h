@@ -30,10 +30,11 @@ struct VerifyReport {
   uint64_t broken_offset = 0;  // its first byte, when kBroken
   std::string broken_reason;   // when kBroken
   std::string last_content_hash;
-  uint64_t good_bytes = 0;  // the end of the last line verified good
-  bool torn = false;        // kBroken only by an incomplete last line (no newline)
-  uint64_t duplicates = 0;  // drop_duplicates: identical entries seen again, dropped
-  uint64_t chains = 0;      // drop_duplicates: chains (a rotated file starts a new one)
+  uint64_t good_bytes = 0;   // the end of the last line verified good
+  bool torn = false;         // kBroken only by an incomplete last line (no newline)
+  uint64_t duplicates = 0;   // drop_duplicates: identical entries seen again, dropped
+  uint64_t chains = 0;       // drop_duplicates: chains (a rotated file starts a new one)
+  uint64_t torn_writes = 0;  // drop_duplicates: writes cut short, each entry found whole after
 };
 
 struct LineFacts {
@@ -118,7 +119,10 @@ class LineChecker {
 // entry whose entry_id was seen before is dropped when it is the same
 // entry (same content_hash, valid signature), and is a break otherwise; an
 // entry with an empty previous_hash starts a new chain (the forwarder went
-// on to a rotated-in audit file) and is counted in report->chains.
+// on to a rotated-in audit file) and is counted in report->chains; a line
+// that is a write cut short and then a whole entry (torn_writes.h) counts in
+// report->torn_writes once an entry after it begins with the cut-short bytes,
+// and is a break if none does.
 // `meter` (may be null) is told the entries and bytes read as it goes.
 VerifyResult VerifyAuditFile(const std::string& path, std::string_view key, VerifyReport* report,
                              std::string* err, bool drop_duplicates = false,

@@ -167,3 +167,96 @@ TEST_CASE("verify: canonical lines and the general way give the same verdict on 
   CHECK(taken > 1000);
   CHECK(valid > 100);
 }
+
+namespace {
+
+// `n` chained entries, each line with its '\n'.
+std::vector<std::string> ChainedLines(int n, const std::string& key) {
+  chain_signer::ChainSigner signer;
+  std::string err;
+  REQUIRE(signer.Init(key, &err));
+  std::vector<std::string> lines;
+  for (int i = 0; i < n; ++i) {
+    std::string line;
+    REQUIRE(signer.SignAppend(test_util::SampleEntry(i), &line, &err));
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+audit_verifier::VerifyResult VerifyRebuilt(const std::string& text,
+                                           audit_verifier::VerifyReport* report,
+                                           bool drop_duplicates = true) {
+  test_util::TempDir dir;
+  test_util::WriteFile(dir / "audit.jsonl", text);
+  std::string err;
+  return audit_verifier::VerifyAuditFile(dir / "audit.jsonl", "key", report, &err, drop_duplicates);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "verify --drop-duplicates: a receiver's torn write is dropped once its entry comes whole") {
+  const std::vector<std::string> l = ChainedLines(6, "key");
+  // Cut short anywhere: after the opening brace, inside a string, just
+  // before the newline.
+  for (const size_t cut : {size_t{1}, size_t{40}, l[3].size() / 2, l[3].size() - 1}) {
+    CAPTURE(cut);
+    const std::string fragment = l[3].substr(0, cut);
+    {  // The restarted receiver's first message is the torn entry itself.
+      audit_verifier::VerifyReport report;
+      CHECK(VerifyRebuilt(l[0] + l[1] + l[2] + fragment + l[3] + l[4] + l[5], &report) ==
+            audit_verifier::VerifyResult::kValid);
+      CHECK(report.entries == 6);
+      CHECK(report.torn_writes == 1);
+      CHECK(report.duplicates == 0);
+    }
+    {  // It is an entry sent again from further back; the torn one comes later.
+      audit_verifier::VerifyReport report;
+      CHECK(VerifyRebuilt(l[0] + l[1] + l[2] + fragment + l[1] + l[2] + l[3] + l[4] + l[5],
+                          &report) == audit_verifier::VerifyResult::kValid);
+      CHECK(report.entries == 6);
+      CHECK(report.torn_writes == 1);
+      CHECK(report.duplicates == 2);
+    }
+    {  // Without --drop-duplicates (the collector's own file) it is a break.
+      audit_verifier::VerifyReport report;
+      CHECK(VerifyRebuilt(l[0] + l[1] + l[2] + fragment + l[3] + l[4] + l[5], &report, false) ==
+            audit_verifier::VerifyResult::kBroken);
+      CHECK(report.broken_line == 4);
+    }
+  }
+}
+
+TEST_CASE("verify --drop-duplicates: a torn write whose entry never comes whole is a break") {
+  const std::vector<std::string> l = ChainedLines(6, "key");
+  const auto check_broken_at_line_3 = [](const std::string& text, const std::string& what) {
+    CAPTURE(what);
+    audit_verifier::VerifyReport report;
+    CHECK(VerifyRebuilt(text, &report) == audit_verifier::VerifyResult::kBroken);
+    CHECK(report.broken_line == 3);
+    CHECK(report.broken_reason.find("a write cut short") != std::string::npos);
+    CHECK(report.broken_reason.find("never arrived") != std::string::npos);
+  };
+  const std::string fragment_of_4 = l[4].substr(0, l[4].size() / 2);
+  check_broken_at_line_3(l[0] + l[1] + fragment_of_4 + l[2] + l[3], "its entry is missing");
+  check_broken_at_line_3(l[0] + l[1] + "garbage" + l[2] + l[3], "no entry's bytes");
+  // The entry that comes whole differs from the cut-short bytes.
+  std::string edited = l[4];
+  edited.replace(edited.find("curl"), 4, "wget");
+  check_broken_at_line_3(
+      l[0] + l[1] + edited.substr(0, edited.find("wget") + 4) + l[2] + l[3] + l[4],
+      "it differs from the entry");
+  // Only what follows the fragment settles it: the entry whole before it does not.
+  check_broken_at_line_3(l[0] + l[1] + l[0].substr(0, l[0].size() - 2) + l[2] + l[3],
+                         "its entry came before");
+  {  // The whole entry after the fragment must verify too.
+    std::string bad = l[2];
+    bad.replace(bad.find("curl"), 4, "wget");
+    audit_verifier::VerifyReport report;
+    CHECK(VerifyRebuilt(l[0] + l[1] + fragment_of_4 + bad + l[3], &report) ==
+          audit_verifier::VerifyResult::kBroken);
+    CHECK(report.broken_line == 3);
+    CHECK(report.broken_reason.find("a write cut short") == std::string::npos);
+  }
+}

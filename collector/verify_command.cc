@@ -96,10 +96,16 @@ int Verify(const cli_args::ParsedArgs& args) {
       if (drop) {
         printf(
             "%s: %llu entries in %llu chain(s), chain and signatures valid, complete; "
-            "%llu duplicate(s) dropped\n",
+            "%llu duplicate(s) dropped",
             file.c_str(), static_cast<unsigned long long>(report.entries),
             static_cast<unsigned long long>(report.chains),
             static_cast<unsigned long long>(report.duplicates));
+        if (report.torn_writes > 0) {
+          printf(
+              "; %llu write(s) cut short by a receiver's crash dropped (each entry whole after it)",
+              static_cast<unsigned long long>(report.torn_writes));
+        }
+        printf("\n");
       } else {
         printf("%s: %llu entries, chain and signatures valid\n", file.c_str(),
                static_cast<unsigned long long>(report.entries));

@@ -7,7 +7,9 @@
 // (the same last content hash: each line's hash is recomputed and chained).
 // And every line reads the same whether it is taken as canonical (its
 // payload hashed in place) or checked the general way: verdict, reason and
-// what it holds.
+// what it holds. Read as a receiver's rebuilt file (--drop-duplicates, torn
+// writes split off) a break is named in one printable line too, and a file
+// that verifies the strict way verifies the same way there.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -27,14 +29,15 @@ namespace {
 constexpr std::string_view kVectorKey("agt-collector-test-key-\0\xff\x10", 26);
 
 audit_verifier::VerifyResult VerifyText(std::string_view text, std::string_view key,
-                                        audit_verifier::VerifyReport* report) {
+                                        audit_verifier::VerifyReport* report,
+                                        bool drop_duplicates = false) {
   const unique_fd::UniqueFd memfd(memfd_create("audit_verifier_fuzz", MFD_CLOEXEC));
   const int fd = memfd.get();
   FUZZ_CHECK(fd >= 0);
   FUZZ_CHECK(write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()));
   std::string err;
-  const audit_verifier::VerifyResult result =
-      audit_verifier::VerifyAuditFile("/proc/self/fd/" + std::to_string(fd), key, report, &err);
+  const audit_verifier::VerifyResult result = audit_verifier::VerifyAuditFile(
+      "/proc/self/fd/" + std::to_string(fd), key, report, &err, drop_duplicates);
   FUZZ_CHECK(result == audit_verifier::VerifyResult::kValid ||
              result == audit_verifier::VerifyResult::kBroken);
   return result;
@@ -71,12 +74,21 @@ void CheckBothWays(std::string_view text) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   CheckBothWays(text);
+  // As a receiver's rebuilt file: a break is named in one line, and a file
+  // that verifies as the collector's own verifies the same way here.
+  audit_verifier::VerifyReport rebuilt;
+  const bool rebuilt_valid =
+      VerifyText(text, kVectorKey, &rebuilt, true) == audit_verifier::VerifyResult::kValid;
+  if (!rebuilt_valid) FUZZ_CHECK(IsOnePrintableLine(rebuilt.broken_reason));
   audit_verifier::VerifyReport report;
   if (VerifyText(text, kVectorKey, &report) == audit_verifier::VerifyResult::kBroken) {
     FUZZ_CHECK(report.broken_line == report.entries + 1);
     FUZZ_CHECK(IsOnePrintableLine(report.broken_reason));
     return 0;
   }
+  FUZZ_CHECK(rebuilt_valid);
+  FUZZ_CHECK(rebuilt.entries == report.entries && rebuilt.torn_writes == 0);
+  FUZZ_CHECK(rebuilt.last_content_hash == report.last_content_hash);
   const auto lines = static_cast<uint64_t>(std::count(text.begin(), text.end(), '\n'));
   FUZZ_CHECK(report.entries == lines);
   FUZZ_CHECK(text.empty() || text.back() == '\n');
