@@ -884,6 +884,11 @@ Redactor::Redactor(std::string_view binary) : tool_(binary) {
       has_own_rows_ = has_own_rows_ || row.tools != "*"sv;
     }
   }
+  static_assert(std::size(redact_rules::kSettingNames) <= sizeof(setting_rows_) * 8);
+  for (std::size_t i = 0; i < std::size(redact_rules::kSettingNames); ++i) {
+    if (ToolMatches(redact_rules::kSettingNames[i].tools, binary)) setting_rows_ |= 1u << i;
+  }
+  SettingsAfter(""sv);
 }
 
 bool Redactor::Applies(std::size_t row) const {
@@ -1004,16 +1009,36 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
   if (!free_text_ && !pending_.active && InWords<redact_rules::kSecretKeywords>(arg))
     pending_ = Pending{true, Value::kWhole, false};
   SettingName(arg, is_option);
-  if (arg == "set"sv) after_set_ = true;
+  SettingsAfter(arg);
   ContextFreeRules(arg, &spans, shell_command_string);
 }
 
-// Rule 9: the first non-option argument after "set" is a setting's name.
+// Rule 9: the first non-option argument after "set" (kSettingNames) is a
+// setting's name; where every one may be, so is each one with '.' or '_'
+// or that is a secret word (wifi-sec.psk, secret_access_key, pass: not a
+// value such as wpa-psk).
 void Redactor::SettingName(std::string_view arg, bool is_option) {
-  if (free_text_ || !after_set_ || is_option) return;
+  if (free_text_ || is_option) return;
+  const bool name =
+      after_set_ || (every_name_ && (arg.find_first_of("._"sv) != std::string_view::npos ||
+                                     InWords<redact_rules::kSecretWords>(arg)));
   after_set_ = false;
-  if (arg.find('=') == std::string_view::npos && IsSecretName(arg, true))
+  if (name && arg.find('=') == std::string_view::npos && IsSecretName(arg, true))
     pending_ = Pending{true, Value::kWhole, true};
+}
+
+// Rule 9: the rows of kSettingNames that `arg` (or, from the constructor,
+// the start) turns on.
+void Redactor::SettingsAfter(std::string_view arg) {
+  for (unsigned rows = setting_rows_; rows != 0; rows &= rows - 1) {
+    const redact_rules::SettingNames& row = redact_rules::kSettingNames[__builtin_ctz(rows)];
+    if (arg != row.after) continue;
+    if (row.every) {
+      every_name_ = true;
+    } else {
+      after_set_ = true;
+    }
+  }
 }
 
 namespace {

@@ -27,7 +27,8 @@
 //  7. Token shapes at the start of a word (kTokenShapes), JSON Web Tokens and
 //     PEM private key blocks.
 //  8. Keywords: a bare argument such as "password" makes the next secret.
-//  9. Settings: the first non-option argument after "set" with a secret
+//  9. Settings (kSettingNames): the first non-option argument after "set"
+//     (git: after "config"; nmcli and rclone config: each one) with a secret
 //     name makes the next non-option argument secret.
 // 10. Quoted members: "name": value with a secret name (JSON, Python dicts).
 // 11. Command lines: an argument with white space may be a command line
@@ -127,13 +128,16 @@ class Redactor {
   };
   bool ToolOption(std::string_view arg, Collector* spans);
   void SettingName(std::string_view arg, bool is_option);  // rule 9
+  void SettingsAfter(std::string_view arg);                // rule 9
   bool Applies(std::size_t row) const;
 
   Pending pending_;
   const redact_rules::ToolOption* rows_[kMaxToolRows];  // the rows for this binary
   std::size_t row_count_ = 0;
-  unsigned seen_after_ = 0;  // bit i: rows_[i]->after has been seen
-  bool after_set_ = false;   // rule 9: the next non-option argument is a name
+  unsigned seen_after_ = 0;    // bit i: rows_[i]->after has been seen
+  bool after_set_ = false;     // rule 9: the next non-option argument is a name
+  bool every_name_ = false;    // rule 9: every non-option argument is a name
+  unsigned setting_rows_ = 0;  // bit i: kSettingNames[i] names this binary
   std::string_view tool_;
   unsigned positional_left_ = 0;              // kPositionalSecrets: arguments until the secret one
   bool operand_secret_ = false;               // kPositionalSecrets offset 0: the next operand

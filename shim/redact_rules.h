@@ -40,11 +40,12 @@ inline constexpr std::string_view kKeyQualifiers[] = {
 // client_id, SSH_AUTH_SOCK. "id" right after "secret" (Vault's secret_id)
 // does not count.
 inline constexpr std::string_view kNonSecretLastWords[] = {
-    "stdin",   "file",    "path",   "prompt",   "type", "env",     "cmd",      "command",
-    "helper",  "length",  "id",     "dir",      "fd",   "name",    "url",      "uri",
-    "method",  "mode",    "user",   "username", "sock", "socket",  "jar",      "ttl",
-    "header",  "store",   "policy", "min",      "max",  "version", "format",   "endpoint",
-    "expired", "expires", "expiry", "changed",  "at",   "count",   "required", "enabled",
+    "stdin",   "file",    "path",   "prompt",   "type",    "env",      "cmd",
+    "command", "helper",  "length", "id",       "dir",     "fd",       "name",
+    "url",     "uri",     "method", "mode",     "user",    "username", "sock",
+    "socket",  "jar",     "ttl",    "header",   "store",   "policy",   "min",
+    "max",     "version", "format", "endpoint", "expired", "expires",  "expiry",
+    "changed", "at",      "count",  "required", "enabled", "flags",
 };
 // The first word of a name that marks a flag: --no-password.
 inline constexpr std::string_view kNonSecretFirstWords[] = {"no"};
@@ -201,6 +202,24 @@ inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"mc", "set", 4},  // mc alias set NAME URL ACCESS_KEY SECRET_KEY
     {"rabbitmqctl", "add_user", 2},
     {"rabbitmqctl", "change_password", 2},
+};
+
+// ---- Settings given as NAME VALUE (rule 9): once an argument equal to
+// `after` was seen ("" from the start), the first argument after it that is
+// not an option (`every`: each such argument with '.' or '_', as setting
+// names have and values such as wpa-psk lack, or that is a secret word)
+// makes the next argument secret, unless that is an option, when it is a
+// secret name.
+struct SettingNames {
+  std::string_view tools;  // space-separated names; "*" is every tool
+  std::string_view after;
+  bool every;
+};
+inline constexpr SettingNames kSettingNames[] = {
+    {"*", "set", false},         // aws configure set aws_secret_access_key V
+    {"git", "config", false},    // git config --global user.password V
+    {"nmcli", "", true},         // nmcli con mod N ipv4.method auto wifi-sec.psk V
+    {"rclone", "config", true},  // rclone config create R s3 access_key_id A secret_access_key V
 };
 
 // ---- Token shapes, found anywhere at the start of a word.

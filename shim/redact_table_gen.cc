@@ -168,6 +168,17 @@ std::string Render() {
                           std::to_string(row.offset) + " places on.");
   }
   out << ".El\n";
+  out << ".Ss Settings\n"
+      << ".Bl -tag -width Ds\n";
+  for (const redact_rules::SettingNames& row : redact_rules::kSettingNames) {
+    const std::string where =
+        row.after.empty() ? std::string("from the start") : "after " + Roff(row.after);
+    out << ".It " << (row.tools == "*" ? std::string("every tool") : Roff(row.tools)) << "\n"
+        << Wrap(row.every ? where + ", each argument that is no option and has " +
+                                "\\&. or _ or is a secret word."
+                          : where + ", the first argument that is no option.");
+  }
+  out << ".El\n";
   out << ".Ss Token prefixes\n"
       << "At the start of a word, the prefix and at least the given number of\n"
       << "body characters:\n"

@@ -285,6 +285,36 @@ TEST_CASE("rule 9: config set NAME VALUE with a secret NAME") {
   CHECK(not_after_set.count == 0);
 }
 
+TEST_CASE("rule 9: git config's first name, and each name of nmcli's and rclone config's pairs") {
+  const auto args = [](std::vector<std::string> argv, std::string_view tool) {
+    return RedactArgs(std::move(argv), tool).args;
+  };
+  using V = std::vector<std::string>;
+  CHECK(args({"config", "--global", "user.password", "p1"}, "git") ==
+        V{"config", "--global", "user.password", "[REDACTED]"});
+  CHECK(args({"config", "set", "user.password", "p1"}, "git") ==
+        V{"config", "set", "user.password", "[REDACTED]"});
+  CHECK(args({"config", "user.name", "token"}, "git") == V{"config", "user.name", "token"});
+  // Only the first name after config: what follows a value is no name.
+  CHECK(args({"config", "user.name", "x", "password", "y"}, "git")[4] == "[REDACTED]");  // rule 8
+  CHECK(args({"config", "alias.t", "x", "user.password", "y"}, "git")[4] == "y");
+  CHECK(args({"log", "user.password", "y"}, "git")[2] == "y");  // not after config
+  CHECK(args({"con", "modify", "Home", "ipv4.method", "auto", "wifi-sec.psk", "p1"}, "nmcli") ==
+        V{"con", "modify", "Home", "ipv4.method", "auto", "wifi-sec.psk", "[REDACTED]"});
+  // A value is no name, even one with a secret word: wpa-psk has no '.' or '_'.
+  CHECK(args({"con", "add", "wifi-sec.key-mgmt", "wpa-psk", "802-11-wireless-security.psk", "p1"},
+             "nmcli") == V{"con", "add", "wifi-sec.key-mgmt", "wpa-psk",
+                           "802-11-wireless-security.psk", "[REDACTED]"});
+  CHECK(args({"con", "mod", "N", "802-1x.password-flags", "0"}, "nmcli")[4] == "0");  // a flag
+  CHECK(args({"config", "create", "R", "s3", "access_key_id", "AKID", "secret_access_key", "p1"},
+             "rclone") == V{"config", "create", "R", "s3", "access_key_id", "AKID",
+                            "secret_access_key", "[REDACTED]"});
+  CHECK(args({"config", "create", "R", "sftp", "host", "h", "user", "u", "pass", "p1"},
+             "rclone")[9] == "[REDACTED]");
+  CHECK(args({"copy", "secret_token", "remote:"}, "rclone")[2] == "remote:");  // not after config
+  CHECK(args({"wifi-sec.psk", "p1"}, "ip")[1] == "p1");                        // another tool
+}
+
 TEST_CASE("rule 9: a setting's name hidden by rule 3 still makes its value secret") {
   Redacted r = RedactArgs({"config", "set", "--secret", "dbPassword", "p1"}, "pulumi");
   CHECK(r.args ==
