@@ -761,15 +761,20 @@ void ContextFreeRules(std::string_view text, Collector* spans, bool shell_words_
   CodeAssignmentRule(text, spans);
 }
 
-bool ToolMatches(std::string_view tools, std::string_view binary) {
+// Whether `word` is one of the space-separated `list`, or `any` is.
+bool InList(std::string_view list, std::string_view word, std::string_view any = {}) {
   std::size_t start = 0;
-  for (std::size_t i = 0; i <= tools.size(); ++i) {
-    if (i < tools.size() && tools[i] != ' ') continue;
-    std::string_view tool(tools.data() + start, i - start);
-    if (tool == "*"sv || tool == binary) return true;
+  for (std::size_t i = 0; i <= list.size(); ++i) {
+    if (i < list.size() && list[i] != ' ') continue;
+    std::string_view item(list.data() + start, i - start);
+    if (item == word || (!any.empty() && item == any)) return true;
     start = i + 1;
   }
   return false;
+}
+
+bool ToolMatches(std::string_view tools, std::string_view binary) {
+  return InList(tools, binary, "*"sv);
 }
 
 bool HasSpace(std::string_view text) {
@@ -889,6 +894,9 @@ Redactor::Redactor(std::string_view binary) : tool_(binary) {
     if (ToolMatches(redact_rules::kSettingNames[i].tools, binary)) setting_rows_ |= 1u << i;
   }
   SettingsAfter(""sv);
+  for (const redact_rules::PositionalSecret& row : redact_rules::kPositionalSecrets) {
+    if (row.trigger.empty() && ToolMatches(row.tools, binary)) every_operand_row_ = &row;
+  }
 }
 
 bool Redactor::Applies(std::size_t row) const {
@@ -958,17 +966,28 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
   after_command_string_option_ = IsCommandStringOption(arg);
   if (positional_left_ > 0 && --positional_left_ == 0)
     pending_ = Pending{true, Value::kWhole, false};
-  if (operand_secret_ && !StartsWith(arg, "-"sv) && arg.find('=') == std::string_view::npos) {
+  const bool an_options_value = value_next_;
+  value_next_ = every_operand_row_ != nullptr && InList(every_operand_row_->value_options, arg);
+  if ((operand_secret_ || (every_operand_row_ != nullptr && !an_options_value)) &&
+      !StartsWith(arg, "-"sv) && arg.find('=') == std::string_view::npos) {
     operand_secret_ = false;
     spans.Add(0, arg.size());
   }
   for (const redact_rules::PositionalSecret& row : redact_rules::kPositionalSecrets) {
-    // An operand's trigger is a subcommand, matched whole (vault login).
-    const bool triggered = row.offset == 0 ? arg == row.trigger : StartsWith(arg, row.trigger);
+    // An operand's trigger is a subcommand, matched whole in any case
+    // (vault login, redis-cli AUTH).
+    const bool operand = row.offset == 0 || row.offset == redact_rules::kEveryOperand;
+    const bool triggered = operand ? !row.trigger.empty() && EqualsIgnoreCase(arg, row.trigger)
+                                   : StartsWith(arg, row.trigger);
     if (!triggered || !ToolMatches(row.tools, tool_)) continue;
-    positional_left_ = row.offset;
-    operand_secret_ = row.offset == 0;
+    if (row.offset == redact_rules::kEveryOperand) {
+      every_operand_row_ = &row;
+    } else {
+      positional_left_ = row.offset;
+      operand_secret_ = row.offset == 0;
+    }
   }
+  MarkedSecret(arg, &spans);
   Pending pending = pending_;
   pending_ = Pending{};
   // Rule 9's value is not an option: gh secret set NAME --body V leaves the
@@ -1013,6 +1032,19 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
   ContextFreeRules(arg, &spans, shell_command_string);
 }
 
+// kMarkedSecrets: >PASSWORD after redis-cli's ACL SETUSER.
+void Redactor::MarkedSecret(std::string_view arg, Collector* spans) {
+  for (const redact_rules::MarkedSecret& row : redact_rules::kMarkedSecrets) {
+    if (!ToolMatches(row.tools, tool_)) continue;
+    if (EqualsIgnoreCase(arg, row.after)) {
+      marked_secrets_ = true;
+    } else if (marked_secrets_ && arg.size() > 1 &&
+               row.marks.find(arg[0]) != std::string_view::npos) {
+      spans->Add(1, arg.size());
+    }
+  }
+}
+
 // Rule 9: the first non-option argument after "set" (kSettingNames) is a
 // setting's name; where every one may be, so is each one with '.' or '_'
 // or that is a secret word (wifi-sec.psk, secret_access_key, pass: not a
@@ -1032,7 +1064,7 @@ void Redactor::SettingName(std::string_view arg, bool is_option) {
 void Redactor::SettingsAfter(std::string_view arg) {
   for (unsigned rows = setting_rows_; rows != 0; rows &= rows - 1) {
     const redact_rules::SettingNames& row = redact_rules::kSettingNames[__builtin_ctz(rows)];
-    if (arg != row.after) continue;
+    if (!EqualsIgnoreCase(arg, row.after)) continue;  // redis-cli CONFIG SET
     if (row.every) {
       every_name_ = true;
     } else {

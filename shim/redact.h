@@ -8,7 +8,10 @@
 //     credential header or a secret name: the value.
 //  2. Tool options (kToolOptions): per tool, which options take a secret
 //     value, in which forms (attached, separate, bundled after one-letter
-//     flags) and which part of it (whole, after ':' as in user:pass, ...).
+//     flags) and which part of it (whole, after ':' as in user:pass, ...);
+//     positional secrets (kPositionalSecrets: vault login TOKEN, every
+//     operand after redis-cli AUTH) and marked ones (kMarkedSecrets: ACL
+//     SETUSER u >PASSWORD).
 //  3. Secret options: any other option, --name or -name, whose name is
 //     secret (IsSecretName): the value in --name=value, or the whole next
 //     argument.
@@ -127,8 +130,9 @@ class Redactor {
     bool setting = false;  // rule 9's value, which is never an option
   };
   bool ToolOption(std::string_view arg, Collector* spans);
-  void SettingName(std::string_view arg, bool is_option);  // rule 9
-  void SettingsAfter(std::string_view arg);                // rule 9
+  void SettingName(std::string_view arg, bool is_option);     // rule 9
+  void SettingsAfter(std::string_view arg);                   // rule 9
+  void MarkedSecret(std::string_view arg, Collector* spans);  // kMarkedSecrets
   bool Applies(std::size_t row) const;
 
   Pending pending_;
@@ -139,8 +143,13 @@ class Redactor {
   bool every_name_ = false;    // rule 9: every non-option argument is a name
   unsigned setting_rows_ = 0;  // bit i: kSettingNames[i] names this binary
   std::string_view tool_;
-  unsigned positional_left_ = 0;              // kPositionalSecrets: arguments until the secret one
-  bool operand_secret_ = false;               // kPositionalSecrets offset 0: the next operand
+  unsigned positional_left_ = 0;  // kPositionalSecrets: arguments until the secret one
+  bool operand_secret_ = false;   // kPositionalSecrets offset 0: the next operand
+  // kPositionalSecrets kEveryOperand: each operand, but after its row's
+  // value_options.
+  const redact_rules::PositionalSecret* every_operand_row_ = nullptr;
+  bool value_next_ = false;                   // the last argument was one of those options
+  bool marked_secrets_ = false;               // kMarkedSecrets: after its `after`
   bool has_own_rows_ = false;                 // a row names this binary (not only "*" rows)
   bool after_command_string_option_ = false;  // the last argument was -c (rule 11)
   bool free_text_ = false;                    // rules 8 and 9 off (rule 11)

@@ -16,10 +16,13 @@ namespace redact_rules {
 // compared case-insensitively.
 
 // A word that makes a name secret.
-inline constexpr std::string_view kSecretWords[] = {
-    "password", "passwd", "passphrase", "pass",       "secret",      "secrets",
-    "token",    "tokens", "apikey",     "credential", "credentials", "auth",
-    "bearer",   "cookie", "signature",  "sig",        "otp",         "psk",
+inline constexpr std::string_view
+    kSecretWords[] =
+        {
+            "password",    "passwd",     "passphrase", "pass",       "secret",      "secrets",
+            "token",       "tokens",     "apikey",     "credential", "credentials", "auth",
+            "bearer",      "cookie",     "signature",  "sig",        "otp",         "psk",
+            "requirepass", "masterauth",  // Redis: CONFIG SET requirepass V, --requirepass V
 };
 // A word ending like this is secret too (dbpassword, accesstoken, PGPASSWORD);
 // "pwd" only inside a longer name: PWD alone is the working directory.
@@ -186,14 +189,23 @@ inline constexpr ToolOption kToolOptions[] = {
 // ---- Positional secrets: after an argument starting with `trigger`, the
 // argument `offset` places further on is secret (composer config
 // http-basic.HOST USER PASSWORD); offset 0: after an argument equal to
-// `trigger`, the first that is neither an option nor NAME=value (vault login
-// TOKEN, where vault login -method=userpass username=u password=p has none).
+// `trigger` in any case, the first that is neither an option nor NAME=value
+// (vault login TOKEN, where vault login -method=userpass username=u
+// password=p has none); kEveryOperand: after it ("" from the start), every
+// such argument (redis-cli AUTH [USER] PASSWORD, where the password is the
+// last and the user optional; openssl passwd -6 -salt S PASSWORD...),
+// except the value after one of `value_options` (-salt S).
+inline constexpr unsigned char kEveryOperand = 255;
 struct PositionalSecret {
   std::string_view tools;
   std::string_view trigger;
   unsigned char offset;
+  std::string_view value_options = {};  // space-separated
 };
 inline constexpr PositionalSecret kPositionalSecrets[] = {
+    {"redis-cli", "auth", kEveryOperand},  // also HELLO 3 AUTH USER PASSWORD
+    {"openssl", "passwd", kEveryOperand, "-salt -in"},
+    {"mkpasswd", "", kEveryOperand, "-m -S -R --method --salt --rounds --password-fd"},
     {"composer poetry", "http-basic.", 2},
     {"composer", "bitbucket-oauth.", 2},
     {"poetry", "pypi-token.", 1},
@@ -220,6 +232,19 @@ inline constexpr SettingNames kSettingNames[] = {
     {"git", "config", false},    // git config --global user.password V
     {"nmcli", "", true},         // nmcli con mod N ipv4.method auto wifi-sec.psk V
     {"rclone", "config", true},  // rclone config create R s3 access_key_id A secret_access_key V
+};
+
+// ---- Passwords marked by a leading character: after an argument equal to
+// `after` in any case, an argument starting with one of `marks` is secret
+// past it (redis-cli ACL SETUSER alice on >PASSWORD: '>' adds a password,
+// '<' removes one).
+struct MarkedSecret {
+  std::string_view tools;
+  std::string_view after;
+  std::string_view marks;
+};
+inline constexpr MarkedSecret kMarkedSecrets[] = {
+    {"redis-cli", "setuser", "<>"},
 };
 
 // ---- Token shapes, found anywhere at the start of a word.

@@ -160,12 +160,27 @@ std::string Render() {
   out << ".Ss Positional secrets\n"
       << ".Bl -tag -width Ds\n";
   for (const redact_rules::PositionalSecret& row : redact_rules::kPositionalSecrets) {
+    std::string text;
+    if (row.offset == redact_rules::kEveryOperand) {
+      text = (row.trigger.empty() ? std::string("from the start")
+                                  : "after the argument " + Roff(row.trigger) + " (any case)") +
+             ", every argument that is neither an option nor NAME=value";
+      if (!row.value_options.empty()) text += ", but the value after " + Roff(row.value_options);
+      text += ".";
+    } else if (row.offset == 0) {
+      text = "after the argument " + Roff(row.trigger) +
+             " (any case) the first that is neither an option nor NAME=value.";
+    } else {
+      text = "after an argument starting with " + Roff(row.trigger) + " the argument " +
+             std::to_string(row.offset) + " places on.";
+    }
+    out << ".It " << Roff(row.tools) << "\n" << Wrap(text);
+  }
+  for (const redact_rules::MarkedSecret& row : redact_rules::kMarkedSecrets) {
     out << ".It " << Roff(row.tools) << "\n"
-        << Wrap(row.offset == 0
-                    ? "after the argument " + Roff(row.trigger) +
-                          " the first that is neither an option nor NAME=value."
-                    : "after an argument starting with " + Roff(row.trigger) + " the argument " +
-                          std::to_string(row.offset) + " places on.");
+        << Wrap("after the argument " + Roff(row.after) +
+                " (any case), an argument starting with one of " + Roff(row.marks) +
+                ", past that character.");
   }
   out << ".El\n";
   out << ".Ss Settings\n"

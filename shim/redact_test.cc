@@ -554,6 +554,38 @@ TEST_CASE("leading assignments end where another NAME= starts; positional secret
   CHECK(RedactArgs({"passwd", "-6", "-salt", "x"}, "openssl").args[1] == "-6");
 }
 
+TEST_CASE("positional secrets: every operand after redis-cli AUTH and openssl passwd; mkpasswd") {
+  using V = std::vector<std::string>;
+  const auto args = [](std::vector<std::string> argv, std::string_view tool) {
+    return RedactArgs(std::move(argv), tool).args;
+  };
+  // The user is optional and the password last: both operands go.
+  CHECK(args({"AUTH", "p1"}, "redis-cli") == V{"AUTH", "[REDACTED]"});
+  CHECK(args({"-h", "r", "auth", "default", "p1"}, "redis-cli") ==
+        V{"-h", "r", "auth", "[REDACTED]", "[REDACTED]"});
+  CHECK(args({"HELLO", "3", "AUTH", "u", "p1"}, "redis-cli")[4] == "[REDACTED]");
+  CHECK(args({"GET", "auth"}, "redis-cli") == V{"GET", "auth"});
+  CHECK(args({"AUTH", "p1"}, "mytool") == V{"AUTH", "p1"});
+  // -salt's and -in's values are no password; everything else is.
+  CHECK(args({"passwd", "-6", "-salt", "s4lt", "p1", "p2"}, "openssl") ==
+        V{"passwd", "-6", "-salt", "s4lt", "[REDACTED]", "[REDACTED]"});
+  CHECK(args({"passwd", "-in", "list.txt"}, "openssl") == V{"passwd", "-in", "list.txt"});
+  CHECK(args({"x509", "-in", "c.pem", "-noout"}, "openssl") == V{"x509", "-in", "c.pem", "-noout"});
+  CHECK(args({"-m", "sha-512", "p1"}, "mkpasswd") == V{"-m", "sha-512", "[REDACTED]"});
+  CHECK(args({"--method=sha-512", "p1", "s4lt"}, "mkpasswd") ==
+        V{"--method=sha-512", "[REDACTED]", "[REDACTED]"});
+  // Marked: '>' adds a password, '<' removes one; rules after SETUSER only.
+  CHECK(args({"ACL", "SETUSER", "alice", "on", ">p1", "<p2", "~*", "+@all"}, "redis-cli") ==
+        V{"ACL", "SETUSER", "alice", "on", ">[REDACTED]", "<[REDACTED]", "~*", "+@all"});
+  CHECK(args({"ECHO", ">x"}, "redis-cli") == V{"ECHO", ">x"});
+  // Settings in any case: CONFIG SET requirepass V; Redis's secret names.
+  CHECK(args({"CONFIG", "SET", "requirepass", "p1"}, "redis-cli")[3] == "[REDACTED]");
+  CHECK(args({"config", "set", "masterauth", "p1"}, "redis-cli")[3] == "[REDACTED]");
+  CHECK(args({"--requirepass", "p1"}, "redis-server")[1] == "[REDACTED]");
+  CHECK(Sh("redis-cli -h r AUTH p1 && redis-cli PING") ==
+        "redis-cli -h r AUTH [REDACTED] && redis-cli PING");
+}
+
 TEST_CASE("rule 11: a command string's commands, each by its own rows") {
   CHECK(Sh("curl -u me:pw x") == "curl -u me:[REDACTED] x");
   CHECK(Sh("curl -H 'Authorization: token abc' x; mysql -pX1 db && sshpass -p X2 ssh h") ==
