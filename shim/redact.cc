@@ -289,6 +289,19 @@ std::size_t TokenShapeAt(std::string_view arg, std::size_t p) {
 constexpr std::size_t kOpaqueUserMin = 20;
 
 // Rule 2's values: `user:pass` (and its kin) from `offset` to the end.
+// Oracle's user/password@db (also user/password alone): the password; a
+// '/' after the '@' is the database's (user@//host/service has none), and
+// a leading '/' is no user (/nolog, / as sysdba).
+void ConnectStringPassword(std::string_view arg, std::size_t offset, Collector* spans) {
+  std::size_t slash = offset;
+  while (slash < arg.size() && arg[slash] != '/' && arg[slash] != '@' && !IsSpace(arg[slash]))
+    ++slash;
+  if (slash == offset || slash == arg.size() || arg[slash] != '/') return;
+  std::size_t end = slash + 1;
+  while (end < arg.size() && arg[end] != '@' && !IsSpace(arg[end])) ++end;
+  if (end > slash + 1) spans->Add(slash + 1, end);
+}
+
 void ToolValue(Value value, std::string_view arg, std::size_t offset, Collector* spans) {
   char separator = 0;
   switch (value) {
@@ -300,6 +313,7 @@ void ToolValue(Value value, std::string_view arg, std::size_t offset, Collector*
     case Value::kCookies:
       if (Tail(arg, offset).find('=') != std::string_view::npos) spans->Add(offset, arg.size());
       return;
+    case Value::kConnectString: ConnectStringPassword(arg, offset, spans); return;
     case Value::kAfterColon: separator = ':'; break;
     case Value::kAfterComma: separator = ','; break;
     case Value::kAfterPercent: separator = '%'; break;
@@ -895,7 +909,9 @@ Redactor::Redactor(std::string_view binary) : tool_(binary) {
   }
   SettingsAfter(""sv);
   for (const redact_rules::PositionalSecret& row : redact_rules::kPositionalSecrets) {
-    if (row.trigger.empty() && ToolMatches(row.tools, binary)) every_operand_row_ = &row;
+    if (!row.trigger.empty() || !ToolMatches(row.tools, binary)) continue;
+    if (row.offset == redact_rules::kEveryOperand) every_operand_row_ = &row;
+    if (row.offset == 0) operand_row_ = &row;
   }
 }
 
@@ -968,10 +984,12 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
     pending_ = Pending{true, Value::kWhole, false};
   const bool an_options_value = value_next_;
   value_next_ = every_operand_row_ != nullptr && InList(every_operand_row_->value_options, arg);
-  if ((operand_secret_ || (every_operand_row_ != nullptr && !an_options_value)) &&
+  if ((operand_row_ != nullptr || (every_operand_row_ != nullptr && !an_options_value)) &&
       !StartsWith(arg, "-"sv) && arg.find('=') == std::string_view::npos) {
-    operand_secret_ = false;
-    spans.Add(0, arg.size());
+    const redact_rules::PositionalSecret& row =
+        operand_row_ != nullptr ? *operand_row_ : *every_operand_row_;
+    operand_row_ = nullptr;
+    ToolValue(row.value, arg, 0, &spans);
   }
   for (const redact_rules::PositionalSecret& row : redact_rules::kPositionalSecrets) {
     // An operand's trigger is a subcommand, matched whole in any case
@@ -982,9 +1000,10 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
     if (!triggered || !ToolMatches(row.tools, tool_)) continue;
     if (row.offset == redact_rules::kEveryOperand) {
       every_operand_row_ = &row;
+    } else if (row.offset == 0) {
+      operand_row_ = &row;
     } else {
       positional_left_ = row.offset;
-      operand_secret_ = row.offset == 0;
     }
   }
   MarkedSecret(arg, &spans);

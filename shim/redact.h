@@ -144,7 +144,8 @@ class Redactor {
   unsigned setting_rows_ = 0;  // bit i: kSettingNames[i] names this binary
   std::string_view tool_;
   unsigned positional_left_ = 0;  // kPositionalSecrets: arguments until the secret one
-  bool operand_secret_ = false;   // kPositionalSecrets offset 0: the next operand
+  // kPositionalSecrets offset 0: the next operand is this row's secret.
+  const redact_rules::PositionalSecret* operand_row_ = nullptr;
   // kPositionalSecrets kEveryOperand: each operand, but after its row's
   // value_options.
   const redact_rules::PositionalSecret* every_operand_row_ = nullptr;

@@ -100,13 +100,14 @@ inline constexpr std::string_view kDigestPrefixes[] = {"sha256:", "sha512:"};
 
 // ---- Options of particular tools.
 enum class Value : unsigned char {
-  kWhole,         // the whole value
-  kAfterColon,    // user:pass, file:pass: after the first ':' (and a token-shaped user)
-  kAfterComma,    // user,pass (lftp)
-  kAfterPercent,  // user%pass (smbclient)
-  kHeader,        // "Name: value", secret when Name is (see kCredentialHeaders)
-  kPassSource,    // OpenSSL's pass:SECRET (env:, file:, fd: and stdin name no secret)
-  kCookies,       // name=value cookies (a value without '=' is a cookie file)
+  kWhole,          // the whole value
+  kAfterColon,     // user:pass, file:pass: after the first ':' (and a token-shaped user)
+  kAfterComma,     // user,pass (lftp)
+  kAfterPercent,   // user%pass (smbclient)
+  kHeader,         // "Name: value", secret when Name is (see kCredentialHeaders)
+  kPassSource,     // OpenSSL's pass:SECRET (env:, file:, fd: and stdin name no secret)
+  kCookies,        // name=value cookies (a value without '=' is a cookie file)
+  kConnectString,  // Oracle's user/pass@db: after the first '/' before any '@', to the '@'
 };
 // The forms in which an option takes its value.
 enum Form : unsigned char {
@@ -194,18 +195,24 @@ inline constexpr ToolOption kToolOptions[] = {
 // password=p has none); kEveryOperand: after it ("" from the start), every
 // such argument (redis-cli AUTH [USER] PASSWORD, where the password is the
 // last and the user optional; openssl passwd -6 -salt S PASSWORD...),
-// except the value after one of `value_options` (-salt S).
+// except the value after one of `value_options` (-salt S). `value`: which
+// part of the argument (sqlplus user/PASSWORD@db, the first operand).
 inline constexpr unsigned char kEveryOperand = 255;
 struct PositionalSecret {
   std::string_view tools;
   std::string_view trigger;
   unsigned char offset;
   std::string_view value_options = {};  // space-separated
+  Value value = Value::kWhole;
 };
 inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"redis-cli", "auth", kEveryOperand},  // also HELLO 3 AUTH USER PASSWORD
     {"openssl", "passwd", kEveryOperand, "-salt -in"},
     {"mkpasswd", "", kEveryOperand, "-m -S -R --method --salt --rounds --password-fd"},
+    {"sqlplus expdp impdp exp imp sqlldr dgmgrl", "", 0, {}, Value::kConnectString},
+    {"rman", "target", 0, {}, Value::kConnectString},
+    {"rman", "catalog", 0, {}, Value::kConnectString},
+    {"rman", "auxiliary", 0, {}, Value::kConnectString},
     {"composer poetry", "http-basic.", 2},
     {"composer", "bitbucket-oauth.", 2},
     {"poetry", "pypi-token.", 1},

@@ -84,6 +84,8 @@ std::string_view ValueText(redact_rules::Value value) {
     case redact_rules::Value::kHeader: return "a credential header's value";
     case redact_rules::Value::kPassSource: return "after pass: (env:, file:, fd: name no secret)";
     case redact_rules::Value::kCookies: return "the value when it holds = (else a cookie file)";
+    case redact_rules::Value::kConnectString:
+      return "in user/password@db, the password (after the first / before any @)";
   }
   return "";
 }
@@ -168,8 +170,12 @@ std::string Render() {
       if (!row.value_options.empty()) text += ", but the value after " + Roff(row.value_options);
       text += ".";
     } else if (row.offset == 0) {
-      text = "after the argument " + Roff(row.trigger) +
-             " (any case) the first that is neither an option nor NAME=value.";
+      text = (row.trigger.empty() ? std::string("from the start")
+                                  : "after the argument " + Roff(row.trigger) + " (any case)") +
+             ", the first that is neither an option nor NAME=value";
+      if (row.value != redact_rules::Value::kWhole)
+        text += ": " + std::string(ValueText(row.value));
+      text += ".";
     } else {
       text = "after an argument starting with " + Roff(row.trigger) + " the argument " +
              std::to_string(row.offset) + " places on.";

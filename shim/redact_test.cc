@@ -586,6 +586,30 @@ TEST_CASE("positional secrets: every operand after redis-cli AUTH and openssl pa
         "redis-cli -h r AUTH [REDACTED] && redis-cli PING");
 }
 
+TEST_CASE("positional secrets: Oracle's user/password@db, the first operand") {
+  using V = std::vector<std::string>;
+  const auto args = [](std::vector<std::string> argv, std::string_view tool) {
+    return RedactArgs(std::move(argv), tool).args;
+  };
+  CHECK(args({"scott/p1@orcl"}, "sqlplus") == V{"scott/[REDACTED]@orcl"});
+  CHECK(args({"-s", "scott/p1@//db.example.com:1521/svc", "@run.sql"}, "sqlplus") ==
+        V{"-s", "scott/[REDACTED]@//db.example.com:1521/svc", "@run.sql"});
+  CHECK(args({"scott/p1"}, "sqlplus") == V{"scott/[REDACTED]"});
+  CHECK(args({"sys/p1@db as sysdba"}, "sqlplus") == V{"sys/[REDACTED]@db as sysdba"});
+  // No password: the '/' is the service's, or there is no user.
+  CHECK(args({"scott@//db:1521/svc"}, "sqlplus") == V{"scott@//db:1521/svc"});
+  CHECK(args({"/nolog"}, "sqlplus") == V{"/nolog"});
+  CHECK(args({"/", "as", "sysdba"}, "sqlplus") == V{"/", "as", "sysdba"});
+  CHECK(args({"scott/"}, "sqlplus") == V{"scott/"});
+  // Only the first operand: a script's path after it is no connect string.
+  CHECK(args({"scott@db", "@dir/run.sql"}, "sqlplus")[1] == "@dir/run.sql");
+  CHECK(args({"system/p1@db", "directory=d", "dumpfile=x/y.dmp"}, "expdp") ==
+        V{"system/[REDACTED]@db", "directory=d", "dumpfile=x/y.dmp"});
+  CHECK(args({"target", "sys/p1@prod", "catalog", "rco/p2@cat"}, "rman") ==
+        V{"target", "sys/[REDACTED]@prod", "catalog", "rco/[REDACTED]@cat"});
+  CHECK(args({"a/b"}, "cp") == V{"a/b"});
+}
+
 TEST_CASE("rule 11: a command string's commands, each by its own rows") {
   CHECK(Sh("curl -u me:pw x") == "curl -u me:[REDACTED] x");
   CHECK(Sh("curl -H 'Authorization: token abc' x; mysql -pX1 db && sshpass -p X2 ssh h") ==
