@@ -257,23 +257,29 @@ class Forward(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         self.assertIn("100 entries in 1 chain(s)", p.stdout)
 
-    def test_an_edited_or_missing_entry_is_named_at_the_receiver(self):
-        self.import_entries(50)
+    def received_lines(self, count):
+        """`count` entries forwarded to a real receiver: its file's path and
+        lines (bytes, each with its newline) and their entry ids."""
+        self.import_entries(count)
         rcv = forward_support.Receiver(self, os.path.join(self.dir, "rcv"), self.pki)
         rcv.start()
         p = self.forward("relp+tls://localhost:%d" % rcv.port)
         self.assertEqual(p.returncode, 0, p.stderr)
         path = rcv.file_for(self.host)
-        with open(path) as f:
+        with open(path, "rb") as f:
             lines = f.readlines()
-        ids = [json.loads(line)["entry_id"] for line in lines]
-        with open(path, "w") as f:
+        self.assertEqual(len(lines), count)
+        return path, lines, [json.loads(line)["entry_id"] for line in lines]
+
+    def test_an_edited_or_missing_entry_is_named_at_the_receiver(self):
+        path, lines, ids = self.received_lines(50)
+        with open(path, "wb") as f:
             f.writelines(lines[:20] + lines[21:])
         p = run_collector("verify", "--key-file", self.key, "--drop-duplicates", path)
         self.assertEqual(p.returncode, 1)
         self.assertIn(":21: %s: previous_hash does not link" % ids[21], p.stderr)
-        with open(path, "w") as f:
-            f.writelines(lines[:30] + [lines[30].replace('"curl"', '"wget"', 1)] + lines[31:])
+        with open(path, "wb") as f:
+            f.writelines(lines[:30] + [lines[30].replace(b'"curl"', b'"wget"', 1)] + lines[31:])
         p = run_collector("verify", "--key-file", self.key, "--drop-duplicates", path)
         self.assertEqual(p.returncode, 1)
         self.assertIn(":31: content_hash does not match", p.stderr)
@@ -283,16 +289,7 @@ class Forward(unittest.TestCase):
         # of an entry it had not acknowledged (the kernel ends a write at a page
         # boundary once SIGKILL is pending); restarted, it appends the re-sent
         # entries to them. Here the real receiver's file, cut so.
-        self.import_entries(50)
-        rcv = forward_support.Receiver(self, os.path.join(self.dir, "rcv"), self.pki)
-        rcv.start()
-        p = self.forward("relp+tls://localhost:%d" % rcv.port)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        path = rcv.file_for(self.host)
-        with open(path, "rb") as f:
-            lines = f.readlines()
-        self.assertEqual(len(lines), 50)
-        ids = [json.loads(line)["entry_id"] for line in lines]
+        path, lines, ids = self.received_lines(50)
         for cut in (1, 700, len(lines[20]) - 1):
             with open(path, "wb") as f:
                 f.writelines(lines[:20] + [lines[20][:cut]] + lines[18:])
