@@ -791,6 +791,21 @@ bool ToolMatches(std::string_view tools, std::string_view binary) {
   return InList(tools, binary, "*"sv);
 }
 
+// Bit i: kRows[i] names `binary` (the rows a Redactor meets per argument,
+// looked up once).
+template <const auto& kRows>
+unsigned RowsFor(std::string_view binary) {
+  static_assert(std::size(kRows) <= sizeof(unsigned) * 8);
+  unsigned rows = 0;
+  for (std::size_t i = 0; i < std::size(kRows); ++i) {
+    if (ToolMatches(kRows[i].tools, binary)) rows |= 1u << i;
+  }
+  return rows;
+}
+
+// The lowest set bit's index (`rows` not 0).
+unsigned Lowest(unsigned rows) { return static_cast<unsigned>(__builtin_ctz(rows)); }
+
 bool HasSpace(std::string_view text) {
   for (char c : text) {
     if (IsSpace(c)) return true;
@@ -903,16 +918,16 @@ Redactor::Redactor(std::string_view binary) : tool_(binary) {
       has_own_rows_ = has_own_rows_ || row.tools != "*"sv;
     }
   }
-  static_assert(std::size(redact_rules::kSettingNames) <= sizeof(setting_rows_) * 8);
-  for (std::size_t i = 0; i < std::size(redact_rules::kSettingNames); ++i) {
-    if (ToolMatches(redact_rules::kSettingNames[i].tools, binary)) setting_rows_ |= 1u << i;
-  }
+  setting_rows_ = RowsFor<redact_rules::kSettingNames>(binary);
   SettingsAfter(""sv);
-  for (const redact_rules::PositionalSecret& row : redact_rules::kPositionalSecrets) {
-    if (!row.trigger.empty() || !ToolMatches(row.tools, binary)) continue;
+  positional_rows_ = RowsFor<redact_rules::kPositionalSecrets>(binary);
+  for (unsigned rows = positional_rows_; rows != 0; rows &= rows - 1) {
+    const redact_rules::PositionalSecret& row = redact_rules::kPositionalSecrets[Lowest(rows)];
+    if (!row.trigger.empty()) continue;
     if (row.offset == redact_rules::kEveryOperand) every_operand_row_ = &row;
     if (row.offset == 0) operand_row_ = &row;
   }
+  marked_rows_ = RowsFor<redact_rules::kMarkedSecrets>(binary);
 }
 
 bool Redactor::Applies(std::size_t row) const {
@@ -991,13 +1006,14 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
     operand_row_ = nullptr;
     ToolValue(row.value, arg, 0, &spans);
   }
-  for (const redact_rules::PositionalSecret& row : redact_rules::kPositionalSecrets) {
+  for (unsigned rows = positional_rows_; rows != 0; rows &= rows - 1) {
+    const redact_rules::PositionalSecret& row = redact_rules::kPositionalSecrets[Lowest(rows)];
     // An operand's trigger is a subcommand, matched whole in any case
     // (vault login, redis-cli AUTH).
     const bool operand = row.offset == 0 || row.offset == redact_rules::kEveryOperand;
     const bool triggered = operand ? !row.trigger.empty() && EqualsIgnoreCase(arg, row.trigger)
                                    : StartsWith(arg, row.trigger);
-    if (!triggered || !ToolMatches(row.tools, tool_)) continue;
+    if (!triggered) continue;
     if (row.offset == redact_rules::kEveryOperand) {
       every_operand_row_ = &row;
     } else if (row.offset == 0) {
@@ -1053,8 +1069,8 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
 
 // kMarkedSecrets: >PASSWORD after redis-cli's ACL SETUSER.
 void Redactor::MarkedSecret(std::string_view arg, Collector* spans) {
-  for (const redact_rules::MarkedSecret& row : redact_rules::kMarkedSecrets) {
-    if (!ToolMatches(row.tools, tool_)) continue;
+  for (unsigned rows = marked_rows_; rows != 0; rows &= rows - 1) {
+    const redact_rules::MarkedSecret& row = redact_rules::kMarkedSecrets[Lowest(rows)];
     if (EqualsIgnoreCase(arg, row.after)) {
       marked_secrets_ = true;
     } else if (marked_secrets_ && arg.size() > 1 &&
@@ -1082,7 +1098,7 @@ void Redactor::SettingName(std::string_view arg, bool is_option) {
 // the start) turns on.
 void Redactor::SettingsAfter(std::string_view arg) {
   for (unsigned rows = setting_rows_; rows != 0; rows &= rows - 1) {
-    const redact_rules::SettingNames& row = redact_rules::kSettingNames[__builtin_ctz(rows)];
+    const redact_rules::SettingNames& row = redact_rules::kSettingNames[Lowest(rows)];
     if (!EqualsIgnoreCase(arg, row.after)) continue;  // redis-cli CONFIG SET
     if (row.every) {
       every_name_ = true;

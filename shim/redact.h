@@ -138,10 +138,13 @@ class Redactor {
   Pending pending_;
   const redact_rules::ToolOption* rows_[kMaxToolRows];  // the rows for this binary
   std::size_t row_count_ = 0;
-  unsigned seen_after_ = 0;    // bit i: rows_[i]->after has been seen
-  bool after_set_ = false;     // rule 9: the next non-option argument is a name
-  bool every_name_ = false;    // rule 9: every non-option argument is a name
-  unsigned setting_rows_ = 0;  // bit i: kSettingNames[i] names this binary
+  unsigned seen_after_ = 0;  // bit i: rows_[i]->after has been seen
+  bool after_set_ = false;   // rule 9: the next non-option argument is a name
+  bool every_name_ = false;  // rule 9: every non-option argument is a name
+  // Bit i: row i of the table names this binary.
+  unsigned setting_rows_ = 0;     // kSettingNames
+  unsigned positional_rows_ = 0;  // kPositionalSecrets
+  unsigned marked_rows_ = 0;      // kMarkedSecrets
   std::string_view tool_;
   unsigned positional_left_ = 0;  // kPositionalSecrets: arguments until the secret one
   // kPositionalSecrets offset 0: the next operand is this row's secret.
