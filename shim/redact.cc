@@ -638,7 +638,8 @@ void QuotedMemberRule(std::string_view arg, Collector* spans) {
     ++j;
     while (j < arg.size() && IsSpace(arg[j])) ++j;
     if (j >= arg.size() || arg[j] == '{' || arg[j] == '[')
-      continue;  // members inside get their own turn
+      continue;                   // members inside get their own turn
+    if (arg[j] == '$') continue;  // a variable ({"auth": $token} in jq), not a secret's text
     std::size_t begin = j;
     std::size_t end = j;
     if (arg[j] == '"' || arg[j] == '\'') {
@@ -997,14 +998,16 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
   after_command_string_option_ = IsCommandStringOption(arg);
   if (positional_left_ > 0 && --positional_left_ == 0)
     pending_ = Pending{true, Value::kWhole, false};
+  // The operand rows' secret operand, which is never an option, NAME=value
+  // or the value of one of the row's value_options.
+  const redact_rules::PositionalSecret* operand =
+      operand_row_ != nullptr ? operand_row_ : every_operand_row_;
   const bool an_options_value = value_next_;
-  value_next_ = every_operand_row_ != nullptr && InList(every_operand_row_->value_options, arg);
-  if ((operand_row_ != nullptr || (every_operand_row_ != nullptr && !an_options_value)) &&
-      !StartsWith(arg, "-"sv) && arg.find('=') == std::string_view::npos) {
-    const redact_rules::PositionalSecret& row =
-        operand_row_ != nullptr ? *operand_row_ : *every_operand_row_;
+  value_next_ = operand != nullptr && InList(operand->value_options, arg);
+  if (operand != nullptr && !an_options_value && !StartsWith(arg, "-"sv) &&
+      arg.find('=') == std::string_view::npos) {
     operand_row_ = nullptr;
-    ToolValue(row.value, arg, 0, &spans);
+    ToolValue(operand->value, arg, 0, &spans);
   }
   for (unsigned rows = positional_rows_; rows != 0; rows &= rows - 1) {
     const redact_rules::PositionalSecret& row = redact_rules::kPositionalSecrets[Lowest(rows)];
@@ -1130,6 +1133,7 @@ struct Level {
   Span here_string;                 // the current command's <<< word
   bool after_here_string_operator;  // the last word was <<<
   bool reads_secret;                // the current command reads a secret on its input
+  unsigned stdin_rows;              // the kToolStdinSecretOptions rows of the current command
   bool last_was_pipe;               // the last token was '|' ('||' is no pipe)
 };
 Level g_levels[kMaxCommandDepth];
@@ -1163,7 +1167,25 @@ void EndCommand(Level* level, char separator) {
   level->here_string = Span{0, 0};
   level->after_here_string_operator = false;
   level->reads_secret = false;
+  level->stdin_rows = 0;
   level->command = nullptr;
+}
+
+// kToolStdinSecretOptions: `word` is one of the options (`rows`, of the
+// current command) that make it read a secret on its standard input.
+bool ToolReadsSecret(unsigned rows, std::string_view word) {
+  for (; rows != 0; rows &= rows - 1) {
+    const redact_rules::StdinSecretOption& row =
+        redact_rules::kToolStdinSecretOptions[Lowest(rows)];
+    if (word == row.option) return true;
+    // -S among other one-letter flags: -kS, -Sk (not -S=x, not --stdin's).
+    if (IsOneLetterOption(row.option) && word.size() > 2 && word[0] == '-' && word[1] != '-') {
+      bool flags = true;
+      for (std::size_t i = 1; i < word.size(); ++i) flags = flags && IsAlpha(word[i]);
+      if (flags && word.find(row.option[1]) != std::string_view::npos) return true;
+    }
+  }
+  return false;
 }
 
 // echo's -n, -e, -E (printf's format may hold the secret: it stays in).
@@ -1188,12 +1210,16 @@ void PipelineWord(Level* level, std::string_view word, std::size_t begin, std::s
     level->here_string = Span{begin + 3, end};  // <<<word
   }
   if (is_name) {
-    level->echo = InWords<redact_rules::kEchoCommands>(Basename(word));
-    level->reads_secret =
-        level->reads_secret || InWords<redact_rules::kStdinSecretCommands>(Basename(word));
-  } else if (level->echo && !(level->echo_args.end == 0 && IsEchoFlag(word))) {
-    if (level->echo_args.end == 0) level->echo_args.begin = begin;
-    level->echo_args.end = end;
+    const std::string_view name = Basename(word);
+    level->echo = InWords<redact_rules::kEchoCommands>(name);
+    level->reads_secret = level->reads_secret || InWords<redact_rules::kStdinSecretCommands>(name);
+    level->stdin_rows = RowsFor<redact_rules::kToolStdinSecretOptions>(name);
+  } else {
+    if (level->echo && !(level->echo_args.end == 0 && IsEchoFlag(word))) {
+      if (level->echo_args.end == 0) level->echo_args.begin = begin;
+      level->echo_args.end = end;
+    }
+    if (ToolReadsSecret(level->stdin_rows, word)) level->reads_secret = true;
   }
   if (InWords<redact_rules::kStdinSecretOptions>(word)) level->reads_secret = true;
   FeedSecret(*level, spans);

@@ -48,7 +48,7 @@
 //     the first beyond, the rest of the argument is redacted (and so is
 //     every later argument from its first command on). What is fed to a
 //     command that reads a secret on its standard input (kStdinSecretOptions,
-//     kStdinSecretCommands) is secret: an echo or printf's arguments piped
+//     kToolStdinSecretOptions, kStdinSecretCommands) is secret: an echo or printf's arguments piped
 //     into it, its <<< word (echo X | docker login --password-stdin).
 // 12. SQL passwords: the inside of the quoted string after IDENTIFIED BY
 //     (IDENTIFIED WITH plugin BY), PASSWORD, PASSWORD = and PASSWORD FOR
@@ -147,10 +147,10 @@ class Redactor {
   unsigned marked_rows_ = 0;      // kMarkedSecrets
   std::string_view tool_;
   unsigned positional_left_ = 0;  // kPositionalSecrets: arguments until the secret one
-  // kPositionalSecrets offset 0: the next operand is this row's secret.
-  const redact_rules::PositionalSecret* operand_row_ = nullptr;
-  // kPositionalSecrets kEveryOperand: each operand, but after its row's
+  // kPositionalSecrets offset 0: the next operand is this row's secret;
+  // kEveryOperand: each one. Neither the value after the row's
   // value_options.
+  const redact_rules::PositionalSecret* operand_row_ = nullptr;
   const redact_rules::PositionalSecret* every_operand_row_ = nullptr;
   bool value_next_ = false;                   // the last argument was one of those options
   bool marked_secrets_ = false;               // kMarkedSecrets: after its `after`

@@ -77,6 +77,16 @@ inline constexpr std::string_view kCommandPrefixes[] = {
 inline constexpr std::string_view kStdinSecretOptions[] = {"--password-stdin", "--with-token",
                                                            "--data-file=-"};
 inline constexpr std::string_view kStdinSecretCommands[] = {"chpasswd"};
+// The same for one tool's option; a one-letter one also among other
+// one-letter flags (echo X | sudo -kS cmd).
+struct StdinSecretOption {
+  std::string_view tools;  // space-separated names
+  std::string_view option;
+};
+inline constexpr StdinSecretOption kToolStdinSecretOptions[] = {
+    {"sudo", "-S"},      {"sudo", "--stdin"}, {"passwd", "--stdin"},
+    {"smbpasswd", "-s"}, {"htpasswd", "-i"},
+};
 inline constexpr std::string_view kEchoCommands[] = {"echo", "printf"};
 // Shells: after -c (-lc, ...) their argument is a shell's command string,
 // where a leading assignment's value ends with its word as the shell reads
@@ -194,9 +204,10 @@ inline constexpr ToolOption kToolOptions[] = {
 // (vault login TOKEN, where vault login -method=userpass username=u
 // password=p has none); kEveryOperand: after it ("" from the start), every
 // such argument (redis-cli AUTH [USER] PASSWORD, where the password is the
-// last and the user optional; openssl passwd -6 -salt S PASSWORD...),
-// except the value after one of `value_options` (-salt S). `value`: which
-// part of the argument (sqlplus user/PASSWORD@db, the first operand).
+// last and the user optional; openssl passwd -6 -salt S PASSWORD...).
+// Operands exclude the value after one of `value_options` (-salt S).
+// `value`: which part of the argument (sqlplus user/PASSWORD@db, the first
+// operand).
 inline constexpr unsigned char kEveryOperand = 255;
 struct PositionalSecret {
   std::string_view tools;
@@ -219,6 +230,8 @@ inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"vault bao", "login", 0},
     {"cargo", "login", 0},
     {"mc", "set", 4},  // mc alias set NAME URL ACCESS_KEY SECRET_KEY
+    {"bw", "unlock", 0, "--passwordenv --passwordfile --session"},
+    {"bw", "login", 2},  // bw login EMAIL PASSWORD
     {"rabbitmqctl", "add_user", 2},
     {"rabbitmqctl", "change_password", 2},
 };
@@ -239,6 +252,9 @@ inline constexpr SettingNames kSettingNames[] = {
     {"git", "config", false},    // git config --global user.password V
     {"nmcli", "", true},         // nmcli con mod N ipv4.method auto wifi-sec.psk V
     {"rclone", "config", true},  // rclone config create R s3 access_key_id A secret_access_key V
+    {"jq gojq jaq", "--arg", false},      // jq --arg token V '...'
+    {"jq gojq jaq", "--argjson", false},  // jq --argjson auth '{"password": ...}'
+    {"etcdctl consul", "put", false},     // etcdctl put /config/db_password V
 };
 
 // ---- Passwords marked by a leading character: after an argument equal to

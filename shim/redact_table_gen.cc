@@ -90,6 +90,16 @@ std::string_view ValueText(redact_rules::Value value) {
   return "";
 }
 
+// kToolStdinSecretOptions as "sudo -S, sudo --stdin, ...".
+std::string StdinToolOptions() {
+  std::string out;
+  for (const redact_rules::StdinSecretOption& row : redact_rules::kToolStdinSecretOptions) {
+    if (!out.empty()) out += ", ";
+    out += Roff(std::string(row.tools) + " " + std::string(row.option));
+  }
+  return out + " (a one-letter one also among other flags)";
+}
+
 std::string FormsText(unsigned char forms) {
   std::string out;
   auto add = [&out](std::string_view word) {
@@ -141,7 +151,8 @@ std::string Render() {
       << Wrap(WordList(redact_rules::kStdinSecretOptions))
       << ".It commands that read a secret on standard input (rule 11)\n"
       << Wrap(WordList(redact_rules::kStdinSecretCommands))
-      << ".It commands whose arguments are what they print (rule 11)\n"
+      << ".It one tool's options that read a secret on standard input (rule 11)\n"
+      << Wrap(StdinToolOptions()) << ".It commands whose arguments are what they print (rule 11)\n"
       << Wrap(WordList(redact_rules::kEchoCommands)) << ".It authorization schemes\n"
       << Wrap(WordList(redact_rules::kAuthSchemes)) << ".It capability path segments\n"
       << Wrap(WordList(redact_rules::kCapabilitySegments)) << ".It capability hosts starting with\n"
@@ -173,6 +184,7 @@ std::string Render() {
       text = (row.trigger.empty() ? std::string("from the start")
                                   : "after the argument " + Roff(row.trigger) + " (any case)") +
              ", the first that is neither an option nor NAME=value";
+      if (!row.value_options.empty()) text += " nor the value after " + Roff(row.value_options);
       if (row.value != redact_rules::Value::kWhole)
         text += ": " + std::string(ValueText(row.value));
       text += ".";

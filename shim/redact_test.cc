@@ -315,6 +315,17 @@ TEST_CASE("rule 9: git config's first name, and each name of nmcli's and rclone 
   CHECK(args({"wifi-sec.psk", "p1"}, "ip")[1] == "p1");                        // another tool
 }
 
+TEST_CASE("rule 9: jq --arg NAME V, etcdctl put KEY V") {
+  using V = std::vector<std::string>;
+  CHECK(RedactArgs({"-n", "--arg", "token", "t1", "{t: $token}"}, "jq").args ==
+        V{"-n", "--arg", "token", "[REDACTED]", "{t: $token}"});
+  CHECK(RedactArgs({"--argjson", "auth", "{\"u\": 1}", "."}, "jq").args[2] == "[REDACTED]");
+  CHECK(RedactArgs({"-n", "--arg", "name", "bob", "."}, "jq").args[3] == "bob");
+  CHECK(RedactArgs({"put", "/config/db_password", "p1"}, "etcdctl").args[2] == "[REDACTED]");
+  CHECK(RedactArgs({"put", "/config/db_host", "db1"}, "etcdctl").args[2] == "db1");
+  CHECK(RedactArgs({"kv", "put", "app/api_token", "t2"}, "consul").args[3] == "[REDACTED]");
+}
+
 TEST_CASE("rule 9: a setting's name hidden by rule 3 still makes its value secret") {
   Redacted r = RedactArgs({"config", "set", "--secret", "dbPassword", "p1"}, "pulumi");
   CHECK(r.args ==
@@ -333,6 +344,9 @@ TEST_CASE("rule 10: quoted members in JSON bodies and Python dicts") {
         R"({"password_file":"/run/p","name":"token"})");
   CHECK(One(R"("token":"unterminated)") == R"("token":"[REDACTED])");
   CHECK(One(R"({"password":""})") == R"({"password":""})");
+  // A bare $name is a variable (jq, JavaScript), not the secret.
+  CHECK(One(R"({"auth": $token, "password": $ENV.PW})") ==
+        R"({"auth": $token, "password": $ENV.PW})");
 }
 
 TEST_CASE("rule 6: Bearer and Basic credentials in free text") {
@@ -586,6 +600,16 @@ TEST_CASE("positional secrets: every operand after redis-cli AUTH and openssl pa
         "redis-cli -h r AUTH [REDACTED] && redis-cli PING");
 }
 
+TEST_CASE("positional secrets: bw unlock and login, but an option's value is no operand") {
+  using V = std::vector<std::string>;
+  CHECK(RedactArgs({"unlock", "p1"}, "bw").args == V{"unlock", "[REDACTED]"});
+  CHECK(RedactArgs({"unlock", "--raw", "p1"}, "bw").args == V{"unlock", "--raw", "[REDACTED]"});
+  CHECK(RedactArgs({"unlock", "--passwordenv", "BW_PW"}, "bw").args ==
+        V{"unlock", "--passwordenv", "BW_PW"});
+  CHECK(RedactArgs({"login", "me@example.com", "p2"}, "bw").args ==
+        V{"login", "me@example.com", "[REDACTED]"});
+}
+
 TEST_CASE("positional secrets: Oracle's user/password@db, the first operand") {
   using V = std::vector<std::string>;
   const auto args = [](std::vector<std::string> argv, std::string_view tool) {
@@ -670,6 +694,18 @@ TEST_CASE("rule 11: what is piped into a command that reads a secret on its inpu
   CHECK(Sh("echo a; docker login --password-stdin") == "echo a; docker login --password-stdin");
   CHECK(Sh("echo hello world | wc -w") == "echo hello world | wc -w");
   CHECK(Sh("grep x <<< 'a b'") == "grep x <<< 'a b'");
+  // One tool's options: sudo -S (also among other flags), passwd --stdin.
+  CHECK(Sh("echo p7 | sudo -S apt-get install -y jq") ==
+        "echo [REDACTED] | sudo -S apt-get install -y jq");
+  CHECK(Sh("echo 'p8' | sudo -kS whoami") == "echo [REDACTED] | sudo -kS whoami");
+  CHECK(Sh("sudo -u root -S id <<< p9") == "sudo -u root -S id <<< [REDACTED]");
+  CHECK(Sh("echo p10 | passwd --stdin bob") == "echo [REDACTED] | passwd --stdin bob");
+  CHECK(Sh("echo p11 | htpasswd -i .htpasswd bob") ==
+        "echo [REDACTED] | htpasswd -i .htpasswd bob");
+  // Another tool's -S, or sudo's other flags: kept.
+  CHECK(Sh("echo b | sort -S 1G") == "echo b | sort -S 1G");
+  CHECK(Sh("echo b | sudo -u bob tee f") == "echo b | sudo -u bob tee f");
+  CHECK(Sh("echo b | sudo -S=x") == "echo b | sudo -S=x");
 }
 
 TEST_CASE("rule 11: outside a command string, prose keeps its words") {
