@@ -28,7 +28,7 @@ inline constexpr std::string_view
 // "pwd" only inside a longer name: PWD alone is the working directory.
 inline constexpr std::string_view kSecretSuffixes[] = {
     "password",  "passwd",    "token",      "secret", "apikey",
-    "accesskey", "secretkey", "accountkey", "pwd",
+    "accesskey", "secretkey", "accountkey", "pwd",    "authkey",
 };
 // "key" is secret only after one of these words (api key, access key,
 // AccountKey): alone it is a file (curl --key), an object (aws s3api --key) or
@@ -186,11 +186,16 @@ inline constexpr ToolOption kToolOptions[] = {
     {"ssh-keygen", "-P", Value::kWhole, kBoth, ""},
     {"useradd usermod", "-p", Value::kWhole, kBoth, ""},
     {"twine", "-p", Value::kWhole, kBoth, ""},
-    {"doctl influx", "-t", Value::kWhole, kBoth, ""},
+    {"doctl influx codecov", "-t", Value::kWhole, kBoth, ""},
     {"rabbitmqadmin", "-p", Value::kWhole, kBoth, ""},
     {"xfreerdp", "/p:", Value::kWhole, kAttached, ""},
     {"rdesktop", "-p", Value::kWhole, kBoth, ""},
-    {"az docker podman helm nerdctl buildah skopeo oras oc", "-p", Value::kWhole, kBoth, "login"},
+    {"az docker podman helm nerdctl buildah skopeo oras oc crane regctl", "-p", Value::kWhole,
+     kBoth, "login"},
+    {"skopeo", "--creds", Value::kAfterColon, kBoth, ""},
+    {"skopeo", "--src-creds", Value::kAfterColon, kBoth, ""},
+    {"skopeo", "--dest-creds", Value::kAfterColon, kBoth, ""},
+    {"pscp psftp plink putty", "-pw", Value::kWhole, kSeparate, ""},
     {"az", "--value", Value::kWhole, kBoth, "secret"},
     {"aws", "--value", Value::kWhole, kBoth, "put-parameter"},
     {"gh", "-b", Value::kWhole, kBoth, "secret"},
@@ -226,12 +231,20 @@ inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"rman", "auxiliary", 0, {}, Value::kConnectString},
     {"composer poetry", "http-basic.", 2},
     {"composer", "bitbucket-oauth.", 2},
+    {"composer", "github-oauth.", 1},
+    {"composer", "gitlab-oauth.", 1},
+    {"composer", "gitlab-token.", 1},
+    {"composer", "bearer.", 1},
     {"poetry", "pypi-token.", 1},
     {"vault bao", "login", 0},
     {"cargo", "login", 0},
     {"mc", "set", 4},  // mc alias set NAME URL ACCESS_KEY SECRET_KEY
     {"bw", "unlock", 0, "--passwordenv --passwordfile --session"},
     {"bw", "login", 2},  // bw login EMAIL PASSWORD
+    {"ngrok", "authtoken", 0},
+    {"ngrok", "add-authtoken", 0},
+    {"ngrok", "add-api-key", 0},
+    {"snyk", "auth", 0},
     {"rabbitmqctl", "add_user", 2},
     {"rabbitmqctl", "change_password", 2},
 };

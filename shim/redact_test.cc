@@ -610,6 +610,29 @@ TEST_CASE("positional secrets: bw unlock and login, but an option's value is no 
         V{"login", "me@example.com", "[REDACTED]"});
 }
 
+TEST_CASE("tool rows and positional secrets: registries, tunnels, package hosts") {
+  const auto arg = [](std::vector<std::string> argv, std::string_view tool, std::size_t i) {
+    return RedactArgs(std::move(argv), tool).args[i];
+  };
+  CHECK(arg({"copy", "--src-creds", "u:p1", "docker://a", "docker://b"}, "skopeo", 2) ==
+        "u:[REDACTED]");
+  CHECK(arg({"copy", "--dest-creds=u:p2", "docker://a", "docker://b"}, "skopeo", 1) ==
+        "--dest-creds=u:[REDACTED]");
+  CHECK(arg({"auth", "login", "r.io", "-u", "u", "-p", "p3"}, "crane", 6) == "[REDACTED]");
+  CHECK(arg({"registry", "login", "r.io", "-u", "u", "-p", "p4"}, "regctl", 6) == "[REDACTED]");
+  CHECK(arg({"-pw", "p5", "u@h"}, "plink", 1) == "[REDACTED]");
+  CHECK(arg({"-t", "t1", "-f", "coverage.xml"}, "codecov", 1) == "[REDACTED]");
+  CHECK(arg({"config", "add-authtoken", "t2"}, "ngrok", 2) == "[REDACTED]");
+  CHECK(arg({"authtoken", "t3"}, "ngrok", 1) == "[REDACTED]");
+  CHECK(arg({"http", "8080"}, "ngrok", 1) == "8080");
+  CHECK(arg({"auth", "t4"}, "snyk", 1) == "[REDACTED]");
+  CHECK(arg({"test", "--all-projects"}, "snyk", 1) == "--all-projects");
+  CHECK(arg({"config", "-g", "github-oauth.github.com", "t5"}, "composer", 3) == "[REDACTED]");
+  CHECK(arg({"config", "-g", "gitlab-token.gitlab.com", "t6"}, "composer", 3) == "[REDACTED]");
+  CHECK(arg({"config", "bearer.example.org", "t7"}, "composer", 2) == "[REDACTED]");
+  CHECK(arg({"up", "--authkey", "tskey-auth-x"}, "tailscale", 2) == "[REDACTED]");
+}
+
 TEST_CASE("positional secrets: Oracle's user/password@db, the first operand") {
   using V = std::vector<std::string>;
   const auto args = [](std::vector<std::string> argv, std::string_view tool) {
