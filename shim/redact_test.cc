@@ -631,6 +631,17 @@ TEST_CASE("tool rows and positional secrets: registries, tunnels, package hosts"
   CHECK(arg({"config", "-g", "gitlab-token.gitlab.com", "t6"}, "composer", 3) == "[REDACTED]");
   CHECK(arg({"config", "bearer.example.org", "t7"}, "composer", 2) == "[REDACTED]");
   CHECK(arg({"up", "--authkey", "tskey-auth-x"}, "tailscale", 2) == "[REDACTED]");
+  CHECK(arg({"-u", "cassandra", "-p", "p6", "db1"}, "cqlsh", 3) == "[REDACTED]");
+  CHECK(arg({"-u", "neo4j", "-p", "p7"}, "cypher-shell", 3) == "[REDACTED]");
+  CHECK(arg({"set-initial-password", "p8"}, "neo4j-admin", 1) == "[REDACTED]");
+  CHECK(arg({"login", "--host", "https://w.example.com", "k1"}, "wandb", 2) ==
+        "https://w.example.com");
+  CHECK(arg({"login", "--host", "https://w.example.com", "k1"}, "wandb", 3) == "[REDACTED]");
+  CHECK(arg({"setapikey", "k2", "-source", "https://nuget.example.com"}, "nuget", 1) ==
+        "[REDACTED]");
+  // A model vendor's key; other keys stay files or names.
+  CHECK(arg({"app.py", "--openai-key", "k3"}, "python3", 2) == "[REDACTED]");
+  CHECK(arg({"app.py", "--ssh-key", "id_ed25519"}, "python3", 2) == "id_ed25519");
 }
 
 TEST_CASE("positional secrets: Oracle's user/password@db, the first operand") {
