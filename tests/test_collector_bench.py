@@ -116,6 +116,20 @@ class BenchWithoutBuilding(unittest.TestCase):
         # Its work directory is gone, the log run made append-only with it.
         self.assertEqual(set(glob.glob("/tmp/agt-bench-forward-*")) - before, set())
 
+    def test_bench_forward_kills_on_a_copied_build(self):
+        build = copied_build(self, "collector/agt-collector")
+        before = set(glob.glob("/tmp/agt-bench-forward-*"))
+        out = run_bench(self, "--no-build", "--section", "kills", "--kills", "3",
+                        "--kill-records", "50", build=build,
+                        bench=os.path.join(TOP, "scripts", "bench-forward"))
+        self.assertRegex(out, r"(?m)^kills: 150 entries through run --forward, the receiving "
+                         r"rsyslogd killed -9 3 times, in \d+\.\d s$")
+        self.assertRegex(out, r"(?m)^  receiver's file: \d+ lines, \d+ of them a write cut short")
+        self.assertRegex(out, r"(?m)^  verify --drop-duplicates: exit 0: .*: 150 entries in 1 "
+                         r"chain\(s\), chain and signatures valid, complete;")
+        self.assertEqual(sorted(os.listdir(build)), ["collector"], "scripts/build ran")
+        self.assertEqual(set(glob.glob("/tmp/agt-bench-forward-*")) - before, set())
+
     def test_bench_collector_erasure_on_a_copied_build(self):
         if os.geteuid() != 0:
             self.fail("bench-collector-erasure needs root (the sandbox user is made with setuid)")
