@@ -620,36 +620,63 @@ void PemPrivateKeyRule(std::string_view arg, Collector* spans) {
   }
 }
 
+std::size_t SkipSpace(std::string_view text, std::size_t at) {
+  while (at < text.size() && IsSpace(text[at])) ++at;
+  return at;
+}
+
 // Rule 10: a quoted member name holding a secret word, then ':' and a quoted
 // or bare value ({"password":"x"}, {'token': 'x'}, "api_key": 42): the value.
+// Inside a double-quoted shell word the quotes are escaped
+// ("{\"password\":\"x\"}" in sh -c's string): \" is a quote then.
 // Each quote starts at most one name scan, which ends at the next quote of
 // its kind, so every byte is scanned at most twice.
 void QuotedMemberRule(std::string_view arg, Collector* spans) {
+  // The quote at `at`: "\"" when escaped, else '"' or '\'' (empty: none).
+  const auto quote_at = [arg](std::size_t at) -> std::string_view {
+    if (at >= arg.size()) return {};
+    if (arg[at] == '"' || arg[at] == '\'') return std::string_view(arg.data() + at, 1);
+    if (arg[at] == '\\' && at + 1 < arg.size() && arg[at + 1] == '"')
+      return std::string_view(arg.data() + at, 2);
+    return {};
+  };
   for (std::size_t p = 0; p < arg.size(); ++p) {
-    char quote = arg[p];
-    if (quote != '"' && quote != '\'') continue;
-    std::size_t i = p + 1;
-    while (i < arg.size() && arg[i] != quote && arg[i] != '\\') ++i;
-    if (i >= arg.size() || arg[i] != quote) continue;
-    std::string_view name(arg.data() + p + 1, i - p - 1);
-    std::size_t j = i + 1;
-    while (j < arg.size() && IsSpace(arg[j])) ++j;
+    const std::string_view quote = quote_at(p);
+    if (quote.empty()) continue;
+    std::size_t i = p + quote.size();
+    while (i < arg.size() && arg[i] != quote.back() && arg[i] != '\\') ++i;
+    if (quote_at(i) != quote) continue;
+    std::string_view name(arg.data() + p + quote.size(), i - p - quote.size());
+    std::size_t j = SkipSpace(arg, i + quote.size());
     if (name.empty() || j >= arg.size() || arg[j] != ':' || !IsSecretName(name, true)) continue;
-    ++j;
-    while (j < arg.size() && IsSpace(arg[j])) ++j;
+    j = SkipSpace(arg, j + 1);
     if (j >= arg.size() || arg[j] == '{' || arg[j] == '[')
       continue;                   // members inside get their own turn
     if (arg[j] == '$') continue;  // a variable ({"auth": $token} in jq), not a secret's text
     std::size_t begin = j;
     std::size_t end = j;
-    if (arg[j] == '"' || arg[j] == '\'') {
-      char value_quote = arg[j];
-      begin = end = j + 1;
-      while (end < arg.size() && arg[end] != value_quote) end += arg[end] == '\\' ? 2 : 1;
+    const std::string_view value_quote = quote_at(j);
+    if (!value_quote.empty()) {  // to its close; \" inside "..." is no close
+      begin = end = j + value_quote.size();
+      while (end < arg.size() && (value_quote.size() == 2 ? quote_at(end) != value_quote
+                                                          : arg[end] != value_quote[0])) {
+        // Escaped quotes: \\ is one backslash of the value's own, which
+        // escapes what follows it (\\\" is an escaped quote, not the close).
+        const bool escaped_backslash = value_quote.size() == 2 && arg[end] == '\\' &&
+                                       end + 1 < arg.size() && arg[end + 1] == '\\';
+        if (escaped_backslash) {
+          end += 2;
+          const bool pair = end + 1 < arg.size() && arg[end] == '\\' &&
+                            (arg[end + 1] == '\\' || arg[end + 1] == '"');
+          end += pair ? 2 : 1;  // the escaped \\ or \", or one byte
+        } else {
+          end += arg[end] == '\\' ? 2 : 1;
+        }
+      }
       if (end > arg.size()) end = arg.size();
     } else {
       while (end < arg.size() && arg[end] != ',' && arg[end] != '}' && arg[end] != ']' &&
-             !IsSpace(arg[end]))
+             arg[end] != '\\' && !IsSpace(arg[end]))
         ++end;
     }
     spans->Add(begin, end);
@@ -664,11 +691,6 @@ bool KeywordAt(std::string_view text, std::size_t at, std::string_view word, std
   if (!StartsWithIgnoreCase(Tail(text, at), word)) return false;
   *after = at + word.size();
   return *after == text.size() || !IsWordChar(text[*after]);
-}
-
-std::size_t SkipSpace(std::string_view text, std::size_t at) {
-  while (at < text.size() && IsSpace(text[at])) ++at;
-  return at;
 }
 
 // Rules 12 and 13: the inside of the quoted string opening at `open` is

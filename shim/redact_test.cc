@@ -344,6 +344,15 @@ TEST_CASE("rule 10: quoted members in JSON bodies and Python dicts") {
         R"({"password_file":"/run/p","name":"token"})");
   CHECK(One(R"("token":"unterminated)") == R"("token":"[REDACTED])");
   CHECK(One(R"({"password":""})") == R"({"password":""})");
+  // Escaped quotes, as inside a double-quoted shell word (sh -c's string).
+  CHECK(One(R"({\"password\":\"p1\",\"n\":\"v\"})") ==
+        R"({\"password\":\"[REDACTED]\",\"n\":\"v\"})");
+  CHECK(One(R"({\"api_key\": \"a\\\"b\", \"n\": 1})") ==
+        R"({\"api_key\": \"[REDACTED]\", \"n\": 1})");  // the value's own \"
+  CHECK(One(R"({\"token\": 12345, \"n\": 1})") == R"({\"token\": [REDACTED], \"n\": 1})");
+  CHECK(One(R"({\"user\":\"bob\"})") == R"({\"user\":\"bob\"})");
+  CHECK(Sh(R"(curl -d "{\"password\":\"p2\"}" https://x)") ==
+        R"(curl -d "{\"password\":\"[REDACTED]\"}" https://x)");
   // A bare $name is a variable (jq, JavaScript), not the secret.
   CHECK(One(R"({"auth": $token, "password": $ENV.PW})") ==
         R"({"auth": $token, "password": $ENV.PW})");

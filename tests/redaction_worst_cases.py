@@ -46,6 +46,8 @@ WORST_UNITS = {
     "SQL passwords: quoted plugins": "identified with `identified with '",
     "SQL passwords: '=' without a string": "Password = ",
     "quoted secret members": "\"password\":",
+    "escaped quoted members": "\\\"password\\\":",
+    "escaped quoted values": "\\\"token\\\":\\\"\\\\",
     "name word splits": "a.b.c_",
     "camelCase splits": "aBcD",
     "short option clusters": "-u",
