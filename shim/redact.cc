@@ -1154,6 +1154,9 @@ struct Level {
   Span piped;                       // an echo's arguments piped into the current command
   Span here_string;                 // the current command's <<< word
   bool after_here_string_operator;  // the last word was <<<
+  bool echo_redirected;             // the echo's output went to a file: no more arguments
+  bool after_redirect_operator;     // the last word was > or >>
+  bool tee;                         // the current command is tee
   bool reads_secret;                // the current command reads a secret on its input
   unsigned stdin_rows;              // the kToolStdinSecretOptions rows of the current command
   bool last_was_pipe;               // the last token was '|' ('||' is no pipe)
@@ -1188,6 +1191,9 @@ void EndCommand(Level* level, char separator) {
   level->echo_args = Span{0, 0};
   level->here_string = Span{0, 0};
   level->after_here_string_operator = false;
+  level->echo_redirected = false;
+  level->after_redirect_operator = false;
+  level->tee = false;
   level->reads_secret = false;
   level->stdin_rows = 0;
   level->command = nullptr;
@@ -1208,6 +1214,27 @@ bool ToolReadsSecret(unsigned rows, std::string_view word) {
     }
   }
   return false;
+}
+
+// A file whose contents are a secret by its name (kCredentialFiles).
+bool IsCredentialFile(std::string_view path) {
+  std::string_view name = Basename(path);
+  if (!name.empty() && name[0] == '.') name.remove_prefix(1);
+  return !name.empty() &&
+         (InWords<redact_rules::kCredentialFiles>(name) || IsSecretName(name, true));
+}
+
+// An output redirection: >, >>, >|, 1>, &> ... and what follows it in the
+// same word (the file, or empty when it is the next word). False for others.
+bool OutputRedirection(std::string_view word, std::string_view* target) {
+  std::size_t i = 0;
+  if (i < word.size() && (word[i] == '1' || word[i] == '&')) ++i;
+  if (i >= word.size() || word[i] != '>') return false;
+  ++i;
+  if (i < word.size() && (word[i] == '>' || word[i] == '|')) ++i;
+  if (i < word.size() && word[i] == '&') return false;  // >&2: a descriptor
+  *target = Tail(word, i);
+  return true;
 }
 
 // echo's -n, -e, -E (printf's format may hold the secret: it stays in).
@@ -1234,14 +1261,28 @@ void PipelineWord(Level* level, std::string_view word, std::size_t begin, std::s
   if (is_name) {
     const std::string_view name = Basename(word);
     level->echo = InWords<redact_rules::kEchoCommands>(name);
+    level->tee = InWords<redact_rules::kTeeCommands>(name);
     level->reads_secret = level->reads_secret || InWords<redact_rules::kStdinSecretCommands>(name);
     level->stdin_rows = RowsFor<redact_rules::kToolStdinSecretOptions>(name);
   } else {
-    if (level->echo && !(level->echo_args.end == 0 && IsEchoFlag(word))) {
+    std::string_view target;
+    const bool redirection = OutputRedirection(word, &target);
+    if (level->after_redirect_operator) target = word;
+    const bool to_file = redirection || level->after_redirect_operator;
+    level->after_redirect_operator = redirection && target.empty();
+    if (level->echo && to_file) {
+      level->echo_redirected = true;
+      if (!target.empty() && IsCredentialFile(target))
+        spans->Add(level->echo_args.begin, level->echo_args.end);
+    } else if (level->echo && !level->echo_redirected &&
+               !(level->echo_args.end == 0 && IsEchoFlag(word))) {
       if (level->echo_args.end == 0) level->echo_args.begin = begin;
       level->echo_args.end = end;
     }
     if (ToolReadsSecret(level->stdin_rows, word)) level->reads_secret = true;
+    // tee FILE: what is piped in is written there.
+    if (level->tee && !to_file && !word.empty() && word[0] != '-' && IsCredentialFile(word))
+      level->reads_secret = true;
   }
   if (InWords<redact_rules::kStdinSecretOptions>(word)) level->reads_secret = true;
   FeedSecret(*level, spans);
@@ -1324,8 +1365,12 @@ bool Redactor::StartsCommand(std::string_view word) {
   const std::string_view name = Basename(word);
   if (InWords<redact_rules::kCommandPrefixes>(name)) return true;
   if (!Charge()) return true;
-  // echo and printf too, for rule 11's pipelines (sudo echo X | ...).
-  return HasOwnRows(name) || InWords<redact_rules::kEchoCommands>(name);
+  // And those rule 11's pipelines name (sudo echo X | ..., | sudo tee F,
+  // | sudo passwd --stdin).
+  return HasOwnRows(name) || InWords<redact_rules::kEchoCommands>(name) ||
+         InWords<redact_rules::kTeeCommands>(name) ||
+         InWords<redact_rules::kStdinSecretCommands>(name) ||
+         RowsFor<redact_rules::kToolStdinSecretOptions>(name) != 0;
 }
 
 bool Redactor::Charge() {

@@ -50,6 +50,8 @@
 //     command that reads a secret on its standard input (kStdinSecretOptions,
 //     kToolStdinSecretOptions, kStdinSecretCommands) is secret: an echo or printf's arguments piped
 //     into it, its <<< word (echo X | docker login --password-stdin).
+//     So is what an echo or printf writes to a credential file (> FILE,
+//     | tee FILE: a secret name such as token, or kCredentialFiles).
 // 12. SQL passwords: the inside of the quoted string after IDENTIFIED BY
 //     (IDENTIFIED WITH plugin BY), PASSWORD, PASSWORD = and PASSWORD FOR
 //     account = (mysql -e "CREATE USER ... IDENTIFIED BY 'x'", psql -c

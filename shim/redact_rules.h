@@ -115,6 +115,13 @@ inline constexpr StdinSecretOption kToolStdinSecretOptions[] = {
     {"smbpasswd", "-s"}, {"htpasswd", "-i"},
 };
 inline constexpr std::string_view kEchoCommands[] = {"echo", "printf"};
+// Rule 11, files: what an echo or printf writes to a file (> FILE, >> FILE)
+// or pipes into tee FILE is secret when the file's name, without a leading
+// '.', is a secret name (token, api_key.txt, git-credentials) or one of
+// these credential files (echo "machine h login u password X" > ~/.netrc).
+inline constexpr std::string_view kCredentialFiles[] = {"netrc", "pgpass", "npmrc", "pypirc",
+                                                        "my.cnf"};
+inline constexpr std::string_view kTeeCommands[] = {"tee"};
 // Shells: after -c (-lc, ...) their argument is a shell's command string,
 // where a leading assignment's value ends with its word as the shell reads
 // it (rule 5: A_TOKEN='x y' gh pr create keeps gh pr create).

@@ -153,7 +153,11 @@ std::string Render() {
       << Wrap(WordList(redact_rules::kStdinSecretCommands))
       << ".It one tool's options that read a secret on standard input (rule 11)\n"
       << Wrap(StdinToolOptions()) << ".It commands whose arguments are what they print (rule 11)\n"
-      << Wrap(WordList(redact_rules::kEchoCommands)) << ".It authorization schemes\n"
+      << Wrap(WordList(redact_rules::kEchoCommands))
+      << ".It credential files, besides secret names (rule 11)\n"
+      << Wrap(WordList(redact_rules::kCredentialFiles))
+      << ".It commands that write their input to the files they name (rule 11)\n"
+      << Wrap(WordList(redact_rules::kTeeCommands)) << ".It authorization schemes\n"
       << Wrap(WordList(redact_rules::kAuthSchemes)) << ".It capability path segments\n"
       << Wrap(WordList(redact_rules::kCapabilitySegments)) << ".It capability hosts starting with\n"
       << Wrap(Roff(redact_rules::kCapabilityHostPrefix)) << ".It bot token hosts\n"

@@ -745,6 +745,18 @@ TEST_CASE("rule 11: what is piped into a command that reads a secret on its inpu
   CHECK(Sh("echo p10 | passwd --stdin bob") == "echo [REDACTED] | passwd --stdin bob");
   CHECK(Sh("echo p11 | htpasswd -i .htpasswd bob") ==
         "echo [REDACTED] | htpasswd -i .htpasswd bob");
+  // Written to a credential file, or piped into tee one.
+  CHECK(Sh("echo \"machine h login u password p12\" > ~/.netrc") == "echo [REDACTED] > ~/.netrc");
+  CHECK(Sh("echo -n p13 >>/run/secrets/api_token && echo ok") ==
+        "echo -n [REDACTED] >>/run/secrets/api_token && echo ok");
+  CHECK(Sh("printf '%s' p14 1> ~/.pgpass") == "printf [REDACTED] 1> ~/.pgpass");
+  CHECK(Sh("echo p15 | sudo tee /etc/app/token > /dev/null") ==
+        "echo [REDACTED] | sudo tee /etc/app/token > /dev/null");
+  CHECK(Sh("echo p16 | sudo passwd --stdin bob") == "echo [REDACTED] | sudo passwd --stdin bob");
+  CHECK(Sh("echo hi > out.txt; echo hi | tee -a app.log") ==
+        "echo hi > out.txt; echo hi | tee -a app.log");
+  CHECK(Sh("echo hi 2>&1 >&2") == "echo hi 2>&1 >&2");
+  CHECK(Sh("echo hi > log.txt token") == "echo hi > log.txt token");  // after the file: no argument
   // Another tool's -S, or sudo's other flags: kept.
   CHECK(Sh("echo b | sort -S 1G") == "echo b | sort -S 1G");
   CHECK(Sh("echo b | sudo -u bob tee f") == "echo b | sudo -u bob tee f");

@@ -60,6 +60,7 @@ WORST_UNITS = {
     "command lines: quoted headers": "-H'Cookie: ",
     "command lines: tool options": "curl -u a:b ",
     "command lines: pipelines": "echo a|docker --password-stdin|",
+    "command lines: redirections": "echo a >token;",
     "command lines: here-strings": "<<< ",
 }
 
