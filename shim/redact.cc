@@ -868,11 +868,25 @@ bool IsQuotedCommandLine(const shell_words::Token& token, std::string_view word)
 }
 
 // Whether a tool row names `binary` itself, not only as one of "*".
-bool HasOwnRows(std::string_view binary) {
-  for (const redact_rules::ToolOption& row : redact_rules::kToolOptions) {
-    if (row.tools != "*"sv && ToolMatches(row.tools, binary)) return true;
+// Whether a row of kRows names `binary` itself (not by "*").
+template <const auto& kRows>
+bool NamedBy(std::string_view binary) {
+  for (const auto& row : kRows) {
+    if (InList(row.tools, binary)) return true;
   }
   return false;
+}
+
+// Whether a table names `binary` (a row of its own, not a "*" one): then
+// rules 8 and 9 hold in its command lines, and after a prefix it starts
+// the command (sudo vault login X, sudo git config user.password X).
+bool HasOwnRows(std::string_view binary) {
+  return NamedBy<redact_rules::kToolOptions>(binary) ||
+         NamedBy<redact_rules::kPositionalSecrets>(binary) ||
+         NamedBy<redact_rules::kSettingNames>(binary) ||
+         NamedBy<redact_rules::kMarkedSecrets>(binary) ||
+         NamedBy<redact_rules::kCountedOperands>(binary) ||
+         NamedBy<redact_rules::kToolStdinSecretOptions>(binary);
 }
 
 bool IsOneLetterOption(std::string_view option) {
@@ -938,7 +952,6 @@ Redactor::Redactor(std::string_view binary) : tool_(binary) {
   for (const redact_rules::ToolOption& row : redact_rules::kToolOptions) {
     if (row_count_ < kMaxToolRows && ToolMatches(row.tools, binary)) {
       rows_[row_count_++] = &row;
-      has_own_rows_ = has_own_rows_ || row.tools != "*"sv;
     }
   }
   setting_rows_ = RowsFor<redact_rules::kSettingNames>(binary);
@@ -951,6 +964,9 @@ Redactor::Redactor(std::string_view binary) : tool_(binary) {
     if (row.offset == 0) operand_row_ = &row;
   }
   marked_rows_ = RowsFor<redact_rules::kMarkedSecrets>(binary);
+  has_own_rows_ = HasOwnRows(binary);
+  if (const unsigned rows = RowsFor<redact_rules::kCountedOperands>(binary); rows != 0)
+    counted_row_ = &redact_rules::kCountedOperands[Lowest(rows)];
 }
 
 bool Redactor::Applies(std::size_t row) const {
@@ -1048,6 +1064,7 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
     }
   }
   MarkedSecret(arg, &spans);
+  CountedOperand(arg, &spans);
   Pending pending = pending_;
   pending_ = Pending{};
   // Rule 9's value is not an option: gh secret set NAME --body V leaves the
@@ -1103,6 +1120,25 @@ void Redactor::MarkedSecret(std::string_view arg, Collector* spans) {
       spans->Add(1, arg.size());
     }
   }
+}
+
+// kCountedOperands: htpasswd -b's password, its third operand (-nb: second).
+void Redactor::CountedOperand(std::string_view arg, Collector* spans) {
+  if (counted_row_ == nullptr) return;
+  const redact_rules::CountedOperand& row = *counted_row_;
+  const bool value = counted_value_next_;
+  counted_value_next_ = InList(row.value_options, arg);
+  if (arg.size() >= 2 && arg[0] == '-' && arg[1] != '-') {  // -b, -nb, -bc
+    for (std::size_t i = 1; i < arg.size() && IsAlpha(arg[i]); ++i) {
+      counted_flag_ = counted_flag_ || arg[i] == row.flag;
+      fewer_flag_ = fewer_flag_ || arg[i] == row.fewer_flag;
+    }
+    return;
+  }
+  if (value || StartsWith(arg, "-"sv)) return;
+  ++operands_seen_;
+  const unsigned secret = row.operand - (fewer_flag_ ? 1u : 0u);
+  if (counted_flag_ && operands_seen_ == secret) spans->Add(0, arg.size());
 }
 
 // Rule 9: the first non-option argument after "set" (kSettingNames) is a
@@ -1365,12 +1401,10 @@ bool Redactor::StartsCommand(std::string_view word) {
   const std::string_view name = Basename(word);
   if (InWords<redact_rules::kCommandPrefixes>(name)) return true;
   if (!Charge()) return true;
-  // And those rule 11's pipelines name (sudo echo X | ..., | sudo tee F,
-  // | sudo passwd --stdin).
+  // And those rule 11's pipelines name (sudo echo X | ..., | sudo tee F).
   return HasOwnRows(name) || InWords<redact_rules::kEchoCommands>(name) ||
          InWords<redact_rules::kTeeCommands>(name) ||
-         InWords<redact_rules::kStdinSecretCommands>(name) ||
-         RowsFor<redact_rules::kToolStdinSecretOptions>(name) != 0;
+         InWords<redact_rules::kStdinSecretCommands>(name);
 }
 
 bool Redactor::Charge() {

@@ -132,9 +132,10 @@ class Redactor {
     bool setting = false;  // rule 9's value, which is never an option
   };
   bool ToolOption(std::string_view arg, Collector* spans);
-  void SettingName(std::string_view arg, bool is_option);     // rule 9
-  void SettingsAfter(std::string_view arg);                   // rule 9
-  void MarkedSecret(std::string_view arg, Collector* spans);  // kMarkedSecrets
+  void SettingName(std::string_view arg, bool is_option);       // rule 9
+  void SettingsAfter(std::string_view arg);                     // rule 9
+  void MarkedSecret(std::string_view arg, Collector* spans);    // kMarkedSecrets
+  void CountedOperand(std::string_view arg, Collector* spans);  // kCountedOperands
   bool Applies(std::size_t row) const;
 
   Pending pending_;
@@ -154,8 +155,14 @@ class Redactor {
   // value_options.
   const redact_rules::PositionalSecret* operand_row_ = nullptr;
   const redact_rules::PositionalSecret* every_operand_row_ = nullptr;
-  bool value_next_ = false;                   // the last argument was one of those options
-  bool marked_secrets_ = false;               // kMarkedSecrets: after its `after`
+  bool value_next_ = false;      // the last argument was one of those options
+  bool marked_secrets_ = false;  // kMarkedSecrets: after its `after`
+  // kCountedOperands: this tool's row, the operands seen, its flags seen.
+  const redact_rules::CountedOperand* counted_row_ = nullptr;
+  unsigned operands_seen_ = 0;
+  bool counted_flag_ = false;
+  bool fewer_flag_ = false;
+  bool counted_value_next_ = false;
   bool has_own_rows_ = false;                 // a row names this binary (not only "*" rows)
   bool after_command_string_option_ = false;  // the last argument was -c (rule 11)
   bool free_text_ = false;                    // rules 8 and 9 off (rule 11)

@@ -308,6 +308,21 @@ inline constexpr SettingNames kSettingNames[] = {
     {"etcdctl consul", "put", false},     // etcdctl put /config/db_password V
 };
 
+// ---- Counted operands: with the one-letter flag `flag` among a tool's
+// options, its operand number `operand` is secret, one fewer with
+// `fewer_flag` (htpasswd -b FILE USER PASSWORD, htpasswd -nb USER
+// PASSWORD); the value after one of `value_options` is no operand.
+struct CountedOperand {
+  std::string_view tools;
+  char flag;
+  unsigned char operand;  // 1-based
+  char fewer_flag;
+  std::string_view value_options;
+};
+inline constexpr CountedOperand kCountedOperands[] = {
+    {"htpasswd", 'b', 3, 'n', "-C -r"},
+};
+
 // ---- Passwords marked by a leading character: after an argument equal to
 // `after` in any case, an argument starting with one of `marks` is secret
 // past it (redis-cli ACL SETUSER alice on >PASSWORD: '>' adds a password,

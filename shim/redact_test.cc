@@ -653,6 +653,32 @@ TEST_CASE("tool rows and positional secrets: registries, tunnels, package hosts"
   CHECK(arg({"app.py", "--ssh-key", "id_ed25519"}, "python3", 2) == "id_ed25519");
 }
 
+TEST_CASE("counted operands: htpasswd -b's password, wherever its flags put it") {
+  using V = std::vector<std::string>;
+  const auto args = [](std::vector<std::string> argv) {
+    return RedactArgs(std::move(argv), "htpasswd").args;
+  };
+  CHECK(args({"-b", "f", "u", "p1"}) == V{"-b", "f", "u", "[REDACTED]"});
+  CHECK(args({"-bc", "f", "u", "p1"}) == V{"-bc", "f", "u", "[REDACTED]"});
+  CHECK(args({"-nb", "u", "p1"}) == V{"-nb", "u", "[REDACTED]"});
+  CHECK(args({"-n", "-b", "-B", "-C", "10", "u", "p1"}) ==
+        V{"-n", "-b", "-B", "-C", "10", "u", "[REDACTED]"});
+  CHECK(args({"-b", "-r", "7", "f", "u", "p1"})[5] == "[REDACTED]");
+  CHECK(args({"-c", "f", "u"}) == V{"-c", "f", "u"});  // prompts: no password here
+  CHECK(args({"-D", "f", "u"}) == V{"-D", "f", "u"});
+}
+
+TEST_CASE("rule 11: after a prefix, any tool a table names starts the command") {
+  CHECK(Sh("sudo vault login t1") == "sudo vault login [REDACTED]");
+  CHECK(Sh("sudo git config --global user.password p1") ==
+        "sudo git config --global user.password [REDACTED]");
+  CHECK(Sh("sudo -u app htpasswd -bc f u p2") == "sudo -u app htpasswd -bc f u [REDACTED]");
+  CHECK(Sh("sudo -u bob git log") == "sudo -u bob git log");
+  // A named tool's words meet rules 8 and 9 in any command line.
+  CHECK(RedactArgs({"h", "git config user.password p3"}, "ssh").args[1] ==
+        "git config user.password [REDACTED]");
+}
+
 TEST_CASE("positional secrets: Oracle's user/password@db, the first operand") {
   using V = std::vector<std::string>;
   const auto args = [](std::vector<std::string> argv, std::string_view tool) {
