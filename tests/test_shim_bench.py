@@ -15,6 +15,16 @@ from shim_support import BUILD, TOP, require_static_shim
 
 class BenchShim(unittest.TestCase):
 
+    def assert_each_recorded(self, acknowledged, fell_back, out, denials=30):
+        """Every denial acknowledged or in the log, some acknowledged. Both
+        is allowed: an ACK later than the shim's wait (a loaded machine)
+        leaves the record durable and in the log too, the one window
+        agt-deny-shim(1) names for a record in the audit file twice."""
+        self.assertLessEqual(acknowledged, denials, out)
+        self.assertLessEqual(fell_back, denials, out)
+        self.assertGreaterEqual(acknowledged + fell_back, denials, out)
+        self.assertGreater(acknowledged, 0, out)
+
     def test_prints_ratio_size_and_peak_rss(self):
         require_static_shim(self)
         env = dict(os.environ, AGT_BUILD_DIR=BUILD)
@@ -66,8 +76,7 @@ class BenchShim(unittest.TestCase):
                           r"acknowledged (\d+), fell back to the log (\d+)$", out)
         self.assertEqual(len(bare), 2, out)
         for _ratio, acknowledged, bare_fell_back in bare:
-            self.assertEqual(int(acknowledged) + int(bare_fell_back), 30, out)
-            self.assertGreater(int(acknowledged), 0, out)
+            self.assert_each_recorded(int(acknowledged), int(bare_fell_back), out)
         floor_of_exchange = re.search(
             r"(?m)^  the exchange's floor on this disk \(a bare peer: append \+ fdatasync \+ ACK\):"
             r" (\d+\.\d\d)x, median of 2 passes \((\d+\.\d\d)-(\d+\.\d\d)\); the collector's own"
@@ -84,8 +93,7 @@ class BenchShim(unittest.TestCase):
         for runs, attested, forged, fell_back in passes:
             self.assertEqual(int(runs), 30)
             self.assertEqual(int(forged), 0, out)
-            self.assertEqual(int(attested) + int(fell_back), 30, out)
-            self.assertGreater(int(attested), 0, out)
+            self.assert_each_recorded(int(attested), int(fell_back), out)
         # And the collector's side of them, counted by perf stat where perf
         # is installed (as scripts/bench-collector-run, it is optional).
         if shutil.which("perf") is None:
