@@ -44,6 +44,11 @@ std::string One(std::string arg) {
 // A shell's command string: sh -c SCRIPT, as recorded.
 std::string Sh(std::string script) { return RedactArgs({"-c", script}, "sh").args[1]; }
 
+// The arguments `binary` was given, as recorded.
+std::vector<std::string> Args(std::vector<std::string> args, std::string_view binary) {
+  return RedactArgs(std::move(args), binary).args;
+}
+
 }  // namespace
 
 TEST_CASE("rule 1: credential headers in -H v, -Hv, --header=v") {
@@ -286,33 +291,30 @@ TEST_CASE("rule 9: config set NAME VALUE with a secret NAME") {
 }
 
 TEST_CASE("rule 9: git config's first name, and each name of nmcli's and rclone config's pairs") {
-  const auto args = [](std::vector<std::string> argv, std::string_view tool) {
-    return RedactArgs(std::move(argv), tool).args;
-  };
   using V = std::vector<std::string>;
-  CHECK(args({"config", "--global", "user.password", "p1"}, "git") ==
+  CHECK(Args({"config", "--global", "user.password", "p1"}, "git") ==
         V{"config", "--global", "user.password", "[REDACTED]"});
-  CHECK(args({"config", "set", "user.password", "p1"}, "git") ==
+  CHECK(Args({"config", "set", "user.password", "p1"}, "git") ==
         V{"config", "set", "user.password", "[REDACTED]"});
-  CHECK(args({"config", "user.name", "token"}, "git") == V{"config", "user.name", "token"});
+  CHECK(Args({"config", "user.name", "token"}, "git") == V{"config", "user.name", "token"});
   // Only the first name after config: what follows a value is no name.
-  CHECK(args({"config", "user.name", "x", "password", "y"}, "git")[4] == "[REDACTED]");  // rule 8
-  CHECK(args({"config", "alias.t", "x", "user.password", "y"}, "git")[4] == "y");
-  CHECK(args({"log", "user.password", "y"}, "git")[2] == "y");  // not after config
-  CHECK(args({"con", "modify", "Home", "ipv4.method", "auto", "wifi-sec.psk", "p1"}, "nmcli") ==
+  CHECK(Args({"config", "user.name", "x", "password", "y"}, "git")[4] == "[REDACTED]");  // rule 8
+  CHECK(Args({"config", "alias.t", "x", "user.password", "y"}, "git")[4] == "y");
+  CHECK(Args({"log", "user.password", "y"}, "git")[2] == "y");  // not after config
+  CHECK(Args({"con", "modify", "Home", "ipv4.method", "auto", "wifi-sec.psk", "p1"}, "nmcli") ==
         V{"con", "modify", "Home", "ipv4.method", "auto", "wifi-sec.psk", "[REDACTED]"});
   // A value is no name, even one with a secret word: wpa-psk has no '.' or '_'.
-  CHECK(args({"con", "add", "wifi-sec.key-mgmt", "wpa-psk", "802-11-wireless-security.psk", "p1"},
+  CHECK(Args({"con", "add", "wifi-sec.key-mgmt", "wpa-psk", "802-11-wireless-security.psk", "p1"},
              "nmcli") == V{"con", "add", "wifi-sec.key-mgmt", "wpa-psk",
                            "802-11-wireless-security.psk", "[REDACTED]"});
-  CHECK(args({"con", "mod", "N", "802-1x.password-flags", "0"}, "nmcli")[4] == "0");  // a flag
-  CHECK(args({"config", "create", "R", "s3", "access_key_id", "AKID", "secret_access_key", "p1"},
+  CHECK(Args({"con", "mod", "N", "802-1x.password-flags", "0"}, "nmcli")[4] == "0");  // a flag
+  CHECK(Args({"config", "create", "R", "s3", "access_key_id", "AKID", "secret_access_key", "p1"},
              "rclone") == V{"config", "create", "R", "s3", "access_key_id", "AKID",
                             "secret_access_key", "[REDACTED]"});
-  CHECK(args({"config", "create", "R", "sftp", "host", "h", "user", "u", "pass", "p1"},
+  CHECK(Args({"config", "create", "R", "sftp", "host", "h", "user", "u", "pass", "p1"},
              "rclone")[9] == "[REDACTED]");
-  CHECK(args({"copy", "secret_token", "remote:"}, "rclone")[2] == "remote:");  // not after config
-  CHECK(args({"wifi-sec.psk", "p1"}, "ip")[1] == "p1");                        // another tool
+  CHECK(Args({"copy", "secret_token", "remote:"}, "rclone")[2] == "remote:");  // not after config
+  CHECK(Args({"wifi-sec.psk", "p1"}, "ip")[1] == "p1");                        // another tool
 }
 
 TEST_CASE("rule 9: jq --arg NAME V, etcdctl put KEY V") {
@@ -579,32 +581,29 @@ TEST_CASE("leading assignments end where another NAME= starts; positional secret
 
 TEST_CASE("positional secrets: every operand after redis-cli AUTH and openssl passwd; mkpasswd") {
   using V = std::vector<std::string>;
-  const auto args = [](std::vector<std::string> argv, std::string_view tool) {
-    return RedactArgs(std::move(argv), tool).args;
-  };
   // The user is optional and the password last: both operands go.
-  CHECK(args({"AUTH", "p1"}, "redis-cli") == V{"AUTH", "[REDACTED]"});
-  CHECK(args({"-h", "r", "auth", "default", "p1"}, "redis-cli") ==
+  CHECK(Args({"AUTH", "p1"}, "redis-cli") == V{"AUTH", "[REDACTED]"});
+  CHECK(Args({"-h", "r", "auth", "default", "p1"}, "redis-cli") ==
         V{"-h", "r", "auth", "[REDACTED]", "[REDACTED]"});
-  CHECK(args({"HELLO", "3", "AUTH", "u", "p1"}, "redis-cli")[4] == "[REDACTED]");
-  CHECK(args({"GET", "auth"}, "redis-cli") == V{"GET", "auth"});
-  CHECK(args({"AUTH", "p1"}, "mytool") == V{"AUTH", "p1"});
+  CHECK(Args({"HELLO", "3", "AUTH", "u", "p1"}, "redis-cli")[4] == "[REDACTED]");
+  CHECK(Args({"GET", "auth"}, "redis-cli") == V{"GET", "auth"});
+  CHECK(Args({"AUTH", "p1"}, "mytool") == V{"AUTH", "p1"});
   // -salt's and -in's values are no password; everything else is.
-  CHECK(args({"passwd", "-6", "-salt", "s4lt", "p1", "p2"}, "openssl") ==
+  CHECK(Args({"passwd", "-6", "-salt", "s4lt", "p1", "p2"}, "openssl") ==
         V{"passwd", "-6", "-salt", "s4lt", "[REDACTED]", "[REDACTED]"});
-  CHECK(args({"passwd", "-in", "list.txt"}, "openssl") == V{"passwd", "-in", "list.txt"});
-  CHECK(args({"x509", "-in", "c.pem", "-noout"}, "openssl") == V{"x509", "-in", "c.pem", "-noout"});
-  CHECK(args({"-m", "sha-512", "p1"}, "mkpasswd") == V{"-m", "sha-512", "[REDACTED]"});
-  CHECK(args({"--method=sha-512", "p1", "s4lt"}, "mkpasswd") ==
+  CHECK(Args({"passwd", "-in", "list.txt"}, "openssl") == V{"passwd", "-in", "list.txt"});
+  CHECK(Args({"x509", "-in", "c.pem", "-noout"}, "openssl") == V{"x509", "-in", "c.pem", "-noout"});
+  CHECK(Args({"-m", "sha-512", "p1"}, "mkpasswd") == V{"-m", "sha-512", "[REDACTED]"});
+  CHECK(Args({"--method=sha-512", "p1", "s4lt"}, "mkpasswd") ==
         V{"--method=sha-512", "[REDACTED]", "[REDACTED]"});
   // Marked: '>' adds a password, '<' removes one; rules after SETUSER only.
-  CHECK(args({"ACL", "SETUSER", "alice", "on", ">p1", "<p2", "~*", "+@all"}, "redis-cli") ==
+  CHECK(Args({"ACL", "SETUSER", "alice", "on", ">p1", "<p2", "~*", "+@all"}, "redis-cli") ==
         V{"ACL", "SETUSER", "alice", "on", ">[REDACTED]", "<[REDACTED]", "~*", "+@all"});
-  CHECK(args({"ECHO", ">x"}, "redis-cli") == V{"ECHO", ">x"});
+  CHECK(Args({"ECHO", ">x"}, "redis-cli") == V{"ECHO", ">x"});
   // Settings in any case: CONFIG SET requirepass V; Redis's secret names.
-  CHECK(args({"CONFIG", "SET", "requirepass", "p1"}, "redis-cli")[3] == "[REDACTED]");
-  CHECK(args({"config", "set", "masterauth", "p1"}, "redis-cli")[3] == "[REDACTED]");
-  CHECK(args({"--requirepass", "p1"}, "redis-server")[1] == "[REDACTED]");
+  CHECK(Args({"CONFIG", "SET", "requirepass", "p1"}, "redis-cli")[3] == "[REDACTED]");
+  CHECK(Args({"config", "set", "masterauth", "p1"}, "redis-cli")[3] == "[REDACTED]");
+  CHECK(Args({"--requirepass", "p1"}, "redis-server")[1] == "[REDACTED]");
   CHECK(Sh("redis-cli -h r AUTH p1 && redis-cli PING") ==
         "redis-cli -h r AUTH [REDACTED] && redis-cli PING");
 }
@@ -620,52 +619,46 @@ TEST_CASE("positional secrets: bw unlock and login, but an option's value is no 
 }
 
 TEST_CASE("tool rows and positional secrets: registries, tunnels, package hosts") {
-  const auto arg = [](std::vector<std::string> argv, std::string_view tool, std::size_t i) {
-    return RedactArgs(std::move(argv), tool).args[i];
-  };
-  CHECK(arg({"copy", "--src-creds", "u:p1", "docker://a", "docker://b"}, "skopeo", 2) ==
+  CHECK(Args({"copy", "--src-creds", "u:p1", "docker://a", "docker://b"}, "skopeo")[2] ==
         "u:[REDACTED]");
-  CHECK(arg({"copy", "--dest-creds=u:p2", "docker://a", "docker://b"}, "skopeo", 1) ==
+  CHECK(Args({"copy", "--dest-creds=u:p2", "docker://a", "docker://b"}, "skopeo")[1] ==
         "--dest-creds=u:[REDACTED]");
-  CHECK(arg({"auth", "login", "r.io", "-u", "u", "-p", "p3"}, "crane", 6) == "[REDACTED]");
-  CHECK(arg({"registry", "login", "r.io", "-u", "u", "-p", "p4"}, "regctl", 6) == "[REDACTED]");
-  CHECK(arg({"-pw", "p5", "u@h"}, "plink", 1) == "[REDACTED]");
-  CHECK(arg({"-t", "t1", "-f", "coverage.xml"}, "codecov", 1) == "[REDACTED]");
-  CHECK(arg({"config", "add-authtoken", "t2"}, "ngrok", 2) == "[REDACTED]");
-  CHECK(arg({"authtoken", "t3"}, "ngrok", 1) == "[REDACTED]");
-  CHECK(arg({"http", "8080"}, "ngrok", 1) == "8080");
-  CHECK(arg({"auth", "t4"}, "snyk", 1) == "[REDACTED]");
-  CHECK(arg({"test", "--all-projects"}, "snyk", 1) == "--all-projects");
-  CHECK(arg({"config", "-g", "github-oauth.github.com", "t5"}, "composer", 3) == "[REDACTED]");
-  CHECK(arg({"config", "-g", "gitlab-token.gitlab.com", "t6"}, "composer", 3) == "[REDACTED]");
-  CHECK(arg({"config", "bearer.example.org", "t7"}, "composer", 2) == "[REDACTED]");
-  CHECK(arg({"up", "--authkey", "tskey-auth-x"}, "tailscale", 2) == "[REDACTED]");
-  CHECK(arg({"-u", "cassandra", "-p", "p6", "db1"}, "cqlsh", 3) == "[REDACTED]");
-  CHECK(arg({"-u", "neo4j", "-p", "p7"}, "cypher-shell", 3) == "[REDACTED]");
-  CHECK(arg({"set-initial-password", "p8"}, "neo4j-admin", 1) == "[REDACTED]");
-  CHECK(arg({"login", "--host", "https://w.example.com", "k1"}, "wandb", 2) ==
+  CHECK(Args({"auth", "login", "r.io", "-u", "u", "-p", "p3"}, "crane")[6] == "[REDACTED]");
+  CHECK(Args({"registry", "login", "r.io", "-u", "u", "-p", "p4"}, "regctl")[6] == "[REDACTED]");
+  CHECK(Args({"-pw", "p5", "u@h"}, "plink")[1] == "[REDACTED]");
+  CHECK(Args({"-t", "t1", "-f", "coverage.xml"}, "codecov")[1] == "[REDACTED]");
+  CHECK(Args({"config", "add-authtoken", "t2"}, "ngrok")[2] == "[REDACTED]");
+  CHECK(Args({"authtoken", "t3"}, "ngrok")[1] == "[REDACTED]");
+  CHECK(Args({"http", "8080"}, "ngrok")[1] == "8080");
+  CHECK(Args({"auth", "t4"}, "snyk")[1] == "[REDACTED]");
+  CHECK(Args({"test", "--all-projects"}, "snyk")[1] == "--all-projects");
+  CHECK(Args({"config", "-g", "github-oauth.github.com", "t5"}, "composer")[3] == "[REDACTED]");
+  CHECK(Args({"config", "-g", "gitlab-token.gitlab.com", "t6"}, "composer")[3] == "[REDACTED]");
+  CHECK(Args({"config", "bearer.example.org", "t7"}, "composer")[2] == "[REDACTED]");
+  CHECK(Args({"up", "--authkey", "tskey-auth-x"}, "tailscale")[2] == "[REDACTED]");
+  CHECK(Args({"-u", "cassandra", "-p", "p6", "db1"}, "cqlsh")[3] == "[REDACTED]");
+  CHECK(Args({"-u", "neo4j", "-p", "p7"}, "cypher-shell")[3] == "[REDACTED]");
+  CHECK(Args({"set-initial-password", "p8"}, "neo4j-admin")[1] == "[REDACTED]");
+  CHECK(Args({"login", "--host", "https://w.example.com", "k1"}, "wandb")[2] ==
         "https://w.example.com");
-  CHECK(arg({"login", "--host", "https://w.example.com", "k1"}, "wandb", 3) == "[REDACTED]");
-  CHECK(arg({"setapikey", "k2", "-source", "https://nuget.example.com"}, "nuget", 1) ==
+  CHECK(Args({"login", "--host", "https://w.example.com", "k1"}, "wandb")[3] == "[REDACTED]");
+  CHECK(Args({"setapikey", "k2", "-source", "https://nuget.example.com"}, "nuget")[1] ==
         "[REDACTED]");
   // A model vendor's key; other keys stay files or names.
-  CHECK(arg({"app.py", "--openai-key", "k3"}, "python3", 2) == "[REDACTED]");
-  CHECK(arg({"app.py", "--ssh-key", "id_ed25519"}, "python3", 2) == "id_ed25519");
+  CHECK(Args({"app.py", "--openai-key", "k3"}, "python3")[2] == "[REDACTED]");
+  CHECK(Args({"app.py", "--ssh-key", "id_ed25519"}, "python3")[2] == "id_ed25519");
 }
 
 TEST_CASE("counted operands: htpasswd -b's password, wherever its flags put it") {
   using V = std::vector<std::string>;
-  const auto args = [](std::vector<std::string> argv) {
-    return RedactArgs(std::move(argv), "htpasswd").args;
-  };
-  CHECK(args({"-b", "f", "u", "p1"}) == V{"-b", "f", "u", "[REDACTED]"});
-  CHECK(args({"-bc", "f", "u", "p1"}) == V{"-bc", "f", "u", "[REDACTED]"});
-  CHECK(args({"-nb", "u", "p1"}) == V{"-nb", "u", "[REDACTED]"});
-  CHECK(args({"-n", "-b", "-B", "-C", "10", "u", "p1"}) ==
+  CHECK(Args({"-b", "f", "u", "p1"}, "htpasswd") == V{"-b", "f", "u", "[REDACTED]"});
+  CHECK(Args({"-bc", "f", "u", "p1"}, "htpasswd") == V{"-bc", "f", "u", "[REDACTED]"});
+  CHECK(Args({"-nb", "u", "p1"}, "htpasswd") == V{"-nb", "u", "[REDACTED]"});
+  CHECK(Args({"-n", "-b", "-B", "-C", "10", "u", "p1"}, "htpasswd") ==
         V{"-n", "-b", "-B", "-C", "10", "u", "[REDACTED]"});
-  CHECK(args({"-b", "-r", "7", "f", "u", "p1"})[5] == "[REDACTED]");
-  CHECK(args({"-c", "f", "u"}) == V{"-c", "f", "u"});  // prompts: no password here
-  CHECK(args({"-D", "f", "u"}) == V{"-D", "f", "u"});
+  CHECK(Args({"-b", "-r", "7", "f", "u", "p1"}, "htpasswd")[5] == "[REDACTED]");
+  CHECK(Args({"-c", "f", "u"}, "htpasswd") == V{"-c", "f", "u"});  // prompts: no password here
+  CHECK(Args({"-D", "f", "u"}, "htpasswd") == V{"-D", "f", "u"});
 }
 
 TEST_CASE("rule 11: after a prefix, any tool a table names starts the command") {
@@ -681,26 +674,23 @@ TEST_CASE("rule 11: after a prefix, any tool a table names starts the command") 
 
 TEST_CASE("positional secrets: Oracle's user/password@db, the first operand") {
   using V = std::vector<std::string>;
-  const auto args = [](std::vector<std::string> argv, std::string_view tool) {
-    return RedactArgs(std::move(argv), tool).args;
-  };
-  CHECK(args({"scott/p1@orcl"}, "sqlplus") == V{"scott/[REDACTED]@orcl"});
-  CHECK(args({"-s", "scott/p1@//db.example.com:1521/svc", "@run.sql"}, "sqlplus") ==
+  CHECK(Args({"scott/p1@orcl"}, "sqlplus") == V{"scott/[REDACTED]@orcl"});
+  CHECK(Args({"-s", "scott/p1@//db.example.com:1521/svc", "@run.sql"}, "sqlplus") ==
         V{"-s", "scott/[REDACTED]@//db.example.com:1521/svc", "@run.sql"});
-  CHECK(args({"scott/p1"}, "sqlplus") == V{"scott/[REDACTED]"});
-  CHECK(args({"sys/p1@db as sysdba"}, "sqlplus") == V{"sys/[REDACTED]@db as sysdba"});
+  CHECK(Args({"scott/p1"}, "sqlplus") == V{"scott/[REDACTED]"});
+  CHECK(Args({"sys/p1@db as sysdba"}, "sqlplus") == V{"sys/[REDACTED]@db as sysdba"});
   // No password: the '/' is the service's, or there is no user.
-  CHECK(args({"scott@//db:1521/svc"}, "sqlplus") == V{"scott@//db:1521/svc"});
-  CHECK(args({"/nolog"}, "sqlplus") == V{"/nolog"});
-  CHECK(args({"/", "as", "sysdba"}, "sqlplus") == V{"/", "as", "sysdba"});
-  CHECK(args({"scott/"}, "sqlplus") == V{"scott/"});
+  CHECK(Args({"scott@//db:1521/svc"}, "sqlplus") == V{"scott@//db:1521/svc"});
+  CHECK(Args({"/nolog"}, "sqlplus") == V{"/nolog"});
+  CHECK(Args({"/", "as", "sysdba"}, "sqlplus") == V{"/", "as", "sysdba"});
+  CHECK(Args({"scott/"}, "sqlplus") == V{"scott/"});
   // Only the first operand: a script's path after it is no connect string.
-  CHECK(args({"scott@db", "@dir/run.sql"}, "sqlplus")[1] == "@dir/run.sql");
-  CHECK(args({"system/p1@db", "directory=d", "dumpfile=x/y.dmp"}, "expdp") ==
+  CHECK(Args({"scott@db", "@dir/run.sql"}, "sqlplus")[1] == "@dir/run.sql");
+  CHECK(Args({"system/p1@db", "directory=d", "dumpfile=x/y.dmp"}, "expdp") ==
         V{"system/[REDACTED]@db", "directory=d", "dumpfile=x/y.dmp"});
-  CHECK(args({"target", "sys/p1@prod", "catalog", "rco/p2@cat"}, "rman") ==
+  CHECK(Args({"target", "sys/p1@prod", "catalog", "rco/p2@cat"}, "rman") ==
         V{"target", "sys/[REDACTED]@prod", "catalog", "rco/[REDACTED]@cat"});
-  CHECK(args({"a/b"}, "cp") == V{"a/b"});
+  CHECK(Args({"a/b"}, "cp") == V{"a/b"});
 }
 
 TEST_CASE("rule 11: a command string's commands, each by its own rows") {
