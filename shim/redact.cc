@@ -1324,6 +1324,26 @@ void PipelineWord(Level* level, std::string_view word, std::size_t begin, std::s
   FeedSecret(*level, spans);
 }
 
+// The value of NAME=VALUE, or of an option's --name=VALUE: what follows '='
+// (empty when `word` is neither).
+std::string_view AssignedValue(std::string_view word) {
+  std::size_t at = 0;
+  while (at < word.size() && word[at] == '-') ++at;
+  std::size_t name_end = 0;
+  return AssignmentAt(word, at, &name_end) ? Tail(word, name_end + 1) : std::string_view();
+}
+
+// A value that is one quoted string, with white space inside, to the word's
+// end (GIT_SSH_COMMAND="sshpass -p X ssh", ProxyCommand='...'): its inside,
+// a command line a shell will run. False for anything else.
+bool QuotedCommandValue(std::string_view value, std::string_view* inside) {
+  if (value.size() < 2 || (value[0] != '"' && value[0] != '\'')) return false;
+  if (shell_words::QuotedEnd(value, 0, false) != value.size() || value.back() != value[0])
+    return false;
+  *inside = std::string_view(value.data() + 1, value.size() - 2);
+  return HasSpace(*inside);
+}
+
 }  // namespace
 
 // Rule 11: each simple command of a command line, from its name.
@@ -1346,49 +1366,69 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, Collector
     const std::size_t at = level.base + token.inner_begin;
     std::size_t name_end = 0;
     const bool quoted_command_line = IsQuotedCommandLine(token, word);
-    bool inner_command_string = level.command_string;  // a quoted name's, as its level's
+    // What is split in turn after this word: the word without its quotes,
+    // or an assignment's quoted value (GIT_SSH_COMMAND="sshpass -p X ssh",
+    // ssh's ProxyCommand="...", rsync's --rsh='...'): a command line a shell
+    // runs, though not a command string (rules 8 and 9 only where rows are).
+    std::string_view nested = word;
+    const std::string_view value = quoted_command_line ? std::string_view() : AssignedValue(word);
+    const bool nests = quoted_command_line || QuotedCommandValue(value, &nested);
+    bool inner_command_string = quoted_command_line && level.command_string;
     if (level.command == nullptr || (level.prefix && StartsCommand(word))) {
-      if (word.empty() || AssignmentAt(word, 0, &name_end)) continue;  // A=1 curl
-      if (!Charge()) {
+      if (word.empty()) continue;
+      // An unquoted value that names a command a table knows is that
+      // command (ProxyCommand=sshpass -p X ssh j, one argument of ssh -o);
+      // a later word may still start the one the assignment is for.
+      const bool value_is_command = !nests && !value.empty() &&
+                                    value.find("://"sv) == std::string_view::npos &&
+                                    StartsCommand(value);
+      const bool skipped =  // A=1 curl
+          !quoted_command_line && !value_is_command && AssignmentAt(word, 0, &name_end);
+      if (skipped && !nests) continue;
+      if (!skipped && !Charge()) {
         spans->Add(level.base + token.begin, arg.size());  // past the bound: the rest, unread
         return;
       }
-      if (!quoted_command_line) {
-        PipelineWord(&level, word, level.base + token.begin, level.base + token.end, true, spans);
-        const std::string_view name = Basename(word);
+      if (quoted_command_line) {
+        // A quoted command line where a name would be: os.system('curl ...')
+        // in python -c's code. Its own commands are found inside it.
+        spans->set_base(at);
+        ContextFreeRules(word, spans);
+        spans->set_base(0);
+      } else if (!skipped) {
+        const std::string_view name_word = value_is_command ? value : word;
+        const std::size_t name_begin = level.base + token.end - name_word.size();
+        PipelineWord(&level, name_word, name_begin, level.base + token.end, true, spans);
+        const std::string_view name = Basename(name_word);
         Redactor* command = new (g_commands[top]) Redactor(name);
         // Outside a command string, text with white space may be prose
         // ("rotate the password check"): a command no row names keeps its
         // words unless an option or a shape marks them, rules 8 and 9 off.
         command->free_text_ = !level.command_string && !command->has_own_rows_;
         level.command = command;
-        level.prefix = InWords<redact_rules::kCommandPrefixes>(name);
-        continue;
+        level.prefix = value_is_command || InWords<redact_rules::kCommandPrefixes>(name);
       }
-      // A quoted command line where a name would be: os.system('curl ...')
-      // in python -c's code. Its own commands are found inside it.
-      spans->set_base(at);
-      ContextFreeRules(word, spans);
-      spans->set_base(0);
     } else {
       // One of the command's arguments; one that follows -c is a command
       // string for any command inside it.
-      inner_command_string = level.command->after_command_string_option_;
+      inner_command_string = quoted_command_line && level.command->after_command_string_option_;
       PipelineWord(&level, word, level.base + token.begin, level.base + token.end, false, spans);
       spans->set_base(at);
       level.command->Collect(word, spans);
       spans->set_base(0);
     }
-    if (!quoted_command_line) continue;
+    if (!nests) continue;
+    const std::size_t nested_at =
+        level.base + static_cast<std::size_t>(nested.data() - level.text.data());
     if (top + 1 == static_cast<int>(kMaxCommandDepth)) {
       // Not reached: quotes come off a word at most twice, as a quote inside
       // one of its own kind is escaped and stays so. The bound sizes the
       // static levels.
-      spans->Add(at, at + word.size());
+      spans->Add(nested_at, nested_at + nested.size());
       continue;
     }
     ++top;
-    g_levels[top] = NewLevel(word, at, inner_command_string);
+    g_levels[top] = NewLevel(nested, nested_at, inner_command_string);
   }
 }
 

@@ -44,7 +44,10 @@
 //     may be prose. A word that is one quoted string is taken without its
 //     quotes, and a quoted command line inside is split in turn: without
 //     recursion, one level of static state per quote taken off (at most
-//     kMaxCommandDepth). A record splits at most kMaxCommands commands; from
+//     kMaxCommandDepth). So is an assignment's or option's quoted value
+//     (GIT_SSH_COMMAND="sshpass -p X ssh", --rsh='...'); an unquoted one
+//     that names a command a prefix's word would is that command
+//     (ssh -o "ProxyCommand=sshpass -p X ssh j"). A record splits at most kMaxCommands commands; from
 //     the first beyond, the rest of the argument is redacted (and so is
 //     every later argument from its first command on). What is fed to a
 //     command that reads a secret on its standard input (kStdinSecretOptions,

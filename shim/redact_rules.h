@@ -92,10 +92,36 @@ inline constexpr std::string_view kSecretKeywords[] = {"password", "passphrase",
 // Rule 11: words before a command's name in a command line, which run the
 // command named after them (with their own options, assignments and counts
 // in between): sudo -u root curl ..., env A=1 curl ..., if curl ...; then.
+// And ssh's options whose value is a command line, in their "NAME command"
+// form (ssh -o 'ProxyCommand sshpass -p X ssh j' h).
 inline constexpr std::string_view kCommandPrefixes[] = {
-    "sudo", "doas",   "env",     "exec",   "command", "builtin", "nohup", "time",
-    "nice", "ionice", "timeout", "stdbuf", "xargs",   "busybox", "then",  "do",
-    "else", "elif",   "if",      "while",  "until",   "!",       "{",
+    "sudo",
+    "doas",
+    "env",
+    "exec",
+    "command",
+    "builtin",
+    "nohup",
+    "time",
+    "nice",
+    "ionice",
+    "timeout",
+    "stdbuf",
+    "xargs",
+    "busybox",
+    "then",
+    "do",
+    "else",
+    "elif",
+    "if",
+    "while",
+    "until",
+    "!",
+    "{",
+    "ProxyCommand",
+    "LocalCommand",
+    "RemoteCommand",
+    "KnownHostsCommand",
 };
 // Rule 11, pipelines: a command that reads a secret from its standard
 // input, by one of these options or by its name, makes the arguments of an

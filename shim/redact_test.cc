@@ -733,6 +733,44 @@ TEST_CASE("rule 11: quoted command lines are split in turn, to a bounded depth")
         "curl -H'Authorization: [REDACTED]' --header=\"Cookie: [REDACTED]\" u");
 }
 
+TEST_CASE("rule 11: a command line in an assignment's or an option's value") {
+  // The value a shell runs: quoted in a command line ...
+  CHECK(Sh("GIT_SSH_COMMAND=\"sshpass -p pw ssh\" git clone h:r") ==
+        "GIT_SSH_COMMAND=\"sshpass -p [REDACTED] ssh\" git clone h:r");
+  CHECK(Sh("RSYNC_RSH='sshpass -p pw ssh' rsync a h:b") ==
+        "RSYNC_RSH='sshpass -p [REDACTED] ssh' rsync a h:b");
+  CHECK(Sh("ssh -o ProxyCommand=\"sshpass -p pw ssh j\" h") ==
+        "ssh -o ProxyCommand=\"sshpass -p [REDACTED] ssh j\" h");
+  CHECK(Sh("git -c core.sshCommand='sshpass -p pw ssh' clone h:r") ==
+        "git -c core.sshCommand='sshpass -p [REDACTED] ssh' clone h:r");
+  CHECK(Sh("rsync --rsh=\"sshpass -p pw ssh\" a h:b") ==
+        "rsync --rsh=\"sshpass -p [REDACTED] ssh\" a h:b");
+  // ... or one argument, unquoted, when the value names a command a table
+  // knows (and ssh's NAME command form).
+  CHECK(Args({"-o", "ProxyCommand=sshpass -p pw ssh -W %h:%p j", "h"}, "ssh")[1] ==
+        "ProxyCommand=sshpass -p [REDACTED] ssh -W %h:%p j");
+  CHECK(Args({"-o", "LocalCommand=mysql -ppw -e x", "h"}, "ssh")[1] ==
+        "LocalCommand=mysql -p[REDACTED] -e x");
+  CHECK(Args({"-o", "proxycommand sshpass -p pw ssh j", "h"}, "scp")[1] ==
+        "proxycommand sshpass -p [REDACTED] ssh j");
+  CHECK(Args({"--rsh=sshpass -p pw ssh", "a", "h:b"}, "rsync")[0] ==
+        "--rsh=sshpass -p [REDACTED] ssh");
+  CHECK(Args({"-c", "core.sshCommand=sshpass -p pw ssh", "clone"}, "git")[1] ==
+        "core.sshCommand=sshpass -p [REDACTED] ssh");
+  // A value that names no such command is still an assignment before the
+  // command, and the command after it is found as before.
+  CHECK(Sh("EDITOR=vim git config user.password pw") ==
+        "EDITOR=vim git config user.password [REDACTED]");
+  CHECK(Sh("VAULT_ADDR=http://vault vault login pw") ==
+        "VAULT_ADDR=http://vault vault login [REDACTED]");
+  CHECK(Sh("A=1 curl -u me:pw x") == "A=1 curl -u me:[REDACTED] x");
+  // A quoted value is no command string: a command no row names keeps its
+  // words (a commit message is prose).
+  CHECK(Args({"-m=fix the password check now"}, "git")[0] == "-m=fix the password check now");
+  CHECK(Sh("git commit -m=\"fix the password check now\"") ==
+        "git commit -m=\"fix the password check now\"");
+}
+
 TEST_CASE("rule 11: what is piped into a command that reads a secret on its input") {
   CHECK(Sh("echo p1 | docker login -u bob --password-stdin r.io") ==
         "echo [REDACTED] | docker login -u bob --password-stdin r.io");
