@@ -769,6 +769,13 @@ TEST_CASE("rule 11: a command line in an assignment's or an option's value") {
   CHECK(Args({"-m=fix the password check now"}, "git")[0] == "-m=fix the password check now");
   CHECK(Sh("git commit -m=\"fix the password check now\"") ==
         "git commit -m=\"fix the password check now\"");
+  // Each value looked up counts toward the record's bound: past it, the
+  // rest is redacted unread, and no password shows.
+  std::string many;
+  for (int i = 0; i < 3000; ++i) many += i % 2 ? "P=sshpass -p pw ssh; " : "Q='sshpass -p pw ssh' ";
+  const std::string out = Sh(many);
+  CHECK(out.find("-p pw") == std::string::npos);
+  CHECK(out.find("-p [REDACTED]") != std::string::npos);
 }
 
 TEST_CASE("rule 11: what is piped into a command that reads a secret on its input") {

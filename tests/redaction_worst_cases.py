@@ -62,6 +62,9 @@ WORST_UNITS = {
     "command lines: pipelines": "echo a|docker --password-stdin|",
     "command lines: redirections": "echo a >token;",
     "command lines: here-strings": "<<< ",
+    "command lines: assignment values": "a=curk ",
+    "command lines: quoted assignment values": "a='b c' ",
+    "command lines: nested assignment values": "a='b=\"c d\" e' ",
 }
 
 
