@@ -526,6 +526,13 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
              !IsSpace(arg[end]) && arg[end] != '\'' && arg[end] != '"' && arg[end] != ';') {
         ++end;
       }
+      // auth=('u', 'PW'), auth=HTTPBasicAuth('u', 'PW'): code opening a
+      // group of strings, which rule 14 reads; the opening is no secret.
+      if (end > begin && end < arg.size() && (arg[end - 1] == '(' || arg[end - 1] == '[') &&
+          (arg[end] == '\'' || arg[end] == '"')) {
+        p = end - 1;
+        continue;
+      }
     }  // else a quoted value, whole (db_password='x y', connect(password='x')).
     spans->Add(begin, end);
     p = end > p ? end - 1 : p;
@@ -783,6 +790,130 @@ void CodeAssignmentRule(std::string_view arg, Collector* spans) {
   }
 }
 
+// Rule 14's open groups ( [ { in code, in static storage like the spans:
+// the innermost kMaxCodeGroups are followed, in a ring (deeper code takes
+// the outermost's place, which is then followed no more).
+struct CodeGroup {
+  const redact_rules::SecretCall* call;  // a call of kSecretCalls, or none
+  // The value of a secret name (auth=('u', 'PW'), auth=HTTPBasicAuth(...)):
+  // each string argument but the first, or the only one.
+  bool secret_value;
+  bool at_argument_start;
+  unsigned argument;  // counted from 1
+  unsigned strings;   // string arguments seen, for secret_value
+  Span first;         // the first one's inside
+};
+constexpr std::size_t kMaxCodeGroups = 8;
+CodeGroup g_code_groups[kMaxCodeGroups];
+
+const redact_rules::SecretCall* SecretCallNamed(std::string_view name) {
+  const std::size_t dot = name.rfind('.');
+  if (dot != std::string_view::npos) name = Tail(name, dot + 1);
+  for (const redact_rules::SecretCall& call : redact_rules::kSecretCalls) {
+    if (EqualsIgnoreCase(name, call.name)) return &call;
+  }
+  return nullptr;
+}
+
+// A Python string prefix (f'...', rb"..."): at most two of these letters.
+bool IsStringPrefix(std::string_view word) {
+  if (word.empty() || word.size() > 2) return false;
+  for (char c : word) {
+    const char l = Lower(c);
+    if (l != 'f' && l != 'r' && l != 'b' && l != 'u') return false;
+  }
+  return true;
+}
+
+// A string argument of the innermost group, [open, end) with its quotes.
+void CodeString(CodeGroup* group, std::size_t open, std::size_t end, std::string_view arg,
+                Collector* spans) {
+  const bool closed = end - open >= 2 && arg[end - 1] == arg[open];
+  const Span inside{open + 1, closed ? end - 1 : end};
+  if (group->call != nullptr && group->argument >= group->call->first &&
+      group->argument <= group->call->last) {
+    spans->Add(inside.begin, inside.end);
+  }
+  if (group->secret_value && ++group->strings == 1) {
+    group->first = inside;
+  } else if (group->secret_value) {
+    spans->Add(inside.begin, inside.end);
+  }
+}
+
+// A group closed (or the argument ended in it): a secret value's only
+// string is secret.
+void EndCodeGroup(const CodeGroup& group, Collector* spans) {
+  if (group.secret_value && group.strings == 1) spans->Add(group.first.begin, group.first.end);
+}
+
+// Rule 14, code: string arguments of the calls in kSecretCalls (s.login('me',
+// 'PW'), new PDO(dsn, 'u', 'PW')), and of a tuple, list or call assigned to a
+// secret name (requests.get(u, auth=('me', 'PW')), auth=HTTPBasicAuth(...)):
+// every one but the first, or the only one. One pass, each byte once.
+void CodeCallRule(std::string_view arg, Collector* spans) {
+  std::size_t depth = 0;
+  const redact_rules::SecretCall* call = nullptr;  // the name just before '(' names one
+  bool secret_value = false;  // after a secret name's '=' or ':', only a name since
+  for (std::size_t i = 0; i < arg.size(); ++i) {
+    CodeGroup* group = depth > 0 ? &g_code_groups[(depth - 1) % kMaxCodeGroups] : nullptr;
+    const char c = arg[i];
+    if (IsSpace(c)) continue;
+    if (c == '\'' || c == '"') {
+      const std::size_t end = shell_words::QuotedEnd(arg, i, false);
+      if (group != nullptr && group->at_argument_start) CodeString(group, i, end, arg, spans);
+      if (group != nullptr) group->at_argument_start = false;
+      secret_value = false;
+      call = nullptr;
+      i = end - 1;
+      continue;
+    }
+    if (IsAlpha(c) || c == '_') {
+      std::size_t end = i;
+      while (end < arg.size() && (IsWordChar(arg[end]) || arg[end] == '.')) ++end;
+      const std::string_view name(arg.data() + i, end - i);
+      const bool prefix =
+          end < arg.size() && (arg[end] == '\'' || arg[end] == '"') && IsStringPrefix(name);
+      if (group != nullptr && !prefix) group->at_argument_start = false;
+      std::size_t next = end;
+      while (next < arg.size() && (arg[next] == ' ' || arg[next] == '\t')) ++next;
+      const bool assigns = next < arg.size() && (arg[next] == '=' || arg[next] == ':') &&
+                           (next + 1 >= arg.size() || arg[next + 1] != arg[next]);
+      if (assigns) {
+        secret_value = IsSecretName(name, true) || InWords<redact_rules::kCredentialHeaders>(name);
+        call = nullptr;
+        i = next;  // past '=' or ':'
+      } else {
+        call = end < arg.size() && arg[end] == '(' ? SecretCallNamed(name) : nullptr;
+        i = end - 1;
+      }
+      continue;
+    }
+    if (c == '(' || c == '[' || c == '{') {
+      if (group != nullptr) group->at_argument_start = false;
+      ++depth;
+      g_code_groups[(depth - 1) % kMaxCodeGroups] =
+          CodeGroup{c == '(' ? call : nullptr, secret_value && c != '{', true, 1, 0, Span{0, 0}};
+    } else if (c == ')' || c == ']' || c == '}') {
+      if (group != nullptr) {
+        EndCodeGroup(*group, spans);
+        // The group outside, whose place this one took: no longer followed.
+        if (depth > kMaxCodeGroups) *group = CodeGroup{nullptr, false, false, 1, 0, Span{0, 0}};
+        --depth;
+      }
+    } else if (c == ',' && group != nullptr) {
+      ++group->argument;
+      group->at_argument_start = true;
+    } else if (group != nullptr) {
+      group->at_argument_start = false;
+    }
+    secret_value = false;
+    call = nullptr;
+  }
+  for (std::size_t d = depth < kMaxCodeGroups ? depth : kMaxCodeGroups; d > 0; --d)
+    EndCodeGroup(g_code_groups[d - 1], spans);  // the ring's slots, in any order
+}
+
 // `shell_words_end`: rule 5's, for a shell's command string.
 void ContextFreeRules(std::string_view text, Collector* spans, bool shell_words_end = false) {
   HeadersAnywhere(text, spans);
@@ -796,6 +927,7 @@ void ContextFreeRules(std::string_view text, Collector* spans, bool shell_words_
   QuotedMemberRule(text, spans);
   SqlPasswordRule(text, spans);
   CodeAssignmentRule(text, spans);
+  CodeCallRule(text, spans);
 }
 
 // Whether `word` is one of the space-separated `list`, or `any` is.

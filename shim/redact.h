@@ -62,6 +62,12 @@
 //     obj.apiKey, os.environ['TOKEN']), '=' or ':' (not '=='), then a quoted
 //     string: its inside (python -c "API_KEY = 'x'", node -e "{ password:
 //     'x' }").
+// 14. Code calls: the string arguments (a quoted string is the whole
+//     argument) of a call kSecretCalls names, at its positions
+//     (s.login('me', 'PW'), new PDO(dsn, 'u', 'PW')), and of a tuple, list
+//     or call assigned to a secret name, every one but the first, or the
+//     only one (requests.get(u, auth=('me', 'PW'))). Groups nested deeper
+//     than kMaxCodeGroups take the outermost one's place.
 //
 // Time: every rule is linear in the argument's length. A scan that fails
 // moves the rule's start past what it scanned whenever a start inside could

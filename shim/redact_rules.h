@@ -362,6 +362,39 @@ inline constexpr MarkedSecret kMarkedSecrets[] = {
     {"redis-cli", "setuser", "<>"},
 };
 
+// ---- Rule 14: calls in code that take a credential as a positional
+// argument: of the arguments `first` to `last` (counted from 1), each that
+// is a quoted string is secret (smtplib's s.login('me', 'PW')). The name is
+// the last part of a dotted one (requests.auth.HTTPBasicAuth), in any case.
+struct SecretCall {
+  std::string_view name;
+  unsigned char first;
+  unsigned char last;
+};
+inline constexpr SecretCall kSecretCalls[] = {
+    // smtplib, ftplib, imaplib, docker's client: login(user, password)
+    {"login", 2, 2},
+    // requests, httpx, aiohttp: HTTPBasicAuth(user, password)
+    {"HTTPBasicAuth", 2, 2},
+    {"HTTPDigestAuth", 2, 2},
+    {"HTTPProxyAuth", 2, 2},
+    {"BasicAuth", 2, 2},
+    {"DigestAuth", 2, 2},
+    // PHP: new PDO(dsn, user, password), mysqli(host, user, password)
+    {"PDO", 3, 3},
+    {"mysqli", 3, 3},
+    {"mysqli_connect", 3, 3},
+    // ftplib.FTP(host, user, passwd)
+    {"FTP", 3, 3},
+    {"FTP_TLS", 3, 3},
+    // poplib: pass_(password)
+    {"pass_", 1, 1},
+    // MySQLdb and pymysql (host, user, password), cx_Oracle (user,
+    // password, dsn), paramiko (host, port, user, password): a user is
+    // hidden with them.
+    {"connect", 2, 4},
+};
+
 // ---- Token shapes, found anywhere at the start of a word.
 enum class Body : unsigned char {
   kAlnum,  // A-Z a-z 0-9

@@ -223,6 +223,18 @@ std::string Render() {
                           : where + ", the first argument that is no option.");
   }
   out << ".El\n";
+  out << ".Ss Calls\n"
+      << "Rule 14: of a call's arguments, counted from 1, those that are a quoted\n"
+      << "string; the name is the last part of a dotted one, in any case.\n"
+      << ".Bl -tag -width Ds\n";
+  for (const redact_rules::SecretCall& call : redact_rules::kSecretCalls) {
+    const std::string first = std::to_string(call.first);
+    out << ".It Li " << Literal(call.name) << "\n"
+        << Wrap(call.first == call.last
+                    ? "argument " + first + "."
+                    : "arguments " + first + " to " + std::to_string(call.last) + ".");
+  }
+  out << ".El\n";
   out << ".Ss Token prefixes\n"
       << "At the start of a word, the prefix and at least the given number of\n"
       << "body characters:\n"

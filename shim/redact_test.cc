@@ -210,6 +210,39 @@ TEST_CASE("rule 13: secrets assigned in code, names unquoted") {
         "user = 'bob'; password_expired = 'N'; token = get()");
 }
 
+TEST_CASE("rule 14: credentials passed to calls, and a secret name's tuple or call") {
+  auto py = [](std::string code) { return RedactArgs({"-c", code}, "python3").args[1]; };
+  // A tuple, list or call assigned to a secret name: every string but the
+  // first (the user), or the only one.
+  CHECK(py("requests.get(u, auth=('me', 'k1'))") == "requests.get(u, auth=('me', '[REDACTED]'))");
+  CHECK(py("requests.get(u, auth = ['me', \"k2\"])") ==
+        "requests.get(u, auth = ['me', \"[REDACTED]\"])");
+  CHECK(py("s.auth = (user, 'k3')").find("k3") == std::string::npos);
+  CHECK(py("token = os.environ.get('TOKEN', 'k4')") ==
+        "token = os.environ.get('TOKEN', '[REDACTED]')");
+  // Calls of kSecretCalls: their secret arguments, when strings (f'' too).
+  CHECK(py("s = smtplib.SMTP('h'); s.login('me@x', 'k5')") ==
+        "s = smtplib.SMTP('h'); s.login('me@x', '[REDACTED]')");
+  CHECK(py("f.login(os.environ['U'], f'k6{n}')") == "f.login(os.environ['U'], f'[REDACTED]')");
+  CHECK(py("ftplib.FTP('h', 'u', 'k7')") == "ftplib.FTP('h', 'u', '[REDACTED]')");
+  CHECK(py("r = get(u, auth=HTTPBasicAuth('me', 'k8'))").find("k8") == std::string::npos);
+  CHECK(py("pymysql.connect('db', 'app', 'k9', 'main')") ==
+        "pymysql.connect('db', '[REDACTED]', '[REDACTED]', '[REDACTED]')");
+  CHECK(RedactArgs({"-r", "$db = new PDO('mysql:host=h', 'app', 'k10');"}, "php").args[1] ==
+        "$db = new PDO('mysql:host=h', 'app', '[REDACTED]');");
+  CHECK(py("M.pass_('k11')") == "M.pass_('[REDACTED]')");
+  // Other calls, other arguments, nested groups and strings that are not
+  // whole arguments are kept.
+  CHECK(py("print('a', 'b'); sqlite3.connect('db.sqlite'); x = {'a': [1, 'b']}") ==
+        "print('a', 'b'); sqlite3.connect('db.sqlite'); x = {'a': [1, 'b']}");
+  CHECK(py("s.login(get('me', 'x'), pw)") == "s.login(get('me', 'x'), pw)");
+  CHECK(py("s.login(u, 'a' + p)") == "s.login(u, '[REDACTED]' + p)");
+  CHECK(py("headers = {'Accept': 'json'}") == "headers = {'Accept': 'json'}");
+  // Deeper than the groups followed, and unclosed: still found.
+  CHECK(py("a(b(c(d(e(f(g(h(i(j(s.login('u', 'k12'))))))))))").find("k12") == std::string::npos);
+  CHECK(py("auth=('only-k13'").find("k13") == std::string::npos);
+}
+
 TEST_CASE("rule 12: SQL passwords in mysql -e, psql -c and any other argument") {
   auto sql = [](std::string text) { return RedactArgs({"-e", text}, "mysql").args[1]; };
   CHECK(sql("CREATE USER 'app'@'%' IDENTIFIED BY 'p1'; GRANT ALL ON *.* TO 'app'@'%';") ==
