@@ -854,7 +854,9 @@ void EndCodeGroup(const CodeGroup& group, Collector* spans) {
 void CodeCallRule(std::string_view arg, Collector* spans) {
   std::size_t depth = 0;
   const redact_rules::SecretCall* call = nullptr;  // the name just before '(' names one
-  bool secret_value = false;  // after a secret name's '=' or ':', only a name since
+  // The name before the last '=' or ':', when only a name came since: a
+  // group opening now is its value (looked up only then: most are not).
+  std::string_view assigned;
   for (std::size_t i = 0; i < arg.size(); ++i) {
     CodeGroup* group = depth > 0 ? &g_code_groups[(depth - 1) % kMaxCodeGroups] : nullptr;
     const char c = arg[i];
@@ -863,7 +865,7 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
       const std::size_t end = shell_words::QuotedEnd(arg, i, false);
       if (group != nullptr && group->at_argument_start) CodeString(group, i, end, arg, spans);
       if (group != nullptr) group->at_argument_start = false;
-      secret_value = false;
+      assigned = std::string_view();
       call = nullptr;
       i = end - 1;
       continue;
@@ -880,7 +882,7 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
       const bool assigns = next < arg.size() && (arg[next] == '=' || arg[next] == ':') &&
                            (next + 1 >= arg.size() || arg[next + 1] != arg[next]);
       if (assigns) {
-        secret_value = IsSecretName(name, true) || InWords<redact_rules::kCredentialHeaders>(name);
+        assigned = name;
         call = nullptr;
         i = next;  // past '=' or ':'
       } else {
@@ -891,9 +893,12 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
     }
     if (c == '(' || c == '[' || c == '{') {
       if (group != nullptr) group->at_argument_start = false;
+      const bool secret_value =
+          c != '{' && !assigned.empty() &&
+          (IsSecretName(assigned, true) || InWords<redact_rules::kCredentialHeaders>(assigned));
       ++depth;
       g_code_groups[(depth - 1) % kMaxCodeGroups] =
-          CodeGroup{c == '(' ? call : nullptr, secret_value && c != '{', true, 1, 0, Span{0, 0}};
+          CodeGroup{c == '(' ? call : nullptr, secret_value, true, 1, 0, Span{0, 0}};
     } else if (c == ')' || c == ']' || c == '}') {
       if (group != nullptr) {
         EndCodeGroup(*group, spans);
@@ -907,7 +912,7 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
     } else if (group != nullptr) {
       group->at_argument_start = false;
     }
-    secret_value = false;
+    assigned = std::string_view();
     call = nullptr;
   }
   for (std::size_t d = depth < kMaxCodeGroups ? depth : kMaxCodeGroups; d > 0; --d)
