@@ -766,12 +766,30 @@ void SqlPasswordRule(std::string_view arg, Collector* spans) {
 // white space around it or not, then a quoted string: its inside (python -c
 // "API_KEY = 'x'", node -e "{ password: 'x' }"). A name is scanned once.
 void CodeAssignmentRule(std::string_view arg, Collector* spans) {
+  // Inside a string, a quote of its kind closes it and opens no value: the
+  // prompt "Password:" in expect "Password:"; send ... is text, not code.
+  bool in_single = false;
+  bool in_double = false;
   for (std::size_t p = 0; p < arg.size(); ++p) {
-    if (!(IsAlpha(arg[p]) || arg[p] == '_') || (p > 0 && IsWordChar(arg[p - 1]))) continue;
+    const char c = arg[p];
+    if (c == '\\' && !in_single) {
+      ++p;
+      continue;
+    }
+    if (c == '"' && !in_single) in_double = !in_double;
+    if (c == '\'' && !in_double) in_single = !in_single;
+    if (!(IsAlpha(c) || c == '_') || (p > 0 && IsWordChar(arg[p - 1]))) continue;
     std::size_t i = p;
     while (i < arg.size() && IsWordChar(arg[i])) ++i;
     std::size_t j = i;
+    bool single = in_single;
+    bool double_ = in_double;
     if (j < arg.size() && (arg[j] == '\'' || arg[j] == '"')) {  // environ['NAME'] =
+      if (arg[j] == '\'') {
+        single = !single;
+      } else {
+        double_ = !double_;
+      }
       ++j;
       if (j < arg.size() && arg[j] == ']') ++j;
     }
@@ -782,10 +800,13 @@ void CodeAssignmentRule(std::string_view arg, Collector* spans) {
     while (assigns && k < arg.size() && (arg[k] == ' ' || arg[k] == '\t')) ++k;
     const std::string_view name(arg.data() + p, i - p);
     if (!assigns || k >= arg.size() || (arg[k] != '\'' && arg[k] != '"' && arg[k] != '`') ||
+        (arg[k] == '\'' && single) || (arg[k] == '"' && double_) ||
         (!IsSecretName(name, true) && !InWords<redact_rules::kCredentialHeaders>(name))) {
       p = i - 1;
       continue;
     }
+    in_single = single;  // past the name's own closing quote, if any
+    in_double = double_;
     p = AddQuotedInside(arg, k, spans) - 1;
   }
 }
@@ -919,6 +940,67 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
     EndCodeGroup(g_code_groups[d - 1], spans);  // the ring's slots, in any order
 }
 
+// Past white space, one '(' and options (-re, --) from `at`: where an
+// expect pattern or a send's text starts.
+std::size_t PastPromptOptions(std::string_view arg, std::size_t at) {
+  at = SkipSpace(arg, at);
+  if (at < arg.size() && arg[at] == '(') at = SkipSpace(arg, at + 1);
+  while (at < arg.size() && arg[at] == '-') {
+    while (at < arg.size() && !IsSpace(arg[at])) ++at;
+    at = SkipSpace(arg, at);
+  }
+  return at;
+}
+
+bool NamesSecretPrompt(std::string_view pattern) {
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    for (std::string_view word : redact_rules::kSecretPrompts) {
+      if (StartsWithIgnoreCase(Tail(pattern, i), word)) return true;
+    }
+  }
+  return false;
+}
+
+// Rule 15, prompts answered in code: after an expect whose quoted pattern
+// (or a quoted pattern before a brace, in an expect block) asks for a secret
+// (kSecretPrompts), the quoted text the next send or sendline gives (expect -c 'spawn ssh h; expect
+// "password:"; send "PW\r"', pexpect's c.expect('Password:'); c.sendline('PW')).
+void PromptAnswerRule(std::string_view arg, Collector* spans) {
+  bool asked = false;
+  for (std::size_t p = 0; p < arg.size(); ++p) {
+    if ((arg[p] == '"' || arg[p] == '\'') && (p == 0 || arg[p - 1] != '\\')) {
+      // expect { "yes/no" {...} "password:" {...} }: a quoted pattern before
+      // its action's brace. (An escaped quote opens nothing: each byte is
+      // then passed by at most one scan per kind of quote.)
+      const std::size_t close = shell_words::QuotedEnd(arg, p, false);
+      const std::size_t after = SkipSpace(arg, close);
+      if (after < arg.size() && arg[after] == '{') {
+        asked = NamesSecretPrompt(std::string_view(arg.data() + p, close - p));
+        p = after;
+      }
+      continue;
+    }
+    if (!IsAlpha(arg[p]) || (p > 0 && IsWordChar(arg[p - 1]))) continue;
+    std::size_t end = p;
+    while (end < arg.size() && IsWordChar(arg[end])) ++end;
+    const std::string_view word(arg.data() + p, end - p);
+    const bool expect = word == "expect"sv;
+    const bool answer = asked && InWords<redact_rules::kPromptAnswers>(word);
+    p = end - 1;
+    if (!expect && !answer) continue;
+    const std::size_t open = PastPromptOptions(arg, end);
+    if (open >= arg.size() || (arg[open] != '"' && arg[open] != '\'')) continue;
+    if (answer) {
+      p = AddQuotedInside(arg, open, spans) - 1;
+      asked = false;
+      continue;
+    }
+    const std::size_t close = shell_words::QuotedEnd(arg, open, false);
+    asked = NamesSecretPrompt(std::string_view(arg.data() + open, close - open));
+    p = close - 1;
+  }
+}
+
 // `shell_words_end`: rule 5's, for a shell's command string.
 void ContextFreeRules(std::string_view text, Collector* spans, bool shell_words_end = false) {
   HeadersAnywhere(text, spans);
@@ -933,6 +1015,7 @@ void ContextFreeRules(std::string_view text, Collector* spans, bool shell_words_
   SqlPasswordRule(text, spans);
   CodeAssignmentRule(text, spans);
   CodeCallRule(text, spans);
+  PromptAnswerRule(text, spans);
 }
 
 // Whether `word` is one of the space-separated `list`, or `any` is.

@@ -37,7 +37,7 @@
 // 11. Command lines: an argument with white space may be a command line
 //     (sh -c "curl -u me:pw x", ssh host "...", su -c "..."). It is split
 //     into shell words (shell_words.h), and each simple command's arguments
-//     go through rules 1-10 as that command's own (its tool rows), the name
+//     go through rules 1-10 and 12-15 as that command's own (its tool rows), the name
 //     found past assignments, wrappers and keywords (kCommandPrefixes:
 //     sudo, env, if, ...). Unless the argument follows -c (or -lc, ...) or
 //     a tool row names the command, rules 8 and 9 are off for it: such text
@@ -68,6 +68,11 @@
 //     or call assigned to a secret name, every one but the first, or the
 //     only one (requests.get(u, auth=('me', 'PW'))). Groups nested deeper
 //     than kMaxCodeGroups take the outermost one's place.
+// 15. Prompts answered in code: after an expect whose quoted pattern asks
+//     for a secret (kSecretPrompts; in an expect block, a quoted pattern
+//     before its action's brace), the quoted text of the next send or
+//     sendline (expect -c '... expect "password:"; send "X\r"', pexpect's
+//     c.expect('Password:'); c.sendline('X')).
 //
 // Time: every rule is linear in the argument's length. A scan that fails
 // moves the rule's start past what it scanned whenever a start inside could
@@ -129,7 +134,7 @@ class Redactor {
  private:
   friend void Standalone(std::string_view text, Spans* out);  // rule 11 on argv[0]
   static constexpr std::size_t kMaxToolRows = 16;
-  // Rules 1-10 on one argument.
+  // Rules 1-10 and 12-15 on one argument.
   void Collect(std::string_view arg, Collector* spans);
   void CommandLines(std::string_view arg, bool command_string, Collector* spans);
   bool StartsCommand(std::string_view word);

@@ -395,6 +395,13 @@ inline constexpr SecretCall kSecretCalls[] = {
     {"connect", 2, 4},
 };
 
+// ---- Rule 15: a prompt asking for a secret, in any case, anywhere in an
+// expect pattern (expect "Password:", c.expect('Enter passphrase')).
+inline constexpr std::string_view kSecretPrompts[] = {"assword", "passphrase", "passcode", "secret",
+                                                      "token"};
+// The commands and methods that answer the prompt expected last.
+inline constexpr std::string_view kPromptAnswers[] = {"send", "sendline"};
+
 // ---- Token shapes, found anywhere at the start of a word.
 enum class Body : unsigned char {
   kAlnum,  // A-Z a-z 0-9

@@ -162,7 +162,10 @@ std::string Render() {
       << Wrap(WordList(redact_rules::kCapabilitySegments)) << ".It capability hosts starting with\n"
       << Wrap(Roff(redact_rules::kCapabilityHostPrefix)) << ".It bot token hosts\n"
       << Wrap(WordList(redact_rules::kBotTokenHosts)) << ".It not userinfo after @\n"
-      << Wrap(WordList(redact_rules::kDigestPrefixes)) << ".El\n";
+      << Wrap(WordList(redact_rules::kDigestPrefixes))
+      << ".It prompts asking for a secret (rule 15)\n"
+      << Wrap(WordList(redact_rules::kSecretPrompts)) << ".It answers to a prompt (rule 15)\n"
+      << Wrap(WordList(redact_rules::kPromptAnswers)) << ".El\n";
   out << ".Ss Tool options\n"
       << "Attached is\n.Fl p Ns Ar V ,\n.Fl \\-opt= Ns Ar V\nor\n.Ql /p:V ;\nseparate is\n"
       << ".Fl p Ar V ;\nbundled is after other one-letter flags,\n.Fl sSLu Ar V .\n"

@@ -243,6 +243,38 @@ TEST_CASE("rule 14: credentials passed to calls, and a secret name's tuple or ca
   CHECK(py("auth=('only-k13'").find("k13") == std::string::npos);
 }
 
+TEST_CASE("rule 15: the answer sent to a prompt that asks for a secret") {
+  auto tcl = [](std::string code) { return RedactArgs({"-c", code}, "expect").args[1]; };
+  CHECK(tcl("spawn ssh u@h; expect \"password:\"; send \"k1\\r\"; interact") ==
+        "spawn ssh u@h; expect \"password:\"; send \"[REDACTED]\"; interact");
+  CHECK(tcl("spawn sudo -v; expect -re \"(?i)passphrase\"; send -- \"k2\\n\"") ==
+        "spawn sudo -v; expect -re \"(?i)passphrase\"; send -- \"[REDACTED]\"");
+  // Only the answer to the prompt that asked: not the one before, not a
+  // second send.
+  CHECK(tcl("expect \"yes/no\"; send \"yes\\r\"; expect \"assword\"; send \"k3\\r\"; send "
+            "\"ls\\r\"") ==
+        "expect \"yes/no\"; send \"yes\\r\"; expect \"assword\"; send \"[REDACTED]\"; send "
+        "\"ls\\r\"");
+  // An expect block: each quoted pattern before its action's brace.
+  CHECK(tcl("expect {\n \"yes/no\" { send \"yes\\r\"; exp_continue }\n \"Password:\" { send "
+            "\"k4\\r\" }\n}") ==
+        "expect {\n \"yes/no\" { send \"yes\\r\"; exp_continue }\n \"Password:\" { send "
+        "\"[REDACTED]\" }\n}");
+  // pexpect.
+  CHECK(RedactArgs({"-c", "c.expect('Password: '); c.sendline('k5'); c.expect('\\$ ')"}, "python3")
+            .args[1] == "c.expect('Password: '); c.sendline('[REDACTED]'); c.expect('\\$ ')");
+  // A prompt's text is no code assignment (rule 13): a quote of the string's
+  // own kind after "Password:" closes it and opens no value.
+  CHECK(One("'Password:'); c.sendline('x')") == "'Password:'); c.sendline('x')");
+  CHECK(One("c.expect(\"Enter token: \"); print(\"x\")") ==
+        "c.expect(\"Enter token: \"); print(\"x\")");
+  // A quote of the other kind does: code in a string is still code.
+  CHECK(RedactArgs({"-c", "os.system(\"API_KEY='k6'\")"}, "python3").args[1] ==
+        "os.system(\"API_KEY='[REDACTED]'\")");
+  CHECK(RedactArgs({"-c", "x = \"it's\"; password = 'k7'"}, "python3").args[1] ==
+        "x = \"it's\"; password = '[REDACTED]'");
+}
+
 TEST_CASE("rule 12: SQL passwords in mysql -e, psql -c and any other argument") {
   auto sql = [](std::string text) { return RedactArgs({"-e", text}, "mysql").args[1]; };
   CHECK(sql("CREATE USER 'app'@'%' IDENTIFIED BY 'p1'; GRANT ALL ON *.* TO 'app'@'%';") ==
