@@ -1155,6 +1155,8 @@ bool IsSecretName(std::string_view name, bool allow_exclusions) {
     }
     if (EqualsIgnoreCase(word, "key"sv) && InWords<redact_rules::kKeyQualifiers>(previous))
       secret = true;
+    if (EqualsIgnoreCase(word, "login"sv) && InWords<redact_rules::kLoginQualifiers>(previous))
+      secret = true;
     previous = word;
   }
   // `previous` is now the last word, and the one before it decides "id".

@@ -64,7 +64,12 @@ inline constexpr std::string_view kKeyQualifiers[] = {
     "replicate",
     "perplexity",
     "openrouter",
+    // GitHub Packages' gpr.key in Gradle's properties (-Pgpr.key=TOKEN).
+    "gpr",
 };
+// "login" is secret only after one of these words: SonarQube's sonar.login
+// is its token (-Dsonar.login=TOKEN); elsewhere a login is a user name.
+inline constexpr std::string_view kLoginQualifiers[] = {"sonar"};
 // The last word of a name that says the value is not the secret itself (a
 // flag, a file, a name, an id, an address): password-file, token_ttl,
 // client_id, SSH_AUTH_SOCK. "id" right after "secret" (Vault's secret_id)

@@ -138,7 +138,8 @@ std::string Render() {
       << Wrap(WordList(redact_rules::kSecretWords)) << ".It secret word endings\n"
       << Wrap(WordList(redact_rules::kSecretSuffixes) + " (pwd and oldpwd alone are directories)")
       << ".It key, only after\n"
-      << Wrap(WordList(redact_rules::kKeyQualifiers)) << ".It not secret as the last word\n"
+      << Wrap(WordList(redact_rules::kKeyQualifiers)) << ".It login, only after\n"
+      << Wrap(WordList(redact_rules::kLoginQualifiers)) << ".It not secret as the last word\n"
       << Wrap(WordList(redact_rules::kNonSecretLastWords) + " (id right after secret is)")
       << ".It not secret as the first word\n"
       << Wrap(WordList(redact_rules::kNonSecretFirstWords)) << ".It credential headers\n"

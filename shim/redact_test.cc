@@ -499,6 +499,15 @@ TEST_CASE("secret names") {
   CHECK(redact::IsSecretName("password-file", false));
   CHECK_FALSE(redact::IsSecretName("keyboard", true));
   CHECK_FALSE(redact::IsSecretName("", true));
+  // Qualified words: key after gpr, login after sonar, neither alone.
+  CHECK(redact::IsSecretName("gpr.key", true));
+  CHECK(redact::IsSecretName("sonar.login", true));
+  CHECK_FALSE(redact::IsSecretName("login", true));
+  CHECK_FALSE(redact::IsSecretName("ssh.login", true));
+  CHECK(Args({"sonar:sonar", "-Dsonar.login=t1", "-Dsonar.host.url=h"}, "mvn") ==
+        std::vector<std::string>{"sonar:sonar", "-Dsonar.login=[REDACTED]", "-Dsonar.host.url=h"});
+  CHECK(Args({"publish", "-Pgpr.key=t2", "-Pgpr.user=me"}, "gradle") ==
+        std::vector<std::string>{"publish", "-Pgpr.key=[REDACTED]", "-Pgpr.user=me"});
 }
 
 // The misses an attacker's corpus found, one case each.
