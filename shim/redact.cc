@@ -323,7 +323,13 @@ void ToolValue(Value value, std::string_view arg, std::size_t offset, Collector*
   if (token_end > offset) spans->Add(offset, token_end);
   for (std::size_t i = offset; i < arg.size(); ++i) {
     if (arg[i] == separator) {
-      spans->Add(i + 1, arg.size());
+      // Nothing after ':' (curl -u KEY:): the user is the key, as APIs
+      // that take a key as the basic-auth user have it.
+      if (i + 1 == arg.size()) {
+        spans->Add(offset, i);
+      } else {
+        spans->Add(i + 1, arg.size());
+      }
       return;
     }
   }
@@ -534,7 +540,9 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
         continue;
       }
     }  // else a quoted value, whole (db_password='x y', connect(password='x')).
-    spans->Add(begin, end);
+    // password=-, --from-file=token=/dev/stdin: where the secret is read from.
+    if (!InWords<redact_rules::kStdinPaths>(std::string_view(arg.data() + begin, end - begin)))
+      spans->Add(begin, end);
     p = end > p ? end - 1 : p;
   }
 }
@@ -829,9 +837,15 @@ CodeGroup g_code_groups[kMaxCodeGroups];
 
 const redact_rules::SecretCall* SecretCallNamed(std::string_view name) {
   const std::size_t dot = name.rfind('.');
-  if (dot != std::string_view::npos) name = Tail(name, dot + 1);
+  const std::string_view last = dot == std::string_view::npos ? name : Tail(name, dot + 1);
   for (const redact_rules::SecretCall& call : redact_rules::kSecretCalls) {
-    if (EqualsIgnoreCase(name, call.name)) return &call;
+    if (call.name.find('.') == std::string_view::npos) {
+      if (EqualsIgnoreCase(last, call.name)) return &call;
+    } else if (EndsWithIgnoreCase(name, call.name) &&
+               (name.size() == call.name.size() ||
+                name[name.size() - call.name.size() - 1] == '.')) {
+      return &call;  // jwt.encode, or x.jwt.encode
+    }
   }
   return nullptr;
 }
@@ -1293,7 +1307,8 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
   // value to the option (a tool row).
   if (pending.active && pending.setting && StartsWith(arg, "-"sv)) pending = Pending{};
   if (pending.active && pending.value == Value::kWhole) {
-    spans.Add(0, arg.size());
+    if (!InWords<redact_rules::kStdinPaths>(arg))
+      spans.Add(0, arg.size());  // not --secret-string -
     // Still a setting's name for rule 9: pulumi config set --secret NAME V.
     SettingName(arg, is_option);
     return;
@@ -1314,7 +1329,7 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
     bool names_one = EndsWithIgnoreCase(name, "-id"sv) || EndsWithIgnoreCase(name, "_id"sv);
     if (long_enough && plain && !names_one && IsSecretName(name, true)) {
       if (eq != std::string_view::npos) {
-        spans.Add(eq + 1, arg.size());
+        if (!InWords<redact_rules::kStdinPaths>(Tail(arg, eq + 1))) spans.Add(eq + 1, arg.size());
       } else {
         pending_ = Pending{true, Value::kWhole, false};
       }
@@ -1418,6 +1433,7 @@ struct Level {
   bool reads_secret;                // the current command reads a secret on its input
   unsigned stdin_rows;              // the kToolStdinSecretOptions rows of the current command
   bool last_was_pipe;               // the last token was '|' ('||' is no pipe)
+  bool after_secret_option;         // the last word was an option with a secret name
 };
 Level g_levels[kMaxCommandDepth];
 alignas(Redactor) AGT_LATE_BSS unsigned char g_commands[kMaxCommandDepth][sizeof(Redactor)];
@@ -1454,6 +1470,7 @@ void EndCommand(Level* level, char separator) {
   level->tee = false;
   level->reads_secret = false;
   level->stdin_rows = 0;
+  level->after_secret_option = false;
   level->command = nullptr;
 }
 
@@ -1504,6 +1521,29 @@ bool IsEchoFlag(std::string_view word) {
   return true;
 }
 
+// An option whose name is secret, its value in the next word: --password-file
+// counts too, for its value names where the secret is read from.
+bool IsSecretOptionName(std::string_view word) {
+  if (word.size() < 2 || word[0] != '-' || word.find('=') != std::string_view::npos) return false;
+  std::size_t dashes = 0;
+  while (dashes < word.size() && word[dashes] == '-') ++dashes;
+  return dashes < word.size() && IsSecretName(Tail(word, dashes), false);
+}
+
+// kStdinPaths as a secret's value: NAME=- or --name=/dev/stdin with a secret
+// name (the last one before '=': --from-file=password=/dev/stdin), or the
+// word after a secret option.
+bool StdinForSecret(std::string_view word, bool after_secret_option) {
+  const std::size_t eq = word.rfind('=');
+  if (eq == std::string_view::npos)
+    return after_secret_option && InWords<redact_rules::kStdinPaths>(word);
+  if (!InWords<redact_rules::kStdinPaths>(Tail(word, eq + 1))) return false;
+  const std::size_t before = eq == 0 ? std::string_view::npos : word.rfind('=', eq - 1);
+  std::size_t begin = before == std::string_view::npos ? 0 : before + 1;
+  while (begin < eq && word[begin] == '-') ++begin;
+  return begin < eq && IsSecretName(std::string_view(word.data() + begin, eq - begin), false);
+}
+
 // One word of the current command (its name or an argument), at [begin,
 // end) in the argument: what rule 11's pipelines learn from it.
 void PipelineWord(Level* level, std::string_view word, std::size_t begin, std::size_t end,
@@ -1541,6 +1581,8 @@ void PipelineWord(Level* level, std::string_view word, std::size_t begin, std::s
     // tee FILE: what is piped in is written there.
     if (level->tee && !to_file && !word.empty() && word[0] != '-' && IsCredentialFile(word))
       level->reads_secret = true;
+    if (StdinForSecret(word, level->after_secret_option)) level->reads_secret = true;
+    level->after_secret_option = IsSecretOptionName(word);
   }
   if (InWords<redact_rules::kStdinSecretOptions>(word)) level->reads_secret = true;
   FeedSecret(*level, spans);

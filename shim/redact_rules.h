@@ -134,16 +134,36 @@ inline constexpr std::string_view kCommandPrefixes[] = {
 // --password-stdin, echo u:X | chpasswd).
 inline constexpr std::string_view kStdinSecretOptions[] = {"--password-stdin", "--with-token",
                                                            "--data-file=-"};
-inline constexpr std::string_view kStdinSecretCommands[] = {"chpasswd"};
-// The same for one tool's option; a one-letter one also among other
-// one-letter flags (echo X | sudo -kS cmd).
+inline constexpr std::string_view kStdinSecretCommands[] = {"chpasswd", "cryptsetup",
+                                                            "wpa_passphrase", "sshpass"};
+// The same for one tool's option or subcommand; a one-letter option also
+// among other one-letter flags (echo X | sudo -kS cmd).
 struct StdinSecretOption {
   std::string_view tools;  // space-separated names
   std::string_view option;
 };
 inline constexpr StdinSecretOption kToolStdinSecretOptions[] = {
-    {"sudo", "-S"},      {"sudo", "--stdin"}, {"passwd", "--stdin"},
-    {"smbpasswd", "-s"}, {"htpasswd", "-i"},
+    {"sudo", "-S"},
+    {"sudo", "--stdin"},
+    {"passwd", "--stdin"},
+    {"smbpasswd", "-s"},
+    {"htpasswd", "-i"},
+    {"openssl", "-stdin"},            // openssl passwd -stdin
+    {"gpg gpg2", "--passphrase-fd"},  // --passphrase-fd 0
+    {"vault", "-"},                   // vault login -
+    {"docker podman", "secret"},      // docker secret create NAME -
+    {"kubectl oc", "secret"},         // kubectl create secret ... /dev/stdin
+    {"gh", "secret"},                 // gh secret set NAME, value on stdin
+    {"fly flyctl", "secrets"},        // fly secrets import
+    {"vercel", "env"},                // vercel env add NAME ENV
+    {"op", "signin"},                 // op signin --raw
+};
+// Rule 11, pipelines: a value that names the standard input, as the value
+// of a secret name (password=-, --from-file=token=/dev/stdin) or after an
+// option whose name is secret (--secret-string file:///dev/stdin,
+// --password-file /dev/stdin), also makes what is piped in secret.
+inline constexpr std::string_view kStdinPaths[] = {
+    "-", "/dev/stdin", "file:///dev/stdin", "@-", "@/dev/stdin", "/dev/fd/0", "/proc/self/fd/0",
 };
 inline constexpr std::string_view kEchoCommands[] = {"echo", "printf"};
 // Rule 11, files: what an echo or printf writes to a file (> FILE, >> FILE)
@@ -369,8 +389,9 @@ inline constexpr MarkedSecret kMarkedSecrets[] = {
 
 // ---- Rule 14: calls in code that take a credential as a positional
 // argument: of the arguments `first` to `last` (counted from 1), each that
-// is a quoted string is secret (smtplib's s.login('me', 'PW')). The name is
-// the last part of a dotted one (requests.auth.HTTPBasicAuth), in any case.
+// is a quoted string is secret (smtplib's s.login('me', 'PW')). A name is
+// compared with the last part of a dotted one (requests.auth.HTTPBasicAuth),
+// a dotted name with as many last parts (jwt.encode), in any case.
 struct SecretCall {
   std::string_view name;
   unsigned char first;
@@ -398,6 +419,15 @@ inline constexpr SecretCall kSecretCalls[] = {
     // password, dsn), paramiko (host, port, user, password): a user is
     // hidden with them.
     {"connect", 2, 4},
+    // Signing keys: PyJWT's jwt.encode(payload, KEY), jwt.decode(token,
+    // KEY), jsonwebtoken's sign(payload, KEY) and verify, hmac.new(KEY),
+    // Node's crypto.createHmac(algorithm, KEY).
+    {"jwt.encode", 2, 2},
+    {"jwt.decode", 2, 2},
+    {"sign", 2, 2},
+    {"jwt.verify", 2, 2},
+    {"hmac.new", 1, 1},
+    {"createHmac", 2, 2},
 };
 
 // ---- Rule 15: a prompt asking for a secret, in any case, anywhere in an

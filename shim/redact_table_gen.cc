@@ -152,8 +152,13 @@ std::string Render() {
       << Wrap(WordList(redact_rules::kStdinSecretOptions))
       << ".It commands that read a secret on standard input (rule 11)\n"
       << Wrap(WordList(redact_rules::kStdinSecretCommands))
-      << ".It one tool's options that read a secret on standard input (rule 11)\n"
-      << Wrap(StdinToolOptions()) << ".It commands whose arguments are what they print (rule 11)\n"
+      << ".It one tool's options and subcommands that read a secret on standard input (rule "
+         "11)\n"
+      << Wrap(StdinToolOptions())
+      << ".It the standard input as a secret's value (rule 11), after a secret name's = or "
+         "option\n"
+      << Wrap(WordList(redact_rules::kStdinPaths))
+      << ".It commands whose arguments are what they print (rule 11)\n"
       << Wrap(WordList(redact_rules::kEchoCommands))
       << ".It credential files, besides secret names (rule 11)\n"
       << Wrap(WordList(redact_rules::kCredentialFiles))

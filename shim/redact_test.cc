@@ -231,6 +231,13 @@ TEST_CASE("rule 14: credentials passed to calls, and a secret name's tuple or ca
   CHECK(RedactArgs({"-r", "$db = new PDO('mysql:host=h', 'app', 'k10');"}, "php").args[1] ==
         "$db = new PDO('mysql:host=h', 'app', '[REDACTED]');");
   CHECK(py("M.pass_('k11')") == "M.pass_('[REDACTED]')");
+  // Signing keys; a dotted name compares as many last parts.
+  CHECK(py("jwt.encode({'a': 1}, 'k14', algorithm='HS256')") ==
+        "jwt.encode({'a': 1}, '[REDACTED]', algorithm='HS256')");
+  CHECK(py("x.encode('utf-8', 'ignore')") == "x.encode('utf-8', 'ignore')");
+  CHECK(py("hmac.new(b'k15', msg, 'sha256')") == "hmac.new(b'[REDACTED]', msg, 'sha256')");
+  CHECK(RedactArgs({"-e", "require('jsonwebtoken').sign({a: 1}, 'k16')"}, "node").args[1] ==
+        "require('jsonwebtoken').sign({a: 1}, '[REDACTED]')");
   // Other calls, other arguments, nested groups and strings that are not
   // whole arguments are kept.
   CHECK(py("print('a', 'b'); sqlite3.connect('db.sqlite'); x = {'a': [1, 'b']}") ==
@@ -553,6 +560,10 @@ TEST_CASE("tool options: curl's -u is curl's, and a key as the user is hidden") 
   Redacted docker = RedactArgs({"run", "--user", "1000:1000", "img"}, "docker");
   CHECK(docker.args[2] == "1000:1000");
   CHECK(RedactArgs({"-u", "sk_test_4eC39HqLyjWDarjtT1zdp7dc:"}).args[1] == "[REDACTED]:");
+  // Any user with nothing after ':' is a key given as the user.
+  CHECK(RedactArgs({"-u", "k1k2k3:"}).args[1] == "[REDACTED]:");
+  CHECK(RedactArgs({"-sSu", "k1k2k3:", "u"}).args[1] == "[REDACTED]:");
+  CHECK(RedactArgs({"-u", "me"}).args[1] == "me");
 }
 
 TEST_CASE("userinfo without a scheme, headers after '=', gh secret bodies") {
@@ -896,6 +907,34 @@ TEST_CASE("rule 11: what is piped into a command that reads a secret on its inpu
   CHECK(Sh("echo b | sort -S 1G") == "echo b | sort -S 1G");
   CHECK(Sh("echo b | sudo -u bob tee f") == "echo b | sudo -u bob tee f");
   CHECK(Sh("echo b | sudo -S=x") == "echo b | sudo -S=x");
+  // Tools and subcommands that take the secret on standard input.
+  CHECK(Sh("echo p17 | openssl passwd -6 -stdin") == "echo [REDACTED] | openssl passwd -6 -stdin");
+  CHECK(Sh("echo -n p18 | docker secret create db_pw -") ==
+        "echo -n [REDACTED] | docker secret create db_pw -");
+  CHECK(Sh("podman secret create db - <<< p19") == "podman secret create db - <<< [REDACTED]");
+  CHECK(Sh("echo p20 | gh secret set API_KEY") == "echo [REDACTED] | gh secret set API_KEY");
+  CHECK(Sh("echo p21 | cryptsetup luksOpen /dev/sdb1 data") ==
+        "echo [REDACTED] | cryptsetup luksOpen /dev/sdb1 data");
+  CHECK(Sh("echo p22 | gpg --batch --passphrase-fd 0 -d f.gpg") ==
+        "echo [REDACTED] | gpg --batch --passphrase-fd 0 -d f.gpg");
+  CHECK(Sh("vercel env add API_TOKEN production <<< p23") ==
+        "vercel env add API_TOKEN production <<< [REDACTED]");
+  // A secret's value named as the standard input, attached or separate.
+  CHECK(Sh("echo p24 | kubectl create secret generic s --from-file=password=/dev/stdin")
+            .find("p24") == std::string::npos);
+  CHECK(Sh("echo -n p25 | vault kv put secret/app password=-").find("p25") == std::string::npos);
+  CHECK(Sh("echo p26 | aws secretsmanager put-secret-value --secret-id db --secret-string "
+           "file:///dev/stdin")
+            .find("p26") == std::string::npos);
+  CHECK(Sh("echo p27 | tool --password-file /dev/stdin").find("p27") == std::string::npos);
+  // The value that names the standard input is no secret itself: shown.
+  CHECK(Sh("echo p28 | vault kv put secret/app password=-") ==
+        "echo [REDACTED] | vault kv put secret/app password=-");
+  CHECK(Args({"--secret-string", "file:///dev/stdin", "--token=-"}, "aws") ==
+        std::vector<std::string>{"--secret-string", "file:///dev/stdin", "--token=-"});
+  // Other values from standard input, other tools' subcommands: kept.
+  CHECK(Sh("echo hi | tool --input=- --name -") == "echo hi | tool --input=- --name -");
+  CHECK(Sh("echo hi | git secret add f") == "echo hi | git secret add f");
 }
 
 TEST_CASE("rule 11: outside a command string, prose keeps its words") {
