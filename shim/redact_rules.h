@@ -276,8 +276,10 @@ inline constexpr ToolOption kToolOptions[] = {
     {"rabbitmqadmin", "-p", Value::kWhole, kBoth, ""},
     {"xfreerdp", "/p:", Value::kWhole, kAttached, ""},
     {"rdesktop", "-p", Value::kWhole, kBoth, ""},
-    {"az docker podman helm nerdctl buildah skopeo oras oc crane regctl", "-p", Value::kWhole,
+    {"az docker podman helm nerdctl buildah skopeo oras oc crane regctl cf", "-p", Value::kWhole,
      kBoth, "login"},
+    {"hydra medusa", "-p", Value::kWhole, kBoth, ""},  // -P is a file of passwords
+    {"p4", "-P", Value::kWhole, kBoth, ""},
     {"skopeo", "--creds", Value::kAfterColon, kBoth, ""},
     {"skopeo", "--src-creds", Value::kAfterColon, kBoth, ""},
     {"skopeo", "--dest-creds", Value::kAfterColon, kBoth, ""},
@@ -324,7 +326,8 @@ inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"poetry", "pypi-token.", 1},
     {"vault bao", "login", 0},
     {"cargo", "login", 0},
-    {"mc", "set", 4},  // mc alias set NAME URL ACCESS_KEY SECRET_KEY
+    {"cf", "auth", 2},  // cf auth USER PASSWORD
+    {"mc", "set", 4},   // mc alias set NAME URL ACCESS_KEY SECRET_KEY
     {"bw", "unlock", 0, "--passwordenv --passwordfile --session"},
     {"bw", "login", 2},  // bw login EMAIL PASSWORD
     {"ngrok", "authtoken", 0},

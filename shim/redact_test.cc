@@ -732,6 +732,14 @@ TEST_CASE("tool rows and positional secrets: registries, tunnels, package hosts"
   // A model vendor's key; other keys stay files or names.
   CHECK(Args({"app.py", "--openai-key", "k3"}, "python3")[2] == "[REDACTED]");
   CHECK(Args({"app.py", "--ssh-key", "id_ed25519"}, "python3")[2] == "id_ed25519");
+  // Cloud Foundry: -p after login only (cf push -p is a path); cf auth USER PASSWORD.
+  CHECK(Args({"login", "-a", "https://api", "-u", "me", "-p", "k4"}, "cf")[6] == "[REDACTED]");
+  CHECK(Args({"push", "app", "-p", "./dist"}, "cf")[3] == "./dist");
+  CHECK(Args({"auth", "me", "k5"}, "cf")[2] == "[REDACTED]");
+  // hydra's -p is a password, its -P a file of them; Perforce's -P.
+  CHECK(Args({"-l", "admin", "-p", "k6", "-P", "pw.txt", "ssh://h"}, "hydra") ==
+        std::vector<std::string>{"-l", "admin", "-p", "[REDACTED]", "-P", "pw.txt", "ssh://h"});
+  CHECK(Args({"-u", "me", "-P", "k7", "sync"}, "p4")[3] == "[REDACTED]");
 }
 
 TEST_CASE("counted operands: htpasswd -b's password, wherever its flags put it") {
