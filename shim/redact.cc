@@ -1127,6 +1127,15 @@ bool IsOneLetterOption(std::string_view option) {
   return option.size() == 2 && option[0] == '-' && option[1] != '-';
 }
 
+// The run of letters after a single '-' (-sSLu:v gives sSLu, -kS gives
+// kS): one-letter flags given together. Empty for --long and non-options.
+std::string_view BundledFlags(std::string_view arg) {
+  if (arg.size() < 2 || arg[0] != '-' || arg[1] == '-') return std::string_view();
+  std::size_t end = 1;
+  while (end < arg.size() && IsAlpha(arg[end])) ++end;
+  return std::string_view(arg.data() + 1, end - 1);
+}
+
 // The last bytes of the secret suffixes, either case: most words end
 // otherwise and skip the suffix loop.
 constexpr std::array<bool, 256> MakeSuffixLastBytes() {
@@ -1236,14 +1245,15 @@ bool Redactor::ToolOption(std::string_view arg, Collector* spans) {
   }
   // Bundled after other one-letter flags (-su v, -sSLu:v): the first letter
   // with a bundling row in the leading run of letters takes the rest.
-  if (arg[0] != '-' || arg[1] == '-') return false;
-  for (std::size_t i = 1; i < arg.size() && IsAlpha(arg[i]); ++i) {
+  const std::string_view flags = BundledFlags(arg);
+  for (std::size_t f = 0; f < flags.size(); ++f) {
     for (std::size_t r = 0; r < row_count_; ++r) {
       const redact_rules::ToolOption& row = *rows_[r];
       if (!Applies(r) || (row.forms & Form::kBundled) == 0 || !IsOneLetterOption(row.option) ||
-          row.option[1] != arg[i]) {
+          row.option[1] != flags[f]) {
         continue;
       }
+      const std::size_t i = f + 1;  // the flag's place in arg
       if (i + 1 < arg.size()) {
         ToolValue(row.value, arg, i + 1, spans);
       } else if (row.value !=
@@ -1366,10 +1376,9 @@ void Redactor::CountedOperand(std::string_view arg, Collector* spans) {
   const bool value = counted_value_next_;
   counted_value_next_ = InList(row.value_options, arg);
   if (arg.size() >= 2 && arg[0] == '-' && arg[1] != '-') {  // -b, -nb, -bc
-    for (std::size_t i = 1; i < arg.size() && IsAlpha(arg[i]); ++i) {
-      counted_flag_ = counted_flag_ || arg[i] == row.flag;
-      fewer_flag_ = fewer_flag_ || arg[i] == row.fewer_flag;
-    }
+    const std::string_view flags = BundledFlags(arg);
+    counted_flag_ = counted_flag_ || flags.find(row.flag) != std::string_view::npos;
+    fewer_flag_ = fewer_flag_ || flags.find(row.fewer_flag) != std::string_view::npos;
     return;
   }
   if (value || StartsWith(arg, "-"sv)) return;
@@ -1482,10 +1491,10 @@ bool ToolReadsSecret(unsigned rows, std::string_view word) {
         redact_rules::kToolStdinSecretOptions[Lowest(rows)];
     if (word == row.option) return true;
     // -S among other one-letter flags: -kS, -Sk (not -S=x, not --stdin's).
-    if (IsOneLetterOption(row.option) && word.size() > 2 && word[0] == '-' && word[1] != '-') {
-      bool flags = true;
-      for (std::size_t i = 1; i < word.size(); ++i) flags = flags && IsAlpha(word[i]);
-      if (flags && word.find(row.option[1]) != std::string_view::npos) return true;
+    const std::string_view flags = BundledFlags(word);
+    if (IsOneLetterOption(row.option) && flags.size() > 1 && flags.size() + 1 == word.size() &&
+        flags.find(row.option[1]) != std::string_view::npos) {
+      return true;
     }
   }
   return false;
