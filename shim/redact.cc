@@ -640,6 +640,11 @@ std::size_t SkipSpace(std::string_view text, std::size_t at) {
   return at;
 }
 
+// A secret name as code and data name it: also pwd, which as a shell
+// variable is a directory, but as a member or a name given a string is
+// MongoDB's (and others') password.
+bool IsCodeSecretName(std::string_view name) { return name == "pwd"sv || IsSecretName(name, true); }
+
 // Rule 10: a quoted member name holding a secret word, then ':' and a quoted
 // or bare value ({"password":"x"}, {'token': 'x'}, "api_key": 42): the value.
 // Inside a double-quoted shell word the quotes are escaped
@@ -663,7 +668,7 @@ void QuotedMemberRule(std::string_view arg, Collector* spans) {
     if (quote_at(i) != quote) continue;
     std::string_view name(arg.data() + p + quote.size(), i - p - quote.size());
     std::size_t j = SkipSpace(arg, i + quote.size());
-    if (name.empty() || j >= arg.size() || arg[j] != ':' || !IsSecretName(name, true)) continue;
+    if (name.empty() || j >= arg.size() || arg[j] != ':' || !IsCodeSecretName(name)) continue;
     j = SkipSpace(arg, j + 1);
     if (j >= arg.size() || arg[j] == '{' || arg[j] == '[')
       continue;                   // members inside get their own turn
@@ -761,6 +766,10 @@ void SqlPasswordRule(std::string_view arg, Collector* spans) {
     } else {
       continue;
     }
+    // A national or escape string: N'x' (SQL Server), E'x' (PostgreSQL).
+    if (q + 1 < arg.size() && (arg[q] == 'N' || arg[q] == 'n' || arg[q] == 'E' || arg[q] == 'e') &&
+        arg[q + 1] == '\'')
+      ++q;
     if (q >= arg.size() || (arg[q] != '\'' && arg[q] != '"')) {
       p = q > p ? q - 1 : p;
       continue;
@@ -809,7 +818,7 @@ void CodeAssignmentRule(std::string_view arg, Collector* spans) {
     const std::string_view name(arg.data() + p, i - p);
     if (!assigns || k >= arg.size() || (arg[k] != '\'' && arg[k] != '"' && arg[k] != '`') ||
         (arg[k] == '\'' && single) || (arg[k] == '"' && double_) ||
-        (!IsSecretName(name, true) && !InWords<redact_rules::kCredentialHeaders>(name))) {
+        (!IsCodeSecretName(name) && !InWords<redact_rules::kCredentialHeaders>(name))) {
       p = i - 1;
       continue;
     }

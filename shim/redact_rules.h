@@ -431,6 +431,9 @@ inline constexpr SecretCall kSecretCalls[] = {
     {"jwt.verify", 2, 2},
     {"hmac.new", 1, 1},
     {"createHmac", 2, 2},
+    // MySQL's PASSWORD('x'); MongoDB's db.changeUserPassword(user, PASSWORD).
+    {"PASSWORD", 1, 1},
+    {"changeUserPassword", 2, 2},
 };
 
 // ---- Rule 15: a prompt asking for a secret, in any case, anywhere in an

@@ -231,6 +231,17 @@ TEST_CASE("rule 14: credentials passed to calls, and a secret name's tuple or ca
   CHECK(RedactArgs({"-r", "$db = new PDO('mysql:host=h', 'app', 'k10');"}, "php").args[1] ==
         "$db = new PDO('mysql:host=h', 'app', '[REDACTED]');");
   CHECK(py("M.pass_('k11')") == "M.pass_('[REDACTED]')");
+  CHECK(RedactArgs({"-e", "UPDATE mysql.user SET authentication_string=PASSWORD('k17')"}, "mysql")
+            .args[1] == "UPDATE mysql.user SET authentication_string=PASSWORD('[REDACTED]')");
+  CHECK(RedactArgs({"--eval", "db.changeUserPassword(\"app\", \"k18\")"}, "mongosh").args[1] ==
+        "db.changeUserPassword(\"app\", \"[REDACTED]\")");
+  // pwd given a string or as a member is a password (MongoDB's), not the
+  // shell's directory.
+  CHECK(RedactArgs({"--eval", "db.createUser({user: 'app', pwd: 'k19', roles: []})"}, "mongosh")
+            .args[1] == "db.createUser({user: 'app', pwd: '[REDACTED]', roles: []})");
+  CHECK(One("{\"user\": \"app\", \"pwd\": \"k20\"}") ==
+        "{\"user\": \"app\", \"pwd\": \"[REDACTED]\"}");
+  CHECK(One("PWD=/srv/app") == "PWD=/srv/app");
   // Signing keys; a dotted name compares as many last parts.
   CHECK(py("jwt.encode({'a': 1}, 'k14', algorithm='HS256')") ==
         "jwt.encode({'a': 1}, '[REDACTED]', algorithm='HS256')");
@@ -302,6 +313,10 @@ TEST_CASE("rule 12: SQL passwords in mysql -e, psql -c and any other argument") 
   CHECK(sql("ALTER USER u IDENTIFIED WITH auth_socket") ==
         "ALTER USER u IDENTIFIED WITH auth_socket");
   CHECK(sql("passwords 'x' unidentified by 'y'") == "passwords 'x' unidentified by 'y'");
+  // National and escape strings.
+  CHECK(RedactArgs({"-Q", "ALTER LOGIN sa WITH PASSWORD = N'k9'"}, "sqlcmd").args[1] ==
+        "ALTER LOGIN sa WITH PASSWORD = N'[REDACTED]'");
+  CHECK(One("ALTER ROLE r PASSWORD E'k10'") == "ALTER ROLE r PASSWORD E'[REDACTED]'");
 }
 
 TEST_CASE("rule 5: a quoted value is whole; in a shell's command string a word ends it") {
