@@ -1,5 +1,6 @@
 #include "redact.h"
 
+#include <algorithm>
 #include <array>
 #include <new>
 
@@ -101,8 +102,8 @@ struct WordFilter {
   std::array<bool, 256> first{};
 };
 
-template <std::size_t N>
-constexpr WordFilter MakeWordFilter(const std::string_view (&words)[N]) {
+template <typename Words>  // an array of std::string_view, built-in or std::array
+constexpr WordFilter MakeWordFilter(const Words& words) {
   WordFilter filter;
   for (std::string_view w : words) {
     if (w.size() < 64) filter.lengths |= 1ull << w.size();
@@ -844,9 +845,26 @@ struct CodeGroup {
 constexpr std::size_t kMaxCodeGroups = 8;
 CodeGroup g_code_groups[kMaxCodeGroups];
 
+// The last dotted part of each kSecretCalls name (jwt.encode: encode): most
+// names before '(' are rejected by InWords' filter on these.
+constexpr std::size_t kSecretCallCount = std::size(redact_rules::kSecretCalls);
+constexpr std::array<std::string_view, kSecretCallCount> MakeCallLastParts() {
+  std::array<std::string_view, kSecretCallCount> parts{};
+  for (std::size_t i = 0; i < kSecretCallCount; ++i) {
+    const std::string_view name = redact_rules::kSecretCalls[i].name;
+    const std::size_t dot = name.rfind('.');
+    parts[i] = dot == std::string_view::npos
+                   ? name
+                   : std::string_view(name.data() + dot + 1, name.size() - dot - 1);
+  }
+  return parts;
+}
+constexpr std::array<std::string_view, kSecretCallCount> kCallLastParts = MakeCallLastParts();
+
 const redact_rules::SecretCall* SecretCallNamed(std::string_view name) {
   const std::size_t dot = name.rfind('.');
   const std::string_view last = dot == std::string_view::npos ? name : Tail(name, dot + 1);
+  if (!InWords<kCallLastParts>(last)) return nullptr;
   for (const redact_rules::SecretCall& call : redact_rules::kSecretCalls) {
     if (call.name.find('.') == std::string_view::npos) {
       if (EqualsIgnoreCase(last, call.name)) return &call;
@@ -896,6 +914,11 @@ void EndCodeGroup(const CodeGroup& group, Collector* spans) {
 // secret name (requests.get(u, auth=('me', 'PW')), auth=HTTPBasicAuth(...)):
 // every one but the first, or the only one. One pass, each byte once.
 void CodeCallRule(std::string_view arg, Collector* spans) {
+  // No group, nothing to read: one memchr each, where most text ends (and
+  // none for the short words of a command line: f('x') is 6 bytes).
+  if (arg.size() < 6 ||
+      (arg.find('(') == std::string_view::npos && arg.find('[') == std::string_view::npos))
+    return;
   std::size_t depth = 0;
   const redact_rules::SecretCall* call = nullptr;  // the name just before '(' names one
   // The name before the last '=' or ':', when only a name came since: a
@@ -989,6 +1012,8 @@ bool NamesSecretPrompt(std::string_view pattern) {
 // (kSecretPrompts), the quoted text the next send or sendline gives (expect -c 'spawn ssh h; expect
 // "password:"; send "PW\r"', pexpect's c.expect('Password:'); c.sendline('PW')).
 void PromptAnswerRule(std::string_view arg, Collector* spans) {
+  // Most text: one search (and none for a word too short for expect "x").
+  if (arg.size() < 10 || arg.find("expect"sv) == std::string_view::npos) return;
   bool asked = false;
   for (std::size_t p = 0; p < arg.size(); ++p) {
     if ((arg[p] == '"' || arg[p] == '\'') && (p == 0 || arg[p - 1] != '\\')) {
@@ -1451,7 +1476,7 @@ struct Level {
   bool reads_secret;                // the current command reads a secret on its input
   unsigned stdin_rows;              // the kToolStdinSecretOptions rows of the current command
   bool last_was_pipe;               // the last token was '|' ('||' is no pipe)
-  bool after_secret_option;         // the last word was an option with a secret name
+  std::string_view last_argument;   // the current command's, for StdinForSecret
 };
 Level g_levels[kMaxCommandDepth];
 alignas(Redactor) AGT_LATE_BSS unsigned char g_commands[kMaxCommandDepth][sizeof(Redactor)];
@@ -1488,7 +1513,7 @@ void EndCommand(Level* level, char separator) {
   level->tee = false;
   level->reads_secret = false;
   level->stdin_rows = 0;
-  level->after_secret_option = false;
+  level->last_argument = std::string_view();
   level->command = nullptr;
 }
 
@@ -1550,11 +1575,27 @@ bool IsSecretOptionName(std::string_view word) {
 
 // kStdinPaths as a secret's value: NAME=- or --name=/dev/stdin with a secret
 // name (the last one before '=': --from-file=password=/dev/stdin), or the
-// word after a secret option.
-bool StdinForSecret(std::string_view word, bool after_secret_option) {
-  const std::size_t eq = word.rfind('=');
+// word after a secret option (`previous`). Names are looked up only after a
+// path is found: most words are none.
+constexpr std::size_t MakeLongestStdinPath() {
+  std::size_t longest = 0;
+  for (std::string_view path : redact_rules::kStdinPaths) longest = std::max(longest, path.size());
+  return longest;
+}
+constexpr std::size_t kLongestStdinPath = MakeLongestStdinPath();
+
+bool StdinForSecret(std::string_view word, std::string_view previous) {
+  // The last '=' within a path's length of the end: none further back can
+  // start one.
+  std::size_t eq = std::string_view::npos;
+  for (std::size_t i = word.size(); i > 0 && word.size() - i <= kLongestStdinPath; --i) {
+    if (word[i - 1] == '=') {
+      eq = i - 1;
+      break;
+    }
+  }
   if (eq == std::string_view::npos)
-    return after_secret_option && InWords<redact_rules::kStdinPaths>(word);
+    return InWords<redact_rules::kStdinPaths>(word) && IsSecretOptionName(previous);
   if (!InWords<redact_rules::kStdinPaths>(Tail(word, eq + 1))) return false;
   const std::size_t before = eq == 0 ? std::string_view::npos : word.rfind('=', eq - 1);
   std::size_t begin = before == std::string_view::npos ? 0 : before + 1;
@@ -1599,8 +1640,8 @@ void PipelineWord(Level* level, std::string_view word, std::size_t begin, std::s
     // tee FILE: what is piped in is written there.
     if (level->tee && !to_file && !word.empty() && word[0] != '-' && IsCredentialFile(word))
       level->reads_secret = true;
-    if (StdinForSecret(word, level->after_secret_option)) level->reads_secret = true;
-    level->after_secret_option = IsSecretOptionName(word);
+    if (StdinForSecret(word, level->last_argument)) level->reads_secret = true;
+    level->last_argument = word;
   }
   if (InWords<redact_rules::kStdinSecretOptions>(word)) level->reads_secret = true;
   FeedSecret(*level, spans);
