@@ -962,7 +962,7 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
       if (group != nullptr) group->at_argument_start = false;
       const bool secret_value =
           c != '{' && !assigned.empty() &&
-          (IsSecretName(assigned, true) || InWords<redact_rules::kCredentialHeaders>(assigned));
+          (IsCodeSecretName(assigned) || InWords<redact_rules::kCredentialHeaders>(assigned));
       ++depth;
       g_code_groups[(depth - 1) % kMaxCodeGroups] =
           CodeGroup{c == '(' ? call : nullptr, secret_value, true, 1, 0, Span{0, 0}};
@@ -1008,9 +1008,10 @@ bool NamesSecretPrompt(std::string_view pattern) {
 }
 
 // Rule 15, prompts answered in code: after an expect whose quoted pattern
-// (or a quoted pattern before a brace, in an expect block) asks for a secret
-// (kSecretPrompts), the quoted text the next send or sendline gives (expect -c 'spawn ssh h; expect
-// "password:"; send "PW\r"', pexpect's c.expect('Password:'); c.sendline('PW')).
+// (or a quoted pattern before a brace, in an expect block) asks for a
+// secret (kSecretPrompts), the quoted text the next send or sendline gives
+// (expect -c 'spawn ssh h; expect "password:"; send "PW\r"', pexpect's
+// c.expect('Password:'); c.sendline('PW')).
 void PromptAnswerRule(std::string_view arg, Collector* spans) {
   // Most text: one search (and none for a word too short for expect "x").
   if (arg.size() < 10 || arg.find("expect"sv) == std::string_view::npos) return;
