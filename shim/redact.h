@@ -47,13 +47,14 @@
 //     kMaxCommandDepth). So is an assignment's or option's quoted value
 //     (GIT_SSH_COMMAND="sshpass -p X ssh", --rsh='...'); an unquoted one
 //     that names a command a prefix's word would is that command
-//     (ssh -o "ProxyCommand=sshpass -p X ssh j"). A record splits at most kMaxCommands commands;
-//     from the first beyond, the rest of the argument is redacted (and so is every later argument
-//     from its first command on). What is fed to a command that reads a secret on its standard
-//     input (kStdinSecretOptions, kToolStdinSecretOptions, kStdinSecretCommands) is secret: an echo
-//     or printf's arguments piped into it, its <<< word (echo X | docker login --password-stdin).
-//     So is what an echo or printf writes to a credential file (> FILE,
-//     | tee FILE: a secret name such as token, or kCredentialFiles).
+//     (ssh -o "ProxyCommand=sshpass -p X ssh j"). A record splits at most kMaxCommands commands
+//     (a word looked up after a prefix, or an assignment's value where a name would be, counts as
+//     one); from the first beyond, the rest of the argument is redacted (and so is every later
+//     argument from its first command on). What is fed to a command that reads a secret on its
+//     standard input (kStdinSecretOptions, kToolStdinSecretOptions, kStdinSecretCommands) is
+//     secret: an echo or printf's arguments piped into it, its <<< word (echo X | docker login
+//     --password-stdin). So is what an echo or printf writes to a credential file (> FILE, | tee
+//     FILE: a secret name such as token, or kCredentialFiles).
 // 12. SQL passwords: the inside of the quoted string after IDENTIFIED BY
 //     (IDENTIFIED WITH plugin BY), PASSWORD, PASSWORD = and PASSWORD FOR
 //     account = (mysql -e "CREATE USER ... IDENTIFIED BY 'x'", psql -c
