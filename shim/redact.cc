@@ -1155,6 +1155,7 @@ bool HasOwnRows(std::string_view binary) {
          NamedBy<redact_rules::kSettingNames>(binary) ||
          NamedBy<redact_rules::kMarkedSecrets>(binary) ||
          NamedBy<redact_rules::kCountedOperands>(binary) ||
+         NamedBy<redact_rules::kSecretStores>(binary) ||
          NamedBy<redact_rules::kToolStdinSecretOptions>(binary);
 }
 
@@ -1244,6 +1245,7 @@ Redactor::Redactor(std::string_view binary) : tool_(binary) {
     if (row.offset == 0) operand_row_ = &row;
   }
   marked_rows_ = RowsFor<redact_rules::kMarkedSecrets>(binary);
+  store_rows_ = RowsFor<redact_rules::kSecretStores>(binary);
   has_own_rows_ = HasOwnRows(binary);
   if (const unsigned rows = RowsFor<redact_rules::kCountedOperands>(binary); rows != 0)
     counted_row_ = &redact_rules::kCountedOperands[Lowest(rows)];
@@ -1346,6 +1348,7 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
   }
   MarkedSecret(arg, &spans);
   CountedOperand(arg, &spans);
+  StoredValue(arg, &spans);
   Pending pending = pending_;
   pending_ = Pending{};
   // Rule 9's value is not an option: gh secret set NAME --body V leaves the
@@ -1402,6 +1405,43 @@ void Redactor::MarkedSecret(std::string_view arg, Collector* spans) {
       spans->Add(1, arg.size());
     }
   }
+}
+
+// The last word of a name (db_user: user, DATABASE_URL: URL), split as
+// IsSecretName splits, but not at case changes.
+std::string_view LastNameWord(std::string_view name) {
+  std::size_t start = name.size();
+  while (start > 0 && name[start - 1] != '-' && name[start - 1] != '_' && name[start - 1] != '.' &&
+         name[start - 1] != ':')
+    --start;
+  return Tail(name, start);
+}
+
+// kSecretStores: once the row's word was seen, each NAME=VALUE's value,
+// unless the name's last word says it is not the secret (db_user=app,
+// DATABASE_URL=..., whose password rule 4 finds), or the value names the
+// standard input (vault kv put secret/app password=-).
+void Redactor::StoredValue(std::string_view arg, Collector* spans) {
+  if (store_rows_ == 0) return;
+  if (!stored_values_) {
+    for (unsigned rows = store_rows_; rows != 0; rows &= rows - 1) {
+      if (EqualsIgnoreCase(arg, redact_rules::kSecretStores[Lowest(rows)].after))
+        stored_values_ = true;
+    }
+    return;
+  }
+  std::size_t at = 0;  // --from-literal=NAME=VALUE: past the option's '='
+  if (StartsWith(arg, "-"sv)) {
+    const std::size_t eq = arg.find('=');
+    if (eq == std::string_view::npos) return;
+    at = eq + 1;
+  }
+  std::size_t name_end = 0;
+  if (!AssignmentAt(arg, at, &name_end)) return;
+  const std::string_view name(arg.data() + at, name_end - at);
+  if (!InWords<redact_rules::kNonSecretLastWords>(LastNameWord(name)) &&
+      !InWords<redact_rules::kStdinPaths>(Tail(arg, name_end + 1)))
+    spans->Add(name_end + 1, arg.size());
 }
 
 // kCountedOperands: htpasswd -b's password, its third operand (-nb: second).

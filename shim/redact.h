@@ -10,8 +10,9 @@
 //     value, in which forms (attached, separate, bundled after one-letter
 //     flags) and which part of it (whole, after ':' as in user:pass, ...);
 //     positional secrets (kPositionalSecrets: vault login TOKEN, every
-//     operand after redis-cli AUTH) and marked ones (kMarkedSecrets: ACL
-//     SETUSER u >PASSWORD).
+//     operand after redis-cli AUTH), marked ones (kMarkedSecrets: ACL
+//     SETUSER u >PASSWORD) and what is put into a secret store whatever its
+//     name (kSecretStores: fly secrets set STRIPE_KEY=V).
 //  3. Secret options: any other option, --name or -name, whose name is
 //     secret (IsSecretName): the value in --name=value, or the whole next
 //     argument.
@@ -150,6 +151,7 @@ class Redactor {
   void SettingsAfter(std::string_view arg);                     // rule 9
   void MarkedSecret(std::string_view arg, Collector* spans);    // kMarkedSecrets
   void CountedOperand(std::string_view arg, Collector* spans);  // kCountedOperands
+  void StoredValue(std::string_view arg, Collector* spans);     // kSecretStores
   bool Applies(std::size_t row) const;
 
   Pending pending_;
@@ -162,6 +164,8 @@ class Redactor {
   unsigned setting_rows_ = 0;     // kSettingNames
   unsigned positional_rows_ = 0;  // kPositionalSecrets
   unsigned marked_rows_ = 0;      // kMarkedSecrets
+  unsigned store_rows_ = 0;       // kSecretStores
+  bool stored_values_ = false;    // kSecretStores: after its `after`
   std::string_view tool_;
   unsigned positional_left_ = 0;  // kPositionalSecrets: arguments until the secret one
   // kPositionalSecrets offset 0: the next operand is this row's secret;

@@ -326,8 +326,11 @@ inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"poetry", "pypi-token.", 1},
     {"vault bao", "login", 0},
     {"cargo", "login", 0},
-    {"cf", "auth", 2},  // cf auth USER PASSWORD
-    {"mc", "set", 4},   // mc alias set NAME URL ACCESS_KEY SECRET_KEY
+    {"cf", "auth", 2},          // cf auth USER PASSWORD
+    {"netlify", "env:set", 2},  // netlify env:set NAME VALUE
+    {"bw", "create", 2},        // bw create item ENCODED_JSON (the item, its password)
+    {"bw", "edit", 3},          // bw edit item ID ENCODED_JSON
+    {"mc", "set", 4},           // mc alias set NAME URL ACCESS_KEY SECRET_KEY
     {"bw", "unlock", 0, "--passwordenv --passwordfile --session"},
     {"bw", "login", 2},  // bw login EMAIL PASSWORD
     {"ngrok", "authtoken", 0},
@@ -360,6 +363,24 @@ inline constexpr SettingNames kSettingNames[] = {
     {"jq gojq jaq", "--arg", false},      // jq --arg token V '...'
     {"jq gojq jaq", "--argjson", false},  // jq --argjson auth '{"password": ...}'
     {"etcdctl consul", "put", false},     // etcdctl put /config/db_password V
+};
+
+// ---- Secret stores: once an argument equal to `after` (any case) was seen,
+// the value of every NAME=VALUE argument (or of an option's attached
+// --from-literal=NAME=VALUE) is secret, whatever the name but for one whose
+// last word is in kNonSecretLastWords (db_user=app): what is put into a
+// secret store is a secret (fly secrets set STRIPE_KEY=V).
+struct SecretStore {
+  std::string_view tools;  // space-separated names
+  std::string_view after;
+};
+inline constexpr SecretStore kSecretStores[] = {
+    {"fly flyctl doppler infisical", "secrets"},  // fly secrets set NAME=V
+    {"kubectl oc", "generic"},  // kubectl create secret generic s --from-literal=NAME=V
+    {"vault bao", "put"},       // vault kv put secret/app NAME=V
+    {"vault bao", "patch"},     // vault kv patch secret/app NAME=V
+    {"heroku dokku", "config:set"},
+    {"railway", "variables"},  // railway variables --set NAME=V
 };
 
 // ---- Counted operands: with the one-letter flag `flag` among a tool's

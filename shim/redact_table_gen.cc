@@ -221,6 +221,16 @@ std::string Render() {
                 ", past that character.");
   }
   out << ".El\n";
+  out << ".Ss Secret stores\n"
+      << ".Bl -tag -width Ds\n";
+  for (const redact_rules::SecretStore& row : redact_rules::kSecretStores) {
+    out << ".It " << Roff(row.tools) << "\n"
+        << Wrap("after " + Roff(row.after) +
+                " (any case), the value of every NAME=VALUE argument, or of an option's "
+                "attached \\-\\-opt=NAME=VALUE, unless NAME's last word is one that is not "
+                "secret as the last word.");
+  }
+  out << ".El\n";
   out << ".Ss Settings\n"
       << ".Bl -tag -width Ds\n";
   for (const redact_rules::SettingNames& row : redact_rules::kSettingNames) {

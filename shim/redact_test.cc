@@ -757,6 +757,33 @@ TEST_CASE("tool rows and positional secrets: registries, tunnels, package hosts"
   CHECK(Args({"-u", "me", "-P", "k7", "sync"}, "p4")[3] == "[REDACTED]");
 }
 
+TEST_CASE("secret stores: every NAME=VALUE put into one, whatever the name") {
+  CHECK(Args({"secrets", "set", "STRIPE_KEY=k1", "SIGNER=k2", "-a", "app"}, "fly") ==
+        std::vector<std::string>{"secrets", "set", "STRIPE_KEY=[REDACTED]", "SIGNER=[REDACTED]",
+                                 "-a", "app"});
+  CHECK(Args({"create", "secret", "generic", "s", "--from-literal=signer=k3", "--dry-run=client"},
+             "kubectl") == std::vector<std::string>{"create", "secret", "generic", "s",
+                                                    "--from-literal=signer=[REDACTED]",
+                                                    "--dry-run=client"});
+  CHECK(Args({"kv", "put", "secret/app", "signer=k4", "password=-"}, "vault") ==
+        std::vector<std::string>{"kv", "put", "secret/app", "signer=[REDACTED]", "password=-"});
+  CHECK(Args({"config:set", "SALT=k5", "-a", "app"}, "heroku")[1] == "SALT=[REDACTED]");
+  CHECK(Args({"variables", "--set", "SIGNER=k6"}, "railway")[2] == "SIGNER=[REDACTED]");
+  CHECK(Args({"env:set", "SALT", "k7"}, "netlify")[2] == "[REDACTED]");
+  CHECK(Args({"create", "item", "eyJrIjoxfQ"}, "bw")[2] == "[REDACTED]");
+  // Before the word, or another tool's: as before.
+  CHECK(Args({"run", "MODE=prod"}, "fly")[1] == "MODE=prod");
+  CHECK(Args({"kv", "get", "secret/app", "-field=MODE=x"}, "vault")[3] == "-field=MODE=x");
+  CHECK(Args({"secrets", "MODE=prod"}, "gh")[1] == "MODE=prod");
+  CHECK(Sh("sudo fly secrets set SIGNER=k8") == "sudo fly secrets set SIGNER=[REDACTED]");
+  // A name that says its value is no secret: shown (a URL's password still is not).
+  CHECK(Args({"kv", "put", "secret/app", "db_user=app", "DATABASE_URL=postgres://u:k9@h/db"},
+             "vault") == std::vector<std::string>{"kv", "put", "secret/app", "db_user=app",
+                                                  "DATABASE_URL=postgres://u:[REDACTED]@h/db"});
+  CHECK(Args({"get", "secret", "db", "-o", "jsonpath={.data.password}"}, "kubectl")[4] ==
+        "jsonpath={.data.password}");
+}
+
 TEST_CASE("counted operands: htpasswd -b's password, wherever its flags put it") {
   using V = std::vector<std::string>;
   CHECK(Args({"-b", "f", "u", "p1"}, "htpasswd") == V{"-b", "f", "u", "[REDACTED]"});
