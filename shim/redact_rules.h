@@ -98,7 +98,7 @@ inline constexpr std::string_view kSecretKeywords[] = {"password", "passphrase",
 // command named after them (with their own options, assignments and counts
 // in between): sudo -u root curl ..., env A=1 curl ..., if curl ...; then.
 // And ssh's options whose value is a command line, in their "NAME command"
-// form (ssh -o 'ProxyCommand sshpass -p X ssh j' h).
+// form (ssh -o 'ProxyCommand sshpass -p X ssh j' h), and package runners.
 inline constexpr std::string_view kCommandPrefixes[] = {
     "sudo",
     "doas",
@@ -127,6 +127,9 @@ inline constexpr std::string_view kCommandPrefixes[] = {
     "LocalCommand",
     "RemoteCommand",
     "KnownHostsCommand",
+    "npx",  // package runners: npx vercel env add ...
+    "bunx",
+    "uvx",
 };
 // Rule 11, pipelines: a command that reads a secret from its standard
 // input, by one of these options or by its name, makes the arguments of an
@@ -134,8 +137,9 @@ inline constexpr std::string_view kCommandPrefixes[] = {
 // --password-stdin, echo u:X | chpasswd).
 inline constexpr std::string_view kStdinSecretOptions[] = {"--password-stdin", "--with-token",
                                                            "--data-file=-"};
-inline constexpr std::string_view kStdinSecretCommands[] = {"chpasswd", "cryptsetup",
-                                                            "wpa_passphrase", "sshpass"};
+// kubeseal: what it reads is a Secret to seal.
+inline constexpr std::string_view kStdinSecretCommands[] = {
+    "chpasswd", "cryptsetup", "wpa_passphrase", "sshpass", "kubeseal"};
 // The same for one tool's option or subcommand; a one-letter option also
 // among other one-letter flags (echo X | sudo -kS cmd).
 struct StdinSecretOption {
@@ -157,6 +161,7 @@ inline constexpr StdinSecretOption kToolStdinSecretOptions[] = {
     {"fly flyctl", "secrets"},        // fly secrets import
     {"vercel", "env"},                // vercel env add NAME ENV
     {"op", "signin"},                 // op signin --raw
+    {"wrangler", "secret"},           // wrangler secret put NAME
 };
 // Rule 11, pipelines: a value that names the standard input, as the value
 // of a secret name (password=-, --from-file=token=/dev/stdin) or after an

@@ -969,6 +969,9 @@ TEST_CASE("rule 11: what is piped into a command that reads a secret on its inpu
         "echo [REDACTED] | gpg --batch --passphrase-fd 0 -d f.gpg");
   CHECK(Sh("vercel env add API_TOKEN production <<< p23") ==
         "vercel env add API_TOKEN production <<< [REDACTED]");
+  CHECK(Sh("echo p29 | npx wrangler secret put API_TOKEN").find("p29") == std::string::npos);
+  CHECK(Sh("echo p30 | kubeseal --raw --name s --from-file=/dev/stdin") ==
+        "echo [REDACTED] | kubeseal --raw --name s --from-file=/dev/stdin");
   // A secret's value named as the standard input, attached or separate.
   CHECK(Sh("echo p24 | kubectl create secret generic s --from-file=password=/dev/stdin")
             .find("p24") == std::string::npos);
