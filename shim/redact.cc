@@ -503,8 +503,12 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
     bool at_start = p == 0 || p == first || p == option_value;
     if (!at_start) {
       char before = arg[p - 1];
+      // \n written out, as printf and $'...' take it: a line starts after it
+      // (printf 'username=u\npassword=X\n' | git credential approve).
+      const bool escaped_newline = before == 'n' && p >= 2 && arg[p - 2] == '\\';
       if (before != '?' && before != '&' && before != ';' && before != '=' && before != ',' &&
-          before != ':' && before != '{' && before != '(' && before != '[' && !IsSpace(before)) {
+          before != ':' && before != '{' && before != '(' && before != '[' && !IsSpace(before) &&
+          !escaped_newline) {
         continue;
       }
     }
@@ -1050,6 +1054,45 @@ void PromptAnswerRule(std::string_view arg, Collector* spans) {
   }
 }
 
+// Rule 16, substitutions: s/PATTERN/REPLACEMENT/ (sed, perl -pe, vim's :s)
+// writes REPLACEMENT as a line of a file, so it gets the rules for a line's
+// start: a header (token: X) or a secret name's assignment (DB_PASSWORD=X),
+// to REPLACEMENT's end. The delimiter is any of /|#,:@!% after an 's' that
+// starts a word. A delimiter with too few left after one try is not tried
+// again, and a found replacement is passed over: linear.
+void SubstitutionRule(std::string_view arg, Collector* spans) {
+  constexpr std::string_view kDelimiters = "/|#,:@!%"sv;
+  bool exhausted[kDelimiters.size()] = {};
+  for (std::size_t p = 0; p + 1 < arg.size(); ++p) {
+    if (arg[p] != 's' || (p > 0 && (IsWordChar(arg[p - 1]) || arg[p - 1] == '-'))) continue;
+    const std::size_t d = kDelimiters.find(arg[p + 1]);
+    if (d == std::string_view::npos || exhausted[d]) continue;
+    const char delimiter = arg[p + 1];
+    std::size_t ends[2] = {0, 0};  // the pattern's and the replacement's closing delimiters
+    std::size_t found = 0;
+    for (std::size_t i = p + 2; i < arg.size() && found < 2; ++i) {
+      if (arg[i] == '\\') {
+        ++i;
+      } else if (arg[i] == delimiter) {
+        ends[found++] = i;
+      }
+    }
+    if (found < 2) {
+      exhausted[d] = true;
+      continue;
+    }
+    const std::size_t begin = ends[0] + 1;
+    const std::string_view line(arg.data(), ends[1]);  // the replacement is its tail
+    std::size_t name_end = 0;
+    if (HeaderRule(line, begin, spans) == begin && AssignmentAt(line, begin, &name_end) &&
+        IsSecretName(std::string_view(arg.data() + begin, name_end - begin), true) &&
+        name_end + 1 < ends[1]) {
+      spans->Add(name_end + 1, ends[1]);
+    }
+    p = ends[1];  // past the replacement
+  }
+}
+
 // `shell_words_end`: rule 5's, for a shell's command string.
 void ContextFreeRules(std::string_view text, Collector* spans, bool shell_words_end = false) {
   HeadersAnywhere(text, spans);
@@ -1065,6 +1108,7 @@ void ContextFreeRules(std::string_view text, Collector* spans, bool shell_words_
   CodeAssignmentRule(text, spans);
   CodeCallRule(text, spans);
   PromptAnswerRule(text, spans);
+  SubstitutionRule(text, spans);
 }
 
 // Whether `word` is one of the space-separated `list`, or `any` is.

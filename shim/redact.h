@@ -38,7 +38,7 @@
 // 11. Command lines: an argument with white space may be a command line
 //     (sh -c "curl -u me:pw x", ssh host "...", su -c "..."). It is split
 //     into shell words (shell_words.h), and each simple command's arguments
-//     go through rules 1-10 and 12-15 as that command's own (its tool rows), the name
+//     go through rules 1-10 and 12-16 as that command's own (its tool rows), the name
 //     found past assignments, wrappers and keywords (kCommandPrefixes:
 //     sudo, env, if, ...). Unless the argument follows -c (or -lc, ...) or
 //     a tool row names the command, rules 8 and 9 are off for it: such text
@@ -75,6 +75,10 @@
 //     before its action's brace), the quoted text of the next send or
 //     sendline (expect -c '... expect "password:"; send "X\r"', pexpect's
 //     c.expect('Password:'); c.sendline('X')).
+// 16. Substitutions: the replacement of s/PATTERN/REPLACEMENT/ (any of
+//     /|#,:@!% after an 's' starting a word: sed, perl -pe) is a line's
+//     start, so a header or a secret name's assignment there is secret to
+//     its end (sed -i 's/^DB_PASSWORD=.*/DB_PASSWORD=X/' .env).
 //
 // Time: every rule is linear in the argument's length. A scan that fails
 // moves the rule's start past what it scanned whenever a start inside could
@@ -136,7 +140,7 @@ class Redactor {
  private:
   friend void Standalone(std::string_view text, Spans* out);  // rule 11 on argv[0]
   static constexpr std::size_t kMaxToolRows = 16;
-  // Rules 1-10 and 12-15 on one argument.
+  // Rules 1-10 and 12-16 on one argument.
   void Collect(std::string_view arg, Collector* spans);
   void CommandLines(std::string_view arg, bool command_string, Collector* spans);
   bool StartsCommand(std::string_view word);

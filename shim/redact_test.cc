@@ -293,6 +293,22 @@ TEST_CASE("rule 15: the answer sent to a prompt that asks for a secret") {
         "x = \"it's\"; password = '[REDACTED]'");
 }
 
+TEST_CASE("rule 16: a substitution's replacement is a line's start") {
+  CHECK(Args({"-i", "s/^DB_PASSWORD=.*/DB_PASSWORD=k1/", ".env"}, "sed")[1] ==
+        "s/^DB_PASSWORD=.*/DB_PASSWORD=[REDACTED]/");
+  CHECK(Args({"-i", "s|token: .*|token: k2|", "c.yml"}, "sed")[1] ==
+        "s|token: .*|token: [REDACTED]|");
+  CHECK(Args({"-pi", "-e", "s/password=\\w+/password=k3/g", "app.conf"}, "perl")[2] ==
+        "s/password=\\w+/password=[REDACTED]/g");
+  CHECK(Args({"-e", "s/a/b/;s#api_key=.*#api_key=k4#"}, "sed")[1] ==
+        "s/a/b/;s#api_key=.*#api_key=[REDACTED]#");
+  // Other replacements, escaped delimiters, and no substitution: kept.
+  CHECK(Args({"-i", "s/^MODE=.*/MODE=prod/", ".env"}, "sed")[1] == "s/^MODE=.*/MODE=prod/");
+  CHECK(Args({"s/\\/token=/x/"}, "sed")[0] == "s/\\/token=/x/");
+  CHECK(Args({"-n", "/password=/p", "f"}, "sed")[1] == "/password=/p");
+  CHECK(One("paths/token=") == "paths/token=");
+}
+
 TEST_CASE("rule 12: SQL passwords in mysql -e, psql -c and any other argument") {
   auto sql = [](std::string text) { return RedactArgs({"-e", text}, "mysql").args[1]; };
   CHECK(sql("CREATE USER 'app'@'%' IDENTIFIED BY 'p1'; GRANT ALL ON *.* TO 'app'@'%';") ==
