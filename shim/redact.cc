@@ -783,6 +783,27 @@ void SqlPasswordRule(std::string_view arg, Collector* spans) {
   }
 }
 
+// A Python string prefix (f'...', rb"..."): at most two of these letters.
+bool IsStringPrefix(std::string_view word) {
+  if (word.empty() || word.size() > 2) return false;
+  for (char c : word) {
+    const char l = Lower(c);
+    if (l != 'f' && l != 'r' && l != 'b' && l != 'u') return false;
+  }
+  return true;
+}
+
+// A ' between two letters or digits is prose's apostrophe (don't, it's),
+// not a quote, unless the word before it is a string prefix (f'x', rb'x').
+bool IsApostrophe(std::string_view arg, std::size_t at) {
+  if (at == 0 || at + 1 >= arg.size() || !IsAlnum(arg[at - 1]) || !IsAlnum(arg[at + 1]))
+    return false;
+  std::size_t word = at;  // back over at most a prefix's length, and one more
+  while (word > 0 && IsWordChar(arg[word - 1]) && at - word < 3) --word;
+  const bool whole_word = word == 0 || !IsWordChar(arg[word - 1]);
+  return !(whole_word && IsStringPrefix(std::string_view(arg.data() + word, at - word)));
+}
+
 // Rule 13, code: a secret name or credential header, unquoted (API_KEY,
 // $password, obj.apiKey, os.environ['TOKEN']), then '=' or ':' (not '=='),
 // white space around it or not, then a quoted string: its inside (python -c
@@ -799,7 +820,7 @@ void CodeAssignmentRule(std::string_view arg, Collector* spans) {
       continue;
     }
     if (c == '"' && !in_single) in_double = !in_double;
-    if (c == '\'' && !in_double) in_single = !in_single;
+    if (c == '\'' && !in_double && !IsApostrophe(arg, p)) in_single = !in_single;
     if (!(IsAlpha(c) || c == '_') || (p > 0 && IsWordChar(arg[p - 1]))) continue;
     std::size_t i = p;
     while (i < arg.size() && IsWordChar(arg[i])) ++i;
@@ -879,16 +900,6 @@ const redact_rules::SecretCall* SecretCallNamed(std::string_view name) {
     }
   }
   return nullptr;
-}
-
-// A Python string prefix (f'...', rb"..."): at most two of these letters.
-bool IsStringPrefix(std::string_view word) {
-  if (word.empty() || word.size() > 2) return false;
-  for (char c : word) {
-    const char l = Lower(c);
-    if (l != 'f' && l != 'r' && l != 'b' && l != 'u') return false;
-  }
-  return true;
 }
 
 // A string argument of the innermost group, [open, end) with its quotes.

@@ -291,6 +291,11 @@ TEST_CASE("rule 15: the answer sent to a prompt that asks for a secret") {
         "os.system(\"API_KEY='[REDACTED]'\")");
   CHECK(RedactArgs({"-c", "x = \"it's\"; password = 'k7'"}, "python3").args[1] ==
         "x = \"it's\"; password = '[REDACTED]'");
+  // Prose's apostrophe is no quote; a string prefix's quote is.
+  CHECK(Args({"commit", "-m", "don't set password: 'k8'"}, "git")[2] ==
+        "don't set password: '[REDACTED]'");
+  CHECK(RedactArgs({"-c", "x = f'token: {t}'; password = 'k9'"}, "python3").args[1] ==
+        "x = f'token: {t}'; password = '[REDACTED]'");
 }
 
 TEST_CASE("rule 16: a substitution's replacement is a line's start") {
