@@ -506,9 +506,9 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
       // \n written out, as printf and $'...' take it: a line starts after it
       // (printf 'username=u\npassword=X\n' | git credential approve).
       const bool escaped_newline = before == 'n' && p >= 2 && arg[p - 2] == '\\';
-      if (before != '?' && before != '&' && before != ';' && before != '=' && before != ',' &&
-          before != ':' && before != '{' && before != '(' && before != '[' && !IsSpace(before) &&
-          !escaped_newline) {
+      if (before != '?' && before != '&' && before != '#' && before != ';' && before != '=' &&
+          before != ',' && before != ':' && before != '{' && before != '(' && before != '[' &&
+          !IsSpace(before) && !escaped_newline) {
         continue;
       }
     }

@@ -23,7 +23,8 @@
 //     (or after -D / -P style one-letter prefixes, or as an option's attached
 //     value: --from-literal=password=x y) the rest of it, or in a
 //     shell's command string (kShells, after -c) its shell word; after
-//     '?', '&', ';', ':', '=', ',' or white space up to '&', '#', ',', white
+//     '?', '&', '#', ';', ':', '=', ',', '{', '(', '[', white space or a
+//     written-out \n (printf's) up to '&', '#', ',', white
 //     space or a quote (query parameters, connection strings, -var, --set),
 //     a value that opens with a quote ('x y', "x y", $'x y') to its close.
 //  6. Authorization schemes in free text: "Bearer X" / "Basic X", X at least

@@ -305,8 +305,8 @@ TEST_CASE("rule 16: a substitution's replacement is a line's start") {
         "s|token: .*|token: [REDACTED]|");
   CHECK(Args({"-pi", "-e", "s/password=\\w+/password=k3/g", "app.conf"}, "perl")[2] ==
         "s/password=\\w+/password=[REDACTED]/g");
-  CHECK(Args({"-e", "s/a/b/;s#api_key=.*#api_key=k4#"}, "sed")[1] ==
-        "s/a/b/;s#api_key=.*#api_key=[REDACTED]#");
+  CHECK(Args({"-e", "s/a/b/;s@api_key=.*@api_key=k4@"}, "sed")[1] ==
+        "s/a/b/;s@api_key=.*@api_key=[REDACTED]@");
   // Other replacements, escaped delimiters, and no substitution: kept.
   CHECK(Args({"-i", "s/^MODE=.*/MODE=prod/", ".env"}, "sed")[1] == "s/^MODE=.*/MODE=prod/");
   CHECK(Args({"s/\\/token=/x/"}, "sed")[0] == "s/\\/token=/x/");
@@ -623,6 +623,9 @@ TEST_CASE("userinfo without a scheme, headers after '=', gh secret bodies") {
 }
 
 TEST_CASE("URL signatures and capability URLs") {
+  // An implicit grant's token in the fragment.
+  CHECK(One("https://h/cb#access_token=k1&token_type=bearer") ==
+        "https://h/cb#access_token=[REDACTED]&token_type=bearer");
   CHECK(One("https://a.blob.core.windows.net/c/b?sv=2021&sig=abc%2Bdef&se=x") ==
         "https://a.blob.core.windows.net/c/b?sv=2021&sig=[REDACTED]&se=x");
   CHECK(One("https://b.s3.amazonaws.com/k?X-Amz-Signature=deadbeef&X-Amz-Date=1") ==
