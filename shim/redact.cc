@@ -804,6 +804,15 @@ bool IsApostrophe(std::string_view arg, std::size_t at) {
   return !(whole_word && IsStringPrefix(std::string_view(arg.data() + word, at - word)));
 }
 
+// Whether code goes on at `at` (past blanks: ) ; , { } or the end), as it
+// does after a string's closing quote ("Password:"; send ...), not a
+// value's text (the users' password: 'X', where an apostrophe misled).
+bool CodeAfter(std::string_view arg, std::size_t at) {
+  at = SkipSpace(arg, at);
+  return at >= arg.size() || arg[at] == ')' || arg[at] == ';' || arg[at] == ',' || arg[at] == '{' ||
+         arg[at] == '}';
+}
+
 // Rule 13, code: a secret name or credential header, unquoted (API_KEY,
 // $password, obj.apiKey, os.environ['TOKEN']), then '=' or ':' (not '=='),
 // white space around it or not, then a quoted string: its inside (python -c
@@ -843,7 +852,7 @@ void CodeAssignmentRule(std::string_view arg, Collector* spans) {
     while (assigns && k < arg.size() && (arg[k] == ' ' || arg[k] == '\t')) ++k;
     const std::string_view name(arg.data() + p, i - p);
     if (!assigns || k >= arg.size() || (arg[k] != '\'' && arg[k] != '"' && arg[k] != '`') ||
-        (arg[k] == '\'' && single) || (arg[k] == '"' && double_) ||
+        (((arg[k] == '\'' && single) || (arg[k] == '"' && double_)) && CodeAfter(arg, k + 1)) ||
         (!IsCodeSecretName(name) && !InWords<redact_rules::kCredentialHeaders>(name))) {
       p = i - 1;
       continue;

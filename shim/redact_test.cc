@@ -294,6 +294,8 @@ TEST_CASE("rule 15: the answer sent to a prompt that asks for a secret") {
   // Prose's apostrophe is no quote; a string prefix's quote is.
   CHECK(Args({"commit", "-m", "don't set password: 'k8'"}, "git")[2] ==
         "don't set password: '[REDACTED]'");
+  CHECK(Args({"commit", "-m", "the users' password: 'k10' is set"}, "git")[2] ==
+        "the users' password: '[REDACTED]' is set");
   CHECK(RedactArgs({"-c", "x = f'token: {t}'; password = 'k9'"}, "python3").args[1] ==
         "x = f'token: {t}'; password = '[REDACTED]'");
 }
