@@ -720,10 +720,16 @@ bool KeywordAt(std::string_view text, std::size_t at, std::string_view word, std
 
 // Rules 12 and 13: the inside of the quoted string opening at `open` is
 // secret (to the argument's end when unclosed). Returns just past it.
+// The inside of the quoted string [open, end) (to `end` when unclosed).
+Span QuotedInside(std::string_view arg, std::size_t open, std::size_t end) {
+  const bool closed = end - open >= 2 && arg[end - 1] == arg[open];
+  return Span{open + 1, closed ? end - 1 : end};
+}
+
 std::size_t AddQuotedInside(std::string_view arg, std::size_t open, Collector* spans) {
   const std::size_t end = shell_words::QuotedEnd(arg, open, false);
-  const bool closed = end - open >= 2 && arg[end - 1] == arg[open];
-  spans->Add(open + 1, closed ? end - 1 : end);
+  const Span inside = QuotedInside(arg, open, end);
+  spans->Add(inside.begin, inside.end);
   return end;
 }
 
@@ -914,8 +920,7 @@ const redact_rules::SecretCall* SecretCallNamed(std::string_view name) {
 // A string argument of the innermost group, [open, end) with its quotes.
 void CodeString(CodeGroup* group, std::size_t open, std::size_t end, std::string_view arg,
                 Collector* spans) {
-  const bool closed = end - open >= 2 && arg[end - 1] == arg[open];
-  const Span inside{open + 1, closed ? end - 1 : end};
+  const Span inside = QuotedInside(arg, open, end);
   if (group->call != nullptr && group->argument >= group->call->first &&
       group->argument <= group->call->last) {
     spans->Add(inside.begin, inside.end);
