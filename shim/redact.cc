@@ -887,23 +887,24 @@ CodeGroup g_code_groups[kMaxCodeGroups];
 
 // The last dotted part of each kSecretCalls name (jwt.encode: encode): most
 // names before '(' are rejected by InWords' filter on these.
+constexpr std::string_view LastDottedPart(std::string_view name) {
+  const std::size_t dot = name.rfind('.');
+  return dot == std::string_view::npos
+             ? name
+             : std::string_view(name.data() + dot + 1, name.size() - dot - 1);
+}
+
 constexpr std::size_t kSecretCallCount = std::size(redact_rules::kSecretCalls);
 constexpr std::array<std::string_view, kSecretCallCount> MakeCallLastParts() {
   std::array<std::string_view, kSecretCallCount> parts{};
-  for (std::size_t i = 0; i < kSecretCallCount; ++i) {
-    const std::string_view name = redact_rules::kSecretCalls[i].name;
-    const std::size_t dot = name.rfind('.');
-    parts[i] = dot == std::string_view::npos
-                   ? name
-                   : std::string_view(name.data() + dot + 1, name.size() - dot - 1);
-  }
+  for (std::size_t i = 0; i < kSecretCallCount; ++i)
+    parts[i] = LastDottedPart(redact_rules::kSecretCalls[i].name);
   return parts;
 }
 constexpr std::array<std::string_view, kSecretCallCount> kCallLastParts = MakeCallLastParts();
 
 const redact_rules::SecretCall* SecretCallNamed(std::string_view name) {
-  const std::size_t dot = name.rfind('.');
-  const std::string_view last = dot == std::string_view::npos ? name : Tail(name, dot + 1);
+  const std::string_view last = LastDottedPart(name);
   if (!InWords<kCallLastParts>(last)) return nullptr;
   for (const redact_rules::SecretCall& call : redact_rules::kSecretCalls) {
     if (call.name.find('.') == std::string_view::npos) {
