@@ -736,8 +736,8 @@ std::size_t AddQuotedInside(std::string_view arg, std::size_t open, Collector* s
 // Rule 12, SQL passwords: the quoted string after IDENTIFIED BY (or
 // IDENTIFIED WITH plugin BY), PASSWORD, PASSWORD = or PASSWORD FOR account =
 // (CREATE USER ... IDENTIFIED BY 'x', ALTER ROLE r PASSWORD 'x', SET
-// PASSWORD FOR 'u'@'%' = 'x'): its inside. A scan to '=' that fails ends
-// where any keyword inside it would fail the same way, so it is not rescanned.
+// PASSWORD FOR 'u'@'%' = 'x'), or PRAGMA key = (SQLCipher): its inside. A scan to '=' that fails
+// ends where any keyword inside it would fail the same way, so it is not rescanned.
 void SqlPasswordRule(std::string_view arg, Collector* spans) {
   for (std::size_t p = 0; p < arg.size(); ++p) {
     const char c = arg[p];
@@ -760,6 +760,20 @@ void SqlPasswordRule(std::string_view arg, Collector* spans) {
         continue;
       }
       q = SkipSpace(arg, r);
+    } else if (KeywordAt(arg, p, "pragma"sv, &q)) {
+      // SQLCipher's key: PRAGMA [schema.]key = 'x', or rekey, hexkey,
+      // hexrekey; the value also as ('x').
+      q = SkipSpace(arg, q);
+      r = q;
+      while (r < arg.size() && IsWordChar(arg[r])) ++r;
+      if (r < arg.size() && arg[r] == '.') q = r + 1;
+      if (!KeywordAt(arg, q, "key"sv, &r) && !KeywordAt(arg, q, "rekey"sv, &r) &&
+          !KeywordAt(arg, q, "hexkey"sv, &r) && !KeywordAt(arg, q, "hexrekey"sv, &r)) {
+        p = q > p ? q - 1 : p;
+        continue;
+      }
+      q = SkipSpace(arg, r);
+      if (q < arg.size() && (arg[q] == '=' || arg[q] == '(')) q = SkipSpace(arg, q + 1);
     } else if (KeywordAt(arg, p, "password"sv, &q)) {
       // A string glued to the word is not its value ("password":"x" is rule 10's).
       const std::size_t word_end = q;
@@ -1156,17 +1170,17 @@ bool ToolMatches(std::string_view tools, std::string_view binary) {
 // Bit i: kRows[i] names `binary` (the rows a Redactor meets per argument,
 // looked up once).
 template <const auto& kRows>
-unsigned RowsFor(std::string_view binary) {
-  static_assert(std::size(kRows) <= sizeof(unsigned) * 8);
-  unsigned rows = 0;
+RowSet RowsFor(std::string_view binary) {
+  static_assert(std::size(kRows) <= sizeof(RowSet) * 8);
+  RowSet rows = 0;
   for (std::size_t i = 0; i < std::size(kRows); ++i) {
-    if (ToolMatches(kRows[i].tools, binary)) rows |= 1u << i;
+    if (ToolMatches(kRows[i].tools, binary)) rows |= RowSet{1} << i;
   }
   return rows;
 }
 
 // The lowest set bit's index (`rows` not 0).
-unsigned Lowest(unsigned rows) { return static_cast<unsigned>(__builtin_ctz(rows)); }
+unsigned Lowest(RowSet rows) { return static_cast<unsigned>(__builtin_ctzll(rows)); }
 
 bool HasSpace(std::string_view text) {
   for (char c : text) {
@@ -1185,6 +1199,27 @@ std::string_view Inner(std::string_view text, const shell_words::Token& token) {
 std::string_view Basename(std::string_view path) {
   const std::size_t slash = path.rfind('/');
   return slash == std::string_view::npos ? path : Tail(path, slash + 1);
+}
+
+// Whether a word's name (to its first '=') ends in one of
+// kSecretCommandNames, in any case, '-', '_' and '.' left out: its value is
+// a command that prints a secret.
+bool NamesSecretCommand(std::string_view word) {
+  const std::size_t eq = word.find('=');
+  const std::size_t name_end = eq == std::string_view::npos ? word.size() : eq;
+  for (std::string_view suffix : redact_rules::kSecretCommandNames) {
+    std::size_t i = name_end;
+    std::size_t k = suffix.size();
+    while (i > 0 && k > 0) {
+      const char c = word[i - 1];
+      --i;
+      if (c == '-' || c == '_' || c == '.') continue;
+      if (Lower(c) != suffix[k - 1]) break;
+      --k;
+    }
+    if (k == 0) return true;
+  }
+  return false;
 }
 
 // -c, -lc, -ec: the option after which sh, bash, su and zsh take the
@@ -1308,7 +1343,7 @@ Redactor::Redactor(std::string_view binary) : tool_(binary) {
   setting_rows_ = RowsFor<redact_rules::kSettingNames>(binary);
   SettingsAfter(""sv);
   positional_rows_ = RowsFor<redact_rules::kPositionalSecrets>(binary);
-  for (unsigned rows = positional_rows_; rows != 0; rows &= rows - 1) {
+  for (RowSet rows = positional_rows_; rows != 0; rows &= rows - 1) {
     const redact_rules::PositionalSecret& row = redact_rules::kPositionalSecrets[Lowest(rows)];
     if (!row.trigger.empty()) continue;
     if (row.offset == redact_rules::kEveryOperand) every_operand_row_ = &row;
@@ -1317,7 +1352,7 @@ Redactor::Redactor(std::string_view binary) : tool_(binary) {
   marked_rows_ = RowsFor<redact_rules::kMarkedSecrets>(binary);
   store_rows_ = RowsFor<redact_rules::kSecretStores>(binary);
   has_own_rows_ = HasOwnRows(binary);
-  if (const unsigned rows = RowsFor<redact_rules::kCountedOperands>(binary); rows != 0)
+  if (const RowSet rows = RowsFor<redact_rules::kCountedOperands>(binary); rows != 0)
     counted_row_ = &redact_rules::kCountedOperands[Lowest(rows)];
 }
 
@@ -1376,8 +1411,12 @@ bool Redactor::ToolOption(std::string_view arg, Collector* spans) {
 void Redactor::NextArgument(std::string_view arg, Spans* out) {
   Collector spans(arg.size());
   const bool command_string = after_command_string_option_;
+  const bool prints_secret = after_secret_command_option_;
   Collect(arg, &spans);
-  if (HasSpace(arg)) CommandLines(arg, command_string, &spans);
+  if (HasSpace(arg)) {
+    // --password-command='echo X', BORG_PASSCOMMAND='echo X' given to env.
+    CommandLines(arg, command_string, prints_secret || NamesSecretCommand(arg), &spans);
+  }
   spans.Finish(out);
 }
 
@@ -1387,6 +1426,8 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
   const bool shell_command_string =
       after_command_string_option_ && InWords<redact_rules::kShells>(tool_);
   after_command_string_option_ = IsCommandStringOption(arg);
+  after_secret_command_option_ =
+      is_option && arg.find('=') == std::string_view::npos && NamesSecretCommand(arg);
   if (positional_left_ > 0 && --positional_left_ == 0)
     pending_ = Pending{true, Value::kWhole, false};
   // The operand rows' secret operand, which is never an option, NAME=value
@@ -1400,7 +1441,7 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
     operand_row_ = nullptr;
     ToolValue(operand->value, arg, 0, &spans);
   }
-  for (unsigned rows = positional_rows_; rows != 0; rows &= rows - 1) {
+  for (RowSet rows = positional_rows_; rows != 0; rows &= rows - 1) {
     const redact_rules::PositionalSecret& row = redact_rules::kPositionalSecrets[Lowest(rows)];
     // An operand's trigger is a subcommand, matched whole in any case
     // (vault login, redis-cli AUTH).
@@ -1466,7 +1507,7 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
 
 // kMarkedSecrets: >PASSWORD after redis-cli's ACL SETUSER.
 void Redactor::MarkedSecret(std::string_view arg, Collector* spans) {
-  for (unsigned rows = marked_rows_; rows != 0; rows &= rows - 1) {
+  for (RowSet rows = marked_rows_; rows != 0; rows &= rows - 1) {
     const redact_rules::MarkedSecret& row = redact_rules::kMarkedSecrets[Lowest(rows)];
     if (EqualsIgnoreCase(arg, row.after)) {
       marked_secrets_ = true;
@@ -1494,7 +1535,7 @@ std::string_view LastNameWord(std::string_view name) {
 void Redactor::StoredValue(std::string_view arg, Collector* spans) {
   if (store_rows_ == 0) return;
   if (!stored_values_) {
-    for (unsigned rows = store_rows_; rows != 0; rows &= rows - 1) {
+    for (RowSet rows = store_rows_; rows != 0; rows &= rows - 1) {
       if (EqualsIgnoreCase(arg, redact_rules::kSecretStores[Lowest(rows)].after))
         stored_values_ = true;
     }
@@ -1549,7 +1590,7 @@ void Redactor::SettingName(std::string_view arg, bool is_option) {
 // Rule 9: the rows of kSettingNames that `arg` (or, from the constructor,
 // the start) turns on.
 void Redactor::SettingsAfter(std::string_view arg) {
-  for (unsigned rows = setting_rows_; rows != 0; rows &= rows - 1) {
+  for (RowSet rows = setting_rows_; rows != 0; rows &= rows - 1) {
     const redact_rules::SettingNames& row = redact_rules::kSettingNames[Lowest(rows)];
     if (!EqualsIgnoreCase(arg, row.after)) continue;  // redis-cli CONFIG SET
     if (row.every) {
@@ -1585,25 +1626,29 @@ struct Level {
   bool after_redirect_operator;     // the last word was > or >>
   bool tee;                         // the current command is tee
   bool reads_secret;                // the current command reads a secret on its input
-  unsigned stdin_rows;              // the kToolStdinSecretOptions rows of the current command
+  RowSet stdin_rows;                // the kToolStdinSecretOptions rows of the current command
   bool last_was_pipe;               // the last token was '|' ('||' is no pipe)
   std::string_view last_argument;   // the current command's, for StdinForSecret
+  bool prints_secret;  // the text is a command that prints a secret (kSecretCommandNames)
 };
 Level g_levels[kMaxCommandDepth];
 alignas(Redactor) AGT_LATE_BSS unsigned char g_commands[kMaxCommandDepth][sizeof(Redactor)];
 
 // A new level's state: nothing seen yet.
-Level NewLevel(std::string_view text, std::size_t base, bool command_string) {
+Level NewLevel(std::string_view text, std::size_t base, bool command_string, bool prints_secret) {
   Level level{};
   level.text = text;
   level.base = base;
   level.command_string = command_string;
+  level.prints_secret = prints_secret;
   return level;
 }
 
 // The text fed to the current command on its standard input is secret once
 // it is known to read one.
 void FeedSecret(const Level& level, Collector* spans) {
+  // What an echo prints where the output is a secret.
+  if (level.prints_secret) spans->Add(level.echo_args.begin, level.echo_args.end);
   if (!level.reads_secret) return;
   spans->Add(level.piped.begin, level.piped.end);
   spans->Add(level.here_string.begin, level.here_string.end);
@@ -1630,7 +1675,7 @@ void EndCommand(Level* level, char separator) {
 
 // kToolStdinSecretOptions: `word` is one of the options (`rows`, of the
 // current command) that make it read a secret on its standard input.
-bool ToolReadsSecret(unsigned rows, std::string_view word) {
+bool ToolReadsSecret(RowSet rows, std::string_view word) {
   for (; rows != 0; rows &= rows - 1) {
     const redact_rules::StdinSecretOption& row =
         redact_rules::kToolStdinSecretOptions[Lowest(rows)];
@@ -1781,9 +1826,10 @@ bool QuotedCommandValue(std::string_view value, std::string_view* inside) {
 }  // namespace
 
 // Rule 11: each simple command of a command line, from its name.
-void Redactor::CommandLines(std::string_view arg, bool command_string, Collector* spans) {
+void Redactor::CommandLines(std::string_view arg, bool command_string, bool prints_secret,
+                            Collector* spans) {
   int top = 0;
-  g_levels[0] = NewLevel(arg, 0, command_string);
+  g_levels[0] = NewLevel(arg, 0, command_string, prints_secret);
   while (top >= 0) {
     Level& level = g_levels[top];
     shell_words::Token token;
@@ -1796,6 +1842,7 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, Collector
       continue;
     }
     level.last_was_pipe = false;
+    const std::string_view previous = level.last_argument;
     const std::string_view word = Inner(level.text, token);
     const std::size_t at = level.base + token.inner_begin;
     std::size_t name_end = 0;
@@ -1862,7 +1909,11 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, Collector
       continue;
     }
     ++top;
-    g_levels[top] = NewLevel(nested, nested_at, inner_command_string);
+    // restic --password-command 'echo X', BORG_PASSCOMMAND="echo X".
+    const bool nested_prints_secret =
+        quoted_command_line ? StartsWith(previous, "-"sv) && NamesSecretCommand(previous)
+                            : NamesSecretCommand(word);
+    g_levels[top] = NewLevel(nested, nested_at, inner_command_string, nested_prints_secret);
   }
 }
 
@@ -1892,7 +1943,7 @@ void Standalone(std::string_view text, Spans* out) {
   ContextFreeRules(text, &spans);
   // argv[0] may be set to a whole command line (exec -a 'curl -u me:pw x'):
   // rule 11, as for an argument that did not follow -c.
-  if (HasSpace(text)) Redactor(""sv).CommandLines(text, false, &spans);
+  if (HasSpace(text)) Redactor(""sv).CommandLines(text, false, false, &spans);
   spans.Finish(out);
 }
 

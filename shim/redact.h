@@ -96,6 +96,7 @@
 #define AGT_DENY_SHIM_REDACT_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 #include "redact_rules.h"
@@ -108,6 +109,9 @@ inline constexpr std::string_view kMarker = "[REDACTED]";
 inline constexpr std::size_t kMaxSpans = 32;
 inline constexpr unsigned kMaxCommandDepth = 3;
 inline constexpr unsigned kMaxCommands = 1024;
+
+// The rows of one table (redact_rules.h) that name a binary: bit i for row i.
+using RowSet = std::uint64_t;
 
 struct Span {
   std::size_t begin;
@@ -143,7 +147,8 @@ class Redactor {
   static constexpr std::size_t kMaxToolRows = 16;
   // Rules 1-10 and 12-16 on one argument.
   void Collect(std::string_view arg, Collector* spans);
-  void CommandLines(std::string_view arg, bool command_string, Collector* spans);
+  void CommandLines(std::string_view arg, bool command_string, bool prints_secret,
+                    Collector* spans);
   bool StartsCommand(std::string_view word);
   bool Charge();  // one command of the record's kMaxCommands
   struct Pending {
@@ -166,11 +171,11 @@ class Redactor {
   bool after_set_ = false;   // rule 9: the next non-option argument is a name
   bool every_name_ = false;  // rule 9: every non-option argument is a name
   // Bit i: row i of the table names this binary.
-  unsigned setting_rows_ = 0;     // kSettingNames
-  unsigned positional_rows_ = 0;  // kPositionalSecrets
-  unsigned marked_rows_ = 0;      // kMarkedSecrets
-  unsigned store_rows_ = 0;       // kSecretStores
-  bool stored_values_ = false;    // kSecretStores: after its `after`
+  RowSet setting_rows_ = 0;     // kSettingNames
+  RowSet positional_rows_ = 0;  // kPositionalSecrets
+  RowSet marked_rows_ = 0;      // kMarkedSecrets
+  RowSet store_rows_ = 0;       // kSecretStores
+  bool stored_values_ = false;  // kSecretStores: after its `after`
   std::string_view tool_;
   unsigned positional_left_ = 0;  // kPositionalSecrets: arguments until the secret one
   // kPositionalSecrets offset 0: the next operand is this row's secret;
@@ -188,6 +193,7 @@ class Redactor {
   bool counted_value_next_ = false;
   bool has_own_rows_ = false;                 // a row names this binary (not only "*" rows)
   bool after_command_string_option_ = false;  // the last argument was -c (rule 11)
+  bool after_secret_command_option_ = false;  // ... was --password-command (rule 11)
   bool free_text_ = false;                    // rules 8 and 9 off (rule 11)
   unsigned commands_left_ = kMaxCommands;     // rule 11, for the whole record
 };

@@ -139,7 +139,13 @@ inline constexpr std::string_view kStdinSecretOptions[] = {"--password-stdin", "
                                                            "--data-file=-"};
 // kubeseal: what it reads is a Secret to seal.
 inline constexpr std::string_view kStdinSecretCommands[] = {
-    "chpasswd", "cryptsetup", "wpa_passphrase", "sshpass", "kubeseal"};
+    "chpasswd", "passwd", "cryptsetup", "wpa_passphrase", "sshpass", "kubeseal"};
+// Rule 11: an option or variable whose value is a command that prints a
+// secret (restic --password-command 'echo X', BORG_PASSCOMMAND="echo X",
+// msmtp --passwordeval): what an echo or printf in it prints is secret.
+// The name's end, in any case, '-', '_' and '.' left out.
+inline constexpr std::string_view kSecretCommandNames[] = {
+    "passwordcommand", "passcommand", "passwordcmd", "passcmd", "passwordeval"};
 // The same for one tool's option or subcommand; a one-letter option also
 // among other one-letter flags (echo X | sudo -kS cmd).
 struct StdinSecretOption {
@@ -293,6 +299,21 @@ inline constexpr ToolOption kToolOptions[] = {
     {"aws", "--value", Value::kWhole, kBoth, "put-parameter"},
     {"gh", "-b", Value::kWhole, kBoth, "secret"},
     {"gh", "--body", Value::kWhole, kBoth, "secret"},
+    {"swift", "-K", Value::kWhole, kBoth, ""},  // OpenStack Swift's key
+    {"swift", "--key", Value::kWhole, kBoth, ""},
+    {"racadm", "-p", Value::kWhole, kBoth, ""},
+    {"vsce ovsx", "-p", Value::kWhole, kBoth, ""},  // a personal access token
+    {"hatch", "-a", Value::kWhole, kBoth, "publish"},
+    {"uv", "-t", Value::kWhole, kBoth, "publish"},
+    {"uv", "-p", Value::kWhole, kBoth, "publish"},  // elsewhere uv's -p is a Python
+    {"conan", "-p", Value::kWhole, kBoth, "login"},
+    {"conan", "-p", Value::kWhole, kBoth, "user"},
+    {"dotnet", "-k", Value::kWhole, kBoth, "push"},    // dotnet nuget push -k KEY
+    {"dotnet", "-p", Value::kWhole, kBoth, "source"},  // nuget add/update source; not run -p
+    {"choco", "-k", Value::kWhole, kBoth, ""},
+    {"expo", "-p", Value::kWhole, kBoth, "login"},
+    {"apksigner", "--ks-pass", Value::kPassSource, kSeparate, ""},
+    {"apksigner", "--key-pass", Value::kPassSource, kSeparate, ""},
 };
 
 // ---- Positional secrets: after an argument starting with `trigger`, the
@@ -347,6 +368,8 @@ inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"neo4j-admin neo4j", "set-initial-password", 0},
     {"rabbitmqctl", "add_user", 2},
     {"rabbitmqctl", "change_password", 2},
+    {"grafana-cli grafana", "reset-admin-password", 0},
+    {"zkCli.sh zkCli zookeeper-shell", "digest", 0, {}, Value::kAfterColon},  // addauth digest u:p
 };
 
 // ---- Settings given as NAME VALUE (rule 9): once an argument equal to
@@ -460,6 +483,8 @@ inline constexpr SecretCall kSecretCalls[] = {
     // MySQL's PASSWORD('x'); MongoDB's db.changeUserPassword(user, PASSWORD).
     {"PASSWORD", 1, 1},
     {"changeUserPassword", 2, 2},
+    // MongoDB's db.auth(user, password).
+    {"auth", 2, 2},
 };
 
 // ---- Rule 15: a prompt asking for a secret, in any case, anywhere in an

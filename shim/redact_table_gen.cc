@@ -160,6 +160,8 @@ std::string Render() {
       << Wrap(WordList(redact_rules::kStdinPaths))
       << ".It commands whose arguments are what they print (rule 11)\n"
       << Wrap(WordList(redact_rules::kEchoCommands))
+      << ".It names whose value is a command that prints a secret, by their end (rule 11)\n"
+      << Wrap(WordList(redact_rules::kSecretCommandNames))
       << ".It credential files, besides secret names (rule 11)\n"
       << Wrap(WordList(redact_rules::kCredentialFiles))
       << ".It commands that write their input to the files they name (rule 11)\n"

@@ -235,6 +235,8 @@ TEST_CASE("rule 14: credentials passed to calls, and a secret name's tuple or ca
             .args[1] == "UPDATE mysql.user SET authentication_string=PASSWORD('[REDACTED]')");
   CHECK(RedactArgs({"--eval", "db.changeUserPassword(\"app\", \"k18\")"}, "mongosh").args[1] ==
         "db.changeUserPassword(\"app\", \"[REDACTED]\")");
+  CHECK(RedactArgs({"--eval", "db.auth(\"admin\", \"k20\")"}, "mongosh").args[1] ==
+        "db.auth(\"admin\", \"[REDACTED]\")");
   // pwd given a string or as a member is a password (MongoDB's), not the
   // shell's directory.
   CHECK(RedactArgs({"--eval", "db.createUser({user: 'app', pwd: 'k19', roles: []})"}, "mongosh")
@@ -340,6 +342,13 @@ TEST_CASE("rule 12: SQL passwords in mysql -e, psql -c and any other argument") 
   CHECK(RedactArgs({"-Q", "ALTER LOGIN sa WITH PASSWORD = N'k9'"}, "sqlcmd").args[1] ==
         "ALTER LOGIN sa WITH PASSWORD = N'[REDACTED]'");
   CHECK(One("ALTER ROLE r PASSWORD E'k10'") == "ALTER ROLE r PASSWORD E'[REDACTED]'");
+  // SQLCipher's key, with or without a schema, '=' or a call's parentheses.
+  CHECK(RedactArgs({"db.sqlite", "PRAGMA key='k11';"}, "sqlcipher").args[1] ==
+        "PRAGMA key='[REDACTED]';");
+  CHECK(One("pragma main.rekey = \"k12\"") == "pragma main.rekey = \"[REDACTED]\"");
+  CHECK(One("PRAGMA hexkey(\"k13\")") == "PRAGMA hexkey(\"[REDACTED]\")");
+  CHECK(One("PRAGMA journal_mode='wal'; PRAGMA key_size='x'") ==
+        "PRAGMA journal_mode='wal'; PRAGMA key_size='x'");
 }
 
 TEST_CASE("rule 5: a quoted value is whole; in a shell's command string a word ends it") {
@@ -783,6 +792,36 @@ TEST_CASE("tool rows and positional secrets: registries, tunnels, package hosts"
   CHECK(Args({"-u", "me", "-P", "k7", "sync"}, "p4")[3] == "[REDACTED]");
 }
 
+TEST_CASE("tool rows and positional secrets: publishing, consoles, object stores") {
+  CHECK(Args({"publish", "-p", "k1"}, "vsce")[2] == "[REDACTED]");
+  CHECK(Args({"publish", "-p", "k2"}, "ovsx")[2] == "[REDACTED]");
+  CHECK(Args({"publish", "-u", "__token__", "-a", "k3"}, "hatch")[4] == "[REDACTED]");
+  // uv publish's -t and -p; elsewhere uv's -p names a Python.
+  CHECK(Args({"publish", "-t", "k4"}, "uv")[2] == "[REDACTED]");
+  CHECK(Args({"publish", "-u", "u", "-p", "k5"}, "uv")[4] == "[REDACTED]");
+  CHECK(Args({"run", "-p", "3.12", "app.py"}, "uv")[2] == "3.12");
+  CHECK(Args({"remote", "login", "conancenter", "u", "-p", "k6"}, "conan")[5] == "[REDACTED]");
+  CHECK(Args({"user", "-p", "k7", "-r", "r", "u"}, "conan")[2] == "[REDACTED]");
+  // dotnet nuget push -k, add source -p; dotnet run -p is a project.
+  CHECK(Args({"nuget", "push", "p.nupkg", "-k", "k8"}, "dotnet")[4] == "[REDACTED]");
+  CHECK(Args({"nuget", "add", "source", "https://n", "-u", "u", "-p", "k9"}, "dotnet")[7] ==
+        "[REDACTED]");
+  CHECK(Args({"run", "-p", "src/app.csproj"}, "dotnet")[2] == "src/app.csproj");
+  CHECK(Args({"apikey", "-k", "k10", "-s", "https://push.example.org"}, "choco")[2] ==
+        "[REDACTED]");
+  CHECK(Args({"login", "-u", "me", "-p", "k11"}, "expo")[4] == "[REDACTED]");
+  CHECK(Args({"-r", "idrac", "-u", "root", "-p", "k12", "getsysinfo"}, "racadm")[5] ==
+        "[REDACTED]");
+  CHECK(Args({"-U", "acct:user", "-K", "k13", "list"}, "swift")[3] == "[REDACTED]");
+  // apksigner's pass:X, as OpenSSL's: env: and file: name no secret.
+  CHECK(Args({"sign", "--ks-pass", "pass:k14", "--key-pass", "env:KEY_PW", "a.apk"}, "apksigner") ==
+        std::vector<std::string>{"sign", "--ks-pass", "pass:[REDACTED]", "--key-pass", "env:KEY_PW",
+                                 "a.apk"});
+  CHECK(Args({"admin", "reset-admin-password", "k15"}, "grafana-cli")[2] == "[REDACTED]");
+  CHECK(Args({"-server", "zk:2181", "addauth", "digest", "u:k16"}, "zkCli.sh")[4] ==
+        "u:[REDACTED]");
+}
+
 TEST_CASE("secret stores: every NAME=VALUE put into one, whatever the name") {
   CHECK(Args({"secrets", "set", "STRIPE_KEY=k1", "SIGNER=k2", "-a", "app"}, "fly") ==
         std::vector<std::string>{"secrets", "set", "STRIPE_KEY=[REDACTED]", "SIGNER=[REDACTED]",
@@ -918,6 +957,23 @@ TEST_CASE("rule 11: a command line in an assignment's or an option's value") {
         "--rsh=sshpass -p [REDACTED] ssh");
   CHECK(Args({"-c", "core.sshCommand=sshpass -p pw ssh", "clone"}, "git")[1] ==
         "core.sshCommand=sshpass -p [REDACTED] ssh");
+  // A command that prints a secret (restic --password-command,
+  // BORG_PASSCOMMAND): what its echo or printf prints; other commands and
+  // other options' echoes keep their words.
+  CHECK(Args({"-r", "/repo", "--password-command", "echo pw1", "snapshots"}, "restic")[3] ==
+        "echo [REDACTED]");
+  CHECK(Args({"--password-command=echo pw2", "backup"}, "restic")[0] ==
+        "--password-command=echo [REDACTED]");
+  CHECK(Args({"BORG_PASSCOMMAND=echo pw3", "borg", "list"}, "env")[0] ==
+        "BORG_PASSCOMMAND=echo [REDACTED]");
+  CHECK(Sh("BORG_PASSCOMMAND=\"echo pw4\" borg list r") ==
+        "BORG_PASSCOMMAND=\"echo [REDACTED]\" borg list r");
+  CHECK(Sh("rclone --password-command 'echo -n pw5' lsd r:") ==
+        "rclone --password-command 'echo -n [REDACTED]' lsd r:");
+  CHECK(Args({"--password-command", "cat /run/secrets/restic"}, "restic")[1] ==
+        "cat /run/secrets/restic");
+  CHECK(Args({"--exec", "echo done now"}, "find")[1] == "echo done now");
+  CHECK(Sh("restic --verbose 'echo a b'") == "restic --verbose 'echo a b'");
   // A value that names no such command is still an assignment before the
   // command, and the command after it is found as before.
   CHECK(Sh("EDITOR=vim git config user.password pw") ==
@@ -951,6 +1007,7 @@ TEST_CASE("rule 11: what is piped into a command that reads a secret on its inpu
   CHECK(Sh("echo -n s12 | gcloud secrets create db --data-file=-") ==
         "echo -n [REDACTED] | gcloud secrets create db --data-file=-");
   CHECK(Sh("echo 'root:p4' | chpasswd") == "echo [REDACTED] | chpasswd");
+  CHECK(Sh("echo -e 'p13\\np13' | passwd deploy") == "echo -e [REDACTED] | passwd deploy");
   CHECK(Sh("docker login --password-stdin <<< 'p5'; echo ok") ==
         "docker login --password-stdin <<< [REDACTED]; echo ok");
   CHECK(Sh("docker login <<<p6 --password-stdin") == "docker login <<<[REDACTED] --password-stdin");
