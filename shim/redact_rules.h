@@ -52,6 +52,7 @@ inline constexpr std::string_view kKeyQualifiers[] = {
     "consumer",
     "ingest",
     "application",
+    "hmac",  // certbot --eab-hmac-key
     // Model vendors' keys (--openai-key, ANTHROPIC_KEY).
     "openai",
     "anthropic",
@@ -168,6 +169,10 @@ inline constexpr StdinSecretOption kToolStdinSecretOptions[] = {
     {"vercel", "env"},                // vercel env add NAME ENV
     {"op", "signin"},                 // op signin --raw
     {"wrangler", "secret"},           // wrangler secret put NAME
+    {"secret-tool", "store"},         // secret-tool store --label=L ATTR VALUE
+    {"pass gopass", "insert"},        // pass insert -e NAME
+    {"keyctl", "padd"},               // keyctl padd TYPE NAME KEYRING
+    {"databricks", "configure"},      // databricks configure --token: host, then token
 };
 // Rule 11, pipelines: a value that names the standard input, as the value
 // of a secret name (password=-, --from-file=token=/dev/stdin) or after an
@@ -314,6 +319,12 @@ inline constexpr ToolOption kToolOptions[] = {
     {"expo", "-p", Value::kWhole, kBoth, "login"},
     {"apksigner", "--ks-pass", Value::kPassSource, kSeparate, ""},
     {"apksigner", "--key-pass", Value::kPassSource, kSeparate, ""},
+    {"elasticsearch-users", "-p", Value::kWhole, kBoth, ""},
+    {"yt-dlp youtube-dl", "-p", Value::kWhole, kBoth, ""},
+    {"transmission-remote", "-n", Value::kAfterColon, kBoth, ""},
+    {"swaks", "-ap", Value::kWhole, kSeparate, ""},
+    {"airflow", "-p", Value::kWhole, kBoth, "users"},  // not airflow webserver -p PORT
+    {"llm", "--value", Value::kWhole, kBoth, "keys"},  // llm keys set NAME --value KEY
 };
 
 // ---- Positional secrets: after an argument starting with `trigger`, the
@@ -370,6 +381,14 @@ inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"rabbitmqctl", "change_password", 2},
     {"grafana-cli grafana", "reset-admin-password", 0},
     {"zkCli.sh zkCli zookeeper-shell", "digest", 0, {}, Value::kAfterColon},  // addauth digest u:p
+    {"microk8s", "join", 0, {}, Value::kConnectString},  // join HOST:PORT/TOKEN
+    {"vault bao", "unseal", 0},                          // vault operator unseal KEY
+    {"keyctl", "add", 3},                                // keyctl add TYPE NAME DATA KEYRING
+    {"ansible-vault", "encrypt_string", 0,
+     "--name -n --vault-id --vault-password-file --output --encrypt-vault-id --stdin-name"},
+    {"drush", "upwd", 2},  // drush upwd USER PASSWORD
+    {"drush", "user:password", 2},
+    {"drush", "user-password", 2},
 };
 
 // ---- Settings given as NAME VALUE (rule 9): once an argument equal to
@@ -419,11 +438,12 @@ struct CountedOperand {
   std::string_view tools;
   char flag;
   unsigned char operand;  // 1-based
-  char fewer_flag;
+  char fewer_flag;        // 0: none
   std::string_view value_options;
 };
 inline constexpr CountedOperand kCountedOperands[] = {
     {"htpasswd", 'b', 3, 'n', "-C -r"},
+    {"mosquitto_passwd", 'b', 3, 0, ""},  // mosquitto_passwd -b FILE USER PASSWORD
 };
 
 // ---- Passwords marked by a leading character: after an argument equal to

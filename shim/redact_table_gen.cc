@@ -210,11 +210,15 @@ std::string Render() {
     out << ".It " << Roff(row.tools) << "\n" << Wrap(text);
   }
   for (const redact_rules::CountedOperand& row : redact_rules::kCountedOperands) {
-    out << ".It " << Roff(row.tools) << "\n"
-        << Wrap("with -" + std::string(1, row.flag) + " among the one-letter flags, operand " +
-                std::to_string(row.operand) + " (with -" + std::string(1, row.fewer_flag) +
-                ", operand " + std::to_string(row.operand - 1) + "); the value after " +
-                Roff(row.value_options) + " is no operand.");
+    std::string text = "with -" + std::string(1, row.flag) +
+                       " among the one-letter flags, operand " + std::to_string(row.operand);
+    if (row.fewer_flag != 0) {
+      text += " (with -" + std::string(1, row.fewer_flag) + ", operand " +
+              std::to_string(row.operand - 1) + ")";
+    }
+    if (!row.value_options.empty())
+      text += "; the value after " + Roff(row.value_options) + " is no operand";
+    out << ".It " << Roff(row.tools) << "\n" << Wrap(text + ".");
   }
   for (const redact_rules::MarkedSecret& row : redact_rules::kMarkedSecrets) {
     out << ".It " << Roff(row.tools) << "\n"

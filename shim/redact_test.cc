@@ -820,6 +820,32 @@ TEST_CASE("tool rows and positional secrets: publishing, consoles, object stores
   CHECK(Args({"admin", "reset-admin-password", "k15"}, "grafana-cli")[2] == "[REDACTED]");
   CHECK(Args({"-server", "zk:2181", "addauth", "digest", "u:k16"}, "zkCli.sh")[4] ==
         "u:[REDACTED]");
+  CHECK(Args({"useradd", "ops", "-p", "k17", "-r", "superuser"}, "elasticsearch-users")[3] ==
+        "[REDACTED]");
+  CHECK(Args({"-u", "me", "-p", "k18", "https://v.example.com/1"}, "yt-dlp")[3] == "[REDACTED]");
+  CHECK(Args({"-n", "admin:k19", "-l"}, "transmission-remote")[1] == "admin:[REDACTED]");
+  CHECK(Args({"--to", "a@b", "-au", "u", "-ap", "k20"}, "swaks")[5] == "[REDACTED]");
+  // airflow users create -p; airflow webserver -p is a port.
+  CHECK(Args({"users", "create", "-u", "admin", "-p", "k21"}, "airflow")[5] == "[REDACTED]");
+  CHECK(Args({"webserver", "-p", "8080"}, "airflow")[2] == "8080");
+  CHECK(Args({"keys", "set", "openai", "--value", "k22"}, "llm")[4] == "[REDACTED]");
+  CHECK(Args({"certonly", "--eab-kid", "kid1", "--eab-hmac-key", "k23"}, "certbot")[4] ==
+        "[REDACTED]");
+  CHECK(Args({"join", "10.0.0.1:25000/k24"}, "microk8s")[1] == "10.0.0.1:25000/[REDACTED]");
+  CHECK(Args({"operator", "unseal", "k25"}, "vault")[2] == "[REDACTED]");
+  CHECK(Args({"operator", "unseal", "-reset"}, "vault")[2] == "-reset");
+  CHECK(Args({"add", "user", "api_key", "k26", "@u"}, "keyctl") ==
+        std::vector<std::string>{"add", "user", "api_key", "[REDACTED]", "@u"});
+  CHECK(Args({"encrypt_string", "--vault-id", "dev@prompt", "k27", "--name", "db_password"},
+             "ansible-vault") == std::vector<std::string>{"encrypt_string", "--vault-id",
+                                                          "dev@prompt", "[REDACTED]", "--name",
+                                                          "db_password"});
+  CHECK(Args({"upwd", "admin", "k28"}, "drush")[2] == "[REDACTED]");
+  CHECK(Args({"user:password", "admin", "k29"}, "drush")[2] == "[REDACTED]");
+  // mosquitto_passwd -b FILE USER PASSWORD, as htpasswd's.
+  CHECK(Args({"-b", "/etc/mosquitto/passwd", "sensor", "k30"}, "mosquitto_passwd") ==
+        std::vector<std::string>{"-b", "/etc/mosquitto/passwd", "sensor", "[REDACTED]"});
+  CHECK(Args({"-U", "/etc/mosquitto/passwd"}, "mosquitto_passwd")[1] == "/etc/mosquitto/passwd");
 }
 
 TEST_CASE("secret stores: every NAME=VALUE put into one, whatever the name") {
@@ -1008,6 +1034,13 @@ TEST_CASE("rule 11: what is piped into a command that reads a secret on its inpu
         "echo -n [REDACTED] | gcloud secrets create db --data-file=-");
   CHECK(Sh("echo 'root:p4' | chpasswd") == "echo [REDACTED] | chpasswd");
   CHECK(Sh("echo -e 'p13\\np13' | passwd deploy") == "echo -e [REDACTED] | passwd deploy");
+  CHECK(Sh("echo p14 | secret-tool store --label=db service db") ==
+        "echo [REDACTED] | secret-tool store --label=db service db");
+  CHECK(Sh("echo p15 | pass insert -e db/prod") == "echo [REDACTED] | pass insert -e db/prod");
+  CHECK(Sh("echo p16 | keyctl padd user k @u") == "echo [REDACTED] | keyctl padd user k @u");
+  CHECK(Sh("printf 'h\\np17\\n' | databricks configure --token") ==
+        "printf [REDACTED] | databricks configure --token");
+  CHECK(Sh("echo hi | pass show db/prod") == "echo hi | pass show db/prod");
   CHECK(Sh("docker login --password-stdin <<< 'p5'; echo ok") ==
         "docker login --password-stdin <<< [REDACTED]; echo ok");
   CHECK(Sh("docker login <<<p6 --password-stdin") == "docker login <<<[REDACTED] --password-stdin");
