@@ -506,9 +506,10 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
       // \n written out, as printf and $'...' take it: a line starts after it
       // (printf 'username=u\npassword=X\n' | git credential approve).
       const bool escaped_newline = before == 'n' && p >= 2 && arg[p - 2] == '\\';
+      // A string's opening quote too: print('API_KEY=X'), f.write("TOKEN=X\n").
       if (before != '?' && before != '&' && before != '#' && before != ';' && before != '=' &&
           before != ',' && before != ':' && before != '{' && before != '(' && before != '[' &&
-          !IsSpace(before) && !escaped_newline) {
+          before != '\'' && before != '"' && !IsSpace(before) && !escaped_newline) {
         continue;
       }
     }
@@ -532,9 +533,11 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
     } else if (at_start) {
       end = EndOfLeadingValue(arg, begin);
     } else if ((end = PastOpeningQuote(arg, begin)) == begin) {
-      // A quote after the value's first byte ends it ('...?token=abc').
+      // A quote after the value's first byte ends it ('...?token=abc'), and
+      // so does \n written out (a line's end in a string: "TOKEN=X\nA=1").
       while (end < arg.size() && arg[end] != '&' && arg[end] != '#' && arg[end] != ',' &&
-             !IsSpace(arg[end]) && arg[end] != '\'' && arg[end] != '"' && arg[end] != ';') {
+             !IsSpace(arg[end]) && arg[end] != '\'' && arg[end] != '"' && arg[end] != ';' &&
+             !(arg[end] == '\\' && end + 1 < arg.size() && arg[end + 1] == 'n')) {
         ++end;
       }
       // auth=('u', 'PW'), auth=HTTPBasicAuth('u', 'PW'): code opening a
@@ -883,21 +886,46 @@ void CodeAssignmentRule(std::string_view arg, Collector* spans) {
   }
 }
 
+// A command's name as the tool rows know it: /usr/bin/curl is curl.
+std::string_view Basename(std::string_view path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : Tail(path, slash + 1);
+}
+
 // Rule 14's open groups ( [ { in code, in static storage like the spans:
 // the innermost kMaxCodeGroups are followed, in a ring (deeper code takes
 // the outermost's place, which is then followed no more).
 struct CodeGroup {
-  const redact_rules::SecretCall* call;  // a call of kSecretCalls, or none
+  const redact_rules::SecretCall* call = nullptr;  // a call of kSecretCalls, or none
   // The value of a secret name (auth=('u', 'PW'), auth=HTTPBasicAuth(...)):
   // each string argument but the first, or the only one.
-  bool secret_value;
-  bool at_argument_start;
-  unsigned argument;  // counted from 1
-  unsigned strings;   // string arguments seen, for secret_value
-  Span first;         // the first one's inside
+  bool secret_value = false;
+  bool at_argument_start = true;
+  unsigned argument = 1;  // counted from 1
+  unsigned strings = 0;   // string arguments seen, for secret_value
+  Span first{0, 0};       // the first one's inside
+  bool list = false;      // opened with '['
+  // An argv list (['curl', '-u', ...]): its command, fed each string
+  // element as an argument; or, past kMaxArgvLists, every element hidden.
+  Redactor* argv = nullptr;
+  bool hide_elements = false;
+  // A call's first string argument, when one word: the command of the list
+  // that comes next (Node's spawn('curl', ['-u', ...])).
+  std::string_view command;
+  // The argument that was a string naming a secret ('API_KEY', 'X'), 0: none.
+  unsigned secret_name_argument = 0;
 };
 constexpr std::size_t kMaxCodeGroups = 8;
 CodeGroup g_code_groups[kMaxCodeGroups];
+// The argv lists' commands, one per ring slot, apart from rule 11's.
+alignas(Redactor) AGT_LATE_BSS unsigned char g_list_commands[kMaxCodeGroups][sizeof(Redactor)];
+// The record's redactor, whose kMaxCommands each argv list's command counts
+// toward (it costs a Redactor's rows): past them, a list's elements are
+// hidden whole, unread.
+Redactor* g_record = nullptr;
+// Set while rule 14 reads an argument: an argv list's element, which meets
+// the other rules through its command, does not meet this one again.
+bool g_in_code_calls = false;
 
 // The last dotted part of each kSecretCalls name (jwt.encode: encode): most
 // names before '(' are rejected by InWords' filter on these.
@@ -932,10 +960,45 @@ const redact_rules::SecretCall* SecretCallNamed(std::string_view name) {
   return nullptr;
 }
 
-// A string argument of the innermost group, [open, end) with its quotes.
-void CodeString(CodeGroup* group, std::size_t open, std::size_t end, std::string_view arg,
-                Collector* spans) {
+// Whether a string in code is one word (no white space, not empty): a
+// command's name, or a name.
+bool IsOneWord(std::string_view text) {
+  if (text.empty() || text.size() > 255) return false;
+  for (char c : text) {
+    if (IsSpace(c)) return false;
+  }
+  return true;
+}
+
+// The command of an argv list, in the ring slot `slot`: false past the
+// record's kMaxCommands.
+bool StartArgvList(CodeGroup* group, std::size_t slot, std::string_view name) {
+  if (g_record == nullptr || !g_record->Charge()) {
+    group->hide_elements = true;
+    return false;
+  }
+  group->argv = new (g_list_commands[slot]) Redactor(Basename(name));
+  return true;
+}
+
+// One element of an argv list, at [begin, ...) in the argument.
+void FeedArgvList(CodeGroup* group, std::string_view element, std::size_t begin, Collector* spans) {
+  if (group->hide_elements) {
+    spans->Add(begin, begin + element.size());
+    return;
+  }
+  const std::size_t base = spans->base();
+  spans->set_base(base + begin);
+  group->argv->ListArgument(element, spans);
+  spans->set_base(base);
+}
+
+// A string argument of the innermost group (in ring slot `slot`), [open,
+// end) with its quotes.
+void CodeString(CodeGroup* group, std::size_t slot, std::size_t open, std::size_t end,
+                std::string_view arg, Collector* spans) {
   const Span inside = QuotedInside(arg, open, end);
+  const std::string_view text(arg.data() + inside.begin, inside.end - inside.begin);
   if (group->call != nullptr && group->argument >= group->call->first &&
       group->argument <= group->call->last) {
     spans->Add(inside.begin, inside.end);
@@ -944,6 +1007,28 @@ void CodeString(CodeGroup* group, std::size_t open, std::size_t end, std::string
     group->first = inside;
   } else if (group->secret_value) {
     spans->Add(inside.begin, inside.end);
+  }
+  // A name, then its value: os.environ.setdefault('API_KEY', 'PW'),
+  // setRequestHeader('X-Api-Key', 'PW'), ('password', 'PW').
+  if (group->secret_name_argument != 0 && group->argument == group->secret_name_argument + 1)
+    spans->Add(inside.begin, inside.end);
+  // Not in a list, an argv's or data's (['kubectl', 'get', 'secret', 'db']),
+  // and not an option's name (add_argument('--token', '-t')).
+  const bool one_word = IsOneWord(text);
+  if (one_word && !group->list && text[0] != '-' &&
+      (IsCodeSecretName(text) || InWords<redact_rules::kCredentialHeaders>(text)))
+    group->secret_name_argument = group->argument;
+  // Argv lists: ['sshpass', '-p', 'PW', 'ssh', 'h'] is sshpass's argv;
+  // ['--password', 'PW'] one without a command.
+  if (group->argv != nullptr || group->hide_elements) {
+    FeedArgvList(group, text, inside.begin, spans);
+  } else if (group->argument == 1 && one_word) {
+    if (!group->list) {
+      group->command = text;
+    } else if (StartArgvList(group, slot, text[0] == '-' ? std::string_view() : text) &&
+               text[0] == '-') {
+      FeedArgvList(group, text, inside.begin, spans);
+    }
   }
 }
 
@@ -960,21 +1045,23 @@ void EndCodeGroup(const CodeGroup& group, Collector* spans) {
 void CodeCallRule(std::string_view arg, Collector* spans) {
   // No group, nothing to read: one memchr each, where most text ends (and
   // none for the short words of a command line: f('x') is 6 bytes).
-  if (arg.size() < 6 ||
+  if (g_in_code_calls || arg.size() < 6 ||
       (arg.find('(') == std::string_view::npos && arg.find('[') == std::string_view::npos))
     return;
+  g_in_code_calls = true;
   std::size_t depth = 0;
   const redact_rules::SecretCall* call = nullptr;  // the name just before '(' names one
   // The name before the last '=' or ':', when only a name came since: a
   // group opening now is its value (looked up only then: most are not).
   std::string_view assigned;
   for (std::size_t i = 0; i < arg.size(); ++i) {
-    CodeGroup* group = depth > 0 ? &g_code_groups[(depth - 1) % kMaxCodeGroups] : nullptr;
+    const std::size_t slot = depth > 0 ? (depth - 1) % kMaxCodeGroups : 0;
+    CodeGroup* group = depth > 0 ? &g_code_groups[slot] : nullptr;
     const char c = arg[i];
     if (IsSpace(c)) continue;
     if (c == '\'' || c == '"') {
       const std::size_t end = shell_words::QuotedEnd(arg, i, false);
-      if (group != nullptr && group->at_argument_start) CodeString(group, i, end, arg, spans);
+      if (group != nullptr && group->at_argument_start) CodeString(group, slot, i, end, arg, spans);
       if (group != nullptr) group->at_argument_start = false;
       assigned = std::string_view();
       call = nullptr;
@@ -987,9 +1074,14 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
       const std::string_view name(arg.data() + i, end - i);
       const bool prefix =
           end < arg.size() && (arg[end] == '\'' || arg[end] == '"') && IsStringPrefix(name);
-      if (group != nullptr && !prefix) group->at_argument_start = false;
       std::size_t next = end;
       while (next < arg.size() && (arg[next] == ' ' || arg[next] == '\t')) ++next;
+      // A whole argument naming a secret, then its value:
+      // curl_setopt($ch, CURLOPT_USERPWD, "u:PW"), os.getenv(TOKEN, 'PW').
+      if (group != nullptr && group->at_argument_start && next < arg.size() && arg[next] == ',' &&
+          IsCodeSecretName(LastDottedPart(name)))
+        group->secret_name_argument = group->argument;
+      if (group != nullptr && !prefix) group->at_argument_start = false;
       const bool assigns = next < arg.size() && (arg[next] == '=' || arg[next] == ':') &&
                            (next + 1 >= arg.size() || arg[next + 1] != arg[next]);
       if (assigns) {
@@ -1003,18 +1095,29 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
       continue;
     }
     if (c == '(' || c == '[' || c == '{') {
+      // spawn('curl', [...]): the list is that command's arguments.
+      const bool command_list = c == '[' && group != nullptr && group->at_argument_start &&
+                                group->argument == 2 && !group->command.empty();
       if (group != nullptr) group->at_argument_start = false;
       const bool secret_value =
           c != '{' && !assigned.empty() &&
           (IsCodeSecretName(assigned) || InWords<redact_rules::kCredentialHeaders>(assigned));
       ++depth;
-      g_code_groups[(depth - 1) % kMaxCodeGroups] =
-          CodeGroup{c == '(' ? call : nullptr, secret_value, true, 1, 0, Span{0, 0}};
+      const std::size_t opened_slot = (depth - 1) % kMaxCodeGroups;
+      CodeGroup& opened = g_code_groups[opened_slot];
+      opened = CodeGroup{};
+      opened.call = c == '(' ? call : nullptr;
+      opened.secret_value = secret_value;
+      opened.list = c == '[';
+      if (command_list) StartArgvList(&opened, opened_slot, group->command);
     } else if (c == ')' || c == ']' || c == '}') {
       if (group != nullptr) {
         EndCodeGroup(*group, spans);
         // The group outside, whose place this one took: no longer followed.
-        if (depth > kMaxCodeGroups) *group = CodeGroup{nullptr, false, false, 1, 0, Span{0, 0}};
+        if (depth > kMaxCodeGroups) {
+          *group = CodeGroup{};
+          group->at_argument_start = false;
+        }
         --depth;
       }
     } else if (c == ',' && group != nullptr) {
@@ -1028,6 +1131,7 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
   }
   for (std::size_t d = depth < kMaxCodeGroups ? depth : kMaxCodeGroups; d > 0; --d)
     EndCodeGroup(g_code_groups[d - 1], spans);  // the ring's slots, in any order
+  g_in_code_calls = false;
 }
 
 // Past white space, one '(' and options (-re, --) from `at`: where an
@@ -1193,12 +1297,6 @@ bool HasSpace(std::string_view text) {
 // (Not substr(): its bounds check would throw, and the shim has no exceptions.)
 std::string_view Inner(std::string_view text, const shell_words::Token& token) {
   return std::string_view(text.data() + token.inner_begin, token.inner_end - token.inner_begin);
-}
-
-// A command's name as the tool rows know it: /usr/bin/curl is curl.
-std::string_view Basename(std::string_view path) {
-  const std::size_t slash = path.rfind('/');
-  return slash == std::string_view::npos ? path : Tail(path, slash + 1);
 }
 
 // Whether a word's name (to its first '=') ends in one of
@@ -1408,7 +1506,10 @@ bool Redactor::ToolOption(std::string_view arg, Collector* spans) {
   return false;
 }
 
+void Redactor::ListArgument(std::string_view arg, Collector* spans) { Collect(arg, spans); }
+
 void Redactor::NextArgument(std::string_view arg, Spans* out) {
+  g_record = this;
   Collector spans(arg.size());
   const bool command_string = after_command_string_option_;
   const bool prints_secret = after_secret_command_option_;
@@ -1625,6 +1726,7 @@ struct Level {
   bool echo_redirected;             // the echo's output went to a file: no more arguments
   bool after_redirect_operator;     // the last word was > or >>
   bool tee;                         // the current command is tee
+  bool read;                        // the current command is the shell's read
   bool reads_secret;                // the current command reads a secret on its input
   RowSet stdin_rows;                // the kToolStdinSecretOptions rows of the current command
   bool last_was_pipe;               // the last token was '|' ('||' is no pipe)
@@ -1667,6 +1769,7 @@ void EndCommand(Level* level, char separator) {
   level->echo_redirected = false;
   level->after_redirect_operator = false;
   level->tee = false;
+  level->read = false;
   level->reads_secret = false;
   level->stdin_rows = 0;
   level->last_argument = std::string_view();
@@ -1775,6 +1878,7 @@ void PipelineWord(Level* level, std::string_view word, std::size_t begin, std::s
     const std::string_view name = Basename(word);
     level->echo = InWords<redact_rules::kEchoCommands>(name);
     level->tee = InWords<redact_rules::kTeeCommands>(name);
+    level->read = name == "read"sv;
     level->reads_secret = level->reads_secret || InWords<redact_rules::kStdinSecretCommands>(name);
     level->stdin_rows = RowsFor<redact_rules::kToolStdinSecretOptions>(name);
   } else {
@@ -1797,6 +1901,9 @@ void PipelineWord(Level* level, std::string_view word, std::size_t begin, std::s
     if (level->tee && !to_file && !word.empty() && word[0] != '-' && IsCredentialFile(word))
       level->reads_secret = true;
     if (StdinForSecret(word, level->last_argument)) level->reads_secret = true;
+    // read -r TOKEN <<< X: what is read into a secret name.
+    if (level->read && !word.empty() && word[0] != '-' && IsSecretName(word, true))
+      level->reads_secret = true;
     level->last_argument = word;
   }
   if (InWords<redact_rules::kStdinSecretOptions>(word)) level->reads_secret = true;
@@ -1940,10 +2047,18 @@ bool Redactor::Charge() {
 
 void Standalone(std::string_view text, Spans* out) {
   Collector spans(text.size());
+  // A record's redactor only for a command line or an argv list: most
+  // paths and names are neither, and its rows cost a lookup each.
+  const bool command_line = HasSpace(text);
+  alignas(Redactor) unsigned char slot[sizeof(Redactor)];
+  Redactor* record = nullptr;
+  if (command_line || text.find('[') != std::string_view::npos) record = new (slot) Redactor(""sv);
+  g_record = record;
   ContextFreeRules(text, &spans);
   // argv[0] may be set to a whole command line (exec -a 'curl -u me:pw x'):
   // rule 11, as for an argument that did not follow -c.
-  if (HasSpace(text)) Redactor(""sv).CommandLines(text, false, false, &spans);
+  if (command_line) record->CommandLines(text, false, false, &spans);
+  g_record = nullptr;
   spans.Finish(out);
 }
 

@@ -141,6 +141,12 @@ class Redactor {
   Redactor(const Redactor&) = delete;
   Redactor& operator=(const Redactor&) = delete;
   void NextArgument(std::string_view arg, Spans* out);
+  // One element of an argv list in code (['curl', '-u', ...], rule 14), as
+  // the next argument: its spans into `spans`.
+  void ListArgument(std::string_view arg, Collector* spans);
+  // One command of the record's kMaxCommands (rule 11's commands, rule 14's
+  // argv lists): false when none is left.
+  bool Charge();
 
  private:
   friend void Standalone(std::string_view text, Spans* out);  // rule 11 on argv[0]
@@ -150,7 +156,6 @@ class Redactor {
   void CommandLines(std::string_view arg, bool command_string, bool prints_secret,
                     Collector* spans);
   bool StartsCommand(std::string_view word);
-  bool Charge();  // one command of the record's kMaxCommands
   struct Pending {
     bool active = false;
     redact_rules::Value value = redact_rules::Value::kWhole;

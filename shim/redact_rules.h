@@ -505,6 +505,17 @@ inline constexpr SecretCall kSecretCalls[] = {
     {"changeUserPassword", 2, 2},
     // MongoDB's db.auth(user, password).
     {"auth", 2, 2},
+    // Ruby's Net::HTTP and Faraday: basic_auth(user, password).
+    {"basic_auth", 2, 2},
+    // LDAP binds: PHP's ldap_bind(conn, dn, password), python-ldap's
+    // simple_bind_s(dn, password).
+    {"ldap_bind", 3, 3},
+    {"simple_bind_s", 2, 2},
+    {"simple_bind", 2, 2},
+    // keyring.set_password(service, user, PASSWORD); Django's
+    // user.set_password(PASSWORD).
+    {"keyring.set_password", 3, 3},
+    {"set_password", 1, 1},
 };
 
 // ---- Rule 15: a prompt asking for a secret, in any case, anywhere in an

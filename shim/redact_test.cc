@@ -148,6 +148,10 @@ TEST_CASE("rule 5: NAME=value assignments") {
   CHECK(One("export API_KEY=k1 && run") == "export API_KEY=[REDACTED] && run");
   CHECK(One("PATH=/usr/bin") == "PATH=/usr/bin");
   CHECK(One("MONKEY=1") == "MONKEY=1");
+  // After a string's opening quote, to \n written out: a line of a file.
+  CHECK(One("print('API_KEY=k2')") == "print('API_KEY=[REDACTED]')");
+  CHECK(One("f.write(\"A=1\\nTOKEN=k3\\nB=2\\n\")") ==
+        "f.write(\"A=1\\nTOKEN=[REDACTED]\\nB=2\\n\")");
   CHECK(One("KEY_FILE=/k") == "KEY_FILE=/k");
   CHECK(One("-var=db_password=hunter2") == "-var=db_password=[REDACTED]");
   CHECK(One("image.tag=1,db.password=pw,x=2") == "image.tag=1,db.password=[REDACTED],x=2");
@@ -237,6 +241,14 @@ TEST_CASE("rule 14: credentials passed to calls, and a secret name's tuple or ca
         "db.changeUserPassword(\"app\", \"[REDACTED]\")");
   CHECK(RedactArgs({"--eval", "db.auth(\"admin\", \"k20\")"}, "mongosh").args[1] ==
         "db.auth(\"admin\", \"[REDACTED]\")");
+  CHECK(RedactArgs({"-e", "r.basic_auth('me', 'k21')"}, "ruby").args[1] ==
+        "r.basic_auth('me', '[REDACTED]')");
+  CHECK(RedactArgs({"-r", "ldap_bind($c, \"cn=admin\", \"k22\");"}, "php").args[1] ==
+        "ldap_bind($c, \"cn=admin\", \"[REDACTED]\");");
+  CHECK(py("l.simple_bind_s('cn=admin', 'k23')") == "l.simple_bind_s('cn=admin', '[REDACTED]')");
+  CHECK(py("keyring.set_password('svc', 'me', 'k24')") ==
+        "keyring.set_password('svc', 'me', '[REDACTED]')");
+  CHECK(py("u.set_password('k25'); u.save()") == "u.set_password('[REDACTED]'); u.save()");
   // pwd given a string or as a member is a password (MongoDB's), not the
   // shell's directory.
   CHECK(RedactArgs({"--eval", "db.createUser({user: 'app', pwd: 'k19', roles: []})"}, "mongosh")
@@ -261,6 +273,61 @@ TEST_CASE("rule 14: credentials passed to calls, and a secret name's tuple or ca
   // Deeper than the groups followed, and unclosed: still found.
   CHECK(py("a(b(c(d(e(f(g(h(i(j(s.login('u', 'k12'))))))))))").find("k12") == std::string::npos);
   CHECK(py("auth=('only-k13'").find("k13") == std::string::npos);
+}
+
+TEST_CASE("rule 14: a string or name naming a secret, then its value") {
+  auto py = [](std::string code) { return RedactArgs({"-c", code}, "python3").args[1]; };
+  CHECK(py("os.environ.setdefault('API_KEY', 'k1')") ==
+        "os.environ.setdefault('API_KEY', '[REDACTED]')");
+  CHECK(py("os.putenv('DB_PASSWORD', 'k2')") == "os.putenv('DB_PASSWORD', '[REDACTED]')");
+  CHECK(py("cfg.set('db', 'password', 'k3')") == "cfg.set('db', 'password', '[REDACTED]')");
+  CHECK(RedactArgs({"-e", "x.setRequestHeader('X-Api-Key', 'k4')"}, "node").args[1] ==
+        "x.setRequestHeader('X-Api-Key', '[REDACTED]')");
+  CHECK(RedactArgs({"-r", "curl_setopt($ch, CURLOPT_USERPWD, \"me:k5\");"}, "php").args[1] ==
+        "curl_setopt($ch, CURLOPT_USERPWD, \"[REDACTED]\");");
+  // Only the next argument; not an option's name, not in a list.
+  CHECK(py("f('token', x, 'shown')") == "f('token', x, 'shown')");
+  CHECK(py("p.add_argument('--token', '-t')") == "p.add_argument('--token', '-t')");
+  CHECK(py("print(['token', 'shown'])") == "print(['token', 'shown'])");
+}
+
+TEST_CASE("rule 14: argv lists in code are their command's arguments") {
+  auto py = [](std::string code) { return RedactArgs({"-c", code}, "python3").args[1]; };
+  CHECK(py("subprocess.run(['sshpass', '-p', 'k1', 'ssh', 'h'])") ==
+        "subprocess.run(['sshpass', '-p', '[REDACTED]', 'ssh', 'h'])");
+  CHECK(py("subprocess.run([\"/usr/bin/curl\", \"-u\", \"me:k2\", \"https://x\"])") ==
+        "subprocess.run([\"/usr/bin/curl\", \"-u\", \"me:[REDACTED]\", \"https://x\"])");
+  CHECK(py("check_call(['docker', 'login', '-u', 'u', '-p', 'k3', 'r.io'])") ==
+        "check_call(['docker', 'login', '-u', 'u', '-p', '[REDACTED]', 'r.io'])");
+  CHECK(py("run(['vault', 'login', 'k4'])") == "run(['vault', 'login', '[REDACTED]'])");
+  // Any command's options, and a list of options alone (parse_args([...])).
+  CHECK(py("run(['./deploy', '--password', 'k5'])") ==
+        "run(['./deploy', '--password', '[REDACTED]'])");
+  CHECK(py("p.parse_args(['--api-key', 'k6'])") == "p.parse_args(['--api-key', '[REDACTED]'])");
+  // Node: the command, then its list.
+  CHECK(RedactArgs({"-e", "cp.spawn('sshpass', ['-p', 'k7', 'ssh', 'h'])"}, "node").args[1] ==
+        "cp.spawn('sshpass', ['-p', '[REDACTED]', 'ssh', 'h'])");
+  // Other lists and arguments keep their words.
+  CHECK(py("run(['ls', '-la', '/tmp']); print(['a', 'b'])") ==
+        "run(['ls', '-la', '/tmp']); print(['a', 'b'])");
+  CHECK(py("run(['kubectl', 'get', 'secret', 'db', '-o', 'yaml'])") ==
+        "run(['kubectl', 'get', 'secret', 'db', '-o', 'yaml'])");
+  // Each list's command counts toward the record's kMaxCommands, with rule
+  // 11's: past them, a list's elements are hidden unread (no white space
+  // here, so no command line counts).
+  const auto lists = [](int n) {
+    std::string code;
+    for (int i = 0; i < n; ++i) code += "run(['ls','-l']);";
+    return code;
+  };
+  const std::string past = py(lists(1024) + "run(['sshpass','-p','k8','ssh'])");
+  CHECK(past.size() > 1024 * 17);
+  CHECK(past.substr(1024 * 17) == "run(['sshpass','[REDACTED]','[REDACTED]','[REDACTED]'])");
+  const std::string within = py(lists(1023) + "run(['sshpass','-p','k8','ssh'])");
+  CHECK(within.size() > 1023 * 17);
+  CHECK(within.substr(1023 * 17) == "run(['sshpass','-p','[REDACTED]','ssh'])");
+  // With white space, rule 11's commands count too: the rest is redacted.
+  CHECK(py(lists(1024) + " run(['curl', '-u', 'me:k9'])").find("k9") == std::string::npos);
 }
 
 TEST_CASE("rule 15: the answer sent to a prompt that asks for a secret") {
@@ -288,9 +355,12 @@ TEST_CASE("rule 15: the answer sent to a prompt that asks for a secret") {
   CHECK(One("'Password:'); c.sendline('x')") == "'Password:'); c.sendline('x')");
   CHECK(One("c.expect(\"Enter token: \"); print(\"x\")") ==
         "c.expect(\"Enter token: \"); print(\"x\")");
-  // A quote of the other kind does: code in a string is still code.
+  // A quote of the other kind does: code in a string is still code (and
+  // rule 5 takes the name after the string's quote, the value's quotes with it).
   CHECK(RedactArgs({"-c", "os.system(\"API_KEY='k6'\")"}, "python3").args[1] ==
-        "os.system(\"API_KEY='[REDACTED]'\")");
+        "os.system(\"API_KEY=[REDACTED]\")");
+  CHECK(RedactArgs({"-c", "os.system(\"token = 'k6'\")"}, "python3").args[1] ==
+        "os.system(\"token = '[REDACTED]'\")");
   CHECK(RedactArgs({"-c", "x = \"it's\"; password = 'k7'"}, "python3").args[1] ==
         "x = \"it's\"; password = '[REDACTED]'");
   // Prose's apostrophe is no quote; a string prefix's quote is.
@@ -1041,6 +1111,9 @@ TEST_CASE("rule 11: what is piped into a command that reads a secret on its inpu
   CHECK(Sh("printf 'h\\np17\\n' | databricks configure --token") ==
         "printf [REDACTED] | databricks configure --token");
   CHECK(Sh("echo hi | pass show db/prod") == "echo hi | pass show db/prod");
+  // read NAME <<< X, NAME a secret name.
+  CHECK(Sh("read -r TOKEN <<< p18; curl x") == "read -r TOKEN <<< [REDACTED]; curl x");
+  CHECK(Sh("read -r LINE <<< hello") == "read -r LINE <<< hello");
   CHECK(Sh("docker login --password-stdin <<< 'p5'; echo ok") ==
         "docker login --password-stdin <<< [REDACTED]; echo ok");
   CHECK(Sh("docker login <<<p6 --password-stdin") == "docker login <<<[REDACTED] --password-stdin");

@@ -23,6 +23,9 @@ def static_noop():
 class ResourceLimits(ShimTestCase):
     # Rule 11's deepest nesting: a quoted name, a shell in it, its command string.
     DEEPEST = "os.system('sh -c \"sudo -u root curl -u me:pw x\"')"
+    # Code in a command string running an argv list: rule 14 feeds the
+    # list's elements to a redactor of their own, from inside rule 11's.
+    DEEPEST_LIST = "python3 -c \"subprocess.run(['curl', '-u', 'me:pw', 'x'])\""
 
     def limited(self, limit, argv=None, env=None, no_aslr=False):
         log = self.sandbox.join("denied.log")
@@ -93,9 +96,13 @@ class ResourceLimits(ShimTestCase):
             base = subprocess.run(["setarch", "-R", "prlimit", limit, noop], capture_output=True, timeout=30)
             proc, logged = self.limited(limit, no_aslr=True)
             nested, nested_logged = self.limited(limit, argv=["sh", "-c", self.DEEPEST], no_aslr=True)
+            listed, listed_logged = self.limited(limit, argv=["sh", "-c", self.DEEPEST_LIST],
+                                                 no_aslr=True)
             if base.returncode == 126:
                 self.assertDeniedWithRecord(proc, logged)
                 self.assertDeniedWithRecord(nested, nested_logged, binary="sh")
+                self.assertDeniedWithRecord(listed, listed_logged, binary="sh")
+                self.assertIn(b"'me:[REDACTED]'", listed_logged)
                 checked += 1
             elif proc.returncode != 126:
                 self.assertKilledBeforeAnyWrite(proc, logged)
