@@ -303,6 +303,14 @@ void ConnectStringPassword(std::string_view arg, std::size_t offset, Collector* 
   if (end > slash + 1) spans->Add(slash + 1, end);
 }
 
+// A value that starts as a path does: /, ~, ./ or ../ (an option naming a
+// key file: ansible --private-key ~/.ssh/id_ed25519).
+bool StartsAsPath(std::string_view value) {
+  if (value.empty()) return false;
+  if (value[0] == '/' || value[0] == '~') return true;
+  return StartsWith(value, "./"sv) || StartsWith(value, "../"sv);
+}
+
 void ToolValue(Value value, std::string_view arg, std::size_t offset, Collector* spans) {
   char separator = 0;
   switch (value) {
@@ -315,6 +323,9 @@ void ToolValue(Value value, std::string_view arg, std::size_t offset, Collector*
       if (Tail(arg, offset).find('=') != std::string_view::npos) spans->Add(offset, arg.size());
       return;
     case Value::kConnectString: ConnectStringPassword(arg, offset, spans); return;
+    case Value::kUnlessPath:
+      if (!StartsAsPath(Tail(arg, offset))) spans->Add(offset, arg.size());
+      return;
     case Value::kAfterColon: separator = ':'; break;
     case Value::kAfterComma: separator = ','; break;
     case Value::kAfterPercent: separator = '%'; break;
@@ -512,6 +523,10 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
           before != '\'' && before != '"' && !IsSpace(before) && !escaped_newline) {
         continue;
       }
+      // An option in a value: GRADLE_OPTS=-Dsigning.password=X, its dashes
+      // no part of the name.
+      if (arg[p] == '-') p += p + 1 < arg.size() && arg[p + 1] == '-' ? 2 : 1;
+      if (p >= arg.size()) break;
     }
     if (!(IsAlpha(arg[p]) || arg[p] == '_')) continue;
     std::size_t i = p;
@@ -1299,23 +1314,28 @@ std::string_view Inner(std::string_view text, const shell_words::Token& token) {
   return std::string_view(text.data() + token.inner_begin, token.inner_end - token.inner_begin);
 }
 
-// Whether a word's name (to its first '=') ends in one of
-// kSecretCommandNames, in any case, '-', '_' and '.' left out: its value is
-// a command that prints a secret.
-bool NamesSecretCommand(std::string_view word) {
+// Whether a word's name (to its first '=') ends in `suffix` (lower case),
+// in any case, '-', '_' and '.' left out: --password-command and
+// RESTIC_PASSWORD_COMMAND end in "passwordcommand".
+bool NameEndsIn(std::string_view word, std::string_view suffix) {
   const std::size_t eq = word.find('=');
-  const std::size_t name_end = eq == std::string_view::npos ? word.size() : eq;
+  std::size_t i = eq == std::string_view::npos ? word.size() : eq;
+  std::size_t k = suffix.size();
+  while (i > 0 && k > 0) {
+    const char c = word[i - 1];
+    --i;
+    if (c == '-' || c == '_' || c == '.') continue;
+    if (Lower(c) != suffix[k - 1]) return false;
+    --k;
+  }
+  return k == 0;
+}
+
+// Whether a word's name ends in one of kSecretCommandNames: its value is a
+// command that prints a secret.
+bool NamesSecretCommand(std::string_view word) {
   for (std::string_view suffix : redact_rules::kSecretCommandNames) {
-    std::size_t i = name_end;
-    std::size_t k = suffix.size();
-    while (i > 0 && k > 0) {
-      const char c = word[i - 1];
-      --i;
-      if (c == '-' || c == '_' || c == '.') continue;
-      if (Lower(c) != suffix[k - 1]) break;
-      --k;
-    }
-    if (k == 0) return true;
+    if (NameEndsIn(word, suffix)) return true;
   }
   return false;
 }
@@ -1415,12 +1435,15 @@ bool IsSecretName(std::string_view name, bool allow_exclusions) {
         if (EndsWithIgnoreCase(word, suffix)) secret = true;
       }
     }
-    if (EqualsIgnoreCase(word, "key"sv) && InWords<redact_rules::kKeyQualifiers>(previous))
-      secret = true;
-    if (EqualsIgnoreCase(word, "login"sv) && InWords<redact_rules::kLoginQualifiers>(previous))
-      secret = true;
+    for (const redact_rules::QualifiedWord& qualified : redact_rules::kQualifiedWords) {
+      if (!EqualsIgnoreCase(word, qualified.word)) continue;
+      for (std::size_t q = 0; q < qualified.count; ++q) {
+        if (EqualsIgnoreCase(previous, qualified.qualifiers[q])) secret = true;
+      }
+    }
     previous = word;
   }
+  if (InWords<redact_rules::kSecretLastWords>(previous)) secret = true;
   // `previous` is now the last word, and the one before it decides "id".
   if (allow_exclusions && secret && InWords<redact_rules::kNonSecretLastWords>(previous)) {
     if (!EqualsIgnoreCase(previous, "id"sv)) return false;
@@ -1588,10 +1611,14 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
     // (aws --secret-id NAME), unlike Vault's secret_id=VALUE.
     bool names_one = EndsWithIgnoreCase(name, "-id"sv) || EndsWithIgnoreCase(name, "_id"sv);
     if (long_enough && plain && !names_one && IsSecretName(name, true)) {
+      // A private key's option may name its file instead (ansible
+      // --private-key ~/.ssh/id): a path is shown.
+      const Value value = NameEndsIn(name, "privatekey"sv) ? Value::kUnlessPath : Value::kWhole;
       if (eq != std::string_view::npos) {
-        if (!InWords<redact_rules::kStdinPaths>(Tail(arg, eq + 1))) spans.Add(eq + 1, arg.size());
+        if (!InWords<redact_rules::kStdinPaths>(Tail(arg, eq + 1)))
+          ToolValue(value, arg, eq + 1, &spans);
       } else {
-        pending_ = Pending{true, Value::kWhole, false};
+        pending_ = Pending{true, value, false};
       }
     }
   }

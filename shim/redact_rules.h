@@ -23,16 +23,19 @@ inline constexpr std::string_view
             "token",       "tokens",     "apikey",     "credential", "credentials", "auth",
             "bearer",      "cookie",     "signature",  "sig",        "otp",         "psk",
             "requirepass", "masterauth",  // Redis: CONFIG SET requirepass V, --requirepass V
+            "mnemonic",                   // a wallet's seed words
 };
+// A word that makes a name secret as its last word only: ADMIN_PW and --pw,
+// --jwt (not PW_TEST_..., JWT_ALGORITHM).
+inline constexpr std::string_view kSecretLastWords[] = {"pw", "jwt"};
 // A word ending like this is secret too (dbpassword, accesstoken, PGPASSWORD);
 // "pwd" only inside a longer name: PWD alone is the working directory.
 inline constexpr std::string_view kSecretSuffixes[] = {
     "password",  "passwd",    "token",      "secret", "apikey",
     "accesskey", "secretkey", "accountkey", "pwd",    "authkey",
 };
-// "key" is secret only after one of these words (api key, access key,
-// AccountKey): alone it is a file (curl --key), an object (aws s3api --key) or
-// a key id.
+// The qualifiers of kQualifiedWords, below. "key" alone is a file (curl
+// --key), an object (aws s3api --key) or a key id.
 inline constexpr std::string_view kKeyQualifiers[] = {
     "api",
     "access",
@@ -67,10 +70,27 @@ inline constexpr std::string_view kKeyQualifiers[] = {
     "openrouter",
     // GitHub Packages' gpr.key in Gradle's properties (-Pgpr.key=TOKEN).
     "gpr",
+    // A wallet's or a WireGuard peer's (PRIVATE_KEY=0x..., forge
+    // --private-key 0x...); an option's value that is a path is shown.
+    "private",
 };
-// "login" is secret only after one of these words: SonarQube's sonar.login
-// is its token (-Dsonar.login=TOKEN); elsewhere a login is a user name.
+// SonarQube's sonar.login is its token (-Dsonar.login=TOKEN); elsewhere a
+// login is a user name.
 inline constexpr std::string_view kLoginQualifiers[] = {"sonar"};
+// A wallet's seed words (SEED_PHRASE, recoveryPhrase).
+inline constexpr std::string_view kPhraseQualifiers[] = {"seed", "recovery", "backup"};
+// A word that makes a name secret only right after one of its qualifiers
+// (api key, AccountKey, sonar.login, seed phrase).
+struct QualifiedWord {
+  std::string_view word;
+  const std::string_view* qualifiers;
+  std::size_t count;
+};
+inline constexpr QualifiedWord kQualifiedWords[] = {
+    {"key", kKeyQualifiers, sizeof kKeyQualifiers / sizeof kKeyQualifiers[0]},
+    {"login", kLoginQualifiers, sizeof kLoginQualifiers / sizeof kLoginQualifiers[0]},
+    {"phrase", kPhraseQualifiers, sizeof kPhraseQualifiers / sizeof kPhraseQualifiers[0]},
+};
 // The last word of a name that says the value is not the secret itself (a
 // flag, a file, a name, an id, an address): password-file, token_ttl,
 // client_id, SSH_AUTH_SOCK. "id" right after "secret" (Vault's secret_id)
@@ -140,7 +160,7 @@ inline constexpr std::string_view kStdinSecretOptions[] = {"--password-stdin", "
                                                            "--data-file=-"};
 // kubeseal: what it reads is a Secret to seal.
 inline constexpr std::string_view kStdinSecretCommands[] = {
-    "chpasswd", "passwd", "cryptsetup", "wpa_passphrase", "sshpass", "kubeseal"};
+    "chpasswd", "passwd", "cryptsetup", "wpa_passphrase", "sshpass", "kubeseal", "argon2"};
 // Rule 11: an option or variable whose value is a command that prints a
 // secret (restic --password-command 'echo X', BORG_PASSCOMMAND="echo X",
 // msmtp --passwordeval): what an echo or printf in it prints is secret.
@@ -173,6 +193,7 @@ inline constexpr StdinSecretOption kToolStdinSecretOptions[] = {
     {"pass gopass", "insert"},        // pass insert -e NAME
     {"keyctl", "padd"},               // keyctl padd TYPE NAME KEYRING
     {"databricks", "configure"},      // databricks configure --token: host, then token
+    {"wg", "pubkey"},                 // the private key whose public key it prints
 };
 // Rule 11, pipelines: a value that names the standard input, as the value
 // of a secret name (password=-, --from-file=token=/dev/stdin) or after an
@@ -219,6 +240,7 @@ enum class Value : unsigned char {
   kPassSource,     // OpenSSL's pass:SECRET (env:, file:, fd: and stdin name no secret)
   kCookies,        // name=value cookies (a value without '=' is a cookie file)
   kConnectString,  // Oracle's user/pass@db: after the first '/' before any '@', to the '@'
+  kUnlessPath,     // the whole value, unless it starts as a path does (/ ~ .)
 };
 // The forms in which an option takes its value.
 enum Form : unsigned char {
@@ -325,6 +347,11 @@ inline constexpr ToolOption kToolOptions[] = {
     {"swaks", "-ap", Value::kWhole, kSeparate, ""},
     {"airflow", "-p", Value::kWhole, kBoth, "users"},  // not airflow webserver -p PORT
     {"llm", "--value", Value::kWhole, kBoth, "keys"},  // llm keys set NAME --value KEY
+    {"bw", "--session", Value::kWhole, kBoth, ""},     // bw unlock's session key
+    {"doveadm", "-p", Value::kWhole, kBoth, "pw"},     // doveadm pw -p PASSWORD
+    {"slappasswd", "-s", Value::kWhole, kBoth, ""},
+    {"caddy", "--plaintext", Value::kWhole, kBoth, "hash-password"},
+    {"caddy", "-p", Value::kWhole, kBoth, "hash-password"},
 };
 
 // ---- Positional secrets: after an argument starting with `trigger`, the
@@ -516,6 +543,36 @@ inline constexpr SecretCall kSecretCalls[] = {
     // user.set_password(PASSWORD).
     {"keyring.set_password", 3, 3},
     {"set_password", 1, 1},
+    // Go's req.SetBasicAuth(user, password); .NET's NetworkCredential,
+    // Apache HttpClient's UsernamePasswordCredentials, Java's
+    // PasswordAuthentication, RabbitMQ's pika.PlainCredentials: (user, password).
+    {"SetBasicAuth", 2, 2},
+    {"NetworkCredential", 2, 2},
+    {"UsernamePasswordCredentials", 2, 2},
+    {"PasswordAuthentication", 2, 2},
+    {"PlainCredentials", 2, 2},
+    // JDBC's DriverManager.getConnection(url, user, password); PHP's
+    // mysql_connect(host, user, password), ftp_login(conn, user, password),
+    // ssh2_auth_password(session, user, password), oci_connect(user, password).
+    {"getConnection", 3, 3},
+    {"mysql_connect", 3, 3},
+    {"ftp_login", 3, 3},
+    {"ssh2_auth_password", 3, 3},
+    {"oci_connect", 2, 2},
+    // A password to hash or check: PHP's password_hash and password_verify,
+    // werkzeug's generate_password_hash and check_password_hash, bcrypt's
+    // hashpw, Django's make_password, crypt.crypt.
+    {"password_hash", 1, 1},
+    {"password_verify", 1, 1},
+    {"generate_password_hash", 1, 1},
+    {"check_password_hash", 2, 2},
+    {"hashpw", 1, 1},
+    {"make_password", 1, 1},
+    {"crypt.crypt", 1, 1},
+    // Keys: Node's crypto.createCipheriv(algorithm, KEY, iv), Fernet(KEY).
+    {"createCipheriv", 2, 2},
+    {"createDecipheriv", 2, 2},
+    {"Fernet", 1, 1},
 };
 
 // ---- Rule 15: a prompt asking for a secret, in any case, anywhere in an

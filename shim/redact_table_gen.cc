@@ -86,6 +86,8 @@ std::string_view ValueText(redact_rules::Value value) {
     case redact_rules::Value::kCookies: return "the value when it holds = (else a cookie file)";
     case redact_rules::Value::kConnectString:
       return "in user/password@db, the password (after the first / before any @)";
+    case redact_rules::Value::kUnlessPath:
+      return "the whole value, unless it starts with / ~ ./ ../";
   }
   return "";
 }
@@ -137,9 +139,15 @@ std::string Render() {
       << ".It secret words\n"
       << Wrap(WordList(redact_rules::kSecretWords)) << ".It secret word endings\n"
       << Wrap(WordList(redact_rules::kSecretSuffixes) + " (pwd and oldpwd alone are directories)")
-      << ".It key, only after\n"
-      << Wrap(WordList(redact_rules::kKeyQualifiers)) << ".It login, only after\n"
-      << Wrap(WordList(redact_rules::kLoginQualifiers)) << ".It not secret as the last word\n"
+      << ".It secret as the last word only\n"
+      << Wrap(WordList(redact_rules::kSecretLastWords));
+  for (const redact_rules::QualifiedWord& qualified : redact_rules::kQualifiedWords) {
+    std::string list;
+    for (std::size_t q = 0; q < qualified.count; ++q)
+      list += (q > 0 ? ", " : "") + Roff(qualified.qualifiers[q]);
+    out << ".It " << Roff(qualified.word) << ", only right after\n" << Wrap(list);
+  }
+  out << ".It not secret as the last word\n"
       << Wrap(WordList(redact_rules::kNonSecretLastWords) + " (id right after secret is)")
       << ".It not secret as the first word\n"
       << Wrap(WordList(redact_rules::kNonSecretFirstWords)) << ".It credential headers\n"

@@ -148,6 +148,13 @@ TEST_CASE("rule 5: NAME=value assignments") {
   CHECK(One("export API_KEY=k1 && run") == "export API_KEY=[REDACTED] && run");
   CHECK(One("PATH=/usr/bin") == "PATH=/usr/bin");
   CHECK(One("MONKEY=1") == "MONKEY=1");
+  // An option inside a value: its dashes are no part of the name.
+  CHECK(One("GRADLE_OPTS=-Dorg.gradle.project.signingPassword=k4") ==
+        "GRADLE_OPTS=-Dorg.gradle.project.signingPassword=[REDACTED]");
+  CHECK(One("JAVA_OPTS=-Xmx1g -Djavax.net.ssl.keyStorePassword=k5 -Da=b") ==
+        "JAVA_OPTS=-Xmx1g -Djavax.net.ssl.keyStorePassword=[REDACTED] -Da=b");
+  CHECK(One("OPTS=--db-password=k6 --verbose") == "OPTS=--db-password=[REDACTED] --verbose");
+  CHECK(One("OPTS=-Xmx1g --no-password=1") == "OPTS=-Xmx1g --no-password=1");
   // After a string's opening quote, to \n written out: a line of a file.
   CHECK(One("print('API_KEY=k2')") == "print('API_KEY=[REDACTED]')");
   CHECK(One("f.write(\"A=1\\nTOKEN=k3\\nB=2\\n\")") ==
@@ -249,6 +256,20 @@ TEST_CASE("rule 14: credentials passed to calls, and a secret name's tuple or ca
   CHECK(py("keyring.set_password('svc', 'me', 'k24')") ==
         "keyring.set_password('svc', 'me', '[REDACTED]')");
   CHECK(py("u.set_password('k25'); u.save()") == "u.set_password('[REDACTED]'); u.save()");
+  CHECK(RedactArgs({"-e", "req.SetBasicAuth(\"u\", \"k26\")"}, "node").args[1] ==
+        "req.SetBasicAuth(\"u\", \"[REDACTED]\")");
+  CHECK(py("pika.PlainCredentials('guest', 'k27')") ==
+        "pika.PlainCredentials('guest', '[REDACTED]')");
+  CHECK(RedactArgs({"-r", "echo password_hash(\"k28\", PASSWORD_DEFAULT);"}, "php").args[1] ==
+        "echo password_hash(\"[REDACTED]\", PASSWORD_DEFAULT);");
+  CHECK(py("bcrypt.hashpw(b'k29', bcrypt.gensalt())") ==
+        "bcrypt.hashpw(b'[REDACTED]', bcrypt.gensalt())");
+  CHECK(py("crypt.crypt('k30', s)") == "crypt.crypt('[REDACTED]', s)");
+  CHECK(RedactArgs({"-e", "crypto.createCipheriv('aes-256-cbc', 'k31', iv)"}, "node").args[1] ==
+        "crypto.createCipheriv('aes-256-cbc', '[REDACTED]', iv)");
+  CHECK(py("Fernet(b'k32')") == "Fernet(b'[REDACTED]')");
+  CHECK(RedactArgs({"-r", "ftp_login($c, \"u\", \"k33\");"}, "php").args[1] ==
+        "ftp_login($c, \"u\", \"[REDACTED]\");");
   // pwd given a string or as a member is a password (MongoDB's), not the
   // shell's directory.
   CHECK(RedactArgs({"--eval", "db.createUser({user: 'app', pwd: 'k19', roles: []})"}, "mongosh")
@@ -632,6 +653,28 @@ TEST_CASE("secret names") {
         std::vector<std::string>{"sonar:sonar", "-Dsonar.login=[REDACTED]", "-Dsonar.host.url=h"});
   CHECK(Args({"publish", "-Pgpr.key=t2", "-Pgpr.user=me"}, "gradle") ==
         std::vector<std::string>{"publish", "-Pgpr.key=[REDACTED]", "-Pgpr.user=me"});
+  // A wallet's: a private key, seed words.
+  CHECK(redact::IsSecretName("SEED_PHRASE", true));
+  CHECK(redact::IsSecretName("recoveryPhrase", true));
+  CHECK(redact::IsSecretName("MNEMONIC", true));
+  CHECK_FALSE(redact::IsSecretName("phrase", true));
+  CHECK(Args({"PRIVATE_KEY=0xac09", "node", "deploy.js"}, "env")[0] == "PRIVATE_KEY=[REDACTED]");
+  // A private key's option shows a path (its file), hides anything else.
+  CHECK(Args({"script", "D", "--private-key", "0xac09", "--broadcast"}, "forge")[3] ==
+        "[REDACTED]");
+  CHECK(Args({"--private-key=0x59c6"}, "cast")[0] == "--private-key=[REDACTED]");
+  CHECK(Args({"site.yml", "--private-key", "~/.ssh/id_ed25519"}, "ansible-playbook")[2] ==
+        "~/.ssh/id_ed25519");
+  CHECK(Args({"--private-key=/etc/wg/key", "--private-key", "./k.pem"}, "x") ==
+        std::vector<std::string>{"--private-key=/etc/wg/key", "--private-key", "./k.pem"});
+  // Secret as the last word only: pw, jwt.
+  CHECK(redact::IsSecretName("ADMIN_PW", true));
+  CHECK(redact::IsSecretName("pw", true));
+  CHECK(redact::IsSecretName("--jwt", true));
+  CHECK_FALSE(redact::IsSecretName("PW_TEST_HTML_REPORT_OPEN", true));
+  CHECK_FALSE(redact::IsSecretName("JWT_ALGORITHM", true));
+  CHECK(Args({"--admin-pw", "k1", "--pw", "k2"}, "app") ==
+        std::vector<std::string>{"--admin-pw", "[REDACTED]", "--pw", "[REDACTED]"});
 }
 
 // The misses an attacker's corpus found, one case each.
@@ -916,6 +959,11 @@ TEST_CASE("tool rows and positional secrets: publishing, consoles, object stores
   CHECK(Args({"-b", "/etc/mosquitto/passwd", "sensor", "k30"}, "mosquitto_passwd") ==
         std::vector<std::string>{"-b", "/etc/mosquitto/passwd", "sensor", "[REDACTED]"});
   CHECK(Args({"-U", "/etc/mosquitto/passwd"}, "mosquitto_passwd")[1] == "/etc/mosquitto/passwd");
+  CHECK(Args({"list", "items", "--session", "k31"}, "bw")[3] == "[REDACTED]");
+  CHECK(Args({"pw", "-s", "SHA512-CRYPT", "-p", "k32"}, "doveadm")[4] == "[REDACTED]");
+  CHECK(Args({"-s", "k33"}, "slappasswd")[1] == "[REDACTED]");
+  CHECK(Args({"hash-password", "--plaintext", "k34"}, "caddy")[2] == "[REDACTED]");
+  CHECK(Args({"run", "-p", "8080"}, "caddy")[2] == "8080");
 }
 
 TEST_CASE("secret stores: every NAME=VALUE put into one, whatever the name") {
@@ -1111,6 +1159,8 @@ TEST_CASE("rule 11: what is piped into a command that reads a secret on its inpu
   CHECK(Sh("printf 'h\\np17\\n' | databricks configure --token") ==
         "printf [REDACTED] | databricks configure --token");
   CHECK(Sh("echo hi | pass show db/prod") == "echo hi | pass show db/prod");
+  CHECK(Sh("echo -n p19 | argon2 salt -id -e") == "echo -n [REDACTED] | argon2 salt -id -e");
+  CHECK(Sh("echo p20 | wg pubkey") == "echo [REDACTED] | wg pubkey");
   // read NAME <<< X, NAME a secret name.
   CHECK(Sh("read -r TOKEN <<< p18; curl x") == "read -r TOKEN <<< [REDACTED]; curl x");
   CHECK(Sh("read -r LINE <<< hello") == "read -r LINE <<< hello");
