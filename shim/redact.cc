@@ -934,6 +934,10 @@ constexpr std::size_t kMaxCodeGroups = 8;
 CodeGroup g_code_groups[kMaxCodeGroups];
 // The argv lists' commands, one per ring slot, apart from rule 11's.
 alignas(Redactor) AGT_LATE_BSS unsigned char g_list_commands[kMaxCodeGroups][sizeof(Redactor)];
+// The commands that prefixes and runners run, in a record's arguments
+// (Redactor::running_): a chain at most this deep (sudo env timeout 5 curl).
+constexpr unsigned kMaxRunDepth = 4;
+alignas(Redactor) AGT_LATE_BSS unsigned char g_run_commands[kMaxRunDepth][sizeof(Redactor)];
 // The record's redactor, whose kMaxCommands each argv list's command counts
 // toward (it costs a Redactor's rows): past them, a list's elements are
 // hidden whole, unread.
@@ -1473,6 +1477,8 @@ Redactor::Redactor(std::string_view binary) : tool_(binary) {
   marked_rows_ = RowsFor<redact_rules::kMarkedSecrets>(binary);
   store_rows_ = RowsFor<redact_rules::kSecretStores>(binary);
   has_own_rows_ = HasOwnRows(binary);
+  runs_command_ = InWords<redact_rules::kCommandPrefixes>(binary);
+  runner_rows_ = RowsFor<redact_rules::kRunnerSubcommands>(binary);
   if (const RowSet rows = RowsFor<redact_rules::kCountedOperands>(binary); rows != 0)
     counted_row_ = &redact_rules::kCountedOperands[Lowest(rows)];
 }
@@ -1533,13 +1539,18 @@ void Redactor::ListArgument(std::string_view arg, Collector* spans) { Collect(ar
 
 void Redactor::NextArgument(std::string_view arg, Spans* out) {
   g_record = this;
+  // The redactor that reads this argument: the command a prefix or runner
+  // runs, from the argument after its name on.
+  Redactor* reader = running_;
+  if (reader->runs_command_ && run_depth_ < kMaxRunDepth && reader->StartsCommand(arg))
+    running_ = new (g_run_commands[run_depth_++]) Redactor(Basename(arg));
   Collector spans(arg.size());
-  const bool command_string = after_command_string_option_;
-  const bool prints_secret = after_secret_command_option_;
-  Collect(arg, &spans);
+  const bool command_string = reader->after_command_string_option_;
+  const bool prints_secret = reader->after_secret_command_option_;
+  reader->Collect(arg, &spans);
   if (HasSpace(arg)) {
     // --password-command='echo X', BORG_PASSCOMMAND='echo X' given to env.
-    CommandLines(arg, command_string, prints_secret || NamesSecretCommand(arg), &spans);
+    reader->CommandLines(arg, command_string, prints_secret || NamesSecretCommand(arg), &spans);
   }
   spans.Finish(out);
 }
@@ -1630,6 +1641,11 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
     pending_ = Pending{true, Value::kWhole, false};
   SettingName(arg, is_option);
   SettingsAfter(arg);
+  // A runner's subcommand: from the next argument on, it runs a command.
+  for (RowSet rows = runner_rows_; rows != 0 && !runs_command_; rows &= rows - 1) {
+    if (InList(redact_rules::kRunnerSubcommands[Lowest(rows)].subcommands, arg))
+      runs_command_ = true;
+  }
   ContextFreeRules(arg, &spans, shell_command_string);
 }
 
@@ -2031,6 +2047,8 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, bool prin
       spans->set_base(at);
       level.command->Collect(word, spans);
       spans->set_base(0);
+      // docker exec db mysql -pX: past its subcommand a runner is a prefix.
+      if (level.command->runs_command_) level.prefix = true;
     }
     if (!nests) continue;
     const std::size_t nested_at =
@@ -2067,8 +2085,9 @@ bool Redactor::StartsCommand(std::string_view word) {
 }
 
 bool Redactor::Charge() {
-  if (commands_left_ == 0) return false;
-  --commands_left_;
+  Redactor& record = g_record != nullptr ? *g_record : *this;
+  if (record.commands_left_ == 0) return false;
+  --record.commands_left_;
   return true;
 }
 

@@ -200,7 +200,15 @@ class Redactor {
   bool after_command_string_option_ = false;  // the last argument was -c (rule 11)
   bool after_secret_command_option_ = false;  // ... was --password-command (rule 11)
   bool free_text_ = false;                    // rules 8 and 9 off (rule 11)
-  unsigned commands_left_ = kMaxCommands;     // rule 11, for the whole record
+  // Rule 11 at the top: a prefix (kCommandPrefixes), or a runner past its
+  // subcommand (kRunnerSubcommands), runs a command named by a later
+  // argument; that command's redactor reads the arguments from its name on
+  // (sudo -u app mysql -pX: mysql's rows for -pX). This one when none.
+  bool runs_command_ = false;
+  RowSet runner_rows_ = 0;  // kRunnerSubcommands
+  Redactor* running_ = this;
+  unsigned run_depth_ = 0;
+  unsigned commands_left_ = kMaxCommands;  // rule 11, for the whole record
 };
 
 // Rules that need no context (1, 4-7, 10, 12, 13) and rule 11, for argv[0] and

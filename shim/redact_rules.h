@@ -135,6 +135,38 @@ inline constexpr std::string_view kCommandPrefixes[] = {
     "stdbuf",
     "xargs",
     "busybox",
+    // Tools that run a command given after their own arguments.
+    "setsid",
+    "unshare",
+    "nsenter",
+    "chroot",
+    "runuser",
+    "pkexec",
+    "flock",
+    "chronic",
+    "caffeinate",
+    "unbuffer",
+    "strace",
+    "ltrace",
+    "valgrind",
+    "faketime",
+    "fakeroot",
+    "firejail",
+    "torsocks",
+    "proxychains",
+    "proxychains4",
+    "chrt",
+    "taskset",
+    "numactl",
+    "prlimit",
+    "setarch",
+    "xvfb-run",
+    "screen",
+    "systemd-run",
+    "watch",
+    "parallel",
+    "find",  // find -exec CMD
+    "ssh",   // ssh HOST CMD
     "then",
     "do",
     "else",
@@ -151,6 +183,19 @@ inline constexpr std::string_view kCommandPrefixes[] = {
     "npx",  // package runners: npx vercel env add ...
     "bunx",
     "uvx",
+};
+// Rule 11: a tool that runs a command given after one of its subcommands
+// (docker exec db mysql -pX, kubectl exec pod -- curl -u ...), from then
+// on as a prefix does.
+struct RunnerSubcommands {
+  std::string_view tools;        // space-separated names
+  std::string_view subcommands;  // space-separated
+};
+inline constexpr RunnerSubcommands kRunnerSubcommands[] = {
+    {"docker podman nerdctl docker-compose", "run exec create"},
+    {"kubectl oc", "exec run debug rsh"},
+    {"lxc incus", "exec"},
+    {"ip", "exec"},  // ip netns exec NAME CMD
 };
 // Rule 11, pipelines: a command that reads a secret from its standard
 // input, by one of these options or by its name, makes the arguments of an

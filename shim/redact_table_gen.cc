@@ -92,6 +92,16 @@ std::string_view ValueText(redact_rules::Value value) {
   return "";
 }
 
+// kRunnerSubcommands as "docker podman: run exec create; ...".
+std::string RunnerSubcommands() {
+  std::string out;
+  for (const redact_rules::RunnerSubcommands& row : redact_rules::kRunnerSubcommands) {
+    if (!out.empty()) out += "; ";
+    out += Roff(std::string(row.tools) + ": " + std::string(row.subcommands));
+  }
+  return out;
+}
+
 // kToolStdinSecretOptions as "sudo -S, sudo --stdin, ...".
 std::string StdinToolOptions() {
   std::string out;
@@ -154,7 +164,9 @@ std::string Render() {
       << Wrap(WordList(redact_rules::kCredentialHeaders))
       << ".It keywords before a secret argument\n"
       << Wrap(WordList(redact_rules::kSecretKeywords)) << ".It command prefixes (rule 11)\n"
-      << Wrap(WordList(redact_rules::kCommandPrefixes)) << ".It shells (rule 5)\n"
+      << Wrap(WordList(redact_rules::kCommandPrefixes))
+      << ".It runners: after one of their subcommands, prefixes too (rule 11)\n"
+      << Wrap(RunnerSubcommands()) << ".It shells (rule 5)\n"
       << Wrap(WordList(redact_rules::kShells))
       << ".It options that read a secret on standard input (rule 11)\n"
       << Wrap(WordList(redact_rules::kStdinSecretOptions))

@@ -1016,6 +1016,30 @@ TEST_CASE("rule 11: after a prefix, any tool a table names starts the command") 
         "git config user.password [REDACTED]");
 }
 
+TEST_CASE("rule 11: a denied prefix or runner reads its command's arguments by that command") {
+  using V = std::vector<std::string>;
+  CHECK(Args({"curl", "-u", "me:p1", "https://x"}, "sudo") ==
+        V{"curl", "-u", "me:[REDACTED]", "https://x"});
+  CHECK(Args({"-u", "app", "mysql", "-uroot", "-pp2"}, "sudo") ==
+        V{"-u", "app", "mysql", "-uroot", "-p[REDACTED]"});
+  CHECK(Args({"5", "sshpass", "-p", "p3", "ssh", "h"}, "timeout")[3] == "[REDACTED]");
+  CHECK(Args({"-E", "env", "A=1", "curl", "-u", "me:p4"}, "sudo")[5] == "me:[REDACTED]");
+  CHECK(Args({"-t", "host", "sudo", "mysql", "-pp5"}, "ssh")[4] == "-p[REDACTED]");
+  CHECK(Args({".", "-exec", "curl", "-u", "me:p6", "{}", ";"}, "find")[4] == "me:[REDACTED]");
+  // A runner after its subcommand; before it, its own rows.
+  CHECK(Args({"exec", "db", "mysql", "-uroot", "-pp7"}, "docker")[4] == "-p[REDACTED]");
+  CHECK(Args({"run", "--rm", "curlimages/curl", "-u", "me:p8", "https://x"}, "docker")[4] ==
+        "me:[REDACTED]");
+  CHECK(Args({"exec", "pod", "--", "curl", "-u", "me:p9"}, "kubectl")[5] == "me:[REDACTED]");
+  CHECK(Args({"login", "-u", "u", "-p", "p10", "r.io"}, "docker")[4] == "[REDACTED]");
+  // The command's rows, not the runner's: docker run's -p is a port.
+  CHECK(Args({"run", "-p", "8080:80", "nginx"}, "docker")[2] == "8080:80");
+  CHECK(Args({"-u", "bob", "git", "log"}, "sudo") == V{"-u", "bob", "git", "log"});
+  // In a command line too.
+  CHECK(Sh("docker exec db mysql -uroot -pp11") == "docker exec db mysql -uroot -p[REDACTED]");
+  CHECK(Sh("strace -f curl -u me:p12 x") == "strace -f curl -u me:[REDACTED] x");
+}
+
 TEST_CASE("positional secrets: Oracle's user/password@db, the first operand") {
   using V = std::vector<std::string>;
   CHECK(Args({"scott/p1@orcl"}, "sqlplus") == V{"scott/[REDACTED]@orcl"});
