@@ -1769,6 +1769,7 @@ struct Level {
   bool echo_redirected;             // the echo's output went to a file: no more arguments
   bool after_redirect_operator;     // the last word was > or >>
   bool tee;                         // the current command is tee
+  bool cat;                         // the current command is cat
   bool read;                        // the current command is the shell's read
   bool reads_secret;                // the current command reads a secret on its input
   RowSet stdin_rows;                // the kToolStdinSecretOptions rows of the current command
@@ -1812,6 +1813,7 @@ void EndCommand(Level* level, char separator) {
   level->echo_redirected = false;
   level->after_redirect_operator = false;
   level->tee = false;
+  level->cat = false;
   level->read = false;
   level->reads_secret = false;
   level->stdin_rows = 0;
@@ -1921,6 +1923,7 @@ void PipelineWord(Level* level, std::string_view word, std::size_t begin, std::s
     const std::string_view name = Basename(word);
     level->echo = InWords<redact_rules::kEchoCommands>(name);
     level->tee = InWords<redact_rules::kTeeCommands>(name);
+    level->cat = name == "cat"sv;
     level->read = name == "read"sv;
     level->reads_secret = level->reads_secret || InWords<redact_rules::kStdinSecretCommands>(name);
     level->stdin_rows = RowsFor<redact_rules::kToolStdinSecretOptions>(name);
@@ -1942,6 +1945,9 @@ void PipelineWord(Level* level, std::string_view word, std::size_t begin, std::s
     if (ToolReadsSecret(level->stdin_rows, word)) level->reads_secret = true;
     // tee FILE: what is piped in is written there.
     if (level->tee && !to_file && !word.empty() && word[0] != '-' && IsCredentialFile(word))
+      level->reads_secret = true;
+    // cat > FILE: what it reads is written there (cat >> ~/.pgpass <<< X).
+    if (level->cat && to_file && !target.empty() && IsCredentialFile(target))
       level->reads_secret = true;
     if (StdinForSecret(word, level->last_argument)) level->reads_secret = true;
     // read -r TOKEN <<< X: what is read into a secret name.

@@ -1185,6 +1185,10 @@ TEST_CASE("rule 11: what is piped into a command that reads a secret on its inpu
   CHECK(Sh("echo hi | pass show db/prod") == "echo hi | pass show db/prod");
   CHECK(Sh("echo -n p19 | argon2 salt -id -e") == "echo -n [REDACTED] | argon2 salt -id -e");
   CHECK(Sh("echo p20 | wg pubkey") == "echo [REDACTED] | wg pubkey");
+  // cat writing to a credential file what it reads.
+  CHECK(Sh("cat >> ~/.pgpass <<< 'db:5432:app:app:p21'") == "cat >> ~/.pgpass <<< [REDACTED]");
+  CHECK(Sh("echo p22 | cat > /run/secrets/token") == "echo [REDACTED] | cat > /run/secrets/token");
+  CHECK(Sh("cat > notes.txt <<< hello") == "cat > notes.txt <<< hello");
   // read NAME <<< X, NAME a secret name.
   CHECK(Sh("read -r TOKEN <<< p18; curl x") == "read -r TOKEN <<< [REDACTED]; curl x");
   CHECK(Sh("read -r LINE <<< hello") == "read -r LINE <<< hello");
