@@ -1766,15 +1766,20 @@ struct Level {
   Span piped;                       // an echo's arguments piped into the current command
   Span here_string;                 // the current command's <<< word
   bool after_here_string_operator;  // the last word was <<<
-  bool echo_redirected;             // the echo's output went to a file: no more arguments
-  bool after_redirect_operator;     // the last word was > or >>
-  bool tee;                         // the current command is tee
-  bool cat;                         // the current command is cat
-  bool read;                        // the current command is the shell's read
-  bool reads_secret;                // the current command reads a secret on its input
-  RowSet stdin_rows;                // the kToolStdinSecretOptions rows of the current command
-  bool last_was_pipe;               // the last token was '|' ('||' is no pipe)
-  std::string_view last_argument;   // the current command's, for StdinForSecret
+  // A here-document (<<EOF, <<-'EOF'): its delimiter, until the line after
+  // the command line's end, where its body starts (empty: none).
+  std::string_view heredoc_delimiter;
+  bool heredoc_tabs;               // <<-: the body's lines lose leading tabs
+  bool after_heredoc_operator;     // the last word was << or <<-
+  bool echo_redirected;            // the echo's output went to a file: no more arguments
+  bool after_redirect_operator;    // the last word was > or >>
+  bool tee;                        // the current command is tee
+  bool cat;                        // the current command is cat
+  bool read;                       // the current command is the shell's read
+  bool reads_secret;               // the current command reads a secret on its input
+  RowSet stdin_rows;               // the kToolStdinSecretOptions rows of the current command
+  bool last_was_pipe;              // the last token was '|' ('||' is no pipe)
+  std::string_view last_argument;  // the current command's, for StdinForSecret
   bool prints_secret;  // the text is a command that prints a secret (kSecretCommandNames)
 };
 Level g_levels[kMaxCommandDepth];
@@ -1810,6 +1815,7 @@ void EndCommand(Level* level, char separator) {
   level->echo_args = Span{0, 0};
   level->here_string = Span{0, 0};
   level->after_here_string_operator = false;
+  level->after_heredoc_operator = false;
   level->echo_redirected = false;
   level->after_redirect_operator = false;
   level->tee = false;
@@ -1907,6 +1913,34 @@ bool StdinForSecret(std::string_view word, std::string_view previous) {
   return begin < eq && IsSecretName(std::string_view(word.data() + begin, eq - begin), false);
 }
 
+// A word without the quotes around it ('EOF' is EOF).
+std::string_view Unquoted(std::string_view word) {
+  if (word.size() >= 2 && (word[0] == '\'' || word[0] == '"') && word.back() == word[0])
+    return std::string_view(word.data() + 1, word.size() - 2);
+  return word;
+}
+
+// A here-document's body in `text`: from `begin` (a line's start) to the
+// end of the line before the one that is `delimiter` (after leading tabs
+// for <<-), or to the end when none is. *resume: past the delimiter's line.
+Span HeredocBody(std::string_view text, std::size_t begin, std::string_view delimiter, bool tabs,
+                 std::size_t* resume) {
+  std::size_t line = begin;
+  while (line < text.size()) {
+    std::size_t end = text.find('\n', line);
+    if (end == std::string_view::npos) end = text.size();
+    std::size_t start = line;
+    while (tabs && start < end && text[start] == '\t') ++start;
+    if (std::string_view(text.data() + start, end - start) == delimiter) {
+      *resume = end;
+      return Span{begin, line > begin ? line - 1 : begin};
+    }
+    line = end + 1;
+  }
+  *resume = text.size();
+  return Span{begin, text.size()};
+}
+
 // One word of the current command (its name or an argument), at [begin,
 // end) in the argument: what rule 11's pipelines learn from it.
 void PipelineWord(Level* level, std::string_view word, std::size_t begin, std::size_t end,
@@ -1914,10 +1948,23 @@ void PipelineWord(Level* level, std::string_view word, std::size_t begin, std::s
   if (level->after_here_string_operator) {
     level->after_here_string_operator = false;
     level->here_string = Span{begin, end};
+  } else if (level->after_heredoc_operator) {
+    level->after_heredoc_operator = false;
+    level->heredoc_delimiter = Unquoted(word);
   } else if (word == "<<<"sv) {
     level->after_here_string_operator = true;
   } else if (StartsWith(word, "<<<"sv)) {
     level->here_string = Span{begin + 3, end};  // <<<word
+  } else if (StartsWith(word, "<<"sv)) {
+    // <<EOF, <<-EOF, << EOF: a here-document, its body after the line.
+    std::size_t at = 2;
+    level->heredoc_tabs = at < word.size() && word[at] == '-';
+    if (level->heredoc_tabs) ++at;
+    if (at == word.size()) {
+      level->after_heredoc_operator = true;
+    } else {
+      level->heredoc_delimiter = Unquoted(Tail(word, at));
+    }
   }
   if (is_name) {
     const std::string_view name = Basename(word);
@@ -1994,7 +2041,21 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, bool prin
       continue;
     }
     if (token.separator) {
-      EndCommand(&level, level.text[token.begin]);
+      const char separator = level.text[token.begin];
+      // The line ends: a here-document's body follows, to its delimiter's
+      // line. Fed to a command that reads a secret, it is secret whole and
+      // not read as commands (cat <<EOF | docker login --password-stdin).
+      // Only then is the body looked for: it is skipped, so each byte is
+      // scanned once.
+      if (separator == '\n' && !level.heredoc_delimiter.empty() && level.reads_secret) {
+        std::size_t resume = 0;
+        const Span body = HeredocBody(level.text, level.pos, level.heredoc_delimiter,
+                                      level.heredoc_tabs, &resume);
+        spans->Add(level.base + body.begin, level.base + body.end);
+        level.pos = resume;
+      }
+      if (separator == '\n') level.heredoc_delimiter = std::string_view();
+      EndCommand(&level, separator);
       continue;
     }
     level.last_was_pipe = false;

@@ -1189,6 +1189,18 @@ TEST_CASE("rule 11: what is piped into a command that reads a secret on its inpu
   CHECK(Sh("cat >> ~/.pgpass <<< 'db:5432:app:app:p21'") == "cat >> ~/.pgpass <<< [REDACTED]");
   CHECK(Sh("echo p22 | cat > /run/secrets/token") == "echo [REDACTED] | cat > /run/secrets/token");
   CHECK(Sh("cat > notes.txt <<< hello") == "cat > notes.txt <<< hello");
+  // A here-document's body, fed to such a command: secret whole, read as no
+  // command; to any other, its lines are command lines as before.
+  CHECK(Sh("cat <<EOF | docker login -u u --password-stdin\np23\nEOF") ==
+        "cat <<EOF | docker login -u u --password-stdin\n[REDACTED]\nEOF");
+  CHECK(Sh("docker login --password-stdin <<'EOF'\np24\nEOF\necho done") ==
+        "docker login --password-stdin <<'EOF'\n[REDACTED]\nEOF\necho done");
+  CHECK(Sh("cat > /run/secrets/token <<-EOF\n\tp25\n\tEOF\n") ==
+        "cat > /run/secrets/token <<-EOF\n[REDACTED]\n\tEOF\n");
+  CHECK(Sh("passwd app << END\np26\np26") == "passwd app << END\n[REDACTED]");
+  CHECK(Sh("cat > notes.txt <<EOF\nhello\nEOF") == "cat > notes.txt <<EOF\nhello\nEOF");
+  CHECK(Sh("ssh h <<EOF\nmysql -uroot -pp27\nEOF") ==
+        "ssh h <<EOF\nmysql -uroot -p[REDACTED]\nEOF");
   // read NAME <<< X, NAME a secret name.
   CHECK(Sh("read -r TOKEN <<< p18; curl x") == "read -r TOKEN <<< [REDACTED]; curl x");
   CHECK(Sh("read -r LINE <<< hello") == "read -r LINE <<< hello");

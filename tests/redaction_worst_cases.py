@@ -76,6 +76,8 @@ WORST_UNITS = {
     "command lines: pipelines": "echo a|docker --password-stdin|",
     "command lines: redirections": "echo a >token;",
     "command lines: here-strings": "<<< ",
+    "command lines: here-documents": "a <<E\n",
+    "command lines: here-documents fed a secret": "passwd <<E\nE\n",
     "command lines: assignment values": "a=curk ",
     "command lines: quoted assignment values": "a='b c' ",
     "command lines: nested assignment values": "a='b=\"c d\" e' ",
