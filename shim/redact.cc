@@ -535,7 +535,12 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
       p = i > p ? i - 1 : p;  // no start inside a name
       continue;
     }
-    if (!IsSecretName(std::string_view(arg.data() + p, i - p), true)) {
+    const std::string_view name(arg.data() + p, i - p);
+    // In a query string (?pwd=, &pwd=) pwd is a password, not the shell's
+    // directory.
+    const bool query_pwd =
+        p > 0 && (arg[p - 1] == '?' || arg[p - 1] == '&') && EqualsIgnoreCase(name, "pwd"sv);
+    if (!query_pwd && !IsSecretName(name, true)) {
       p = i - 1;
       continue;
     }

@@ -68,6 +68,7 @@ inline constexpr std::string_view kKeyQualifiers[] = {
     "replicate",
     "perplexity",
     "openrouter",
+    "mashape",  // X-Mashape-Key
     // GitHub Packages' gpr.key in Gradle's properties (-Pgpr.key=TOKEN).
     "gpr",
     // A wallet's or a WireGuard peer's (PRIVATE_KEY=0x..., forge
@@ -107,10 +108,8 @@ inline constexpr std::string_view kNonSecretLastWords[] = {
 inline constexpr std::string_view kNonSecretFirstWords[] = {"no"};
 // Header names that carry credentials although they hold no secret word.
 inline constexpr std::string_view kCredentialHeaders[] = {
-    "authorization",
-    "proxy-authorization",
-    "cookie",
-    "set-cookie",
+    "authorization",    "proxy-authorization", "cookie", "set-cookie",
+    "x-honeycomb-team",  // Honeycomb's API key
 };
 // A bare argument naming a secret makes the next one secret
 // (nmcli ... password V, some CLIs' key-value pairs).

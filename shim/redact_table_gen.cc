@@ -148,7 +148,8 @@ std::string Render() {
       << ".Bl -tag -width Ds\n"
       << ".It secret words\n"
       << Wrap(WordList(redact_rules::kSecretWords)) << ".It secret word endings\n"
-      << Wrap(WordList(redact_rules::kSecretSuffixes) + " (pwd and oldpwd alone are directories)")
+      << Wrap(WordList(redact_rules::kSecretSuffixes) +
+              " (pwd and oldpwd alone are directories; ?pwd= and &pwd= a password)")
       << ".It secret as the last word only\n"
       << Wrap(WordList(redact_rules::kSecretLastWords));
   for (const redact_rules::QualifiedWord& qualified : redact_rules::kQualifiedWords) {

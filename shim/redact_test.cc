@@ -145,6 +145,11 @@ TEST_CASE("rule 5: NAME=value assignments") {
   CHECK(One("GITHUB_TOKEN=x y") == "GITHUB_TOKEN=[REDACTED]");
   CHECK(One("DBPASSWORD=p") == "DBPASSWORD=[REDACTED]");
   CHECK(One("https://h/api?access_token=abc&x=1") == "https://h/api?access_token=[REDACTED]&x=1");
+  CHECK(One("https://h/api?u=me&pwd=k7") == "https://h/api?u=me&pwd=[REDACTED]");
+  CHECK(One("PWD=/srv cd x") == "PWD=/srv cd x");
+  CHECK(Args({"-H", "X-Honeycomb-Team: k8", "-H", "X-Mashape-Key: k9"}, "curl") ==
+        std::vector<std::string>{"-H", "X-Honeycomb-Team: [REDACTED]", "-H",
+                                 "X-Mashape-Key: [REDACTED]"});
   CHECK(One("export API_KEY=k1 && run") == "export API_KEY=[REDACTED] && run");
   CHECK(One("PATH=/usr/bin") == "PATH=/usr/bin");
   CHECK(One("MONKEY=1") == "MONKEY=1");
