@@ -1641,9 +1641,9 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
   for (std::size_t r = 0; r < row_count_; ++r) {
     if (!rows_[r]->after.empty() && arg == rows_[r]->after) seen_after_ |= 1u << r;
   }
-  // Rule 8: "password V".
+  // Rule 8: "password V", V never an option (influx user password -n u).
   if (!free_text_ && !pending_.active && InWords<redact_rules::kSecretKeywords>(arg))
-    pending_ = Pending{true, Value::kWhole, false};
+    pending_ = Pending{true, Value::kWhole, true};
   SettingName(arg, is_option);
   SettingsAfter(arg);
   // A runner's subcommand: from the next argument on, it runs a command.

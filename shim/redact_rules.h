@@ -204,7 +204,7 @@ inline constexpr std::string_view kStdinSecretOptions[] = {"--password-stdin", "
                                                            "--data-file=-"};
 // kubeseal: what it reads is a Secret to seal.
 inline constexpr std::string_view kStdinSecretCommands[] = {
-    "chpasswd", "passwd", "cryptsetup", "wpa_passphrase", "sshpass", "kubeseal", "argon2"};
+    "chpasswd", "passwd", "cryptsetup", "wpa_passphrase", "sshpass", "kubeseal", "argon2", "kinit"};
 // Rule 11: an option or variable whose value is a command that prints a
 // secret (restic --password-command 'echo X', BORG_PASSCOMMAND="echo X",
 // msmtp --passwordeval): what an echo or printf in it prints is secret.
@@ -238,6 +238,8 @@ inline constexpr StdinSecretOption kToolStdinSecretOptions[] = {
     {"keyctl", "padd"},               // keyctl padd TYPE NAME KEYRING
     {"databricks", "configure"},      // databricks configure --token: host, then token
     {"wg", "pubkey"},                 // the private key whose public key it prints
+    {"realm", "join"},                // realm join -U admin DOMAIN
+    {"circleci", "store-secret"},     // circleci context store-secret ... NAME
 };
 // Rule 11, pipelines: a value that names the standard input, as the value
 // of a secret name (password=-, --from-file=token=/dev/stdin) or after an
@@ -396,6 +398,13 @@ inline constexpr ToolOption kToolOptions[] = {
     {"slappasswd", "-s", Value::kWhole, kBoth, ""},
     {"caddy", "--plaintext", Value::kWhole, kBoth, "hash-password"},
     {"caddy", "-p", Value::kWhole, kBoth, "hash-password"},
+    {"pk12util", "-W", Value::kWhole, kBoth, ""},    // the PKCS #12 file's password
+    {"pk12util", "-K", Value::kWhole, kBoth, ""},    // the key database's
+    {"net", "-U", Value::kAfterPercent, kBoth, ""},  // Samba's net ads join -U user%pass
+    {"net", "--user", Value::kAfterPercent, kBoth, ""},
+    {"ldappasswd", "-s", Value::kWhole, kBoth, ""},  // the new password
+    {"ldappasswd", "-a", Value::kWhole, kBoth, ""},  // the old one
+    {"supabase", "-p", Value::kWhole, kBoth, ""},
 };
 
 // ---- Positional secrets: after an argument starting with `trigger`, the
@@ -460,6 +469,11 @@ inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"drush", "upwd", 2},  // drush upwd USER PASSWORD
     {"drush", "user:password", 2},
     {"drush", "user-password", 2},
+    {"rclone", "obscure", 0},                       // rclone obscure PASSWORD
+    {"rabbitmqctl", "authenticate_user", 2},        // authenticate_user USER PASSWORD
+    {"etcdctl", "add", 0, {}, Value::kAfterColon},  // etcdctl user add root:PASSWORD
+    {"mc", "add", 3},                               // mc admin user add ALIAS USER SECRET
+    {"travis", "encrypt", kEveryOperand},           // travis encrypt SECRET
 };
 
 // ---- Settings given as NAME VALUE (rule 9): once an argument equal to
@@ -499,6 +513,7 @@ inline constexpr SecretStore kSecretStores[] = {
     {"vault bao", "patch"},     // vault kv patch secret/app NAME=V
     {"heroku dokku", "config:set"},
     {"railway", "variables"},  // railway variables --set NAME=V
+    {"travis", "encrypt"},     // travis encrypt NAME=V
 };
 
 // ---- Counted operands: with the one-letter flag `flag` among a tool's

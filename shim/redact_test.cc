@@ -969,6 +969,22 @@ TEST_CASE("tool rows and positional secrets: publishing, consoles, object stores
   CHECK(Args({"-s", "k33"}, "slappasswd")[1] == "[REDACTED]");
   CHECK(Args({"hash-password", "--plaintext", "k34"}, "caddy")[2] == "[REDACTED]");
   CHECK(Args({"run", "-p", "8080"}, "caddy")[2] == "8080");
+  CHECK(Args({"-i", "c.p12", "-W", "k35", "-K", "k36"}, "pk12util") ==
+        std::vector<std::string>{"-i", "c.p12", "-W", "[REDACTED]", "-K", "[REDACTED]"});
+  CHECK(Args({"ads", "join", "-U", "admin%k37"}, "net")[3] == "admin%[REDACTED]");
+  CHECK(Args({"-w", "k38", "-a", "k39", "-s", "k40", "uid=u"}, "ldappasswd") ==
+        std::vector<std::string>{"-w", "[REDACTED]", "-a", "[REDACTED]", "-s", "[REDACTED]",
+                                 "uid=u"});
+  CHECK(Args({"db", "push", "-p", "k41"}, "supabase")[3] == "[REDACTED]");
+  CHECK(Args({"obscure", "k42"}, "rclone")[1] == "[REDACTED]");
+  CHECK(Args({"authenticate_user", "guest", "k43"}, "rabbitmqctl")[2] == "[REDACTED]");
+  CHECK(Args({"user", "add", "root:k44"}, "etcdctl")[2] == "root:[REDACTED]");
+  CHECK(Args({"member", "add", "infra2", "--peer-urls=http://h:2380"}, "etcdctl")[2] == "infra2");
+  CHECK(Args({"admin", "user", "add", "myminio", "newuser", "k45"}, "mc")[5] == "[REDACTED]");
+  CHECK(Args({"encrypt", "MY_VAR=k46", "--add"}, "travis")[1] == "MY_VAR=[REDACTED]");
+  CHECK(Args({"encrypt", "k47"}, "travis")[1] == "[REDACTED]");
+  // Rule 8's value is never an option.
+  CHECK(Args({"user", "password", "-n", "admin"}, "influx")[2] == "-n");
 }
 
 TEST_CASE("secret stores: every NAME=VALUE put into one, whatever the name") {
@@ -1190,6 +1206,11 @@ TEST_CASE("rule 11: what is piped into a command that reads a secret on its inpu
   CHECK(Sh("echo hi | pass show db/prod") == "echo hi | pass show db/prod");
   CHECK(Sh("echo -n p19 | argon2 salt -id -e") == "echo -n [REDACTED] | argon2 salt -id -e");
   CHECK(Sh("echo p20 | wg pubkey") == "echo [REDACTED] | wg pubkey");
+  CHECK(Sh("echo p28 | kinit admin@EXAMPLE.COM") == "echo [REDACTED] | kinit admin@EXAMPLE.COM");
+  CHECK(Sh("echo p29 | realm join -U admin example.com") ==
+        "echo [REDACTED] | realm join -U admin example.com");
+  CHECK(Sh("echo p30 | circleci context store-secret github org ctx T") ==
+        "echo [REDACTED] | circleci context store-secret github org ctx T");
   // cat writing to a credential file what it reads.
   CHECK(Sh("cat >> ~/.pgpass <<< 'db:5432:app:app:p21'") == "cat >> ~/.pgpass <<< [REDACTED]");
   CHECK(Sh("echo p22 | cat > /run/secrets/token") == "echo [REDACTED] | cat > /run/secrets/token");
