@@ -921,10 +921,11 @@ struct CodeGroup {
   // each string argument but the first, or the only one.
   bool secret_value = false;
   bool at_argument_start = true;
-  unsigned argument = 1;  // counted from 1
-  unsigned strings = 0;   // string arguments seen, for secret_value
-  Span first{0, 0};       // the first one's inside
-  bool list = false;      // opened with '['
+  unsigned argument = 1;   // counted from 1
+  unsigned strings = 0;    // string arguments seen, for secret_value
+  Span first{0, 0};        // the first one's inside
+  bool list = false;       // opened with '['
+  bool argv_call = false;  // a call of kArgvCalls: its strings are an argv
   // An argv list (['curl', '-u', ...]): its command, fed each string
   // element as an argument; or, past kMaxArgvLists, every element hidden.
   Redactor* argv = nullptr;
@@ -1047,10 +1048,9 @@ void CodeString(CodeGroup* group, std::size_t slot, std::size_t open, std::size_
   if (group->argv != nullptr || group->hide_elements) {
     FeedArgvList(group, text, inside.begin, spans);
   } else if (group->argument == 1 && one_word) {
-    if (!group->list) {
-      group->command = text;
-    } else if (StartArgvList(group, slot, text[0] == '-' ? std::string_view() : text) &&
-               text[0] == '-') {
+    if (!group->list) group->command = text;
+    if ((group->list || group->argv_call) &&
+        StartArgvList(group, slot, text[0] == '-' ? std::string_view() : text) && text[0] == '-') {
       FeedArgvList(group, text, inside.begin, spans);
     }
   }
@@ -1075,6 +1075,7 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
   g_in_code_calls = true;
   std::size_t depth = 0;
   const redact_rules::SecretCall* call = nullptr;  // the name just before '(' names one
+  bool argv_call = false;                          // ... or one of kArgvCalls
   // The name before the last '=' or ':', when only a name came since: a
   // group opening now is its value (looked up only then: most are not).
   std::string_view assigned;
@@ -1089,6 +1090,7 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
       if (group != nullptr) group->at_argument_start = false;
       assigned = std::string_view();
       call = nullptr;
+      argv_call = false;
       i = end - 1;
       continue;
     }
@@ -1111,9 +1113,12 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
       if (assigns) {
         assigned = name;
         call = nullptr;
+        argv_call = false;
         i = next;  // past '=' or ':'
       } else {
-        call = end < arg.size() && arg[end] == '(' ? SecretCallNamed(name) : nullptr;
+        const bool opens = end < arg.size() && arg[end] == '(';
+        call = opens ? SecretCallNamed(name) : nullptr;
+        argv_call = opens && InWords<redact_rules::kArgvCalls>(LastDottedPart(name));
         i = end - 1;
       }
       continue;
@@ -1133,6 +1138,7 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
       opened.call = c == '(' ? call : nullptr;
       opened.secret_value = secret_value;
       opened.list = c == '[';
+      opened.argv_call = c == '(' && argv_call;
       if (command_list) StartArgvList(&opened, opened_slot, group->command);
     } else if (c == ')' || c == ']' || c == '}') {
       if (group != nullptr) {
@@ -1152,6 +1158,7 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
     }
     assigned = std::string_view();
     call = nullptr;
+    argv_call = false;
   }
   for (std::size_t d = depth < kMaxCodeGroups ? depth : kMaxCodeGroups; d > 0; --d)
     EndCodeGroup(g_code_groups[d - 1], spans);  // the ring's slots, in any order

@@ -634,6 +634,14 @@ inline constexpr SecretCall kSecretCalls[] = {
     {"Fernet", 1, 1},
 };
 
+// Rule 14: calls whose string arguments are a command's argv, its name
+// first (Ruby's system('curl', '-u', ...), Go's exec.Command, Java's
+// ProcessBuilder, Open3.capture2), as a list's are.
+inline constexpr std::string_view kArgvCalls[] = {
+    "system", "exec",     "spawn",     "Command",  "ProcessBuilder", "execl",
+    "execlp", "capture2", "capture2e", "capture3", "popen3",
+};
+
 // ---- Rule 15: a prompt asking for a secret, in any case, anywhere in an
 // expect pattern (expect "Password:", c.expect('Enter passphrase')).
 inline constexpr std::string_view kSecretPrompts[] = {"assword", "passphrase", "passcode", "secret",

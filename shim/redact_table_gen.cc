@@ -166,6 +166,8 @@ std::string Render() {
       << ".It keywords before a secret argument\n"
       << Wrap(WordList(redact_rules::kSecretKeywords)) << ".It command prefixes (rule 11)\n"
       << Wrap(WordList(redact_rules::kCommandPrefixes))
+      << ".It calls whose string arguments are a command's argv (rule 14)\n"
+      << Wrap(WordList(redact_rules::kArgvCalls))
       << ".It runners: after one of their subcommands, prefixes too (rule 11)\n"
       << Wrap(RunnerSubcommands()) << ".It shells (rule 5)\n"
       << Wrap(WordList(redact_rules::kShells))

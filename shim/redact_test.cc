@@ -333,6 +333,15 @@ TEST_CASE("rule 14: argv lists in code are their command's arguments") {
   // Node: the command, then its list.
   CHECK(RedactArgs({"-e", "cp.spawn('sshpass', ['-p', 'k7', 'ssh', 'h'])"}, "node").args[1] ==
         "cp.spawn('sshpass', ['-p', '[REDACTED]', 'ssh', 'h'])");
+  // Calls whose string arguments are an argv (kArgvCalls).
+  CHECK(RedactArgs({"-e", "system('sshpass', '-p', 'k10', 'ssh', 'h')"}, "ruby").args[1] ==
+        "system('sshpass', '-p', '[REDACTED]', 'ssh', 'h')");
+  CHECK(RedactArgs({"run", "x.go"}, "go").args[1] == "x.go");
+  CHECK(One("cmd := exec.Command(\"curl\", \"-u\", \"me:k11\", url)") ==
+        "cmd := exec.Command(\"curl\", \"-u\", \"me:[REDACTED]\", url)");
+  CHECK(One("new ProcessBuilder(\"mysql\", \"-uroot\", \"-pk12\").start()") ==
+        "new ProcessBuilder(\"mysql\", \"-uroot\", \"-p[REDACTED]\").start()");
+  CHECK(py("exec('import os'); os.system('ls -la')") == "exec('import os'); os.system('ls -la')");
   // Other lists and arguments keep their words.
   CHECK(py("run(['ls', '-la', '/tmp']); print(['a', 'b'])") ==
         "run(['ls', '-la', '/tmp']); print(['a', 'b'])");
