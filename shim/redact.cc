@@ -889,6 +889,8 @@ void CodeAssignmentRule(std::string_view arg, Collector* spans) {
       if (j < arg.size() && arg[j] == ']') ++j;
     }
     while (j < arg.size() && (arg[j] == ' ' || arg[j] == '\t')) ++j;
+    // jq's and yq's update: .auth.token |= "x".
+    if (j + 1 < arg.size() && arg[j] == '|' && arg[j + 1] == '=') ++j;
     const bool assigns = j < arg.size() && (arg[j] == ':' || arg[j] == '=') &&
                          (j + 1 >= arg.size() || arg[j + 1] != '=');
     std::size_t k = j + 1;

@@ -301,6 +301,13 @@ TEST_CASE("rule 14: credentials passed to calls, and a secret name's tuple or ca
   CHECK(py("auth=('only-k13'").find("k13") == std::string::npos);
 }
 
+TEST_CASE("rule 13: jq's and yq's assignments") {
+  CHECK(RedactArgs({".password = \"k1\"", "c.json"}, "jq").args[0] == ".password = \"[REDACTED]\"");
+  CHECK(RedactArgs({"-i", ".auth.token |= \"k2\"", "c.yaml"}, "yq").args[1] ==
+        ".auth.token |= \"[REDACTED]\"");
+  CHECK(RedactArgs({".items |= \"x y\""}, "jq").args[0] == ".items |= \"x y\"");
+}
+
 TEST_CASE("rule 14: a string or name naming a secret, then its value") {
   auto py = [](std::string code) { return RedactArgs({"-c", code}, "python3").args[1]; };
   CHECK(py("os.environ.setdefault('API_KEY', 'k1')") ==
