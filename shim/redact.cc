@@ -252,21 +252,32 @@ bool IsBodyChar(redact_rules::Body body, char c) {
   return false;
 }
 
-// For each first byte, which token shapes start with it (bit i: row i), so
-// a position is passed over with one load and only the shapes that can match
-// are tried.
+// For each first byte, the token shapes that start with it (rows
+// order[start[b]] to order[start[b + 1]] - 1), so a position is passed over
+// with one load and only the shapes that can match are tried.
 constexpr std::size_t kTokenShapeCount =
     sizeof redact_rules::kTokenShapes / sizeof redact_rules::kTokenShapes[0];
-static_assert(kTokenShapeCount <= 64, "one bit per token shape");
+static_assert(kTokenShapeCount <= 255, "a row's number fits a byte");
 
-constexpr std::array<unsigned long long, 256> MakeTokenShapeIndex() {
-  std::array<unsigned long long, 256> index{};
-  for (std::size_t i = 0; i < kTokenShapeCount; ++i) {
-    index[static_cast<unsigned char>(redact_rules::kTokenShapes[i].prefix[0])] |= 1ull << i;
+struct TokenShapeIndex {
+  std::array<unsigned char, kTokenShapeCount> order;
+  std::array<unsigned char, 257> start;
+};
+
+constexpr TokenShapeIndex MakeTokenShapeIndex() {
+  TokenShapeIndex index{};
+  std::size_t n = 0;
+  for (std::size_t b = 0; b < 256; ++b) {
+    index.start[b] = static_cast<unsigned char>(n);
+    for (std::size_t i = 0; i < kTokenShapeCount; ++i) {
+      if (static_cast<unsigned char>(redact_rules::kTokenShapes[i].prefix[0]) == b)
+        index.order[n++] = static_cast<unsigned char>(i);
+    }
   }
+  index.start[256] = static_cast<unsigned char>(n);
   return index;
 }
-constexpr std::array<unsigned long long, 256> kTokenShapeIndex = MakeTokenShapeIndex();
+constexpr TokenShapeIndex kTokenShapeIndex = MakeTokenShapeIndex();
 
 // The end of the longest token shape starting at `p`, or `p` when none does.
 // A shape whose body is too short stops scanning at its minimum length, so a
@@ -274,9 +285,9 @@ constexpr std::array<unsigned long long, 256> kTokenShapeIndex = MakeTokenShapeI
 std::size_t TokenShapeAt(std::string_view arg, std::size_t p) {
   std::size_t best = p;
   if (p >= arg.size()) return best;
-  for (unsigned long long shapes = kTokenShapeIndex[static_cast<unsigned char>(arg[p])];
-       shapes != 0; shapes &= shapes - 1) {
-    const redact_rules::TokenShape& shape = redact_rules::kTokenShapes[__builtin_ctzll(shapes)];
+  const unsigned char first = static_cast<unsigned char>(arg[p]);
+  for (std::size_t k = kTokenShapeIndex.start[first]; k < kTokenShapeIndex.start[first + 1]; ++k) {
+    const redact_rules::TokenShape& shape = redact_rules::kTokenShapes[kTokenShapeIndex.order[k]];
     if (!StartsWith(Tail(arg, p), shape.prefix)) continue;
     std::size_t body = p + shape.prefix.size();
     std::size_t end = body;
