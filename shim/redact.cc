@@ -767,6 +767,68 @@ std::size_t AddQuotedInside(std::string_view arg, std::size_t open, Collector* s
   return end;
 }
 
+// Rule 12, an INSERT's values for secret columns: after INSERT INTO table
+// (columns) VALUES, the strings of each tuple at the places of the columns
+// whose names are secret (INSERT INTO users (name, password) VALUES ('a',
+// 'x')). Returns where the scan goes on: past what was read.
+std::size_t SqlInsertValues(std::string_view arg, std::size_t at, Collector* spans) {
+  std::size_t q = SkipSpace(arg, at);
+  std::size_t r = 0;
+  if (!KeywordAt(arg, q, "into"sv, &r)) return q;
+  q = SkipSpace(arg, r);
+  while (q < arg.size() && (IsNameChar(arg[q]) || arg[q] == '`' || arg[q] == '"')) ++q;  // table
+  q = SkipSpace(arg, q);
+  if (q >= arg.size() || arg[q] != '(') return q;
+  // The columns: bit i for column i, when its name is secret (64 at most).
+  unsigned long long secret = 0;
+  unsigned column = 0;
+  std::size_t name = q + 1;
+  for (++q; q < arg.size(); ++q) {
+    if (arg[q] != ',' && arg[q] != ')') continue;
+    // The column's name, without white space and identifier quotes.
+    std::size_t begin = name;
+    std::size_t end = q;
+    while (begin < end && (IsSpace(arg[begin]) || arg[begin] == '`' || arg[begin] == '"')) ++begin;
+    while (end > begin && (IsSpace(arg[end - 1]) || arg[end - 1] == '`' || arg[end - 1] == '"'))
+      --end;
+    if (column < 64 && IsCodeSecretName(std::string_view(arg.data() + begin, end - begin)))
+      secret |= 1ull << column;
+    ++column;
+    name = q + 1;
+    if (arg[q] == ')') break;
+  }
+  if (q >= arg.size()) return q;
+  q = SkipSpace(arg, q + 1);
+  if (secret == 0 || !KeywordAt(arg, q, "values"sv, &r)) return q;
+  // Each tuple: values at depth 1 are split at ','; strings at a secret
+  // column's place are hidden (inside a call too: crypt('x', ...)).
+  q = SkipSpace(arg, r);
+  while (q < arg.size() && arg[q] == '(') {
+    unsigned place = 0;
+    std::size_t depth = 0;
+    for (; q < arg.size(); ++q) {
+      const char c = arg[q];
+      if (c == '\'' || c == '"') {
+        if (place < 64 && (secret >> place & 1) != 0) {
+          q = AddQuotedInside(arg, q, spans) - 1;
+        } else {
+          q = shell_words::QuotedEnd(arg, q, false) - 1;
+        }
+      } else if (c == '(') {
+        ++depth;
+      } else if (c == ')') {
+        if (--depth == 0) break;
+      } else if (c == ',' && depth == 1) {
+        ++place;
+      }
+    }
+    q = SkipSpace(arg, q + 1);
+    if (q >= arg.size() || arg[q] != ',') break;
+    q = SkipSpace(arg, q + 1);
+  }
+  return q;
+}
+
 // Rule 12, SQL passwords: the quoted string after IDENTIFIED BY (or
 // IDENTIFIED WITH plugin BY), PASSWORD, PASSWORD = or PASSWORD FOR account =
 // (CREATE USER ... IDENTIFIED BY 'x', ALTER ROLE r PASSWORD 'x', SET
@@ -778,6 +840,11 @@ void SqlPasswordRule(std::string_view arg, Collector* spans) {
     if (c != 'i' && c != 'I' && c != 'p' && c != 'P') continue;
     std::size_t q = 0;
     std::size_t r = 0;
+    if (KeywordAt(arg, p, "insert"sv, &q)) {
+      const std::size_t next = SqlInsertValues(arg, q, spans);
+      p = next > p ? next - 1 : p;
+      continue;
+    }
     if (KeywordAt(arg, p, "identified"sv, &q)) {
       q = SkipSpace(arg, q);
       if (KeywordAt(arg, q, "with"sv, &r)) {  // the plugin's name, quoted or not
@@ -1625,6 +1692,11 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
   // Rule 9's value is not an option: gh secret set NAME --body V leaves the
   // value to the option (a tool row).
   if (pending.active && pending.setting && StartsWith(arg, "-"sv)) pending = Pending{};
+  // Nor a lone '=' (SQL's SET password_hash = crypt(...)): the word after it.
+  if (pending.active && pending.setting && arg == "="sv) {
+    pending_ = pending;
+    pending = Pending{};
+  }
   if (pending.active && pending.value == Value::kWhole) {
     if (!InWords<redact_rules::kStdinPaths>(arg))
       spans.Add(0, arg.size());  // not --secret-string -

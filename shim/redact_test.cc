@@ -461,6 +461,16 @@ TEST_CASE("rule 12: SQL passwords in mysql -e, psql -c and any other argument") 
   CHECK(One("PRAGMA hexkey(\"k13\")") == "PRAGMA hexkey(\"[REDACTED]\")");
   CHECK(One("PRAGMA journal_mode='wal'; PRAGMA key_size='x'") ==
         "PRAGMA journal_mode='wal'; PRAGMA key_size='x'");
+  // An INSERT's strings for its secret columns, in every tuple.
+  CHECK(sql("INSERT INTO users (name, password) VALUES ('a', 'k14'), ('b', 'k15')") ==
+        "INSERT INTO users (name, password) VALUES ('a', '[REDACTED]'), ('b', '[REDACTED]')");
+  CHECK(
+      sql("insert into `keys` (`owner`, `api_key`, scope) values ('ops', crypt('k16', s), 'r')") ==
+      "insert into `keys` (`owner`, `api_key`, scope) values ('ops', crypt('[REDACTED]', s), 'r')");
+  CHECK(sql("INSERT INTO t (a, b) VALUES ('x', 'y')") == "INSERT INTO t (a, b) VALUES ('x', 'y')");
+  // SET name = value: the word after the '='.
+  CHECK(Sh("mysql -e \"SET @mode = 'x'\"; git config --global user.password = k17") ==
+        "mysql -e \"SET @mode = 'x'\"; git config --global user.password = [REDACTED]");
 }
 
 TEST_CASE("rule 5: a quoted value is whole; in a shell's command string a word ends it") {

@@ -59,6 +59,8 @@ WORST_UNITS = {
     "SQL passwords: quoted plugins": "identified with `identified with '",
     "SQL passwords: '=' without a string": "Password = ",
     "SQL: PRAGMA without a key": "pragma main.pragma ",
+    "SQL: INSERT tuples": "insert into t (password) values ('x', ",
+    "SQL: INSERT column lists": "insert into t (a, ",
     "quoted secret members": "\"password\":",
     "escaped quoted members": "\\\"password\\\":",
     "escaped quoted values": "\\\"token\\\":\\\"\\\\",
