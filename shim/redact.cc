@@ -1719,9 +1719,12 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
     // (aws --secret-id NAME), unlike Vault's secret_id=VALUE.
     bool names_one = EndsWithIgnoreCase(name, "-id"sv) || EndsWithIgnoreCase(name, "_id"sv);
     if (long_enough && plain && !names_one && IsSecretName(name, true)) {
-      // A private key's option may name its file instead (ansible
-      // --private-key ~/.ssh/id): a path is shown.
-      const Value value = NameEndsIn(name, "privatekey"sv) ? Value::kUnlessPath : Value::kWhole;
+      // A private or client key's option may name its file instead
+      // (ansible --private-key ~/.ssh/id, kubectl --client-key=k.pem): a
+      // path is shown.
+      const Value value = NameEndsIn(name, "privatekey"sv) || NameEndsIn(name, "clientkey"sv)
+                              ? Value::kUnlessPath
+                              : Value::kWhole;
       if (eq != std::string_view::npos) {
         if (!InWords<redact_rules::kStdinPaths>(Tail(arg, eq + 1)))
           ToolValue(value, arg, eq + 1, &spans);

@@ -72,8 +72,10 @@ inline constexpr std::string_view kKeyQualifiers[] = {
     // GitHub Packages' gpr.key in Gradle's properties (-Pgpr.key=TOKEN).
     "gpr",
     // A wallet's or a WireGuard peer's (PRIVATE_KEY=0x..., forge
-    // --private-key 0x...); an option's value that is a path is shown.
+    // --private-key 0x...), a TLS client's (client-key-data); an option's
+    // value that is a path is shown.
     "private",
+    "client",
 };
 // SonarQube's sonar.login is its token (-Dsonar.login=TOKEN); elsewhere a
 // login is a user name.

@@ -698,6 +698,10 @@ TEST_CASE("secret names") {
         "~/.ssh/id_ed25519");
   CHECK(Args({"--private-key=/etc/wg/key", "--private-key", "./k.pem"}, "x") ==
         std::vector<std::string>{"--private-key=/etc/wg/key", "--private-key", "./k.pem"});
+  // A TLS client's key: its data hidden, its file shown.
+  CHECK(Args({"config", "set", "users.u.client-key-data", "LS0tk1"}, "kubectl")[3] == "[REDACTED]");
+  CHECK(Args({"config", "set-credentials", "u", "--client-key=/etc/k8s/u.key"}, "kubectl")[3] ==
+        "--client-key=/etc/k8s/u.key");
   // Secret as the last word only: pw, jwt.
   CHECK(redact::IsSecretName("ADMIN_PW", true));
   CHECK(redact::IsSecretName("pw", true));
