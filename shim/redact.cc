@@ -1634,9 +1634,18 @@ void Redactor::NextArgument(std::string_view arg, Spans* out) {
   // The redactor that reads this argument: the command a prefix or runner
   // runs, from the argument after its name on.
   Redactor* reader = running_;
-  if (reader->runs_command_ && run_depth_ < kMaxRunDepth && reader->StartsCommand(arg))
-    running_ = new (g_run_commands[run_depth_++]) Redactor(Basename(arg));
   Collector spans(arg.size());
+  if (reader->runs_command_ && run_depth_ < kMaxRunDepth) {
+    // Past the record's bound, which command reads a prefix's argument is
+    // not known: it is redacted unread, as rule 11 does past the bound.
+    if (commands_left_ == 0) {
+      spans.Add(0, arg.size());
+      spans.Finish(out);
+      return;
+    }
+    if (reader->StartsCommand(arg))
+      running_ = new (g_run_commands[run_depth_++]) Redactor(Basename(arg));
+  }
   const bool command_string = reader->after_command_string_option_;
   const bool prints_secret = reader->after_secret_command_option_;
   reader->Collect(arg, &spans);
