@@ -322,8 +322,16 @@ inline constexpr ToolOption kToolOptions[] = {
     {"curl", "-b", Value::kCookies, kCurlish, ""},
     {"curl", "--cookie", Value::kCookies, kBoth, ""},
     {"etcdctl", "--user", Value::kAfterColon, kBoth, ""},
-    {"http https", "-a", Value::kAfterColon, kBoth, ""},
-    {"http https", "--auth", Value::kAfterColon, kBoth, ""},
+    // HTTPie's and xh's -a: a bearer token whole once the type says so
+    // (-A bearer, --auth-type=bearer), else user:password.
+    {"http https xh xhs", "-a", Value::kWhole, kBoth, "bearer"},
+    {"http https xh xhs", "--auth", Value::kWhole, kBoth, "bearer"},
+    {"http https xh xhs", "-a", Value::kWhole, kBoth, "--auth-type=bearer"},
+    {"http https xh xhs", "--auth", Value::kWhole, kBoth, "--auth-type=bearer"},
+    {"http https xh xhs", "-a", Value::kAfterColon, kBoth, ""},
+    {"http https xh xhs", "--auth", Value::kAfterColon, kBoth, ""},
+    {"xh xhs", "--bearer", Value::kWhole, kBoth, ""},
+    {"ncat", "--proxy-auth", Value::kAfterColon, kBoth, ""},
     {"ab", "-A", Value::kAfterColon, kBoth, ""},
     {"ab", "-P", Value::kAfterColon, kBoth, ""},
     {"lftp open", "-u", Value::kAfterComma, kBoth, ""},  // open: lftp -e "open -u u,p h"

@@ -1009,6 +1009,13 @@ TEST_CASE("tool rows and positional secrets: publishing, consoles, object stores
   CHECK(Args({"-s", "k33"}, "slappasswd")[1] == "[REDACTED]");
   CHECK(Args({"hash-password", "--plaintext", "k34"}, "caddy")[2] == "[REDACTED]");
   CHECK(Args({"run", "-p", "8080"}, "caddy")[2] == "8080");
+  // HTTPie's and xh's -a: a bearer token whole once the type says so.
+  CHECK(Args({"-A", "bearer", "-a", "k48", "https://x"}, "http")[3] == "[REDACTED]");
+  CHECK(Args({"--auth-type=bearer", "--auth", "k49", "https://x"}, "http")[2] == "[REDACTED]");
+  CHECK(Args({"-a", "me:k50", "https://x"}, "xh")[1] == "me:[REDACTED]");
+  CHECK(Args({"-a", "me", "https://x"}, "http")[1] == "me");
+  CHECK(Args({"--bearer", "k51", "https://x"}, "xh")[1] == "[REDACTED]");
+  CHECK(Args({"--proxy-auth", "user:k52", "h", "443"}, "ncat")[1] == "user:[REDACTED]");
   CHECK(Args({"-i", "c.p12", "-W", "k35", "-K", "k36"}, "pk12util") ==
         std::vector<std::string>{"-i", "c.p12", "-W", "[REDACTED]", "-K", "[REDACTED]"});
   CHECK(Args({"ads", "join", "-U", "admin%k37"}, "net")[3] == "admin%[REDACTED]");
