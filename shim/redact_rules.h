@@ -225,23 +225,24 @@ inline constexpr StdinSecretOption kToolStdinSecretOptions[] = {
     {"passwd", "--stdin"},
     {"smbpasswd", "-s"},
     {"htpasswd", "-i"},
-    {"openssl", "-stdin"},            // openssl passwd -stdin
-    {"gpg gpg2", "--passphrase-fd"},  // --passphrase-fd 0
-    {"vault", "-"},                   // vault login -
-    {"docker podman", "secret"},      // docker secret create NAME -
-    {"kubectl oc", "secret"},         // kubectl create secret ... /dev/stdin
-    {"gh", "secret"},                 // gh secret set NAME, value on stdin
-    {"fly flyctl", "secrets"},        // fly secrets import
-    {"vercel", "env"},                // vercel env add NAME ENV
-    {"op", "signin"},                 // op signin --raw
-    {"wrangler", "secret"},           // wrangler secret put NAME
-    {"secret-tool", "store"},         // secret-tool store --label=L ATTR VALUE
-    {"pass gopass", "insert"},        // pass insert -e NAME
-    {"keyctl", "padd"},               // keyctl padd TYPE NAME KEYRING
-    {"databricks", "configure"},      // databricks configure --token: host, then token
-    {"wg", "pubkey"},                 // the private key whose public key it prints
-    {"realm", "join"},                // realm join -U admin DOMAIN
-    {"circleci", "store-secret"},     // circleci context store-secret ... NAME
+    {"openssl", "-stdin"},             // openssl passwd -stdin
+    {"gpg gpg2", "--passphrase-fd"},   // --passphrase-fd 0
+    {"vault", "-"},                    // vault login -
+    {"docker podman", "secret"},       // docker secret create NAME -
+    {"kubectl oc", "secret"},          // kubectl create secret ... /dev/stdin
+    {"gh", "secret"},                  // gh secret set NAME, value on stdin
+    {"fly flyctl", "secrets"},         // fly secrets import
+    {"vercel", "env"},                 // vercel env add NAME ENV
+    {"op", "signin"},                  // op signin --raw
+    {"wrangler", "secret"},            // wrangler secret put NAME
+    {"secret-tool", "store"},          // secret-tool store --label=L ATTR VALUE
+    {"pass gopass", "insert"},         // pass insert -e NAME
+    {"keyctl", "padd"},                // keyctl padd TYPE NAME KEYRING
+    {"databricks", "configure"},       // databricks configure --token: host, then token
+    {"wg", "pubkey"},                  // the private key whose public key it prints
+    {"realm", "join"},                 // realm join -U admin DOMAIN
+    {"circleci", "store-secret"},      // circleci context store-secret ... NAME
+    {"gcloud", "--plaintext-file=-"},  // gcloud kms encrypt --plaintext-file=-
 };
 // Rule 11, pipelines: a value that names the standard input, as the value
 // of a secret name (password=-, --from-file=token=/dev/stdin) or after an
@@ -332,6 +333,7 @@ inline constexpr ToolOption kToolOptions[] = {
     {"http https xh xhs", "--auth", Value::kAfterColon, kBoth, ""},
     {"xh xhs", "--bearer", Value::kWhole, kBoth, ""},
     {"ncat", "--proxy-auth", Value::kAfterColon, kBoth, ""},
+    {"aws", "--plaintext", Value::kWhole, kBoth, "encrypt"},  // aws kms encrypt --plaintext X
     {"ab", "-A", Value::kAfterColon, kBoth, ""},
     {"ab", "-P", Value::kAfterColon, kBoth, ""},
     {"lftp open", "-u", Value::kAfterComma, kBoth, ""},  // open: lftp -e "open -u u,p h"

@@ -1016,6 +1016,8 @@ TEST_CASE("tool rows and positional secrets: publishing, consoles, object stores
   CHECK(Args({"-a", "me", "https://x"}, "http")[1] == "me");
   CHECK(Args({"--bearer", "k51", "https://x"}, "xh")[1] == "[REDACTED]");
   CHECK(Args({"--proxy-auth", "user:k52", "h", "443"}, "ncat")[1] == "user:[REDACTED]");
+  CHECK(Args({"kms", "encrypt", "--key-id", "a", "--plaintext", "k53"}, "aws")[5] == "[REDACTED]");
+  CHECK(Args({"-plaintext", "localhost:50051", "list"}, "grpcurl")[1] == "localhost:50051");
   CHECK(Args({"-i", "c.p12", "-W", "k35", "-K", "k36"}, "pk12util") ==
         std::vector<std::string>{"-i", "c.p12", "-W", "[REDACTED]", "-K", "[REDACTED]"});
   CHECK(Args({"ads", "join", "-U", "admin%k37"}, "net")[3] == "admin%[REDACTED]");
@@ -1261,6 +1263,8 @@ TEST_CASE("rule 11: what is piped into a command that reads a secret on its inpu
   CHECK(Sh("echo hi | pass show db/prod") == "echo hi | pass show db/prod");
   CHECK(Sh("echo -n p19 | argon2 salt -id -e") == "echo -n [REDACTED] | argon2 salt -id -e");
   CHECK(Sh("echo p20 | wg pubkey") == "echo [REDACTED] | wg pubkey");
+  CHECK(Sh("echo -n p31 | gcloud kms encrypt --key k --plaintext-file=- --ciphertext-file=o") ==
+        "echo -n [REDACTED] | gcloud kms encrypt --key k --plaintext-file=- --ciphertext-file=o");
   CHECK(Sh("echo p28 | kinit admin@EXAMPLE.COM") == "echo [REDACTED] | kinit admin@EXAMPLE.COM");
   CHECK(Sh("echo p29 | realm join -U admin example.com") ==
         "echo [REDACTED] | realm join -U admin example.com");
