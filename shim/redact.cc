@@ -221,22 +221,30 @@ std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* span
   ++i;
   while (i < arg.size() && (arg[i] == ' ' || arg[i] == '\t')) ++i;
   std::size_t end = i;
-  while (end < arg.size() && arg[end] != '\n' && arg[end] != '\r' && arg[end] != quote) ++end;
+  // A line's end: a newline, or one written out (printf '...\nToken: X\n').
+  while (end < arg.size() && arg[end] != '\n' && arg[end] != '\r' && arg[end] != quote &&
+         !(arg[end] == '\\' && end + 1 < arg.size() && arg[end + 1] == 'n'))
+    ++end;
   spans->Add(i, end);
   return end;
 }
 
 // Rule 1 wherever a header may start: the argument's start, after '=' and
-// after a newline. A failed try stops at the first byte that is not part of
+// after a newline, real or written out. A failed try stops at the first byte that is not part of
 // a name; a value found is passed over whole (it is secret anyway), so no
 // byte is scanned twice.
 void HeadersAnywhere(std::string_view arg, Collector* spans) {
   std::size_t i = HeaderRule(arg, 0, spans);
   for (; i < arg.size(); ++i) {
-    if (arg[i] == '=' || arg[i] == '\n') {
-      std::size_t end = HeaderRule(arg, i + 1, spans);
-      if (end > i + 1) i = end - 1;
+    // After '=', a newline, or a newline written out (printf's '\n').
+    std::size_t start = i + 1;
+    if (arg[i] == '\\' && i + 1 < arg.size() && arg[i + 1] == 'n') {
+      start = i + 2;
+    } else if (arg[i] != '=' && arg[i] != '\n') {
+      continue;
     }
+    const std::size_t end = HeaderRule(arg, start, spans);
+    if (end > start) i = end - 1;
   }
 }
 
@@ -1883,7 +1891,6 @@ struct Level {
   bool echo_redirected;            // the echo's output went to a file: no more arguments
   bool after_redirect_operator;    // the last word was > or >>
   bool tee;                        // the current command is tee
-  bool cat;                        // the current command is cat
   bool read;                       // the current command is the shell's read
   bool reads_secret;               // the current command reads a secret on its input
   RowSet stdin_rows;               // the kToolStdinSecretOptions rows of the current command
@@ -1928,7 +1935,6 @@ void EndCommand(Level* level, char separator) {
   level->echo_redirected = false;
   level->after_redirect_operator = false;
   level->tee = false;
-  level->cat = false;
   level->read = false;
   level->reads_secret = false;
   level->stdin_rows = 0;
@@ -2079,7 +2085,6 @@ void PipelineWord(Level* level, std::string_view word, std::size_t begin, std::s
     const std::string_view name = Basename(word);
     level->echo = InWords<redact_rules::kEchoCommands>(name);
     level->tee = InWords<redact_rules::kTeeCommands>(name);
-    level->cat = name == "cat"sv;
     level->read = name == "read"sv;
     level->reads_secret = level->reads_secret || InWords<redact_rules::kStdinSecretCommands>(name);
     level->stdin_rows = RowsFor<redact_rules::kToolStdinSecretOptions>(name);
@@ -2102,9 +2107,9 @@ void PipelineWord(Level* level, std::string_view word, std::size_t begin, std::s
     // tee FILE: what is piped in is written there.
     if (level->tee && !to_file && !word.empty() && word[0] != '-' && IsCredentialFile(word))
       level->reads_secret = true;
-    // cat > FILE: what it reads is written there (cat >> ~/.pgpass <<< X).
-    if (level->cat && to_file && !target.empty() && IsCredentialFile(target))
-      level->reads_secret = true;
+    // A command writing to a credential file: what it reads is written
+    // there (cat >> ~/.pgpass <<< X, echo X | base64 -d > ~/.kube/token).
+    if (to_file && !target.empty() && IsCredentialFile(target)) level->reads_secret = true;
     if (StdinForSecret(word, level->last_argument)) level->reads_secret = true;
     // read -r TOKEN <<< X: what is read into a secret name.
     if (level->read && !word.empty() && word[0] != '-' && IsSecretName(word, true))

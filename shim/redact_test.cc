@@ -1274,6 +1274,13 @@ TEST_CASE("rule 11: what is piped into a command that reads a secret on its inpu
   CHECK(Sh("cat >> ~/.pgpass <<< 'db:5432:app:app:p21'") == "cat >> ~/.pgpass <<< [REDACTED]");
   CHECK(Sh("echo p22 | cat > /run/secrets/token") == "echo [REDACTED] | cat > /run/secrets/token");
   CHECK(Sh("cat > notes.txt <<< hello") == "cat > notes.txt <<< hello");
+  // Any command writing to a credential file: what it reads is secret.
+  CHECK(Sh("echo p32 | base64 -d > ~/.kube/token") ==
+        "echo [REDACTED] | base64 -d > ~/.kube/token");
+  CHECK(Sh("echo hi | base64 -d > out.bin") == "echo hi | base64 -d > out.bin");
+  // A header after a written-out newline ends at the next one.
+  CHECK(Sh("printf 'github.com:\\n  oauth_token: p33\\n  user: me\\n' > h.yml") ==
+        "printf 'github.com:\\n  oauth_token: [REDACTED]\\n  user: me\\n' > h.yml");
   // A here-document's body, fed to such a command: secret whole, read as no
   // command; to any other, its lines are command lines as before.
   CHECK(Sh("cat <<EOF | docker login -u u --password-stdin\np23\nEOF") ==
