@@ -201,6 +201,12 @@ class Collector {
 
 namespace {
 
+// Whether a newline written out (backslash, n: printf's and $'...''s) starts
+// at `at`.
+bool WrittenNewlineAt(std::string_view text, std::size_t at) {
+  return at + 1 < text.size() && text[at] == '\\' && text[at + 1] == 'n';
+}
+
 // Rule 1 on the text from `offset`: "Name: value", the value ending at a
 // newline (curl takes several headers from one argument line by line).
 // Returns where the value ends, or `offset` when there is none.
@@ -223,7 +229,7 @@ std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* span
   std::size_t end = i;
   // A line's end: a newline, or one written out (printf '...\nToken: X\n').
   while (end < arg.size() && arg[end] != '\n' && arg[end] != '\r' && arg[end] != quote &&
-         !(arg[end] == '\\' && end + 1 < arg.size() && arg[end + 1] == 'n'))
+         !WrittenNewlineAt(arg, end))
     ++end;
   spans->Add(i, end);
   return end;
@@ -238,7 +244,7 @@ void HeadersAnywhere(std::string_view arg, Collector* spans) {
   for (; i < arg.size(); ++i) {
     // After '=', a newline, or a newline written out (printf's '\n').
     std::size_t start = i + 1;
-    if (arg[i] == '\\' && i + 1 < arg.size() && arg[i + 1] == 'n') {
+    if (WrittenNewlineAt(arg, i)) {
       start = i + 2;
     } else if (arg[i] != '=' && arg[i] != '\n') {
       continue;
@@ -535,7 +541,7 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
       char before = arg[p - 1];
       // \n written out, as printf and $'...' take it: a line starts after it
       // (printf 'username=u\npassword=X\n' | git credential approve).
-      const bool escaped_newline = before == 'n' && p >= 2 && arg[p - 2] == '\\';
+      const bool escaped_newline = p >= 2 && WrittenNewlineAt(arg, p - 2);
       // A string's opening quote too: print('API_KEY=X'), f.write("TOKEN=X\n").
       if (before != '?' && before != '&' && before != '#' && before != ';' && before != '=' &&
           before != ',' && before != ':' && before != '{' && before != '(' && before != '[' &&
@@ -576,7 +582,7 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
       // so does \n written out (a line's end in a string: "TOKEN=X\nA=1").
       while (end < arg.size() && arg[end] != '&' && arg[end] != '#' && arg[end] != ',' &&
              !IsSpace(arg[end]) && arg[end] != '\'' && arg[end] != '"' && arg[end] != ';' &&
-             !(arg[end] == '\\' && end + 1 < arg.size() && arg[end + 1] == 'n')) {
+             !WrittenNewlineAt(arg, end)) {
         ++end;
       }
       // auth=('u', 'PW'), auth=HTTPBasicAuth('u', 'PW'): code opening a
