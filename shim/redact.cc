@@ -698,6 +698,12 @@ std::size_t SkipSpace(std::string_view text, std::size_t at) {
 // MongoDB's (and others') password.
 bool IsCodeSecretName(std::string_view name) { return name == "pwd"sv || IsSecretName(name, true); }
 
+// A name in code whose value is secret: a secret name or a credential
+// header (rules 13 and 14: API_KEY = 'x', auth=(...), ('X-Api-Key', 'x')).
+bool NamesCodeSecret(std::string_view name) {
+  return IsCodeSecretName(name) || InWords<redact_rules::kCredentialHeaders>(name);
+}
+
 // Rule 10: a quoted member name holding a secret word, then ':' and a quoted
 // or bare value ({"password":"x"}, {'token': 'x'}, "api_key": 42): the value.
 // Inside a double-quoted shell word the quotes are escaped
@@ -990,7 +996,7 @@ void CodeAssignmentRule(std::string_view arg, Collector* spans) {
     const std::string_view name(arg.data() + p, i - p);
     if (!assigns || k >= arg.size() || (arg[k] != '\'' && arg[k] != '"' && arg[k] != '`') ||
         (((arg[k] == '\'' && single) || (arg[k] == '"' && double_)) && CodeAfter(arg, k + 1)) ||
-        (!IsCodeSecretName(name) && !InWords<redact_rules::kCredentialHeaders>(name))) {
+        !NamesCodeSecret(name)) {
       p = i - 1;
       continue;
     }
@@ -1134,8 +1140,7 @@ void CodeString(CodeGroup* group, std::size_t slot, std::size_t open, std::size_
   // Not in a list, an argv's or data's (['kubectl', 'get', 'secret', 'db']),
   // and not an option's name (add_argument('--token', '-t')).
   const bool one_word = IsOneWord(text);
-  if (one_word && !group->list && text[0] != '-' &&
-      (IsCodeSecretName(text) || InWords<redact_rules::kCredentialHeaders>(text)))
+  if (one_word && !group->list && text[0] != '-' && NamesCodeSecret(text))
     group->secret_name_argument = group->argument;
   // Argv lists: ['sshpass', '-p', 'PW', 'ssh', 'h'] is sshpass's argv;
   // ['--password', 'PW'] one without a command.
@@ -1222,9 +1227,7 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
       const bool command_list = c == '[' && group != nullptr && group->at_argument_start &&
                                 group->argument == 2 && !group->command.empty();
       if (group != nullptr) group->at_argument_start = false;
-      const bool secret_value =
-          c != '{' && !assigned.empty() &&
-          (IsCodeSecretName(assigned) || InWords<redact_rules::kCredentialHeaders>(assigned));
+      const bool secret_value = c != '{' && !assigned.empty() && NamesCodeSecret(assigned);
       ++depth;
       const std::size_t opened_slot = (depth - 1) % kMaxCodeGroups;
       CodeGroup& opened = g_code_groups[opened_slot];
