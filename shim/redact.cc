@@ -236,9 +236,9 @@ std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* span
 }
 
 // Rule 1 wherever a header may start: the argument's start, after '=' and
-// after a newline, real or written out. A failed try stops at the first byte that is not part of
-// a name; a value found is passed over whole (it is secret anyway), so no
-// byte is scanned twice.
+// after a newline, real or written out. A failed try stops at the first
+// byte that is not part of a name; a value found is passed over whole (it
+// is secret anyway), so no byte is scanned twice.
 void HeadersAnywhere(std::string_view arg, Collector* spans) {
   std::size_t i = HeaderRule(arg, 0, spans);
   for (; i < arg.size(); ++i) {
@@ -772,14 +772,14 @@ bool KeywordAt(std::string_view text, std::size_t at, std::string_view word, std
   return *after == text.size() || !IsWordChar(text[*after]);
 }
 
-// Rules 12 and 13: the inside of the quoted string opening at `open` is
-// secret (to the argument's end when unclosed). Returns just past it.
 // The inside of the quoted string [open, end) (to `end` when unclosed).
 Span QuotedInside(std::string_view arg, std::size_t open, std::size_t end) {
   const bool closed = end - open >= 2 && arg[end - 1] == arg[open];
   return Span{open + 1, closed ? end - 1 : end};
 }
 
+// Rules 12 and 13: the inside of the quoted string opening at `open` is
+// secret (to the argument's end when unclosed). Returns just past it.
 std::size_t AddQuotedInside(std::string_view arg, std::size_t open, Collector* spans) {
   const std::size_t end = shell_words::QuotedEnd(arg, open, false);
   const Span inside = QuotedInside(arg, open, end);
@@ -806,11 +806,11 @@ std::size_t SqlInsertValues(std::string_view arg, std::size_t at, Collector* spa
   for (++q; q < arg.size(); ++q) {
     if (arg[q] != ',' && arg[q] != ')') continue;
     // The column's name, without white space and identifier quotes.
+    const auto around = [](char ch) { return IsSpace(ch) || ch == '`' || ch == '"'; };
     std::size_t begin = name;
     std::size_t end = q;
-    while (begin < end && (IsSpace(arg[begin]) || arg[begin] == '`' || arg[begin] == '"')) ++begin;
-    while (end > begin && (IsSpace(arg[end - 1]) || arg[end - 1] == '`' || arg[end - 1] == '"'))
-      --end;
+    while (begin < end && around(arg[begin])) ++begin;
+    while (end > begin && around(arg[end - 1])) --end;
     if (column < 64 && IsCodeSecretName(std::string_view(arg.data() + begin, end - begin)))
       secret |= 1ull << column;
     ++column;
@@ -852,8 +852,9 @@ std::size_t SqlInsertValues(std::string_view arg, std::size_t at, Collector* spa
 // Rule 12, SQL passwords: the quoted string after IDENTIFIED BY (or
 // IDENTIFIED WITH plugin BY), PASSWORD, PASSWORD = or PASSWORD FOR account =
 // (CREATE USER ... IDENTIFIED BY 'x', ALTER ROLE r PASSWORD 'x', SET
-// PASSWORD FOR 'u'@'%' = 'x'), or PRAGMA key = (SQLCipher): its inside. A scan to '=' that fails
-// ends where any keyword inside it would fail the same way, so it is not rescanned.
+// PASSWORD FOR 'u'@'%' = 'x'), or PRAGMA key = (SQLCipher): its inside.
+// A scan to '=' that fails ends where any keyword inside it would fail the
+// same way, so it is not rescanned.
 void SqlPasswordRule(std::string_view arg, Collector* spans) {
   for (std::size_t p = 0; p < arg.size(); ++p) {
     const char c = arg[p];
@@ -1027,7 +1028,8 @@ struct CodeGroup {
   bool list = false;       // opened with '['
   bool argv_call = false;  // a call of kArgvCalls: its strings are an argv
   // An argv list (['curl', '-u', ...]): its command, fed each string
-  // element as an argument; or, past kMaxArgvLists, every element hidden.
+  // element as an argument; or, past the record's kMaxCommands, every
+  // element hidden.
   Redactor* argv = nullptr;
   bool hide_elements = false;
   // A call's first string argument, when one word: the command of the list
