@@ -156,8 +156,8 @@ class RunCrashTest(unittest.TestCase):
         # reads and appends. The first cycle's fdatasync is held (10 s, by
         # strace) and the collector killed once the next cycle has appended
         # all it can and waits for that commit: no checkpoint exists (the
-        # sources' first), and the output holds both cycles, more entries
-        # than one cycle's restart window reaches back. Each source's
+        # sources' first), and the output holds both cycles (on a quiet
+        # machine), more entries than one cycle's restart window reaches back. Each source's
         # entries must be found in the window (given a checkpoint at offset
         # 0 at restart) and none signed twice.
         h = RunHarness(self)
@@ -197,13 +197,17 @@ class RunCrashTest(unittest.TestCase):
         in_flight = h.line_count()
         self.assertGreater(in_flight, 0)
         self.assertLess(in_flight, total)
+        # Which sources reached the output before the kill depends on where
+        # the first cycle ended: at 4096 records, or at its 100 ms bound
+        # on a busy machine (CI's once ended at 2102, in 8 of the 12).
+        in_output = {e["sandbox_id"] for e in h.entries()}
         h.start()
         h.drain(total, timeout=120)
         entries = h.entries()
         h.assert_each_read_once(entries, total)
-        # Every source had entries in the output and no checkpoint: each
-        # one's were in the window.
-        self.assertIn("%d source(s) with entries in the output and no checkpoint" % len(sandboxes),
+        # Every source with entries in the output had no checkpoint: each
+        # one's were in the window, and the restart says how many it found.
+        self.assertIn("%d source(s) with entries in the output and no checkpoint" % len(in_output),
                       h.stderr())
         h.assert_chain(entries)
 
