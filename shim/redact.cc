@@ -328,6 +328,15 @@ void ConnectStringPassword(std::string_view arg, std::size_t offset, Collector* 
   if (end > slash + 1) spans->Add(slash + 1, end);
 }
 
+// Impacket's target, [domain/]user:password@host: the password, from the
+// first ':' to the last '@' (a password may hold '@'); none without both.
+void TargetPassword(std::string_view arg, std::size_t offset, Collector* spans) {
+  const std::size_t at = arg.rfind('@');
+  if (at == std::string_view::npos || at < offset) return;
+  const std::size_t colon = arg.find(':', offset);
+  if (colon < at) spans->Add(colon + 1, at);
+}
+
 // A value that starts as a path does: /, ~, ./ or ../ (an option naming a
 // key file: ansible --private-key ~/.ssh/id_ed25519).
 bool StartsAsPath(std::string_view value) {
@@ -348,6 +357,7 @@ void ToolValue(Value value, std::string_view arg, std::size_t offset, Collector*
       if (Tail(arg, offset).find('=') != std::string_view::npos) spans->Add(offset, arg.size());
       return;
     case Value::kConnectString: ConnectStringPassword(arg, offset, spans); return;
+    case Value::kTarget: TargetPassword(arg, offset, spans); return;
     case Value::kUnlessPath:
       if (!StartsAsPath(Tail(arg, offset))) spans->Add(offset, arg.size());
       return;
@@ -563,8 +573,9 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
     const std::string_view name(arg.data() + p, i - p);
     // In a query string (?pwd=, &pwd=) pwd is a password, not the shell's
     // directory.
-    const bool query_pwd =
-        p > 0 && (arg[p - 1] == '?' || arg[p - 1] == '&') && EqualsIgnoreCase(name, "pwd"sv);
+    // So is it in a connection string (Server=db;User ID=sa;Pwd=X).
+    const bool query_pwd = p > 0 && (arg[p - 1] == '?' || arg[p - 1] == '&' || arg[p - 1] == ';') &&
+                           EqualsIgnoreCase(name, "pwd"sv);
     if (!query_pwd && !IsSecretName(name, true)) {
       p = i - 1;
       continue;
@@ -1589,6 +1600,8 @@ Redactor::Redactor(std::string_view binary) : tool_(binary) {
   store_rows_ = RowsFor<redact_rules::kSecretStores>(binary);
   has_own_rows_ = HasOwnRows(binary);
   runs_command_ = InWords<redact_rules::kCommandPrefixes>(binary);
+  runs_shell_command_lines_ = InWords<redact_rules::kShellCommandRunners>(binary);
+  free_text_ = InWords<redact_rules::kPatternSearchers>(binary);
   runner_rows_ = RowsFor<redact_rules::kRunnerSubcommands>(binary);
   if (const RowSet rows = RowsFor<redact_rules::kCountedOperands>(binary); rows != 0)
     counted_row_ = &redact_rules::kCountedOperands[Lowest(rows)];
@@ -1679,8 +1692,9 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
   Collector& spans = *out;
   const bool is_option = arg.size() >= 2 && arg[0] == '-';
   const bool shell_command_string =
-      after_command_string_option_ && InWords<redact_rules::kShells>(tool_);
-  after_command_string_option_ = IsCommandStringOption(arg);
+      after_command_string_option_ &&
+      (runs_shell_command_lines_ || InWords<redact_rules::kShells>(tool_));
+  after_command_string_option_ = runs_shell_command_lines_ || IsCommandStringOption(arg);
   after_secret_command_option_ =
       is_option && arg.find('=') == std::string_view::npos && NamesSecretCommand(arg);
   if (positional_left_ > 0 && --positional_left_ == 0)
@@ -1842,7 +1856,7 @@ void Redactor::CountedOperand(std::string_view arg, Collector* spans) {
   if (value || StartsWith(arg, "-"sv)) return;
   ++operands_seen_;
   const unsigned secret = row.operand - (fewer_flag_ ? 1u : 0u);
-  if (counted_flag_ && operands_seen_ == secret) spans->Add(0, arg.size());
+  if ((row.flag == 0 || counted_flag_) && operands_seen_ == secret) spans->Add(0, arg.size());
 }
 
 // Rule 9: the first non-option argument after "set" (kSettingNames) is a
@@ -1908,6 +1922,11 @@ struct Level {
   bool last_was_pipe;              // the last token was '|' ('||' is no pipe)
   std::string_view last_argument;  // the current command's, for StdinForSecret
   bool prints_secret;  // the text is a command that prints a secret (kSecretCommandNames)
+  // A process substitution read as a secret's file (--password-file
+  // <(echo X)): the '(' after the '<' is next, then how deep inside it the
+  // commands are (0: outside).
+  bool secret_substitution_next;
+  unsigned secret_substitution_depth;
 };
 Level g_levels[kMaxCommandDepth];
 alignas(Redactor) AGT_LATE_BSS unsigned char g_commands[kMaxCommandDepth][sizeof(Redactor)];
@@ -1926,7 +1945,8 @@ Level NewLevel(std::string_view text, std::size_t base, bool command_string, boo
 // it is known to read one.
 void FeedSecret(const Level& level, Collector* spans) {
   // What an echo prints where the output is a secret.
-  if (level.prints_secret) spans->Add(level.echo_args.begin, level.echo_args.end);
+  if (level.prints_secret || level.secret_substitution_depth > 0)
+    spans->Add(level.echo_args.begin, level.echo_args.end);
   if (!level.reads_secret) return;
   spans->Add(level.piped.begin, level.piped.end);
   spans->Add(level.here_string.begin, level.here_string.end);
@@ -2131,6 +2151,33 @@ void PipelineWord(Level* level, std::string_view word, std::size_t begin, std::s
   FeedSecret(*level, spans);
 }
 
+// A process substitution's '<' (`word` ends in it, the '(' next) where a
+// secret's file is named: after a secret option (--vault-password-file <,
+// `previous`), attached to one (--password-file=<), or after a secret name
+// (wg's private-key <): what the commands inside print is the secret.
+bool FeedsSecretFile(std::string_view word, std::string_view previous) {
+  if (word.empty() || word.back() != '<') return false;
+  std::string_view name =
+      word.size() == 1 ? previous : std::string_view(word.data(), word.size() - 1);
+  if (word.size() > 1 && (name.empty() || name.back() != '=')) return false;
+  if (word.size() > 1) name.remove_suffix(1);
+  while (!name.empty() && name[0] == '-') name.remove_prefix(1);
+  return !name.empty() && IsSecretName(name, false);
+}
+
+// Counts the parentheses of a process substitution that feeds a secret's
+// file, from its '(' to the ')' that closes it.
+void SecretSubstitution(Level* level, char separator) {
+  if (separator == '(' && level->secret_substitution_next) {
+    level->secret_substitution_depth = 1;
+  } else if (separator == '(' && level->secret_substitution_depth > 0) {
+    ++level->secret_substitution_depth;
+  } else if (separator == ')' && level->secret_substitution_depth > 0) {
+    --level->secret_substitution_depth;
+  }
+  level->secret_substitution_next = false;
+}
+
 // The value of NAME=VALUE, or of an option's --name=VALUE: what follows '='
 // (empty when `word` is neither).
 std::string_view AssignedValue(std::string_view word) {
@@ -2180,6 +2227,7 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, bool prin
         level.pos = resume;
       }
       if (separator == '\n') level.heredoc_delimiter = std::string_view();
+      SecretSubstitution(&level, separator);
       EndCommand(&level, separator);
       continue;
     }
@@ -2227,7 +2275,7 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, bool prin
         // Outside a command string, text with white space may be prose
         // ("rotate the password check"): a command no row names keeps its
         // words unless an option or a shape marks them, rules 8 and 9 off.
-        command->free_text_ = !level.command_string && !command->has_own_rows_;
+        if (!level.command_string && !command->has_own_rows_) command->free_text_ = true;
         level.command = command;
         level.prefix = value_is_command || InWords<redact_rules::kCommandPrefixes>(name);
       }
@@ -2236,6 +2284,9 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, bool prin
       // string for any command inside it.
       inner_command_string = quoted_command_line && level.command->after_command_string_option_;
       PipelineWord(&level, word, level.base + token.begin, level.base + token.end, false, spans);
+      level.secret_substitution_next = token.end < level.text.size() &&
+                                       level.text[token.end] == '(' &&
+                                       FeedsSecretFile(word, previous);
       spans->set_base(at);
       level.command->Collect(word, spans);
       spans->set_base(0);

@@ -198,6 +198,7 @@ class Redactor {
   bool counted_value_next_ = false;
   bool has_own_rows_ = false;                 // a row names this binary (not only "*" rows)
   bool after_command_string_option_ = false;  // the last argument was -c (rule 11)
+  bool runs_shell_command_lines_ = false;     // kShellCommandRunners: as after -c, always
   bool after_secret_command_option_ = false;  // ... was --password-command (rule 11)
   bool free_text_ = false;                    // rules 8 and 9 off (rule 11)
   // Rule 11 at the top: a prefix (kCommandPrefixes), or a runner past its

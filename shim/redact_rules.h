@@ -243,6 +243,8 @@ inline constexpr StdinSecretOption kToolStdinSecretOptions[] = {
     {"realm", "join"},                 // realm join -U admin DOMAIN
     {"circleci", "store-secret"},      // circleci context store-secret ... NAME
     {"gcloud", "--plaintext-file=-"},  // gcloud kms encrypt --plaintext-file=-
+    {"az", "secret"},                  // az keyvault secret set ... --file /dev/stdin
+    {"supabase", "secrets"},           // supabase secrets set --env-file /dev/stdin
 };
 // Rule 11, pipelines: a value that names the standard input, as the value
 // of a secret name (password=-, --from-file=token=/dev/stdin) or after an
@@ -264,6 +266,15 @@ inline constexpr std::string_view kTeeCommands[] = {"tee"};
 // it (rule 5: A_TOKEN='x y' gh pr create keeps gh pr create).
 inline constexpr std::string_view kShells[] = {"sh",  "bash", "dash", "zsh",
                                                "ksh", "mksh", "ash",  "su"};
+// Tools that hand their arguments to a shell as a command line (ssh's
+// remote command, watch's, parallel's, tmux's): a command string, as after
+// -c, where rules 8 and 9 hold for any command (ssh h 'tool config set
+// api_key V').
+inline constexpr std::string_view kShellCommandRunners[] = {"ssh", "watch", "parallel", "tmux"};
+// Searchers: their words are patterns and files, never a setting and its
+// value (grep -r password src/ shows src/): rules 8 and 9 hold for none.
+inline constexpr std::string_view kPatternSearchers[] = {
+    "grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "ugrep", "pcregrep", "git-grep"};
 // Authorization schemes followed by a credential in free text.
 inline constexpr std::string_view kAuthSchemes[] = {"bearer", "basic"};
 
@@ -279,6 +290,19 @@ inline constexpr std::string_view kBotTokenHosts[] = {"api.telegram.org"};
 // Image digests look like userinfo without a scheme (img:tag@sha256:...).
 inline constexpr std::string_view kDigestPrefixes[] = {"sha256:", "sha512:"};
 
+// Impacket's scripts, which take [domain/]user[:password]@target, and
+// those that take [domain/]user[:password] alone.
+inline constexpr std::string_view kImpacketTargetTools =
+    "impacket-psexec impacket-smbexec impacket-wmiexec impacket-dcomexec impacket-atexec "
+    "impacket-secretsdump impacket-mssqlclient impacket-smbclient psexec.py smbexec.py "
+    "wmiexec.py dcomexec.py atexec.py secretsdump.py mssqlclient.py";
+inline constexpr std::string_view kImpacketDomainTools =
+    "impacket-GetUserSPNs impacket-GetNPUsers impacket-getTGT GetUserSPNs.py GetNPUsers.py "
+    "getTGT.py";
+inline constexpr std::string_view kImpacketValueOptions =
+    "-hashes -aesKey -target-ip -dc-ip -dc-host -port -codec -file -service-name "
+    "-remote-binary-name -shell-type -outputfile -keytab -db -usersfile -format -spn";
+
 // ---- Options of particular tools.
 enum class Value : unsigned char {
   kWhole,          // the whole value
@@ -290,6 +314,7 @@ enum class Value : unsigned char {
   kCookies,        // name=value cookies (a value without '=' is a cookie file)
   kConnectString,  // Oracle's user/pass@db: after the first '/' before any '@', to the '@'
   kUnlessPath,     // the whole value, unless it starts as a path does (/ ~ .)
+  kTarget,         // impacket's [domain/]user:pass@host: from the first ':' to the last '@'
 };
 // The forms in which an option takes its value.
 enum Form : unsigned char {
@@ -375,6 +400,14 @@ inline constexpr ToolOption kToolOptions[] = {
     {"az docker podman helm nerdctl buildah skopeo oras oc crane regctl cf", "-p", Value::kWhole,
      kBoth, "login"},
     {"hydra medusa", "-p", Value::kWhole, kBoth, ""},  // -P is a file of passwords
+    // SMB and WinRM clients: a password, or an NT hash (-H; smbmap's -H is
+    // the host, its -p takes a password or a hash).
+    {"smbmap crackmapexec cme nxc netexec evil-winrm", "-p", Value::kWhole, kBoth, ""},
+    {"crackmapexec cme nxc netexec evil-winrm", "-H", Value::kWhole, kBoth, ""},
+    {kImpacketTargetTools, "-hashes", Value::kWhole, kBoth, ""},  // LM:NT
+    {kImpacketDomainTools, "-hashes", Value::kWhole, kBoth, ""},
+    {kImpacketTargetTools, "-aesKey", Value::kWhole, kBoth, ""},
+    {kImpacketDomainTools, "-aesKey", Value::kWhole, kBoth, ""},
     {"p4", "-P", Value::kWhole, kBoth, ""},
     {"skopeo", "--creds", Value::kAfterColon, kBoth, ""},
     {"skopeo", "--src-creds", Value::kAfterColon, kBoth, ""},
@@ -486,6 +519,10 @@ inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"etcdctl", "add", 0, {}, Value::kAfterColon},  // etcdctl user add root:PASSWORD
     {"mc", "add", 3},                               // mc admin user add ALIAS USER SECRET
     {"travis", "encrypt", kEveryOperand},           // travis encrypt SECRET
+    {kImpacketTargetTools, "", 0, kImpacketValueOptions, Value::kTarget},
+    {kImpacketDomainTools, "", 0, kImpacketValueOptions, Value::kAfterColon},
+    {"cf", "set-env", 3},     // cf set-env APP NAME VALUE
+    {"chamber", "write", 3},  // chamber write SERVICE KEY VALUE
 };
 
 // ---- Settings given as NAME VALUE (rule 9): once an argument equal to
@@ -526,10 +563,12 @@ inline constexpr SecretStore kSecretStores[] = {
     {"heroku dokku", "config:set"},
     {"railway", "variables"},  // railway variables --set NAME=V
     {"travis", "encrypt"},     // travis encrypt NAME=V
+    {"supabase", "secrets"},   // supabase secrets set NAME=V
+    {"modal", "secret"},       // modal secret create NAME KEY=V
 };
 
 // ---- Counted operands: with the one-letter flag `flag` among a tool's
-// options, its operand number `operand` is secret, one fewer with
+// options (0: always), its operand number `operand` is secret, one fewer with
 // `fewer_flag` (htpasswd -b FILE USER PASSWORD, htpasswd -nb USER
 // PASSWORD); the value after one of `value_options` is no operand.
 struct CountedOperand {
@@ -542,6 +581,7 @@ struct CountedOperand {
 inline constexpr CountedOperand kCountedOperands[] = {
     {"htpasswd", 'b', 3, 'n', "-C -r"},
     {"mosquitto_passwd", 'b', 3, 0, ""},  // mosquitto_passwd -b FILE USER PASSWORD
+    {"wpa_passphrase", 0, 2, 0, ""},      // wpa_passphrase SSID PASSPHRASE
 };
 
 // ---- Passwords marked by a leading character: after an argument equal to

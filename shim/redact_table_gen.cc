@@ -88,6 +88,8 @@ std::string_view ValueText(redact_rules::Value value) {
       return "in user/password@db, the password (after the first / before any @)";
     case redact_rules::Value::kUnlessPath:
       return "the whole value, unless it starts with / ~ ./ ../";
+    case redact_rules::Value::kTarget:
+      return "in [domain/]user:password@host, the password (from the first : to the last @)";
   }
   return "";
 }
@@ -149,7 +151,7 @@ std::string Render() {
       << ".It secret words\n"
       << Wrap(WordList(redact_rules::kSecretWords)) << ".It secret word endings\n"
       << Wrap(WordList(redact_rules::kSecretSuffixes) +
-              " (pwd and oldpwd alone are directories; ?pwd= and &pwd= a password)")
+              " (pwd and oldpwd alone are directories; ?pwd=, &pwd= and ;pwd= a password)")
       << ".It secret as the last word only\n"
       << Wrap(WordList(redact_rules::kSecretLastWords));
   for (const redact_rules::QualifiedWord& qualified : redact_rules::kQualifiedWords) {
@@ -171,6 +173,10 @@ std::string Render() {
       << ".It runners: after one of their subcommands, prefixes too (rule 11)\n"
       << Wrap(RunnerSubcommands()) << ".It shells (rule 5)\n"
       << Wrap(WordList(redact_rules::kShells))
+      << ".It tools whose arguments a shell runs, command strings as after -c (rule 11)\n"
+      << Wrap(WordList(redact_rules::kShellCommandRunners))
+      << ".It searchers, whose words are patterns and files: no rule 8 or 9 (rule 11)\n"
+      << Wrap(WordList(redact_rules::kPatternSearchers))
       << ".It options that read a secret on standard input (rule 11)\n"
       << Wrap(WordList(redact_rules::kStdinSecretOptions))
       << ".It commands that read a secret on standard input (rule 11)\n"
@@ -233,8 +239,10 @@ std::string Render() {
     out << ".It " << Roff(row.tools) << "\n" << Wrap(text);
   }
   for (const redact_rules::CountedOperand& row : redact_rules::kCountedOperands) {
-    std::string text = "with -" + std::string(1, row.flag) +
-                       " among the one-letter flags, operand " + std::to_string(row.operand);
+    std::string text = row.flag == 0 ? "operand " + std::to_string(row.operand)
+                                     : "with -" + std::string(1, row.flag) +
+                                           " among the one-letter flags, operand " +
+                                           std::to_string(row.operand);
     if (row.fewer_flag != 0) {
       text += " (with -" + std::string(1, row.fewer_flag) + ", operand " +
               std::to_string(row.operand - 1) + ")";

@@ -147,6 +147,10 @@ TEST_CASE("rule 5: NAME=value assignments") {
   CHECK(One("https://h/api?access_token=abc&x=1") == "https://h/api?access_token=[REDACTED]&x=1");
   CHECK(One("https://h/api?u=me&pwd=k7") == "https://h/api?u=me&pwd=[REDACTED]");
   CHECK(One("PWD=/srv cd x") == "PWD=/srv cd x");
+  // And in a connection string, after ';'.
+  CHECK(One("Server=db;User ID=sa;Pwd=k10;Encrypt=yes") ==
+        "Server=db;User ID=sa;Pwd=[REDACTED];Encrypt=yes");
+  CHECK(One("DSN=shop;UID=app;PWD=k11") == "DSN=shop;UID=app;PWD=[REDACTED]");
   CHECK(Args({"-H", "X-Honeycomb-Team: k8", "-H", "X-Mashape-Key: k9"}, "curl") ==
         std::vector<std::string>{"-H", "X-Honeycomb-Team: [REDACTED]", "-H",
                                  "X-Mashape-Key: [REDACTED]"});
@@ -1061,6 +1065,16 @@ TEST_CASE("secret stores: every NAME=VALUE put into one, whatever the name") {
                                                   "DATABASE_URL=postgres://u:[REDACTED]@h/db"});
   CHECK(Args({"get", "secret", "db", "-o", "jsonpath={.data.password}"}, "kubectl")[4] ==
         "jsonpath={.data.password}");
+  // supabase and modal: what a secret holds.
+  CHECK(Args({"secrets", "set", "STRIPE_KEY=k10"}, "supabase")[2] == "STRIPE_KEY=[REDACTED]");
+  CHECK(Args({"secret", "create", "s", "SIGNER=k11", "db_user=app"}, "modal") ==
+        std::vector<std::string>{"secret", "create", "s", "SIGNER=[REDACTED]", "db_user=app"});
+  // A value given after its name, at its place: cf set-env APP NAME VALUE,
+  // chamber write SERVICE KEY VALUE.
+  CHECK(Args({"set-env", "app", "SALT", "k12"}, "cf") ==
+        std::vector<std::string>{"set-env", "app", "SALT", "[REDACTED]"});
+  CHECK(Args({"write", "prod/app", "signer", "k13"}, "chamber")[3] == "[REDACTED]");
+  CHECK(Args({"read", "prod/app", "signer"}, "chamber")[2] == "signer");
 }
 
 TEST_CASE("counted operands: htpasswd -b's password, wherever its flags put it") {
@@ -1073,6 +1087,28 @@ TEST_CASE("counted operands: htpasswd -b's password, wherever its flags put it")
   CHECK(Args({"-b", "-r", "7", "f", "u", "p1"}, "htpasswd")[5] == "[REDACTED]");
   CHECK(Args({"-c", "f", "u"}, "htpasswd") == V{"-c", "f", "u"});  // prompts: no password here
   CHECK(Args({"-D", "f", "u"}, "htpasswd") == V{"-D", "f", "u"});
+  // A row without a flag: its operand always (wpa_passphrase SSID PASSPHRASE).
+  CHECK(Args({"HomeNet", "p2"}, "wpa_passphrase") == V{"HomeNet", "[REDACTED]"});
+  CHECK(Args({"HomeNet"}, "wpa_passphrase") == V{"HomeNet"});  // reads it on its input
+}
+
+TEST_CASE("SMB and WinRM clients, impacket: passwords, hashes, and the target's password") {
+  using V = std::vector<std::string>;
+  CHECK(Args({"smb", "10.0.0.0/24", "-u", "admin", "-p", "p1"}, "nxc")[5] == "[REDACTED]");
+  CHECK(Args({"-i", "10.0.0.7", "-u", "admin", "-H", "31d6cfe0d16ae931b73c59d7e0c089c0"},
+             "evil-winrm") == V{"-i", "10.0.0.7", "-u", "admin", "-H", "[REDACTED]"});
+  CHECK(Args({"-H", "10.0.0.7", "-u", "admin", "-p", "p2"}, "smbmap") ==
+        V{"-H", "10.0.0.7", "-u", "admin", "-p", "[REDACTED]"});  // smbmap's -H: the host
+  CHECK(Args({"corp/admin:p3@10.0.0.7"}, "impacket-psexec") == V{"corp/admin:[REDACTED]@10.0.0.7"});
+  // A password may hold '@' and ':': to the last '@'.
+  CHECK(Args({"-target-ip", "10.0.0.7", "corp/svc:P@s:4@dc01"}, "secretsdump.py") ==
+        V{"-target-ip", "10.0.0.7", "corp/svc:[REDACTED]@dc01"});
+  CHECK(Args({"-hashes", "aad3b435:31d6cfe0", "corp/admin@10.0.0.7"}, "impacket-wmiexec") ==
+        V{"-hashes", "[REDACTED]", "corp/admin@10.0.0.7"});
+  CHECK(Args({"-k", "-no-pass", "corp/admin@dc01"}, "psexec.py")[2] == "corp/admin@dc01");
+  // Those that take no host: to the end.
+  CHECK(Args({"-request", "-dc-ip", "10.0.0.1", "corp.local/user:p@5"}, "impacket-GetUserSPNs") ==
+        V{"-request", "-dc-ip", "10.0.0.1", "corp.local/user:[REDACTED]"});
 }
 
 TEST_CASE("rule 11: after a prefix, any tool a table names starts the command") {
@@ -1266,6 +1302,10 @@ TEST_CASE("rule 11: what is piped into a command that reads a secret on its inpu
   CHECK(Sh("echo -n p31 | gcloud kms encrypt --key k --plaintext-file=- --ciphertext-file=o") ==
         "echo -n [REDACTED] | gcloud kms encrypt --key k --plaintext-file=- --ciphertext-file=o");
   CHECK(Sh("echo p28 | kinit admin@EXAMPLE.COM") == "echo [REDACTED] | kinit admin@EXAMPLE.COM");
+  CHECK(Sh("echo p32 | az keyvault secret set --vault-name kv -n db --file /dev/stdin") ==
+        "echo [REDACTED] | az keyvault secret set --vault-name kv -n db --file /dev/stdin");
+  CHECK(Sh("echo p33 | supabase secrets set --env-file /dev/stdin") ==
+        "echo [REDACTED] | supabase secrets set --env-file /dev/stdin");
   CHECK(Sh("echo p29 | realm join -U admin example.com") ==
         "echo [REDACTED] | realm join -U admin example.com");
   CHECK(Sh("echo p30 | circleci context store-secret github org ctx T") ==
@@ -1359,6 +1399,39 @@ TEST_CASE("rule 11: what is piped into a command that reads a secret on its inpu
   // Other values from standard input, other tools' subcommands: kept.
   CHECK(Sh("echo hi | tool --input=- --name -") == "echo hi | tool --input=- --name -");
   CHECK(Sh("echo hi | git secret add f") == "echo hi | git secret add f");
+}
+
+TEST_CASE("rule 11: a tool that hands its arguments to a shell gives command strings") {
+  // ssh's remote command and watch's are command strings: rules 8 and 9 hold
+  // for a command no row names, and a leading value ends with its word.
+  CHECK(RedactArgs({"h", "dd-agent config set api_key k1"}, "ssh").args[1] ==
+        "dd-agent config set api_key [REDACTED]");
+  CHECK(RedactArgs({"-n", "5", "mytool config set api_key k2"}, "watch").args[2] ==
+        "mytool config set api_key [REDACTED]");
+  CHECK(RedactArgs({"h", "TF_VAR_db_password=k3 terraform plan"}, "ssh").args[1] ==
+        "TF_VAR_db_password=[REDACTED] terraform plan");
+  CHECK(RedactArgs({"h", "uptime; df -h"}, "ssh").args[1] == "uptime; df -h");
+  // A searcher's words are patterns and files, in a command string or not.
+  CHECK(Sh("grep -ri password /etc/app && ls") == "grep -ri password /etc/app && ls");
+  CHECK(Args({"-r", "password", "src/"}, "grep")[2] == "src/");
+  CHECK(RedactArgs({"h", "rg -i passphrase config/"}, "ssh").args[1] == "rg -i passphrase config/");
+  CHECK(Sh("nmcli dev wifi connect Home password w1") ==
+        "nmcli dev wifi connect Home password [REDACTED]");  // others: as before
+}
+
+TEST_CASE("rule 11: a process substitution given as a secret's file prints the secret") {
+  CHECK(Sh("ansible-vault view s.yml --vault-password-file <(echo v1)") ==
+        "ansible-vault view s.yml --vault-password-file <(echo [REDACTED])");
+  CHECK(Sh("ansible-playbook p.yml --vault-password-file=<(echo -n v2) -i inv") ==
+        "ansible-playbook p.yml --vault-password-file=<(echo -n [REDACTED]) -i inv");
+  CHECK(Sh("wg set wg0 private-key <(echo v3) peer P") ==
+        "wg set wg0 private-key <(echo [REDACTED]) peer P");
+  // Only inside it, to its ')' (a nested '(' counted).
+  CHECK(Sh("step ca token --password-file <(echo v4; (echo v5)) && echo done") ==
+        "step ca token --password-file <(echo [REDACTED]; (echo [REDACTED])) && echo done");
+  // Other substitutions print what they print.
+  CHECK(Sh("diff <(echo a) <(echo b)") == "diff <(echo a) <(echo b)");
+  CHECK(Sh("kubectl apply -f <(echo hello)") == "kubectl apply -f <(echo hello)");
 }
 
 TEST_CASE("rule 11: outside a command string, prose keeps its words") {
