@@ -362,8 +362,8 @@ inline constexpr ToolOption kToolOptions[] = {
     {"ab", "-A", Value::kAfterColon, kBoth, ""},
     {"ab", "-P", Value::kAfterColon, kBoth, ""},
     {"lftp open", "-u", Value::kAfterComma, kBoth, ""},  // open: lftp -e "open -u u,p h"
-    {"smbclient rpcclient smbget", "-U", Value::kAfterPercent, kBoth, ""},
-    {"smbclient rpcclient", "--user", Value::kAfterPercent, kBoth, ""},
+    {"smbclient rpcclient smbget smbcacls winexe", "-U", Value::kAfterPercent, kBoth, ""},
+    {"smbclient rpcclient smbcacls winexe", "--user", Value::kAfterPercent, kBoth, ""},
     {"mysql mariadb mysqldump mysqladmin mysqlimport mysqlshow mysqlcheck", "-p", Value::kWhole,
      kAttached, ""},
     {"sshpass", "-p", Value::kWhole, kBoth, ""},
@@ -371,7 +371,10 @@ inline constexpr ToolOption kToolOptions[] = {
     {"redis-cli", "-a", Value::kWhole, kBoth, ""},
     {"mongo mongosh mongodump mongorestore mongoexport mongoimport", "-p", Value::kWhole, kBoth,
      ""},
-    {"sqlcmd bcp", "-P", Value::kWhole, kBoth, ""},
+    {"sqlcmd bcp tsql", "-P", Value::kWhole, kBoth, ""},  // tsql: FreeTDS's
+    {"kadmin kadmin.local", "-w", Value::kWhole, kBoth, ""},
+    {"sendemail sendEmail", "-xp", Value::kWhole, kBoth, ""},
+    {"influx", "-p", Value::kWhole, kBoth, "setup"},  // influx setup -p PASSWORD
     {"mosquitto_pub mosquitto_sub", "-P", Value::kWhole, kBoth, ""},
     {"ipmitool", "-P", Value::kWhole, kBoth, ""},
     {"ldapsearch ldapmodify ldapadd ldapdelete ldapwhoami ldappasswd", "-w", Value::kWhole, kBoth,
@@ -521,8 +524,11 @@ inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"travis", "encrypt", kEveryOperand},           // travis encrypt SECRET
     {kImpacketTargetTools, "", 0, kImpacketValueOptions, Value::kTarget},
     {kImpacketDomainTools, "", 0, kImpacketValueOptions, Value::kAfterColon},
-    {"cf", "set-env", 3},     // cf set-env APP NAME VALUE
-    {"chamber", "write", 3},  // chamber write SERVICE KEY VALUE
+    {"cf", "set-env", 3},            // cf set-env APP NAME VALUE
+    {"b2", "authorize-account", 2},  // b2 authorize-account KEY_ID KEY
+    {"b2", "authorize", 2},          // b2 account authorize KEY_ID KEY
+    {"db2", "using", 0},             // db2 connect to D user U using PASSWORD
+    {"chamber", "write", 3},         // chamber write SERVICE KEY VALUE
 };
 
 // ---- Settings given as NAME VALUE (rule 9): once an argument equal to
@@ -582,6 +588,7 @@ inline constexpr CountedOperand kCountedOperands[] = {
     {"htpasswd", 'b', 3, 'n', "-C -r"},
     {"mosquitto_passwd", 'b', 3, 0, ""},  // mosquitto_passwd -b FILE USER PASSWORD
     {"wpa_passphrase", 0, 2, 0, ""},      // wpa_passphrase SSID PASSPHRASE
+    {"isql", 0, 3, 0, ""},                // unixODBC's isql DSN USER PASSWORD
 };
 
 // ---- Passwords marked by a leading character: after an argument equal to

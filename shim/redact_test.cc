@@ -954,6 +954,23 @@ TEST_CASE("tool rows and positional secrets: registries, tunnels, package hosts"
   CHECK(Args({"-u", "me", "-P", "k7", "sync"}, "p4")[3] == "[REDACTED]");
 }
 
+TEST_CASE("tool rows and positional secrets: database clients, Kerberos, mail, B2") {
+  using V = std::vector<std::string>;
+  CHECK(Args({"-S", "db", "-U", "sa", "-P", "p1"}, "tsql")[5] == "[REDACTED]");
+  CHECK(Args({"-v", "shopdsn", "app", "p2"}, "isql") == V{"-v", "shopdsn", "app", "[REDACTED]"});
+  CHECK(Args({"shopdsn"}, "isql") == V{"shopdsn"});
+  CHECK(Args({"connect", "to", "shop", "user", "app", "using", "p3"}, "db2")[6] == "[REDACTED]");
+  CHECK(Args({"-p", "admin/admin", "-w", "p4", "-q", "listprincs"}, "kadmin") ==
+        V{"-p", "admin/admin", "-w", "[REDACTED]", "-q", "listprincs"});
+  CHECK(Args({"-xu", "me", "-xp", "p5", "-m", "hi"}, "sendemail")[3] == "[REDACTED]");
+  CHECK(Args({"-U", "corp/admin%p6", "//h", "cmd.exe"}, "winexe")[1] == "corp/admin%[REDACTED]");
+  // influx setup's -p; elsewhere left to the names.
+  CHECK(Args({"setup", "-u", "admin", "-p", "p7", "-o", "org"}, "influx")[4] == "[REDACTED]");
+  CHECK(Args({"authorize-account", "0012345abcdef", "k8"}, "b2") ==
+        V{"authorize-account", "0012345abcdef", "[REDACTED]"});
+  CHECK(Args({"account", "authorize", "0012345abcdef", "k9"}, "b2")[3] == "[REDACTED]");
+}
+
 TEST_CASE("tool rows and positional secrets: publishing, consoles, object stores") {
   CHECK(Args({"publish", "-p", "k1"}, "vsce")[2] == "[REDACTED]");
   CHECK(Args({"publish", "-p", "k2"}, "ovsx")[2] == "[REDACTED]");
