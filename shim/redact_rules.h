@@ -112,6 +112,7 @@ inline constexpr std::string_view kNonSecretFirstWords[] = {"no"};
 inline constexpr std::string_view kCredentialHeaders[] = {
     "authorization",    "proxy-authorization", "cookie", "set-cookie",
     "x-honeycomb-team",  // Honeycomb's API key
+    "authentication",    // some APIs' name for Authorization
 };
 // A bare argument naming a secret makes the next one secret
 // (nmcli ... password V, some CLIs' key-value pairs).

@@ -151,6 +151,7 @@ TEST_CASE("rule 5: NAME=value assignments") {
   CHECK(One("Server=db;User ID=sa;Pwd=k10;Encrypt=yes") ==
         "Server=db;User ID=sa;Pwd=[REDACTED];Encrypt=yes");
   CHECK(One("DSN=shop;UID=app;PWD=k11") == "DSN=shop;UID=app;PWD=[REDACTED]");
+  CHECK(Args({"-H", "Authentication: k12"}, "curl")[1] == "Authentication: [REDACTED]");
   CHECK(Args({"-H", "X-Honeycomb-Team: k8", "-H", "X-Mashape-Key: k9"}, "curl") ==
         std::vector<std::string>{"-H", "X-Honeycomb-Team: [REDACTED]", "-H",
                                  "X-Mashape-Key: [REDACTED]"});
