@@ -337,12 +337,17 @@ void TargetPassword(std::string_view arg, std::size_t offset, Collector* spans) 
   if (colon < at) spans->Add(colon + 1, at);
 }
 
-// A value that starts as a path does: /, ~, ./ or ../ (an option naming a
-// key file: ansible --private-key ~/.ssh/id_ed25519).
-bool StartsAsPath(std::string_view value) {
+// A value that names a file: it starts as a path does (/, ~, ./ or ../)
+// or ends in a key file's extension (an option naming a key file: ansible
+// --private-key ~/.ssh/id_ed25519, wget --private-key=k.pem).
+bool NamesAFile(std::string_view value) {
   if (value.empty()) return false;
   if (value[0] == '/' || value[0] == '~') return true;
-  return StartsWith(value, "./"sv) || StartsWith(value, "../"sv);
+  if (StartsWith(value, "./"sv) || StartsWith(value, "../"sv)) return true;
+  for (std::string_view extension : redact_rules::kKeyFileExtensions) {
+    if (EndsWithIgnoreCase(value, extension)) return true;
+  }
+  return false;
 }
 
 void ToolValue(Value value, std::string_view arg, std::size_t offset, Collector* spans) {
@@ -359,7 +364,7 @@ void ToolValue(Value value, std::string_view arg, std::size_t offset, Collector*
     case Value::kConnectString: ConnectStringPassword(arg, offset, spans); return;
     case Value::kTarget: TargetPassword(arg, offset, spans); return;
     case Value::kUnlessPath:
-      if (!StartsAsPath(Tail(arg, offset))) spans->Add(offset, arg.size());
+      if (!NamesAFile(Tail(arg, offset))) spans->Add(offset, arg.size());
       return;
     case Value::kAfterColon: separator = ':'; break;
     case Value::kAfterComma: separator = ','; break;
@@ -1589,6 +1594,9 @@ Redactor::Redactor(std::string_view binary) : tool_(binary) {
   }
   setting_rows_ = RowsFor<redact_rules::kSettingNames>(binary);
   SettingsAfter(""sv);
+  // A command named as the word a row waits for: set NAME V as a command
+  // (msfconsole -x 'set PASSWORD V').
+  SettingsAfter(binary);
   positional_rows_ = RowsFor<redact_rules::kPositionalSecrets>(binary);
   for (RowSet rows = positional_rows_; rows != 0; rows &= rows - 1) {
     const redact_rules::PositionalSecret& row = redact_rules::kPositionalSecrets[Lowest(rows)];

@@ -271,7 +271,8 @@ inline constexpr std::string_view kShells[] = {"sh",  "bash", "dash", "zsh",
 // remote command, watch's, parallel's, tmux's): a command string, as after
 // -c, where rules 8 and 9 hold for any command (ssh h 'tool config set
 // api_key V').
-inline constexpr std::string_view kShellCommandRunners[] = {"ssh", "watch", "parallel", "tmux"};
+inline constexpr std::string_view kShellCommandRunners[] = {"ssh", "watch", "parallel", "tmux",
+                                                            "msfconsole"};  // -x 'set PASSWORD V'
 // Searchers: their words are patterns and files, never a setting and its
 // value (grep -r password src/ shows src/): rules 8 and 9 hold for none.
 inline constexpr std::string_view kPatternSearchers[] = {
@@ -304,6 +305,10 @@ inline constexpr std::string_view kImpacketValueOptions =
     "-hashes -aesKey -target-ip -dc-ip -dc-host -port -codec -file -service-name "
     "-remote-binary-name -shell-type -outputfile -keytab -db -usersfile -format -spn";
 
+// Key files' extensions: a value ending in one names a file (Value::kUnlessPath).
+inline constexpr std::string_view kKeyFileExtensions[] = {".pem", ".key", ".p12", ".pfx",
+                                                          ".der", ".jks", ".ppk"};
+
 // ---- Options of particular tools.
 enum class Value : unsigned char {
   kWhole,          // the whole value
@@ -314,7 +319,7 @@ enum class Value : unsigned char {
   kPassSource,     // OpenSSL's pass:SECRET (env:, file:, fd: and stdin name no secret)
   kCookies,        // name=value cookies (a value without '=' is a cookie file)
   kConnectString,  // Oracle's user/pass@db: after the first '/' before any '@', to the '@'
-  kUnlessPath,     // the whole value, unless it starts as a path does (/ ~ .)
+  kUnlessPath,     // the whole value, unless it names a file (/ ~ . or kKeyFileExtensions)
   kTarget,         // impacket's [domain/]user:pass@host: from the first ':' to the last '@'
 };
 // The forms in which an option takes its value.
@@ -362,6 +367,11 @@ inline constexpr ToolOption kToolOptions[] = {
     {"aws", "--plaintext", Value::kWhole, kBoth, "encrypt"},  // aws kms encrypt --plaintext X
     {"ab", "-A", Value::kAfterColon, kBoth, ""},
     {"ab", "-P", Value::kAfterColon, kBoth, ""},
+    {"ab", "-C", Value::kCookies, kBoth, ""},
+    {"hey", "-a", Value::kAfterColon, kBoth, ""},
+    {"nikto nikto.pl", "-id", Value::kAfterColon, kBoth, ""},
+    {"gobuster", "-P", Value::kWhole, kBoth, ""},
+    {"gobuster", "--password", Value::kWhole, kBoth, ""},
     {"lftp open", "-u", Value::kAfterComma, kBoth, ""},  // open: lftp -e "open -u u,p h"
     {"smbclient rpcclient smbget smbcacls winexe", "-U", Value::kAfterPercent, kBoth, ""},
     {"smbclient rpcclient smbcacls winexe", "--user", Value::kAfterPercent, kBoth, ""},

@@ -707,6 +707,10 @@ TEST_CASE("secret names") {
   CHECK(Args({"config", "set", "users.u.client-key-data", "LS0tk1"}, "kubectl")[3] == "[REDACTED]");
   CHECK(Args({"config", "set-credentials", "u", "--client-key=/etc/k8s/u.key"}, "kubectl")[3] ==
         "--client-key=/etc/k8s/u.key");
+  // A key file's extension names a file too; a key is none.
+  CHECK(Args({"--private-key=k.pem", "--private-key", "id.ppk", "--private-key", "0xk1"}, "wget") ==
+        std::vector<std::string>{"--private-key=k.pem", "--private-key", "id.ppk", "--private-key",
+                                 "[REDACTED]"});
   // Secret as the last word only: pw, jwt.
   CHECK(redact::IsSecretName("ADMIN_PW", true));
   CHECK(redact::IsSecretName("pw", true));
@@ -970,6 +974,21 @@ TEST_CASE("tool rows and positional secrets: database clients, Kerberos, mail, B
   CHECK(Args({"authorize-account", "0012345abcdef", "k8"}, "b2") ==
         V{"authorize-account", "0012345abcdef", "[REDACTED]"});
   CHECK(Args({"account", "authorize", "0012345abcdef", "k9"}, "b2")[3] == "[REDACTED]");
+}
+
+TEST_CASE("tool rows: load generators and scanners") {
+  CHECK(Args({"-C", "session=c1", "-n", "10", "https://h/"}, "ab")[1] == "[REDACTED]");
+  CHECK(Args({"-a", "admin:p1", "https://h/"}, "hey")[1] == "admin:[REDACTED]");
+  CHECK(Args({"-h", "https://h", "-id", "admin:p2"}, "nikto")[3] == "admin:[REDACTED]");
+  CHECK(Args({"dir", "-u", "https://h", "-U", "admin", "-P", "p3"}, "gobuster")[6] == "[REDACTED]");
+  // msfconsole's -x: console commands, set NAME VALUE among them.
+  CHECK(Args({"-q", "-x", "use exploit/x; set PASSWORD p4; set RHOSTS 10.0.0.7; run"},
+             "msfconsole")[2] ==
+        "use exploit/x; set PASSWORD [REDACTED]; set RHOSTS 10.0.0.7; run");
+  CHECK(Args({"-x", "set HttpPassword p5; run"}, "msfconsole")[1] ==
+        "set HttpPassword [REDACTED]; run");
+  // The shell's set keeps its words.
+  CHECK(Sh("set -euo pipefail; set -- a b; echo ok") == "set -euo pipefail; set -- a b; echo ok");
 }
 
 TEST_CASE("tool rows and positional secrets: publishing, consoles, object stores") {
