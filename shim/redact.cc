@@ -550,6 +550,7 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
     const std::size_t eq = arg.find('=');
     if (eq != std::string_view::npos) option_value = eq + 1;
   }
+  bool pair_value_secret = false;  // a pair's name named a secret: its value is next
   for (std::size_t p = 0; p < arg.size(); ++p) {
     bool at_start = p == 0 || p == first || p == option_value;
     if (!at_start) {
@@ -581,7 +582,18 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
     // So is it in a connection string (Server=db;User ID=sa;Pwd=X).
     const bool query_pwd = p > 0 && (arg[p - 1] == '?' || arg[p - 1] == '&' || arg[p - 1] == ';') &&
                            EqualsIgnoreCase(name, "pwd"sv);
-    if (!query_pwd && !IsSecretName(name, true)) {
+    // A pair: Name=DB_PASSWORD,Value=x (kPairNames, then kPairValues).
+    if (InWords<redact_rules::kPairNames>(name)) {
+      std::size_t value_end = i + 1;
+      while (value_end < arg.size() && IsNameChar(arg[value_end])) ++value_end;
+      pair_value_secret =
+          IsSecretName(std::string_view(arg.data() + i + 1, value_end - i - 1), true);
+      p = value_end > p ? value_end - 1 : p;
+      continue;
+    }
+    const bool pair_value = pair_value_secret && InWords<redact_rules::kPairValues>(name);
+    pair_value_secret = false;
+    if (!query_pwd && !pair_value && !IsSecretName(name, true)) {
       p = i - 1;
       continue;
     }
@@ -721,7 +733,9 @@ bool NamesCodeSecret(std::string_view name) {
 }
 
 // Rule 10: a quoted member name holding a secret word, then ':' and a quoted
-// or bare value ({"password":"x"}, {'token': 'x'}, "api_key": 42): the value.
+// or bare value ({"password":"x"}, {'token': 'x'}, "api_key": 42): the value;
+// and a pair's value after its name ({"name": "DB_PASSWORD", "value": "x"}:
+// kPairNames, then kPairValues).
 // Inside a double-quoted shell word the quotes are escaped
 // ("{\"password\":\"x\"}" in sh -c's string): \" is a quote then.
 // Each quote starts at most one name scan, which ends at the next quote of
@@ -735,7 +749,9 @@ void QuotedMemberRule(std::string_view arg, Collector* spans) {
       return std::string_view(arg.data() + at, 2);
     return {};
   };
+  bool pair_value_secret = false;  // a pair's name named a secret: its value is next
   for (std::size_t p = 0; p < arg.size(); ++p) {
+    if (arg[p] == '}') pair_value_secret = false;  // a pair is one object's
     const std::string_view quote = quote_at(p);
     if (quote.empty()) continue;
     std::size_t i = p + quote.size();
@@ -743,7 +759,11 @@ void QuotedMemberRule(std::string_view arg, Collector* spans) {
     if (quote_at(i) != quote) continue;
     std::string_view name(arg.data() + p + quote.size(), i - p - quote.size());
     std::size_t j = SkipSpace(arg, i + quote.size());
-    if (name.empty() || j >= arg.size() || arg[j] != ':' || !IsCodeSecretName(name)) continue;
+    if (name.empty() || j >= arg.size() || arg[j] != ':') continue;
+    const bool pair_name = InWords<redact_rules::kPairNames>(name);
+    const bool pair_value = pair_value_secret && InWords<redact_rules::kPairValues>(name);
+    if (!pair_name && !pair_value && !IsCodeSecretName(name)) continue;
+    pair_value_secret = false;
     j = SkipSpace(arg, j + 1);
     if (j >= arg.size() || arg[j] == '{' || arg[j] == '[')
       continue;                   // members inside get their own turn
@@ -774,7 +794,12 @@ void QuotedMemberRule(std::string_view arg, Collector* spans) {
              arg[end] != '\\' && !IsSpace(arg[end]))
         ++end;
     }
-    spans->Add(begin, end);
+    if (pair_name) {
+      pair_value_secret = !value_quote.empty() &&
+                          IsCodeSecretName(std::string_view(arg.data() + begin, end - begin));
+    } else {
+      spans->Add(begin, end);
+    }
     p = end;  // on to after the value: its closing quote opens no name
   }
 }
@@ -1042,6 +1067,7 @@ struct CodeGroup {
   unsigned strings = 0;    // string arguments seen, for secret_value
   Span first{0, 0};        // the first one's inside
   bool list = false;       // opened with '['
+  bool object = false;     // opened with '{': its pairs are name: value (rule 10's)
   bool argv_call = false;  // a call of kArgvCalls: its strings are an argv
   // An argv list (['curl', '-u', ...]): its command, fed each string
   // element as an argument; or, past the record's kMaxCommands, every
@@ -1156,9 +1182,10 @@ void CodeString(CodeGroup* group, std::size_t slot, std::size_t open, std::size_
   if (group->secret_name_argument != 0 && group->argument == group->secret_name_argument + 1)
     spans->Add(inside.begin, inside.end);
   // Not in a list, an argv's or data's (['kubectl', 'get', 'secret', 'db']),
-  // and not an option's name (add_argument('--token', '-t')).
+  // nor in an object ({"secrets": [], "x": 1}), and not an option's name
+  // (add_argument('--token', '-t')).
   const bool one_word = IsOneWord(text);
-  if (one_word && !group->list && text[0] != '-' && NamesCodeSecret(text))
+  if (one_word && !group->list && !group->object && text[0] != '-' && NamesCodeSecret(text))
     group->secret_name_argument = group->argument;
   // Argv lists: ['sshpass', '-p', 'PW', 'ssh', 'h'] is sshpass's argv;
   // ['--password', 'PW'] one without a command.
@@ -1253,6 +1280,7 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
       opened.call = c == '(' ? call : nullptr;
       opened.secret_value = secret_value;
       opened.list = c == '[';
+      opened.object = c == '{';
       opened.argv_call = c == '(' && argv_call;
       if (command_list) StartArgvList(&opened, opened_slot, group->command);
     } else if (c == ')' || c == ']' || c == '}') {

@@ -35,7 +35,9 @@
 //  9. Settings (kSettingNames): the first non-option argument after "set"
 //     (git: after "config"; nmcli and rclone config: each one) with a secret
 //     name makes the next non-option argument secret.
-// 10. Quoted members: "name": value with a secret name (JSON, Python dicts).
+// 10. Quoted members: "name": value with a secret name (JSON, Python dicts),
+//     and a pair's value after its name ({"name": "DB_PASSWORD", "value":
+//     "x"}, ParameterKey=DbPassword,ParameterValue=x: kPairNames).
 // 11. Command lines: an argument with white space may be a command line
 //     (sh -c "curl -u me:pw x", ssh host "...", su -c "..."). It is split
 //     into shell words (shell_words.h), and each simple command's arguments

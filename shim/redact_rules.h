@@ -106,6 +106,12 @@ inline constexpr std::string_view kNonSecretLastWords[] = {
     "max",     "version", "format", "endpoint", "expired", "expires",  "expiry",
     "changed", "at",      "count",  "required", "enabled", "flags",
 };
+// Name-value pairs: a member or assignment of one of the first names whose
+// value is a secret name makes the next of the second secret
+// ({"name": "DB_PASSWORD", "value": "V"}, ParameterKey=DbPassword,
+// ParameterValue=V: ECS, CloudFormation, Kubernetes' env in JSON).
+inline constexpr std::string_view kPairNames[] = {"name", "key", "parameterkey", "parametername"};
+inline constexpr std::string_view kPairValues[] = {"value", "parametervalue"};
 // The first word of a name that marks a flag: --no-password.
 inline constexpr std::string_view kNonSecretFirstWords[] = {"no"};
 // Header names that carry credentials although they hold no secret word.

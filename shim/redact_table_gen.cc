@@ -165,6 +165,8 @@ std::string Render() {
       << ".It not secret as the first word\n"
       << Wrap(WordList(redact_rules::kNonSecretFirstWords)) << ".It credential headers\n"
       << Wrap(WordList(redact_rules::kCredentialHeaders))
+      << ".It pair names, then pair values (rule 10)\n"
+      << Wrap(WordList(redact_rules::kPairNames) + "; " + WordList(redact_rules::kPairValues))
       << ".It keywords before a secret argument\n"
       << Wrap(WordList(redact_rules::kSecretKeywords)) << ".It command prefixes (rule 11)\n"
       << Wrap(WordList(redact_rules::kCommandPrefixes))

@@ -327,6 +327,10 @@ TEST_CASE("rule 14: a string or name naming a secret, then its value") {
   CHECK(py("f('token', x, 'shown')") == "f('token', x, 'shown')");
   CHECK(py("p.add_argument('--token', '-t')") == "p.add_argument('--token', '-t')");
   CHECK(py("print(['token', 'shown'])") == "print(['token', 'shown'])");
+  // Nor in an object, whose pairs are name: value.
+  CHECK(py("d = {'password': 'k6', 'user': 'app'}") ==
+        "d = {'password': '[REDACTED]', 'user': 'app'}");
+  CHECK(One(R"({"secrets":[],"environment":"prod"})") == R"({"secrets":[],"environment":"prod"})");
 }
 
 TEST_CASE("rule 14: argv lists in code are their command's arguments") {
@@ -578,6 +582,26 @@ TEST_CASE("rule 9: a setting's name hidden by rule 3 still makes its value secre
   Redacted r = RedactArgs({"config", "set", "--secret", "dbPassword", "p1"}, "pulumi");
   CHECK(r.args ==
         std::vector<std::string>{"config", "set", "--secret", "[REDACTED]", "[REDACTED]"});
+}
+
+TEST_CASE("rule 10: a pair's value after a name that names a secret") {
+  // ECS's and Kubernetes' environment entries, a JSON patch's value.
+  CHECK(One(R"([{"name":"DB_PASSWORD","value":"k1"},{"name":"MODE","value":"prod"}])") ==
+        R"([{"name":"DB_PASSWORD","value":"[REDACTED]"},{"name":"MODE","value":"prod"}])");
+  CHECK(One(R"({"value":{"name":"API_TOKEN","value":"k2"}})") ==
+        R"({"value":{"name":"API_TOKEN","value":"[REDACTED]"}})");
+  CHECK(One(R"({"key": "api_key", "value": "k3"})") ==
+        R"({"key": "api_key", "value": "[REDACTED]"})");
+  // One object's: a later object's value is its own.
+  CHECK(One(R"([{"name":"token"},{"value":"shown"}])") ==
+        R"([{"name":"token"},{"value":"shown"}])");
+  // The shorthand: CloudFormation's parameters, the AWS CLI's lists.
+  CHECK(One("ParameterKey=DbPassword,ParameterValue=k4") ==
+        "ParameterKey=DbPassword,ParameterValue=[REDACTED]");
+  CHECK(One("ParameterKey=Env,ParameterValue=prod") == "ParameterKey=Env,ParameterValue=prod");
+  CHECK(One("Name=API_TOKEN,Value=k5 Name=MODE,Value=prod") ==
+        "Name=API_TOKEN,Value=[REDACTED] Name=MODE,Value=prod");
+  CHECK(One("Key=Name,Value=web") == "Key=Name,Value=web");
 }
 
 TEST_CASE("rule 10: quoted members in JSON bodies and Python dicts") {
