@@ -207,12 +207,24 @@ bool WrittenNewlineAt(std::string_view text, std::size_t at) {
   return at + 1 < text.size() && text[at] == '\\' && text[at + 1] == 'n';
 }
 
+// A word without the quotes around it ('EOF' is EOF).
+std::string_view Unquoted(std::string_view word) {
+  if (word.size() >= 2 && (word[0] == '\'' || word[0] == '"') && word.back() == word[0])
+    return std::string_view(word.data() + 1, word.size() - 2);
+  return word;
+}
+
 // Rule 1 on the text from `offset`: "Name: value", the value ending at a
 // newline (curl takes several headers from one argument line by line).
-// Returns where the value ends, or `offset` when there is none.
-std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* spans) {
+// Returns where the value ends, or `offset` when there is none. With
+// `pair` (lines of YAML: a line may start as a list's item, "- "), a pair
+// too: "name: DB_PASSWORD" (kPairNames) sets *pair, and makes the next
+// "value: x" (kPairValues) secret.
+std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* spans,
+                       bool* pair = nullptr) {
   std::size_t i = offset;
   while (i < arg.size() && (arg[i] == ' ' || arg[i] == '\t')) ++i;
+  if (pair != nullptr && i + 1 < arg.size() && arg[i] == '-' && arg[i + 1] == ' ') i += 2;
   // A quote opening the header: -H'Authorization: ...' in a command line
   // (rule 11), where the quote is still part of the word. The value then
   // ends at the closing quote too.
@@ -223,7 +235,11 @@ std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* span
   std::string_view name(arg.data() + name_begin, i - name_begin);
   while (i < arg.size() && (arg[i] == ' ' || arg[i] == '\t')) ++i;
   if (name.empty() || i >= arg.size() || arg[i] != ':') return offset;
-  if (!InWords<redact_rules::kCredentialHeaders>(name) && !IsSecretName(name, false)) return offset;
+  const bool pair_name = pair != nullptr && InWords<redact_rules::kPairNames>(name);
+  const bool pair_value = pair != nullptr && *pair && InWords<redact_rules::kPairValues>(name);
+  if (!pair_name && !pair_value && !InWords<redact_rules::kCredentialHeaders>(name) &&
+      !IsSecretName(name, false))
+    return offset;
   ++i;
   while (i < arg.size() && (arg[i] == ' ' || arg[i] == '\t')) ++i;
   std::size_t end = i;
@@ -231,6 +247,11 @@ std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* span
   while (end < arg.size() && arg[end] != '\n' && arg[end] != '\r' && arg[end] != quote &&
          !WrittenNewlineAt(arg, end))
     ++end;
+  if (pair_name) {
+    *pair = IsSecretName(Unquoted(std::string_view(arg.data() + i, end - i)), true);
+    return end;
+  }
+  if (pair != nullptr) *pair = false;
   spans->Add(i, end);
   return end;
 }
@@ -240,7 +261,8 @@ std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* span
 // byte that is not part of a name; a value found is passed over whole (it
 // is secret anyway), so no byte is scanned twice.
 void HeadersAnywhere(std::string_view arg, Collector* spans) {
-  std::size_t i = HeaderRule(arg, 0, spans);
+  bool pair = false;  // a YAML pair's name named a secret: its value is next
+  std::size_t i = HeaderRule(arg, 0, spans, &pair);
   for (; i < arg.size(); ++i) {
     // After '=', a newline, or a newline written out (printf's '\n').
     std::size_t start = i + 1;
@@ -249,7 +271,7 @@ void HeadersAnywhere(std::string_view arg, Collector* spans) {
     } else if (arg[i] != '=' && arg[i] != '\n') {
       continue;
     }
-    const std::size_t end = HeaderRule(arg, start, spans);
+    const std::size_t end = HeaderRule(arg, start, spans, &pair);
     if (end > start) i = end - 1;
   }
 }
@@ -2093,13 +2115,6 @@ bool StdinForSecret(std::string_view word, std::string_view previous) {
   std::size_t begin = before == std::string_view::npos ? 0 : before + 1;
   while (begin < eq && word[begin] == '-') ++begin;
   return begin < eq && IsSecretName(std::string_view(word.data() + begin, eq - begin), false);
-}
-
-// A word without the quotes around it ('EOF' is EOF).
-std::string_view Unquoted(std::string_view word) {
-  if (word.size() >= 2 && (word[0] == '\'' || word[0] == '"') && word.back() == word[0])
-    return std::string_view(word.data() + 1, word.size() - 2);
-  return word;
 }
 
 // A here-document's body in `text`: from `begin` (a line's start) to the

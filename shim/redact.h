@@ -5,7 +5,9 @@
 // REDACTION section names the rules below and lists the table's rows.
 //  1. Headers: "Name: value" at the start of an argument, after '=' or a
 //     newline (-H, --header=, git -c http.extraHeader=...), when Name is a
-//     credential header or a secret name: the value.
+//     credential header or a secret name: the value. A line may start as
+//     a YAML list's item ("- "), and a YAML pair's value follows its name
+//     ("- name: DB_PASSWORD", then "value: x": rule 10's pairs).
 //  2. Tool options (kToolOptions): per tool, which options take a secret
 //     value, in which forms (attached, separate, bundled after one-letter
 //     flags) and which part of it (whole, after ':' as in user:pass, ...);

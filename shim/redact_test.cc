@@ -602,6 +602,12 @@ TEST_CASE("rule 10: a pair's value after a name that names a secret") {
   CHECK(One("Name=API_TOKEN,Value=k5 Name=MODE,Value=prod") ==
         "Name=API_TOKEN,Value=[REDACTED] Name=MODE,Value=prod");
   CHECK(One("Key=Name,Value=web") == "Key=Name,Value=web");
+  // In YAML's lines (a manifest in a here-document): "- name: X", then "value: V".
+  CHECK(Sh("kubectl apply -f - <<EOF\nenv:\n- name: DB_PASSWORD\n  value: k6\n- name: MODE\n"
+           "  value: prod\nEOF") ==
+        "kubectl apply -f - <<EOF\nenv:\n- name: DB_PASSWORD\n  value: [REDACTED]\n- name: MODE\n"
+        "  value: prod\nEOF");
+  CHECK(One("- password: k7\n- user: app") == "- password: [REDACTED]\n- user: app");
 }
 
 TEST_CASE("rule 10: quoted members in JSON bodies and Python dicts") {
