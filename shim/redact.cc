@@ -1058,10 +1058,23 @@ void CodeAssignmentRule(std::string_view arg, Collector* spans) {
     std::size_t k = j + 1;
     while (assigns && k < arg.size() && (arg[k] == ' ' || arg[k] == '\t')) ++k;
     const std::string_view name(arg.data() + p, i - p);
-    if (!assigns || k >= arg.size() || (arg[k] != '\'' && arg[k] != '"' && arg[k] != '`') ||
+    // A string in a string, its quotes escaped: GraphQL in a JSON body
+    // ({"query": "mutation { login(password: \"x\") }"}).
+    const bool escaped_quote = assigns && k + 1 < arg.size() && arg[k] == '\\' && arg[k + 1] == '"';
+    if (!assigns || k >= arg.size() ||
+        (!escaped_quote && arg[k] != '\'' && arg[k] != '"' && arg[k] != '`') ||
         (((arg[k] == '\'' && single) || (arg[k] == '"' && double_)) && CodeAfter(arg, k + 1)) ||
         !NamesCodeSecret(name)) {
       p = i - 1;
+      continue;
+    }
+    if (escaped_quote) {  // to the next \" (the outer string goes on)
+      std::size_t end = k + 2;
+      while (end < arg.size() && !(arg[end] == '\\' && end + 1 < arg.size() && arg[end + 1] == '"'))
+        end += arg[end] == '\\' ? 2 : 1;
+      if (end > arg.size()) end = arg.size();
+      spans->Add(k + 2, end);
+      p = end + 1;  // past the closing \", which toggles no quote
       continue;
     }
     in_single = single;  // past the name's own closing quote, if any

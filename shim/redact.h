@@ -68,7 +68,8 @@
 // 13. Code: an unquoted secret name or credential header (API_KEY, $password,
 //     obj.apiKey, os.environ['TOKEN']), '=' or ':' (not '=='), then a quoted
 //     string: its inside (python -c "API_KEY = 'x'", node -e "{ password:
-//     'x' }").
+//     'x' }"), or an escaped string in a string (GraphQL in JSON:
+//     password: \"x\").
 // 14. Code calls: the string arguments (a quoted string is the whole
 //     argument) of a call kSecretCalls names, at its positions
 //     (s.login('me', 'PW'), new PDO(dsn, 'u', 'PW')), and of a tuple, list

@@ -378,6 +378,11 @@ inline constexpr ToolOption kToolOptions[] = {
     {"nikto nikto.pl", "-id", Value::kAfterColon, kBoth, ""},
     {"gobuster", "-P", Value::kWhole, kBoth, ""},
     {"gobuster", "--password", Value::kWhole, kBoth, ""},
+    // Secret managers' values: akeyless create-secret --value V, conjur
+    // variable set -v V.
+    {"akeyless", "--value", Value::kWhole, kBoth, ""},
+    {"conjur", "-v", Value::kWhole, kBoth, "set"},
+    {"conjur", "--value", Value::kWhole, kBoth, "set"},
     {"lftp open", "-u", Value::kAfterComma, kBoth, ""},  // open: lftp -e "open -u u,p h"
     {"smbclient rpcclient smbget smbcacls winexe", "-U", Value::kAfterPercent, kBoth, ""},
     {"smbclient rpcclient smbcacls winexe", "--user", Value::kAfterPercent, kBoth, ""},
@@ -516,6 +521,7 @@ inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"bw", "unlock", 0, "--passwordenv --passwordfile --session"},
     {"bw", "login", 2},  // bw login EMAIL PASSWORD
     {"ngrok", "authtoken", 0},
+    {"bws", "create", 2},  // bws secret create KEY VALUE PROJECT_ID
     {"ngrok", "add-authtoken", 0},
     {"ngrok", "add-api-key", 0},
     {"snyk", "auth", 0},

@@ -313,6 +313,26 @@ TEST_CASE("rule 13: jq's and yq's assignments") {
   CHECK(RedactArgs({".items |= \"x y\""}, "jq").args[0] == ".items |= \"x y\"");
 }
 
+TEST_CASE("rule 13: a string in a string, its quotes escaped (GraphQL in a JSON body)") {
+  CHECK(
+      One(R"j({"query":"mutation { login(email: \"a@b.c\", password: \"k1\") { token } }"})j") ==
+      R"j({"query":"mutation { login(email: \"a@b.c\", password: \"[REDACTED]\") { token } }"})j");
+  CHECK(One(R"j({"query":"{ user(name: \"app\") { id } }"})j") ==
+        R"j({"query":"{ user(name: \"app\") { id } }"})j");
+  // Unclosed: to the end.
+  CHECK(One(R"j({"q":"x(token: \"k2)"})j") == R"j({"q":"x(token: \"[REDACTED])j");
+}
+
+TEST_CASE("tool rows: secret managers") {
+  CHECK(Args({"create-secret", "--name", "/prod/db", "--value", "v1"}, "akeyless")[4] ==
+        "[REDACTED]");
+  CHECK(Args({"variable", "set", "-i", "prod/db/password", "-v", "v2"}, "conjur")[5] ==
+        "[REDACTED]");
+  CHECK(Args({"variable", "get", "-i", "prod/db", "-v", "3"}, "conjur")[5] == "3");  // a version
+  CHECK(Args({"secret", "create", "DB_PASSWORD", "v3", "1f2e3d4c"}, "bws") ==
+        std::vector<std::string>{"secret", "create", "DB_PASSWORD", "[REDACTED]", "1f2e3d4c"});
+}
+
 TEST_CASE("rule 14: a string or name naming a secret, then its value") {
   auto py = [](std::string code) { return RedactArgs({"-c", code}, "python3").args[1]; };
   CHECK(py("os.environ.setdefault('API_KEY', 'k1')") ==
