@@ -1027,8 +1027,10 @@ void CodeAssignmentRule(std::string_view arg, Collector* spans) {
   // prompt "Password:" in expect "Password:"; send ... is text, not code.
   bool in_single = false;
   bool in_double = false;
+  bool pair_value_secret = false;  // a pair's name named a secret: its value is next
   for (std::size_t p = 0; p < arg.size(); ++p) {
     const char c = arg[p];
+    if (c == '}' || c == ')') pair_value_secret = false;  // a pair is one object's or call's
     if (c == '\\' && !in_single) {
       ++p;
       continue;
@@ -1061,11 +1063,25 @@ void CodeAssignmentRule(std::string_view arg, Collector* spans) {
     // A string in a string, its quotes escaped: GraphQL in a JSON body
     // ({"query": "mutation { login(password: \"x\") }"}).
     const bool escaped_quote = assigns && k + 1 < arg.size() && arg[k] == '\\' && arg[k + 1] == '"';
+    // A pair given by name: put_parameter(Name='db_password', Value='x').
+    const bool pair_name = !escaped_quote && InWords<redact_rules::kPairNames>(name);
+    const bool pair_value = pair_value_secret && InWords<redact_rules::kPairValues>(name);
     if (!assigns || k >= arg.size() ||
         (!escaped_quote && arg[k] != '\'' && arg[k] != '"' && arg[k] != '`') ||
         (((arg[k] == '\'' && single) || (arg[k] == '"' && double_)) && CodeAfter(arg, k + 1)) ||
-        !NamesCodeSecret(name)) {
+        (!pair_name && !pair_value && !NamesCodeSecret(name))) {
       p = i - 1;
+      continue;
+    }
+    pair_value_secret = false;
+    if (pair_name) {
+      const std::size_t end = shell_words::QuotedEnd(arg, k, false);
+      const Span inside = QuotedInside(arg, k, end);
+      pair_value_secret =
+          IsCodeSecretName(std::string_view(arg.data() + inside.begin, inside.end - inside.begin));
+      in_single = single;
+      in_double = double_;
+      p = end - 1;
       continue;
     }
     if (escaped_quote) {  // to the next \" (the outer string goes on)

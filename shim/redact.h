@@ -69,7 +69,8 @@
 //     obj.apiKey, os.environ['TOKEN']), '=' or ':' (not '=='), then a quoted
 //     string: its inside (python -c "API_KEY = 'x'", node -e "{ password:
 //     'x' }"), or an escaped string in a string (GraphQL in JSON:
-//     password: \"x\").
+//     password: \"x\"); a pair's value after its name, in a call or object
+//     (put_parameter(Name='/prod/db/password', Value='x'): kPairNames).
 // 14. Code calls: the string arguments (a quoted string is the whole
 //     argument) of a call kSecretCalls names, at its positions
 //     (s.login('me', 'PW'), new PDO(dsn, 'u', 'PW')), and of a tuple, list

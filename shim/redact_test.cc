@@ -350,6 +350,12 @@ TEST_CASE("rule 14: a string or name naming a secret, then its value") {
   // Nor in an object, whose pairs are name: value.
   CHECK(py("d = {'password': 'k6', 'user': 'app'}") ==
         "d = {'password': '[REDACTED]', 'user': 'app'}");
+  // A pair given by name: boto3's put_parameter(Name=..., Value=...).
+  CHECK(py("ssm.put_parameter(Name='/prod/db/password', Value='k7', Type='SecureString')") ==
+        "ssm.put_parameter(Name='/prod/db/password', Value='[REDACTED]', Type='SecureString')");
+  CHECK(py("ssm.put_parameter(Name='/prod/mode', Value='prod')") ==
+        "ssm.put_parameter(Name='/prod/mode', Value='prod')");
+  CHECK(py("f(key='api_key'); g(value='shown')") == "f(key='api_key'); g(value='shown')");
   CHECK(One(R"({"secrets":[],"environment":"prod"})") == R"({"secrets":[],"environment":"prod"})");
 }
 
