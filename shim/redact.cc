@@ -214,6 +214,36 @@ std::string_view Unquoted(std::string_view word) {
   return word;
 }
 
+// The end of the line at `at`: a newline, or one written out (printf
+// '...\nToken: X\n'), or `quote`.
+std::size_t LineEnd(std::string_view arg, std::size_t at, char quote) {
+  while (at < arg.size() && arg[at] != '\n' && arg[at] != '\r' && arg[at] != quote &&
+         !WrittenNewlineAt(arg, at))
+    ++at;
+  return at;
+}
+
+// Rule 1's config file lines: after "NAME = " (`value` just past the '='),
+// the rest of the line when NAME is secret, unless the value is code's
+// (quoted: rule 13's; a list; a call in its first word: password =
+// getpass()). Only a value found is scanned to the line's end, and passed
+// over: the scan stays linear.
+std::size_t ConfigLineValue(std::string_view arg, std::size_t offset, std::string_view name,
+                            std::size_t value, Collector* spans) {
+  while (value < arg.size() && (arg[value] == ' ' || arg[value] == '\t')) ++value;
+  if (value >= arg.size() || arg[value] == '\'' || arg[value] == '"' || arg[value] == '[' ||
+      arg[value] == '{')
+    return offset;
+  std::size_t word_end = value;
+  while (word_end < arg.size() && !IsSpace(arg[word_end]) && arg[word_end] != '(') ++word_end;
+  if (word_end < arg.size() && arg[word_end] == '(') return offset;
+  if (!IsSecretName(name, true)) return offset;  // last: the costliest look
+  const std::size_t end = LineEnd(arg, value, '\n');
+  if (end == value) return offset;
+  spans->Add(value, end);
+  return end;
+}
+
 // Rule 1 on the text from `offset`: "Name: value", the value ending at a
 // newline (curl takes several headers from one argument line by line).
 // Returns where the value ends, or `offset` when there is none. With
@@ -233,7 +263,13 @@ std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* span
   std::size_t name_begin = i;
   while (i < arg.size() && (IsAlnum(arg[i]) || arg[i] == '-' || arg[i] == '_')) ++i;
   std::string_view name(arg.data() + name_begin, i - name_begin);
+  const std::size_t name_end = i;
   while (i < arg.size() && (arg[i] == ' ' || arg[i] == '\t')) ++i;
+  // A config file's line, '=' between blanks (INI's password = x): in the
+  // scan of every argument (`pair`), not in a header option's value.
+  const bool config_line = pair != nullptr && i > name_end && i + 1 < arg.size() && arg[i] == '=' &&
+                           (arg[i + 1] == ' ' || arg[i + 1] == '\t');
+  if (config_line) return ConfigLineValue(arg, offset, name, i + 1, spans);
   if (name.empty() || i >= arg.size() || arg[i] != ':') return offset;
   const bool pair_name = pair != nullptr && InWords<redact_rules::kPairNames>(name);
   const bool pair_value = pair != nullptr && *pair && InWords<redact_rules::kPairValues>(name);
@@ -242,11 +278,7 @@ std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* span
     return offset;
   ++i;
   while (i < arg.size() && (arg[i] == ' ' || arg[i] == '\t')) ++i;
-  std::size_t end = i;
-  // A line's end: a newline, or one written out (printf '...\nToken: X\n').
-  while (end < arg.size() && arg[end] != '\n' && arg[end] != '\r' && arg[end] != quote &&
-         !WrittenNewlineAt(arg, end))
-    ++end;
+  const std::size_t end = LineEnd(arg, i, quote);
   if (pair_name) {
     *pair = IsSecretName(Unquoted(std::string_view(arg.data() + i, end - i)), true);
     return end;
@@ -1064,8 +1096,10 @@ void CodeAssignmentRule(std::string_view arg, Collector* spans) {
     // ({"query": "mutation { login(password: \"x\") }"}).
     const bool escaped_quote = assigns && k + 1 < arg.size() && arg[k] == '\\' && arg[k + 1] == '"';
     // A pair given by name: put_parameter(Name='db_password', Value='x').
-    const bool pair_name = !escaped_quote && InWords<redact_rules::kPairNames>(name);
-    const bool pair_value = pair_value_secret && InWords<redact_rules::kPairValues>(name);
+    // (Looked up only for an assignment: most names are none.)
+    const bool pair_name = assigns && !escaped_quote && InWords<redact_rules::kPairNames>(name);
+    const bool pair_value =
+        assigns && pair_value_secret && InWords<redact_rules::kPairValues>(name);
     if (!assigns || k >= arg.size() ||
         (!escaped_quote && arg[k] != '\'' && arg[k] != '"' && arg[k] != '`') ||
         (((arg[k] == '\'' && single) || (arg[k] == '"' && double_)) && CodeAfter(arg, k + 1)) ||
@@ -1496,14 +1530,69 @@ bool ToolMatches(std::string_view tools, std::string_view binary) {
   return InList(tools, binary, "*"sv);
 }
 
+// A name's two bits of 64 (by FNV-1a), and a row's tools list's union of its
+// names' bits ("*": every bit), computed at compile time. A row whose bits
+// lack a name's cannot name it, so most rows are passed over without their
+// lists being scanned: a Redactor looks its name up in every table, once
+// per command of a command line. A name longer than any a table holds gets
+// every bit (no list's bits hold them all but "*"'s), unhashed: a word
+// may be most of a 128 KiB argument.
+constexpr std::size_t kLongestToolName = 64;
+constexpr std::uint64_t NameBits(std::string_view name) {
+  if (name.size() > kLongestToolName) return ~std::uint64_t{0};
+  std::uint64_t hash = 14695981039346656037ull;
+  for (char c : name) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ull;
+  }
+  return std::uint64_t{1} << (hash & 63) | std::uint64_t{1} << (hash >> 6 & 63);
+}
+
+// Not constexpr: reached while a table's bits are computed, it fails the
+// build.
+inline void ToolNameLongerThanKLongestToolName() {}
+
+constexpr std::uint64_t ToolsBits(std::string_view tools) {
+  std::uint64_t bits = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= tools.size(); ++i) {
+    if (i < tools.size() && tools[i] != ' ') continue;
+    const std::string_view item(tools.data() + start, i - start);
+    if (item == "*"sv) return ~std::uint64_t{0};
+    if (item.size() > kLongestToolName) ToolNameLongerThanKLongestToolName();
+    bits |= NameBits(item);
+    start = i + 1;
+  }
+  return bits;
+}
+
+template <const auto& kRows>
+constexpr std::array<std::uint64_t, std::size(kRows)> MakeToolsBits() {
+  std::array<std::uint64_t, std::size(kRows)> bits{};
+  for (std::size_t i = 0; i < std::size(kRows); ++i) bits[i] = ToolsBits(kRows[i].tools);
+  return bits;
+}
+
+template <const auto& kRows>
+constexpr std::array<std::uint64_t, std::size(kRows)> kToolsBits = MakeToolsBits<kRows>();
+
+// Whether kRows[i] names `binary` (whose NameBits are `bits`), or is a "*"
+// row when `any`.
+template <const auto& kRows>
+bool RowNames(std::size_t i, std::uint64_t bits, std::string_view binary, bool any) {
+  if ((kToolsBits<kRows>[i] & bits) != bits) return false;
+  return any ? ToolMatches(kRows[i].tools, binary) : InList(kRows[i].tools, binary);
+}
+
 // Bit i: kRows[i] names `binary` (the rows a Redactor meets per argument,
 // looked up once).
 template <const auto& kRows>
 RowSet RowsFor(std::string_view binary) {
   static_assert(std::size(kRows) <= sizeof(RowSet) * 8);
+  const std::uint64_t bits = NameBits(binary);
   RowSet rows = 0;
   for (std::size_t i = 0; i < std::size(kRows); ++i) {
-    if (ToolMatches(kRows[i].tools, binary)) rows |= RowSet{1} << i;
+    if (RowNames<kRows>(i, bits, binary, true)) rows |= RowSet{1} << i;
   }
   return rows;
 }
@@ -1569,12 +1658,12 @@ bool IsQuotedCommandLine(const shell_words::Token& token, std::string_view word)
   return token.inner_begin != token.begin && HasSpace(word);
 }
 
-// Whether a tool row names `binary` itself, not only as one of "*".
 // Whether a row of kRows names `binary` itself (not by "*").
 template <const auto& kRows>
 bool NamedBy(std::string_view binary) {
-  for (const auto& row : kRows) {
-    if (InList(row.tools, binary)) return true;
+  const std::uint64_t bits = NameBits(binary);
+  for (std::size_t i = 0; i < std::size(kRows); ++i) {
+    if (RowNames<kRows>(i, bits, binary, false)) return true;
   }
   return false;
 }
@@ -1666,10 +1755,10 @@ bool IsSecretName(std::string_view name, bool allow_exclusions) {
 }
 
 Redactor::Redactor(std::string_view binary) : tool_(binary) {
-  for (const redact_rules::ToolOption& row : redact_rules::kToolOptions) {
-    if (row_count_ < kMaxToolRows && ToolMatches(row.tools, binary)) {
-      rows_[row_count_++] = &row;
-    }
+  const std::uint64_t bits = NameBits(binary);
+  for (std::size_t i = 0; i < std::size(redact_rules::kToolOptions); ++i) {
+    if (row_count_ < kMaxToolRows && RowNames<redact_rules::kToolOptions>(i, bits, binary, true))
+      rows_[row_count_++] = &redact_rules::kToolOptions[i];
   }
   setting_rows_ = RowsFor<redact_rules::kSettingNames>(binary);
   SettingsAfter(""sv);

@@ -7,7 +7,9 @@
 //     newline (-H, --header=, git -c http.extraHeader=...), when Name is a
 //     credential header or a secret name: the value. A line may start as
 //     a YAML list's item ("- "), and a YAML pair's value follows its name
-//     ("- name: DB_PASSWORD", then "value: x": rule 10's pairs).
+//     ("- name: DB_PASSWORD", then "value: x": rule 10's pairs). A config
+//     file's line "NAME = value" ('=' between blanks) too, unless the value
+//     is code's (quoted, a list, a call: password = getpass()).
 //  2. Tool options (kToolOptions): per tool, which options take a secret
 //     value, in which forms (attached, separate, bundled after one-letter
 //     flags) and which part of it (whole, after ':' as in user:pass, ...);

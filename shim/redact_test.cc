@@ -1512,6 +1512,21 @@ TEST_CASE("rule 11: a tool that hands its arguments to a shell gives command str
         "nmcli dev wifi connect Home password [REDACTED]");  // others: as before
 }
 
+TEST_CASE("rule 1: a config file's line, NAME = V, where a line starts") {
+  CHECK(
+      Sh("cat > app.ini <<EOF\n[db]\nhost = db\npassword = v1\nsecret_key = v2 v3\nEOF") ==
+      "cat > app.ini <<EOF\n[db]\nhost = db\npassword = [REDACTED]\nsecret_key = [REDACTED]\nEOF");
+  CHECK(One("printf '[default]\\naws_secret_access_key = v4\\n' > c") ==
+        "printf '[default]\\naws_secret_access_key = [REDACTED]\\n' > c");
+  CHECK(One("password = v5") == "password = [REDACTED]");
+  // Not code's: a call, a list, a quoted string (rule 13's); not a file's name.
+  CHECK(Sh("token = get()") == "token = get()");
+  CHECK(Sh("auth = [a, b]") == "auth = [a, b]");
+  CHECK(Sh("password = 'v6'") == "password = '[REDACTED]'");
+  CHECK(Sh("password_file = /etc/pw") == "password_file = /etc/pw");
+  CHECK(One("sort = asc") == "sort = asc");
+}
+
 TEST_CASE("rule 11: a process substitution given as a secret's file prints the secret") {
   CHECK(Sh("ansible-vault view s.yml --vault-password-file <(echo v1)") ==
         "ansible-vault view s.yml --vault-password-file <(echo [REDACTED])");
