@@ -1535,8 +1535,8 @@ bool ToolMatches(std::string_view tools, std::string_view binary) {
 // lack a name's cannot name it, so most rows are passed over without their
 // lists being scanned: a Redactor looks its name up in every table, once
 // per command of a command line. A name longer than any a table holds gets
-// every bit (no list's bits hold them all but "*"'s), unhashed: a word
-// may be most of a 128 KiB argument.
+// every bit, unhashed (a word may be most of a 128 KiB argument): only "*"
+// rows, and any list whose bits happen to be all set, are scanned for it.
 constexpr std::size_t kLongestToolName = 64;
 constexpr std::uint64_t NameBits(std::string_view name) {
   if (name.size() > kLongestToolName) return ~std::uint64_t{0};
