@@ -1089,6 +1089,8 @@ void CodeAssignmentRule(std::string_view arg, Collector* spans) {
     if (j + 1 < arg.size() && arg[j] == '|' && arg[j + 1] == '=') ++j;
     const bool assigns = j < arg.size() && (arg[j] == ':' || arg[j] == '=') &&
                          (j + 1 >= arg.size() || arg[j + 1] != '=');
+    // PHP's, Perl's and Ruby's fat arrow: "password" => 'x'.
+    if (assigns && arg[j] == '=' && j + 1 < arg.size() && arg[j + 1] == '>') ++j;
     std::size_t k = j + 1;
     while (assigns && k < arg.size() && (arg[k] == ' ' || arg[k] == '\t')) ++k;
     const std::string_view name(arg.data() + p, i - p);
@@ -1295,6 +1297,15 @@ void EndCodeGroup(const CodeGroup& group, Collector* spans) {
 // 'PW'), new PDO(dsn, 'u', 'PW')), and of a tuple, list or call assigned to a
 // secret name (requests.get(u, auth=('me', 'PW')), auth=HTTPBasicAuth(...)):
 // every one but the first, or the only one. One pass, each byte once.
+// Just past a member's operator at `at`, ':' (not "::") or the fat arrow
+// "=>" of PHP, Perl and Ruby; `at` when there is none.
+std::size_t MemberOperatorEnd(std::string_view arg, std::size_t at) {
+  if (at >= arg.size()) return at;
+  if (arg[at] == ':' && (at + 1 >= arg.size() || arg[at + 1] != ':')) return at + 1;
+  if (arg[at] == '=' && at + 1 < arg.size() && arg[at + 1] == '>') return at + 2;
+  return at;
+}
+
 void CodeCallRule(std::string_view arg, Collector* spans) {
   // No group, nothing to read: one memchr each, where most text ends (and
   // none for the short words of a command line: f('x') is 6 bytes).
@@ -1320,7 +1331,16 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
       assigned = std::string_view();
       call = nullptr;
       argv_call = false;
-      i = end - 1;
+      // A quoted name given a value: "password" => bcrypt('x'), 'token': f('x').
+      const std::size_t next = SkipSpace(arg, end);
+      const std::size_t past = MemberOperatorEnd(arg, next);
+      if (past > next) {
+        const Span inside = QuotedInside(arg, i, end);
+        assigned = std::string_view(arg.data() + inside.begin, inside.end - inside.begin);
+        i = past - 1;
+      } else {
+        i = end - 1;
+      }
       continue;
     }
     if (IsAlpha(c) || c == '_') {
@@ -1343,7 +1363,7 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
         assigned = name;
         call = nullptr;
         argv_call = false;
-        i = next;  // past '=' or ':'
+        i = MemberOperatorEnd(arg, next) > next ? MemberOperatorEnd(arg, next) - 1 : next;
       } else {
         const bool opens = end < arg.size() && arg[end] == '(';
         call = opens ? SecretCallNamed(name) : nullptr;

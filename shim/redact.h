@@ -68,7 +68,7 @@
 //     account = (mysql -e "CREATE USER ... IDENTIFIED BY 'x'", psql -c
 //     "ALTER ROLE r PASSWORD 'x'"), in any case.
 // 13. Code: an unquoted secret name or credential header (API_KEY, $password,
-//     obj.apiKey, os.environ['TOKEN']), '=' or ':' (not '=='), then a quoted
+//     obj.apiKey, os.environ['TOKEN']), '=', ':' or "=>" (not '=='), then a quoted
 //     string: its inside (python -c "API_KEY = 'x'", node -e "{ password:
 //     'x' }"), or an escaped string in a string (GraphQL in JSON:
 //     password: \"x\"); a pair's value after its name, in a call or object

@@ -313,6 +313,25 @@ TEST_CASE("rule 13: jq's and yq's assignments") {
   CHECK(RedactArgs({".items |= \"x y\""}, "jq").args[0] == ".items |= \"x y\"");
 }
 
+TEST_CASE("rules 13 and 14: PHP's, Perl's and Ruby's fat arrow, and a quoted name's call") {
+  CHECK(RedactArgs({"-r", R"($c = ["db_password" => "k1", "host" => "db"];)"}, "php").args[1] ==
+        R"($c = ["db_password" => "[REDACTED]", "host" => "db"];)");
+  CHECK(RedactArgs({"-e", R"(my %h = (password => "k2", user => "app");)"}, "perl").args[1] ==
+        R"(my %h = (password => "[REDACTED]", user => "app");)");
+  CHECK(RedactArgs({"-e", R"(h = { "password" => "k3" })"}, "ruby").args[1] ==
+        R"(h = { "password" => "[REDACTED]" })");
+  // A call given to a quoted or unquoted name: its only string.
+  CHECK(RedactArgs({"--execute=User::create([\"password\" => bcrypt(\"k4\")])"}, "php").args[0] ==
+        "--execute=User::create([\"password\" => bcrypt(\"[REDACTED]\")])");
+  CHECK(RedactArgs({"-e", "h = { password => hash('k5') }"}, "perl").args[1] ==
+        "h = { password => hash('[REDACTED]') }");
+  CHECK(RedactArgs({"-r", R"($a = ['token' => enc('k6'), 'mode' => enc('x')];)"}, "php").args[1] ==
+        R"($a = ['token' => enc('[REDACTED]'), 'mode' => enc('x')];)");
+  // A class's member is no name given a value.
+  CHECK(RedactArgs({"-r", R"(echo Config::get("token");)"}, "php").args[1] ==
+        R"(echo Config::get("token");)");
+}
+
 TEST_CASE("rule 13: a string in a string, its quotes escaped (GraphQL in a JSON body)") {
   CHECK(
       One(R"j({"query":"mutation { login(email: \"a@b.c\", password: \"k1\") { token } }"})j") ==
