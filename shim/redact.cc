@@ -642,7 +642,7 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
       while (value_end < arg.size() && IsNameChar(arg[value_end])) ++value_end;
       pair_value_secret =
           IsSecretName(std::string_view(arg.data() + i + 1, value_end - i - 1), true);
-      p = value_end > p ? value_end - 1 : p;
+      p = value_end - 1;  // past the '=' at i, so past p
       continue;
     }
     const bool pair_value = pair_value_secret && InWords<redact_rules::kPairValues>(name);
@@ -1293,10 +1293,6 @@ void EndCodeGroup(const CodeGroup& group, Collector* spans) {
   if (group.secret_value && group.strings == 1) spans->Add(group.first.begin, group.first.end);
 }
 
-// Rule 14, code: string arguments of the calls in kSecretCalls (s.login('me',
-// 'PW'), new PDO(dsn, 'u', 'PW')), and of a tuple, list or call assigned to a
-// secret name (requests.get(u, auth=('me', 'PW')), auth=HTTPBasicAuth(...)):
-// every one but the first, or the only one. One pass, each byte once.
 // Just past a member's operator at `at`, ':' (not "::") or the fat arrow
 // "=>" of PHP, Perl and Ruby; `at` when there is none.
 std::size_t MemberOperatorEnd(std::string_view arg, std::size_t at) {
@@ -1306,6 +1302,10 @@ std::size_t MemberOperatorEnd(std::string_view arg, std::size_t at) {
   return at;
 }
 
+// Rule 14, code: string arguments of the calls in kSecretCalls (s.login('me',
+// 'PW'), new PDO(dsn, 'u', 'PW')), and of a tuple, list or call assigned to a
+// secret name (requests.get(u, auth=('me', 'PW')), auth=HTTPBasicAuth(...)):
+// every one but the first, or the only one. One pass, each byte once.
 void CodeCallRule(std::string_view arg, Collector* spans) {
   // No group, nothing to read: one memchr each, where most text ends (and
   // none for the short words of a command line: f('x') is 6 bytes).
@@ -1363,7 +1363,8 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
         assigned = name;
         call = nullptr;
         argv_call = false;
-        i = MemberOperatorEnd(arg, next) > next ? MemberOperatorEnd(arg, next) - 1 : next;
+        const std::size_t past = MemberOperatorEnd(arg, next);  // ':' or "=>"
+        i = past > next ? past - 1 : next;                      // on past it, or past '='
       } else {
         const bool opens = end < arg.size() && arg[end] == '(';
         call = opens ? SecretCallNamed(name) : nullptr;
@@ -2346,10 +2347,11 @@ void PipelineWord(Level* level, std::string_view word, std::size_t begin, std::s
 // (wg's private-key <): what the commands inside print is the secret.
 bool FeedsSecretFile(std::string_view word, std::string_view previous) {
   if (word.empty() || word.back() != '<') return false;
-  std::string_view name =
-      word.size() == 1 ? previous : std::string_view(word.data(), word.size() - 1);
-  if (word.size() > 1 && (name.empty() || name.back() != '=')) return false;
-  if (word.size() > 1) name.remove_suffix(1);
+  std::string_view name = previous;
+  if (word.size() > 1) {
+    if (word[word.size() - 2] != '=') return false;
+    name = std::string_view(word.data(), word.size() - 2);
+  }
   while (!name.empty() && name[0] == '-') name.remove_prefix(1);
   return !name.empty() && IsSecretName(name, false);
 }
