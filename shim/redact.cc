@@ -1597,23 +1597,30 @@ constexpr std::array<std::uint64_t, std::size(kRows)> MakeToolsBits() {
 template <const auto& kRows>
 constexpr std::array<std::uint64_t, std::size(kRows)> kToolsBits = MakeToolsBits<kRows>();
 
-// Whether kRows[i] names `binary` (whose NameBits are `bits`), or is a "*"
-// row when `any`.
+// A tool's name with its NameBits, hashed once for all the tables it is
+// looked up in (a Redactor looks in each). Made from a bare name where it is
+// looked up in one table only.
+struct ToolName {
+  ToolName(std::string_view tool_name) : name(tool_name), bits(NameBits(tool_name)) {}
+  std::string_view name;
+  std::uint64_t bits;
+};
+
+// Whether kRows[i] names `tool`, or is a "*" row when `any`.
 template <const auto& kRows>
-bool RowNames(std::size_t i, std::uint64_t bits, std::string_view binary, bool any) {
-  if ((kToolsBits<kRows>[i] & bits) != bits) return false;
-  return any ? ToolMatches(kRows[i].tools, binary) : InList(kRows[i].tools, binary);
+bool RowNames(std::size_t i, const ToolName& tool, bool any) {
+  if ((kToolsBits<kRows>[i] & tool.bits) != tool.bits) return false;
+  return any ? ToolMatches(kRows[i].tools, tool.name) : InList(kRows[i].tools, tool.name);
 }
 
-// Bit i: kRows[i] names `binary` (the rows a Redactor meets per argument,
+// Bit i: kRows[i] names `tool` (the rows a Redactor meets per argument,
 // looked up once).
 template <const auto& kRows>
-RowSet RowsFor(std::string_view binary) {
+RowSet RowsFor(const ToolName& tool) {
   static_assert(std::size(kRows) <= sizeof(RowSet) * 8);
-  const std::uint64_t bits = NameBits(binary);
   RowSet rows = 0;
   for (std::size_t i = 0; i < std::size(kRows); ++i) {
-    if (RowNames<kRows>(i, bits, binary, true)) rows |= RowSet{1} << i;
+    if (RowNames<kRows>(i, tool, true)) rows |= RowSet{1} << i;
   }
   return rows;
 }
@@ -1681,10 +1688,9 @@ bool IsQuotedCommandLine(const shell_words::Token& token, std::string_view word)
 
 // Whether a row of kRows names `binary` itself (not by "*").
 template <const auto& kRows>
-bool NamedBy(std::string_view binary) {
-  const std::uint64_t bits = NameBits(binary);
+bool NamedBy(const ToolName& tool) {
   for (std::size_t i = 0; i < std::size(kRows); ++i) {
-    if (RowNames<kRows>(i, bits, binary, false)) return true;
+    if (RowNames<kRows>(i, tool, false)) return true;
   }
   return false;
 }
@@ -1692,14 +1698,14 @@ bool NamedBy(std::string_view binary) {
 // Whether a table names `binary` (a row of its own, not a "*" one): then
 // rules 8 and 9 hold in its command lines, and after a prefix it starts
 // the command (sudo vault login X, sudo git config user.password X).
-bool HasOwnRows(std::string_view binary) {
-  return NamedBy<redact_rules::kToolOptions>(binary) ||
-         NamedBy<redact_rules::kPositionalSecrets>(binary) ||
-         NamedBy<redact_rules::kSettingNames>(binary) ||
-         NamedBy<redact_rules::kMarkedSecrets>(binary) ||
-         NamedBy<redact_rules::kCountedOperands>(binary) ||
-         NamedBy<redact_rules::kSecretStores>(binary) ||
-         NamedBy<redact_rules::kToolStdinSecretOptions>(binary);
+bool HasOwnRows(const ToolName& tool) {
+  return NamedBy<redact_rules::kToolOptions>(tool) ||
+         NamedBy<redact_rules::kPositionalSecrets>(tool) ||
+         NamedBy<redact_rules::kSettingNames>(tool) ||
+         NamedBy<redact_rules::kMarkedSecrets>(tool) ||
+         NamedBy<redact_rules::kCountedOperands>(tool) ||
+         NamedBy<redact_rules::kSecretStores>(tool) ||
+         NamedBy<redact_rules::kToolStdinSecretOptions>(tool);
 }
 
 bool IsOneLetterOption(std::string_view option) {
@@ -1776,31 +1782,31 @@ bool IsSecretName(std::string_view name, bool allow_exclusions) {
 }
 
 Redactor::Redactor(std::string_view binary) : tool_(binary) {
-  const std::uint64_t bits = NameBits(binary);
+  const ToolName tool(binary);  // hashed once for every table below
   for (std::size_t i = 0; i < std::size(redact_rules::kToolOptions); ++i) {
-    if (row_count_ < kMaxToolRows && RowNames<redact_rules::kToolOptions>(i, bits, binary, true))
+    if (row_count_ < kMaxToolRows && RowNames<redact_rules::kToolOptions>(i, tool, true))
       rows_[row_count_++] = &redact_rules::kToolOptions[i];
   }
-  setting_rows_ = RowsFor<redact_rules::kSettingNames>(binary);
+  setting_rows_ = RowsFor<redact_rules::kSettingNames>(tool);
   SettingsAfter(""sv);
   // A command named as the word a row waits for: set NAME V as a command
   // (msfconsole -x 'set PASSWORD V').
   SettingsAfter(binary);
-  positional_rows_ = RowsFor<redact_rules::kPositionalSecrets>(binary);
+  positional_rows_ = RowsFor<redact_rules::kPositionalSecrets>(tool);
   for (RowSet rows = positional_rows_; rows != 0; rows &= rows - 1) {
     const redact_rules::PositionalSecret& row = redact_rules::kPositionalSecrets[Lowest(rows)];
     if (!row.trigger.empty()) continue;
     if (row.offset == redact_rules::kEveryOperand) every_operand_row_ = &row;
     if (row.offset == 0) operand_row_ = &row;
   }
-  marked_rows_ = RowsFor<redact_rules::kMarkedSecrets>(binary);
-  store_rows_ = RowsFor<redact_rules::kSecretStores>(binary);
-  has_own_rows_ = HasOwnRows(binary);
+  marked_rows_ = RowsFor<redact_rules::kMarkedSecrets>(tool);
+  store_rows_ = RowsFor<redact_rules::kSecretStores>(tool);
+  has_own_rows_ = HasOwnRows(tool);
   runs_command_ = InWords<redact_rules::kCommandPrefixes>(binary);
   runs_shell_command_lines_ = InWords<redact_rules::kShellCommandRunners>(binary);
   free_text_ = InWords<redact_rules::kPatternSearchers>(binary);
-  runner_rows_ = RowsFor<redact_rules::kRunnerSubcommands>(binary);
-  if (const RowSet rows = RowsFor<redact_rules::kCountedOperands>(binary); rows != 0)
+  runner_rows_ = RowsFor<redact_rules::kRunnerSubcommands>(tool);
+  if (const RowSet rows = RowsFor<redact_rules::kCountedOperands>(tool); rows != 0)
     counted_row_ = &redact_rules::kCountedOperands[Lowest(rows)];
 }
 
