@@ -225,9 +225,9 @@ std::size_t LineEnd(std::string_view arg, std::size_t at, char quote) {
 
 // Rule 1's config file lines: after "NAME = " (`value` just past the '='),
 // the rest of the line when NAME is secret, unless the value is code's
-// (quoted: rule 13's; a list; a call in its first word: password =
-// getpass()). Only a value found is scanned to the line's end, and passed
-// over: the scan stays linear.
+// (quoted: rule 13's; a list; a call or a string's subscript in its first
+// word: password = getpass(), token = ENV["T"] || "x"). Only a value found is scanned to the line's
+// end, and passed over: the scan stays linear.
 std::size_t ConfigLineValue(std::string_view arg, std::size_t offset, std::string_view name,
                             std::size_t value, Collector* spans) {
   while (value < arg.size() && (arg[value] == ' ' || arg[value] == '\t')) ++value;
@@ -235,8 +235,12 @@ std::size_t ConfigLineValue(std::string_view arg, std::size_t offset, std::strin
       arg[value] == '{')
     return offset;
   std::size_t word_end = value;
-  while (word_end < arg.size() && !IsSpace(arg[word_end]) && arg[word_end] != '(') ++word_end;
-  if (word_end < arg.size() && arg[word_end] == '(') return offset;
+  while (word_end < arg.size() && !IsSpace(arg[word_end]) && arg[word_end] != '(' &&
+         !(arg[word_end] == '[' && word_end + 1 < arg.size() &&
+           (arg[word_end + 1] == '"' || arg[word_end + 1] == '\''))) {
+    ++word_end;
+  }
+  if (word_end < arg.size() && !IsSpace(arg[word_end])) return offset;
   if (!IsSecretName(name, true)) return offset;  // last: the costliest look
   const std::size_t end = LineEnd(arg, value, '\n');
   if (end == value) return offset;
@@ -420,6 +424,7 @@ void ToolValue(Value value, std::string_view arg, std::size_t offset, Collector*
     case Value::kUnlessPath:
       if (!NamesAFile(Tail(arg, offset))) spans->Add(offset, arg.size());
       return;
+    case Value::kReference: return;
     case Value::kAfterColon: separator = ':'; break;
     case Value::kAfterComma: separator = ','; break;
     case Value::kAfterPercent: separator = '%'; break;
@@ -947,13 +952,14 @@ std::size_t SqlInsertValues(std::string_view arg, std::size_t at, Collector* spa
 // Rule 12, SQL passwords: the quoted string after IDENTIFIED BY (or
 // IDENTIFIED WITH plugin BY), PASSWORD, PASSWORD = or PASSWORD FOR account =
 // (CREATE USER ... IDENTIFIED BY 'x', ALTER ROLE r PASSWORD 'x', SET
-// PASSWORD FOR 'u'@'%' = 'x'), or PRAGMA key = (SQLCipher): its inside.
-// A scan to '=' that fails ends where any keyword inside it would fail the
-// same way, so it is not rescanned.
+// PASSWORD FOR 'u'@'%' = 'x'), PRAGMA key = (SQLCipher), or one of
+// DuckDB's secret parameters and white space (CREATE SECRET (TYPE s3,
+// KEY_ID 'k', SECRET 'x')): its inside. A scan to '=' that fails ends where any keyword inside it
+// would fail the same way, so it is not rescanned.
 void SqlPasswordRule(std::string_view arg, Collector* spans) {
   for (std::size_t p = 0; p < arg.size(); ++p) {
-    const char c = arg[p];
-    if (c != 'i' && c != 'I' && c != 'p' && c != 'P') continue;
+    const char c = Lower(arg[p]);
+    if (c != 'i' && c != 'p' && c != 's' && c != 't' && c != 'c') continue;
     std::size_t q = 0;
     std::size_t r = 0;
     if (KeywordAt(arg, p, "insert"sv, &q)) {
@@ -1005,6 +1011,11 @@ void SqlPasswordRule(std::string_view arg, Collector* spans) {
       }
       if (q < arg.size() && arg[q] == '=') q = SkipSpace(arg, q + 1);
       if (q == word_end) continue;
+    } else if (KeywordAt(arg, p, "secret"sv, &q) || KeywordAt(arg, p, "client_secret"sv, &q) ||
+               KeywordAt(arg, p, "token"sv, &q) || KeywordAt(arg, p, "session_token"sv, &q)) {
+      const std::size_t word_end = q;  // DuckDB's parameters take no '='
+      q = SkipSpace(arg, q);
+      if (q == word_end) continue;
     } else {
       continue;
     }
@@ -1050,8 +1061,47 @@ bool CodeAfter(std::string_view arg, std::size_t at) {
          arg[at] == '}';
 }
 
+// Rule 13's fallback: a secret name's value that is a lookup, then || ?? //
+// ?: or `or`, then a string (process.env.JWT_SECRET || 'x', os.getenv('T')
+// or 'x', $ENV{T} // 'x'): where that string opens, else `at`. A lookup is
+// names, dots, $ and bracketed parts, read for 128 bytes at most.
+std::size_t FallbackStringAt(std::string_view arg, std::size_t at) {
+  const std::size_t limit = std::min(arg.size(), at + 128);
+  std::size_t i = at;
+  std::size_t depth = 0;
+  while (i < limit) {
+    const char c = arg[i];
+    if (depth > 0 && (c == '\'' || c == '"')) {
+      i = shell_words::QuotedEnd(arg, i, false);
+      continue;
+    }
+    if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ')' || c == ']' || c == '}') {
+      if (depth == 0) break;
+      --depth;
+    } else if (depth == 0 && !IsWordChar(c) && c != '.' && c != '$') {
+      break;
+    }
+    ++i;
+  }
+  if (i == at || depth > 0) return at;
+  std::size_t q = SkipSpace(arg, i);
+  std::size_t r = q;
+  if (q + 1 < arg.size() &&
+      ((arg[q] == '|' && arg[q + 1] == '|') || (arg[q] == '?' && arg[q + 1] == '?') ||
+       (arg[q] == '/' && arg[q + 1] == '/') || (arg[q] == '?' && arg[q + 1] == ':'))) {
+    r = q + 2;
+  } else if (!KeywordAt(arg, q, "or"sv, &r)) {
+    return at;
+  }
+  r = SkipSpace(arg, r);
+  return r < arg.size() && (arg[r] == '\'' || arg[r] == '"' || arg[r] == '`') ? r : at;
+}
+
 // Rule 13, code: a secret name or credential header, unquoted (API_KEY,
-// $password, obj.apiKey, os.environ['TOKEN']), then '=' or ':' (not '=='),
+// $password, obj.apiKey, os.environ['TOKEN'], Perl's $ENV{TOKEN}), then '='
+// or ':' (not '=='),
 // white space around it or not, then a quoted string: its inside (python -c
 // "API_KEY = 'x'", node -e "{ password: 'x' }"). A name is scanned once.
 void CodeAssignmentRule(std::string_view arg, Collector* spans) {
@@ -1082,7 +1132,9 @@ void CodeAssignmentRule(std::string_view arg, Collector* spans) {
         double_ = !double_;
       }
       ++j;
-      if (j < arg.size() && arg[j] == ']') ++j;
+      if (j < arg.size() && (arg[j] == ']' || arg[j] == '}')) ++j;  // $ENV{"NAME"} =
+    } else if (j < arg.size() && arg[j] == '}' && p > 0 && arg[p - 1] == '{') {
+      ++j;  // Perl's hash element: $ENV{NAME} =
     }
     while (j < arg.size() && (arg[j] == ' ' || arg[j] == '\t')) ++j;
     // jq's and yq's update: .auth.token |= "x".
@@ -1097,6 +1149,10 @@ void CodeAssignmentRule(std::string_view arg, Collector* spans) {
     // A string in a string, its quotes escaped: GraphQL in a JSON body
     // ({"query": "mutation { login(password: \"x\") }"}).
     const bool escaped_quote = assigns && k + 1 < arg.size() && arg[k] == '\\' && arg[k + 1] == '"';
+    // A lookup's fallback: JWT_SECRET = process.env.JWT_SECRET || 'x'.
+    if (assigns && !escaped_quote && k < arg.size() && arg[k] != '\'' && arg[k] != '"' &&
+        arg[k] != '`' && NamesCodeSecret(name))
+      k = FallbackStringAt(arg, k);
     // A pair given by name: put_parameter(Name='db_password', Value='x').
     // (Looked up only for an assignment: most names are none.)
     const bool pair_name = assigns && !escaped_quote && InWords<redact_rules::kPairNames>(name);
@@ -1149,6 +1205,9 @@ struct CodeGroup {
   // The value of a secret name (auth=('u', 'PW'), auth=HTTPBasicAuth(...)):
   // each string argument but the first, or the only one.
   bool secret_value = false;
+  // A call of kNamingCalls as that value (token = os.getenv('T', 'PW')): its
+  // only string names the secret and is shown; the others are as above.
+  bool names_first = false;
   bool at_argument_start = true;
   unsigned argument = 1;   // counted from 1
   unsigned strings = 0;    // string arguments seen, for secret_value
@@ -1290,7 +1349,8 @@ void CodeString(CodeGroup* group, std::size_t slot, std::size_t open, std::size_
 // A group closed (or the argument ended in it): a secret value's only
 // string is secret.
 void EndCodeGroup(const CodeGroup& group, Collector* spans) {
-  if (group.secret_value && group.strings == 1) spans->Add(group.first.begin, group.first.end);
+  if (group.secret_value && group.strings == 1 && !group.names_first)
+    spans->Add(group.first.begin, group.first.end);
 }
 
 // Just past a member's operator at `at`, ':' (not "::") or the fat arrow
@@ -1316,6 +1376,7 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
   std::size_t depth = 0;
   const redact_rules::SecretCall* call = nullptr;  // the name just before '(' names one
   bool argv_call = false;                          // ... or one of kArgvCalls
+  bool naming_call = false;                        // ... or one of kNamingCalls
   // The name before the last '=' or ':', when only a name came since: a
   // group opening now is its value (looked up only then: most are not).
   std::string_view assigned;
@@ -1369,22 +1430,29 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
         const bool opens = end < arg.size() && arg[end] == '(';
         call = opens ? SecretCallNamed(name) : nullptr;
         argv_call = opens && InWords<redact_rules::kArgvCalls>(LastDottedPart(name));
+        naming_call =
+            opens && !assigned.empty() && InWords<redact_rules::kNamingCalls>(LastDottedPart(name));
         i = end - 1;
       }
       continue;
     }
     if (c == '(' || c == '[' || c == '{') {
+      // A subscript (process.env['JWT_SECRET']) is a lookup, no value.
+      const bool subscript =
+          c == '[' && i > 0 && (IsWordChar(arg[i - 1]) || arg[i - 1] == ']' || arg[i - 1] == ')');
       // spawn('curl', [...]): the list is that command's arguments.
       const bool command_list = c == '[' && group != nullptr && group->at_argument_start &&
                                 group->argument == 2 && !group->command.empty();
       if (group != nullptr) group->at_argument_start = false;
-      const bool secret_value = c != '{' && !assigned.empty() && NamesCodeSecret(assigned);
+      const bool secret_value =
+          c != '{' && !subscript && !assigned.empty() && NamesCodeSecret(assigned);
       ++depth;
       const std::size_t opened_slot = (depth - 1) % kMaxCodeGroups;
       CodeGroup& opened = g_code_groups[opened_slot];
       opened = CodeGroup{};
       opened.call = c == '(' ? call : nullptr;
       opened.secret_value = secret_value;
+      opened.names_first = c == '(' && naming_call;
       opened.list = c == '[';
       opened.object = c == '{';
       opened.argv_call = c == '(' && argv_call;
@@ -1408,6 +1476,7 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
     assigned = std::string_view();
     call = nullptr;
     argv_call = false;
+    naming_call = false;
   }
   for (std::size_t d = depth < kMaxCodeGroups ? depth : kMaxCodeGroups; d > 0; --d)
     EndCodeGroup(g_code_groups[d - 1], spans);  // the ring's slots, in any order

@@ -327,6 +327,7 @@ enum class Value : unsigned char {
   kConnectString,  // Oracle's user/pass@db: after the first '/' before any '@', to the '@'
   kUnlessPath,     // the whole value, unless it names a file (/ ~ . or kKeyFileExtensions)
   kTarget,         // impacket's [domain/]user:pass@host: from the first ':' to the last '@'
+  kReference,      // nothing: the value names a secret and holds none (id=npm,src=FILE)
 };
 // The forms in which an option takes its value.
 enum Form : unsigned char {
@@ -389,12 +390,12 @@ inline constexpr ToolOption kToolOptions[] = {
     {"mysql mariadb mysqldump mysqladmin mysqlimport mysqlshow mysqlcheck", "-p", Value::kWhole,
      kAttached, ""},
     {"sshpass", "-p", Value::kWhole, kBoth, ""},
-    {"cqlsh cypher-shell", "-p", Value::kWhole, kBoth, ""},
+    {"cqlsh cypher-shell mycli couchbase-cli", "-p", Value::kWhole, kBoth, ""},
     {"redis-cli", "-a", Value::kWhole, kBoth, ""},
     {"mongo mongosh mongodump mongorestore mongoexport mongoimport", "-p", Value::kWhole, kBoth,
      ""},
-    {"sqlcmd bcp tsql", "-P", Value::kWhole, kBoth, ""},  // tsql: FreeTDS's
-    {"kadmin kadmin.local", "-w", Value::kWhole, kBoth, ""},
+    {"sqlcmd bcp tsql", "-P", Value::kWhole, kBoth, ""},           // tsql: FreeTDS's
+    {"kadmin kadmin.local vsql", "-w", Value::kWhole, kBoth, ""},  // vsql: Vertica's
     {"sendemail sendEmail", "-xp", Value::kWhole, kBoth, ""},
     {"influx", "-p", Value::kWhole, kBoth, "setup"},  // influx setup -p PASSWORD
     {"mosquitto_pub mosquitto_sub", "-P", Value::kWhole, kBoth, ""},
@@ -422,8 +423,8 @@ inline constexpr ToolOption kToolOptions[] = {
     {"rabbitmqadmin", "-p", Value::kWhole, kBoth, ""},
     {"xfreerdp", "/p:", Value::kWhole, kAttached, ""},
     {"rdesktop", "-p", Value::kWhole, kBoth, ""},
-    {"az docker podman helm nerdctl buildah skopeo oras oc crane regctl cf", "-p", Value::kWhole,
-     kBoth, "login"},
+    {"az docker podman helm nerdctl buildah skopeo oras oc crane regctl cf cosign notation", "-p",
+     Value::kWhole, kBoth, "login"},
     {"hydra medusa", "-p", Value::kWhole, kBoth, ""},  // -P is a file of passwords
     // SMB and WinRM clients: a password, or an NT hash (-H; smbmap's -H is
     // the host, its -p takes a password or a hash).
@@ -434,6 +435,11 @@ inline constexpr ToolOption kToolOptions[] = {
     {kImpacketTargetTools, "-aesKey", Value::kWhole, kBoth, ""},
     {kImpacketDomainTools, "-aesKey", Value::kWhole, kBoth, ""},
     {"p4", "-P", Value::kWhole, kBoth, ""},
+    // A build's or service's secret by id and source: docker build --secret
+    // id=npm,env=NPM_TOKEN, docker service create --secret db_pass.
+    {"docker podman buildah nerdctl", "--secret", Value::kReference, kBoth, ""},
+    {"knife", "-P", Value::kWhole, kBoth, ""},            // knife bootstrap's SSH password
+    {"drone", "--data", Value::kWhole, kBoth, "secret"},  // drone secret add --data V
     {"skopeo", "--creds", Value::kAfterColon, kBoth, ""},
     {"skopeo", "--src-creds", Value::kAfterColon, kBoth, ""},
     {"skopeo", "--dest-creds", Value::kAfterColon, kBoth, ""},
@@ -568,6 +574,7 @@ struct SettingNames {
 inline constexpr SettingNames kSettingNames[] = {
     {"*", "set", false},         // aws configure set aws_secret_access_key V
     {"git", "config", false},    // git config --global user.password V
+    {"pdm", "config", false},    // pdm config pypi.private.password V
     {"nmcli", "", true},         // nmcli con mod N ipv4.method auto wifi-sec.psk V
     {"rclone", "config", true},  // rclone config create R s3 access_key_id A secret_access_key V
     {"jq gojq jaq", "--arg", false},      // jq --arg token V '...'
@@ -714,6 +721,16 @@ inline constexpr SecretCall kSecretCalls[] = {
     {"createCipheriv", 2, 2},
     {"createDecipheriv", 2, 2},
     {"Fernet", 1, 1},
+};
+
+// Rule 14: calls whose first string argument names a secret or asks for one
+// and holds none (a module, a variable, a file, a prompt): a call of theirs
+// assigned to a secret name shows its only string (jwt =
+// require('jsonwebtoken'), token = os.getenv('API_TOKEN'), password =
+// getpass('Password: ')); a second is still secret (os.getenv('T', 'PW')).
+inline constexpr std::string_view kNamingCalls[] = {
+    "require", "import", "getenv", "get",          "fetch",       "getpass",
+    "input",   "prompt", "open",   "readFileSync", "read_secret",
 };
 
 // Rule 14: calls whose string arguments are a command's argv, its name

@@ -90,6 +90,7 @@ std::string_view ValueText(redact_rules::Value value) {
       return "the whole value, unless it starts with / ~ ./ ../";
     case redact_rules::Value::kTarget:
       return "in [domain/]user:password@host, the password (from the first : to the last @)";
+    case redact_rules::Value::kReference: return "nothing: the value names a secret, holds none";
   }
   return "";
 }
@@ -172,6 +173,9 @@ std::string Render() {
       << Wrap(WordList(redact_rules::kCommandPrefixes))
       << ".It calls whose string arguments are a command's argv (rule 14)\n"
       << Wrap(WordList(redact_rules::kArgvCalls))
+      << ".It calls whose string argument names a secret, holds none: shown when assigned "
+         "(rule 14)\n"
+      << Wrap(WordList(redact_rules::kNamingCalls))
       << ".It runners: after one of their subcommands, prefixes too (rule 11)\n"
       << Wrap(RunnerSubcommands()) << ".It shells (rule 5)\n"
       << Wrap(WordList(redact_rules::kShells))

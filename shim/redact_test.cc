@@ -225,6 +225,24 @@ TEST_CASE("rule 13: secrets assigned in code, names unquoted") {
         "fetch(u, { headers: { Authorization: '[REDACTED]' } })");
   CHECK(RedactArgs({"-e", "my $password = \"k8\";"}, "perl").args[1] ==
         "my $password = \"[REDACTED]\";");
+  // Perl's hash elements, the key bare or quoted.
+  CHECK(RedactArgs({"-e", "$ENV{DB_PASSWORD} = \"k9\"; $c{\"token\"}='k10'"}, "perl").args[1] ==
+        "$ENV{DB_PASSWORD} = \"[REDACTED]\"; $c{\"token\"}='[REDACTED]'");
+  CHECK(RedactArgs({"-e", "$h{user} = \"u\"; f{password} = 1"}, "perl").args[1] ==
+        "$h{user} = \"u\"; f{password} = 1");
+  // A lookup's fallback string: || ?? // ?: or.
+  CHECK(js("const secret = process.env['JWT_SECRET'] ?? 'k11'; f(secret)") ==
+        "const secret = process.env['JWT_SECRET'] ?? '[REDACTED]'; f(secret)");
+  CHECK(js("const apiKey = process.env.API_KEY || \"k12\"") ==
+        "const apiKey = process.env.API_KEY || \"[REDACTED]\"");
+  CHECK(py("SECRET_KEY = os.getenv('SECRET_KEY') or 'k13'") ==
+        "SECRET_KEY = os.getenv('SECRET_KEY') or '[REDACTED]'");
+  CHECK(RedactArgs({"-e", "my $token = $ENV{T} // 'k14';"}, "perl").args[1] ==
+        "my $token = $ENV{T} // '[REDACTED]';");
+  CHECK(RedactArgs({"-r", "$password = getenv('P') ?: 'k15';"}, "php").args[1] ==
+        "$password = getenv('P') ?: '[REDACTED]';");
+  CHECK(js("const user = a.b || 'guest'; const token = t || x") ==
+        "const user = a.b || 'guest'; const token = t || x");
   // Comparisons, other names, metadata of a secret and no string: kept.
   CHECK(py("if token == 'x': pass") == "if token == 'x': pass");
   CHECK(py("user = 'bob'; password_expired = 'N'; token = get()") ==
@@ -241,6 +259,17 @@ TEST_CASE("rule 14: credentials passed to calls, and a secret name's tuple or ca
   CHECK(py("s.auth = (user, 'k3')").find("k3") == std::string::npos);
   CHECK(py("token = os.environ.get('TOKEN', 'k4')") ==
         "token = os.environ.get('TOKEN', '[REDACTED]')");
+  // A call that names the secret, or asks for it, shows its only string; a
+  // subscript is a lookup, no value.
+  CHECK(RedactArgs({"-e", "const jwt = require('jsonwebtoken'); s = process.env['JWT_SECRET']"},
+                   "node")
+            .args[1] == "const jwt = require('jsonwebtoken'); s = process.env['JWT_SECRET']");
+  CHECK(py("password = getpass.getpass('Password: '); token = os.getenv('API_TOKEN')") ==
+        "password = getpass.getpass('Password: '); token = os.getenv('API_TOKEN')");
+  CHECK(py("password = env.get('DATABASE', 'k34')") ==
+        "password = env.get('DATABASE', '[REDACTED]')");
+  CHECK(py("password = decrypt('k35'); token = ['k36']") ==
+        "password = decrypt('[REDACTED]'); token = ['[REDACTED]']");
   // Calls of kSecretCalls: their secret arguments, when strings (f'' too).
   CHECK(py("s = smtplib.SMTP('h'); s.login('me@x', 'k5')") ==
         "s = smtplib.SMTP('h'); s.login('me@x', '[REDACTED]')");
@@ -522,6 +551,17 @@ TEST_CASE("rule 12: SQL passwords in mysql -e, psql -c and any other argument") 
       sql("insert into `keys` (`owner`, `api_key`, scope) values ('ops', crypt('k16', s), 'r')") ==
       "insert into `keys` (`owner`, `api_key`, scope) values ('ops', crypt('[REDACTED]', s), 'r')");
   CHECK(sql("INSERT INTO t (a, b) VALUES ('x', 'y')") == "INSERT INTO t (a, b) VALUES ('x', 'y')");
+  // DuckDB's secret parameters, without '=' (CREATE SECRET).
+  CHECK(RedactArgs({"-c",
+                    "CREATE SECRET (TYPE S3, KEY_ID 'AKIAEX', SECRET 'k18', "
+                    "SESSION_TOKEN 'k19')"},
+                   "duckdb")
+            .args[1] ==
+        "CREATE SECRET (TYPE S3, KEY_ID 'AKIAEX', SECRET '[REDACTED]', "
+        "SESSION_TOKEN '[REDACTED]')");
+  CHECK(One("CREATE SECRET s (TYPE huggingface, token \"k20\")") ==
+        "CREATE SECRET s (TYPE huggingface, token \"[REDACTED]\")");
+  CHECK(One("CREATE SECRET my_secret (TYPE gcs)") == "CREATE SECRET my_secret (TYPE gcs)");
   // SET name = value: the word after the '='.
   CHECK(Sh("mysql -e \"SET @mode = 'x'\"; git config --global user.password = k17") ==
         "mysql -e \"SET @mode = 'x'\"; git config --global user.password = [REDACTED]");
@@ -1066,6 +1106,26 @@ TEST_CASE("tool rows: load generators and scanners") {
   CHECK(Sh("set -euo pipefail; set -- a b; echo ok") == "set -euo pipefail; set -- a b; echo ok");
 }
 
+TEST_CASE("tool rows: more database clients, signers, CI and configuration tools") {
+  CHECK(Args({"-h", "h", "-u", "root", "-p", "p1", "db"}, "mycli")[5] == "[REDACTED]");
+  CHECK(Args({"-h", "h", "-U", "dbadmin", "-w", "p2"}, "vsql")[5] == "[REDACTED]");
+  CHECK(Args({"bucket-list", "-c", "h", "-u", "Admin", "-p", "p3"}, "couchbase-cli")[6] ==
+        "[REDACTED]");
+  CHECK(Args({"login", "reg", "-u", "u", "-p", "p4"}, "cosign")[5] == "[REDACTED]");
+  CHECK(Args({"login", "-u", "u", "-p", "p5", "reg"}, "notation")[4] == "[REDACTED]");
+  CHECK(Args({"bootstrap", "h", "-U", "root", "-P", "p6"}, "knife")[5] == "[REDACTED]");
+  CHECK(Args({"secret", "add", "--repository", "o/r", "--name", "pw", "--data", "p7"},
+             "drone")[7] == "[REDACTED]");
+  CHECK(Args({"config", "pypi.private.password", "p8"}, "pdm")[2] == "[REDACTED]");
+  // A build's or service's secret by reference: shown.
+  CHECK(Args({"build", "--secret", "id=npm,env=NPM_TOKEN", "."}, "docker")[2] ==
+        "id=npm,env=NPM_TOKEN");
+  CHECK(Args({"buildx", "build", "--secret=id=aws,src=/root/.aws/credentials", "."}, "docker")[2] ==
+        "--secret=id=aws,src=/root/.aws/credentials");
+  CHECK(Args({"service", "create", "--secret", "db_pass", "img"}, "docker")[3] == "db_pass");
+  CHECK(Args({"run", "--secret", "p9", "img"}, "kubectl")[2] == "[REDACTED]");  // others: secret
+}
+
 TEST_CASE("tool rows and positional secrets: publishing, consoles, object stores") {
   CHECK(Args({"publish", "-p", "k1"}, "vsce")[2] == "[REDACTED]");
   CHECK(Args({"publish", "-p", "k2"}, "ovsx")[2] == "[REDACTED]");
@@ -1543,6 +1603,8 @@ TEST_CASE("rule 1: a config file's line, NAME = V, where a line starts") {
   CHECK(Sh("auth = [a, b]") == "auth = [a, b]");
   CHECK(Sh("password = 'v6'") == "password = '[REDACTED]'");
   CHECK(Sh("password_file = /etc/pw") == "password_file = /etc/pw");
+  CHECK(RedactArgs({"-e", "token = ENV[\"API_TOKEN\"] || \"v7\""}, "ruby").args[1] ==
+        "token = ENV[\"API_TOKEN\"] || \"[REDACTED]\"");
   CHECK(One("sort = asc") == "sort = asc");
 }
 
