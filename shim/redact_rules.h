@@ -203,7 +203,10 @@ inline constexpr RunnerSubcommands kRunnerSubcommands[] = {
     {"docker podman nerdctl docker-compose", "run exec create"},
     {"kubectl oc", "exec run debug rsh"},
     {"lxc incus", "exec"},
-    {"ip", "exec"},  // ip netns exec NAME CMD
+    {"ip", "exec"},                 // ip netns exec NAME CMD
+    {"gdb", "--args"},              // gdb --args CMD ARGS
+    {"lldb", "--"},                 // lldb -- CMD ARGS
+    {"perf", "record stat trace"},  // perf record -g -- CMD
 };
 // Rule 11, pipelines: a command that reads a secret from its standard
 // input, by one of these options or by its name, makes the arguments of an

@@ -1324,6 +1324,12 @@ TEST_CASE("rule 11: a denied prefix or runner reads its command's arguments by t
   // In a command line too.
   CHECK(Sh("docker exec db mysql -uroot -pp11") == "docker exec db mysql -uroot -p[REDACTED]");
   CHECK(Sh("strace -f curl -u me:p12 x") == "strace -f curl -u me:[REDACTED] x");
+  // Debuggers and profilers: after --args, --, record, stat or trace.
+  CHECK(Args({"-q", "--args", "mysql", "-pp14"}, "gdb")[3] == "-p[REDACTED]");
+  CHECK(Args({"--", "curl", "-u", "me:p15"}, "lldb")[3] == "me:[REDACTED]");
+  CHECK(Sh("perf record -g -o /tmp/p.data mysql -pp16") ==
+        "perf record -g -o /tmp/p.data mysql -p[REDACTED]");
+  CHECK(Args({"report", "-i", "p.data"}, "perf") == V{"report", "-i", "p.data"});
 }
 
 TEST_CASE("positional secrets: Oracle's user/password@db, the first operand") {
