@@ -277,8 +277,14 @@ std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* span
   if (name.empty() || i >= arg.size() || arg[i] != ':') return offset;
   const bool pair_name = pair != nullptr && InWords<redact_rules::kPairNames>(name);
   const bool pair_value = pair != nullptr && *pair && InWords<redact_rules::kPairValues>(name);
-  if (!pair_name && !pair_value && !InWords<redact_rules::kCredentialHeaders>(name) &&
-      !IsSecretName(name, false))
+  // A header option's -key (Fastly-Key: V); elsewhere a key is an object's
+  // (partition-key: id in YAML).
+  const bool key_header =
+      pair == nullptr &&
+      (EndsWithIgnoreCase(name, "-key"sv) || EndsWithIgnoreCase(name, "_key"sv)) &&
+      !InWords<redact_rules::kNonCredentialKeyHeaders>(name);
+  if (!pair_name && !pair_value && !key_header &&
+      !InWords<redact_rules::kCredentialHeaders>(name) && !IsSecretName(name, false))
     return offset;
   ++i;
   while (i < arg.size() && (arg[i] == ' ' || arg[i] == '\t')) ++i;

@@ -104,7 +104,7 @@ inline constexpr std::string_view kNonSecretLastWords[] = {
     "url",     "uri",     "method", "mode",     "user",    "username", "sock",
     "socket",  "jar",     "ttl",    "header",   "store",   "policy",   "min",
     "max",     "version", "format", "endpoint", "expired", "expires",  "expiry",
-    "changed", "at",      "count",  "required", "enabled", "flags",
+    "changed", "at",      "count",  "required", "enabled", "flags",    "email",
 };
 // Name-value pairs: a member or assignment of one of the first names whose
 // value is a secret name makes the next of the second secret
@@ -119,7 +119,13 @@ inline constexpr std::string_view kCredentialHeaders[] = {
     "authorization",    "proxy-authorization", "cookie", "set-cookie",
     "x-honeycomb-team",  // Honeycomb's API key
     "authentication",    // some APIs' name for Authorization
+    "x-session-id",      // a session's bearer id
 };
+// In a header option's value, a name ending in -key or _key is a
+// credential (Fastly-Key, X-Appwrite-Key), but for these: a request's own
+// nonces and ids.
+inline constexpr std::string_view kNonCredentialKeyHeaders[] = {
+    "idempotency-key", "x-idempotency-key", "sec-websocket-key"};
 // A bare argument naming a secret makes the next one secret
 // (nmcli ... password V, some CLIs' key-value pairs).
 inline constexpr std::string_view kSecretKeywords[] = {"password", "passphrase", "psk"};

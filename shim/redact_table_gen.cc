@@ -166,6 +166,8 @@ std::string Render() {
       << ".It not secret as the first word\n"
       << Wrap(WordList(redact_rules::kNonSecretFirstWords)) << ".It credential headers\n"
       << Wrap(WordList(redact_rules::kCredentialHeaders))
+      << ".It header option names ending in -key or _key that are no credential\n"
+      << Wrap(WordList(redact_rules::kNonCredentialKeyHeaders))
       << ".It pair names, then pair values (rule 10)\n"
       << Wrap(WordList(redact_rules::kPairNames) + "; " + WordList(redact_rules::kPairValues))
       << ".It keywords before a secret argument\n"

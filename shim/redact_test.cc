@@ -67,6 +67,18 @@ TEST_CASE("rule 1: credential headers in -H v, -Hv, --header=v") {
   CHECK(One("Authorization:") == "Authorization:");
 }
 
+TEST_CASE("rule 1: a header option's -key name is a credential, as X-Session-Id is") {
+  CHECK(RedactArgs({"-H", "Fastly-Key: h1", "-H", "x-apisports-key: h2", "-H", "X-Session-Id: h3"})
+            .args == std::vector<std::string>{"-H", "Fastly-Key: [REDACTED]", "-H",
+                                              "x-apisports-key: [REDACTED]", "-H",
+                                              "X-Session-Id: [REDACTED]"});
+  CHECK(RedactArgs({"-H", "Idempotency-Key: k", "-H", "Sec-WebSocket-Key: w"}).args ==
+        std::vector<std::string>{"-H", "Idempotency-Key: k", "-H", "Sec-WebSocket-Key: w"});
+  // Elsewhere a key is an object's: a YAML line, an email's address.
+  CHECK(One("partition-key: id") == "partition-key: id");
+  CHECK(One("--auth-email=ops@example.com") == "--auth-email=ops@example.com");
+}
+
 TEST_CASE("rule 2: -u/--user user:pass") {
   Redacted r = RedactArgs({"-u", "alice:s3cret", "-ubob:pw", "--user", "carol:x:y", "--user=dave:z",
                            "--proxy-user=e:f", "-U", "g:h", "-u", "nocolon"});
