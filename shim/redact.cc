@@ -1226,6 +1226,9 @@ struct CodeGroup {
   // element hidden.
   Redactor* argv = nullptr;
   bool hide_elements = false;
+  // A list of command lines (aws ssm's commands=["cd /srv", "curl ..."]):
+  // each element is one, read by a shell's redactor in `argv`.
+  bool command_lines = false;
   // A call's first string argument, when one word: the command of the list
   // that comes next (Node's spawn('curl', ['-u', ...])).
   std::string_view command;
@@ -1247,6 +1250,9 @@ Redactor* g_record = nullptr;
 // Set while rule 14 reads an argument: an argv list's element, which meets
 // the other rules through its command, does not meet this one again.
 bool g_in_code_calls = false;
+// Set while rule 11 reads a command line: its levels (g_levels) are in use,
+// so an argv list's element met inside one is not split again.
+bool g_in_command_lines = false;
 
 // The last dotted part of each kSecretCalls name (jwt.encode: encode): most
 // names before '(' are rejected by InWords' filter on these.
@@ -1310,7 +1316,7 @@ void FeedArgvList(CodeGroup* group, std::string_view element, std::size_t begin,
   }
   const std::size_t base = spans->base();
   spans->set_base(base + begin);
-  group->argv->ListArgument(element, spans);
+  group->argv->ListArgument(element, group->command_lines, spans);
   spans->set_base(base);
 }
 
@@ -1463,6 +1469,10 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
       opened.object = c == '{';
       opened.argv_call = c == '(' && argv_call;
       if (command_list) StartArgvList(&opened, opened_slot, group->command);
+      if (c == '[' && !subscript && !assigned.empty() &&
+          InWords<redact_rules::kCommandListNames>(assigned)) {
+        opened.command_lines = StartArgvList(&opened, opened_slot, "sh"sv);
+      }
     } else if (c == ')' || c == ']' || c == '}') {
       if (group != nullptr) {
         EndCodeGroup(*group, spans);
@@ -1937,7 +1947,21 @@ bool Redactor::ToolOption(std::string_view arg, Collector* spans) {
   return false;
 }
 
-void Redactor::ListArgument(std::string_view arg, Collector* spans) { Collect(arg, spans); }
+// As NextArgument reads an argument, its command lines too (['sh', '-c',
+// 'mysql -pX'] in subprocess.run, a container's command in JSON), or as a
+// command string itself (`command_line`); inside a command line already, a
+// command string is hidden whole instead.
+void Redactor::ListArgument(std::string_view arg, bool command_line, Collector* spans) {
+  const bool command_string = command_line || after_command_string_option_;
+  const bool prints_secret = after_secret_command_option_;
+  Collect(arg, spans);
+  if (!HasSpace(arg)) return;
+  if (!g_in_command_lines) {
+    CommandLines(arg, command_string, prints_secret || NamesSecretCommand(arg), spans);
+  } else if (command_string || prints_secret) {
+    spans->Add(0, arg.size());
+  }
+}
 
 void Redactor::NextArgument(std::string_view arg, Spans* out) {
   g_record = this;
@@ -2475,6 +2499,13 @@ bool QuotedCommandValue(std::string_view value, std::string_view* inside) {
 // Rule 11: each simple command of a command line, from its name.
 void Redactor::CommandLines(std::string_view arg, bool command_string, bool prints_secret,
                             Collector* spans) {
+  // An argv list's element is read at its place in the argument.
+  const std::size_t outer_base = spans->base();
+  struct Reading {  // g_in_command_lines, until this returns
+    bool outer = g_in_command_lines;
+    Reading() { g_in_command_lines = true; }
+    ~Reading() { g_in_command_lines = outer; }
+  } reading;
   int top = 0;
   g_levels[0] = NewLevel(arg, 0, command_string, prints_secret);
   while (top >= 0) {
@@ -2535,9 +2566,9 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, bool prin
       if (quoted_command_line) {
         // A quoted command line where a name would be: os.system('curl ...')
         // in python -c's code. Its own commands are found inside it.
-        spans->set_base(at);
+        spans->set_base(outer_base + at);
         ContextFreeRules(word, spans);
-        spans->set_base(0);
+        spans->set_base(outer_base);
       } else if (!skipped) {
         const std::string_view name_word = value_is_command ? value : word;
         const std::size_t name_begin = level.base + token.end - name_word.size();
@@ -2559,9 +2590,9 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, bool prin
       level.secret_substitution_next = token.end < level.text.size() &&
                                        level.text[token.end] == '(' &&
                                        FeedsSecretFile(word, previous);
-      spans->set_base(at);
+      spans->set_base(outer_base + at);
       level.command->Collect(word, spans);
-      spans->set_base(0);
+      spans->set_base(outer_base);
       // docker exec db mysql -pX: past its subcommand a runner is a prefix.
       if (level.command->runs_command_) level.prefix = true;
     }

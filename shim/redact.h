@@ -150,8 +150,9 @@ class Redactor {
   Redactor& operator=(const Redactor&) = delete;
   void NextArgument(std::string_view arg, Spans* out);
   // One element of an argv list in code (['curl', '-u', ...], rule 14), as
-  // the next argument: its spans into `spans`.
-  void ListArgument(std::string_view arg, Collector* spans);
+  // the next argument, or a command line of a list of them
+  // (`command_line`): its spans into `spans`.
+  void ListArgument(std::string_view arg, bool command_line, Collector* spans);
   // One command of the record's kMaxCommands (rule 11's commands, rule 14's
   // argv lists): false when none is left.
   bool Charge();

@@ -742,6 +742,11 @@ inline constexpr std::string_view kNamingCalls[] = {
     "input",   "prompt", "open",   "readFileSync", "read_secret",
 };
 
+// Rule 14: names whose list holds command lines, one a string (aws ssm
+// send-command --parameters 'commands=["cd /srv", "curl ..."]', a CI job's
+// "script").
+inline constexpr std::string_view kCommandListNames[] = {"commands", "script"};
+
 // Rule 14: calls whose string arguments are a command's argv, its name
 // first (Ruby's system('curl', '-u', ...), Go's exec.Command, Java's
 // ProcessBuilder, Open3.capture2), as a list's are.

@@ -175,6 +175,8 @@ std::string Render() {
       << Wrap(WordList(redact_rules::kCommandPrefixes))
       << ".It calls whose string arguments are a command's argv (rule 14)\n"
       << Wrap(WordList(redact_rules::kArgvCalls))
+      << ".It names whose list holds command lines (rule 14)\n"
+      << Wrap(WordList(redact_rules::kCommandListNames))
       << ".It calls whose string argument names a secret, holds none: shown when assigned "
          "(rule 14)\n"
       << Wrap(WordList(redact_rules::kNamingCalls))

@@ -444,6 +444,25 @@ TEST_CASE("rule 14: argv lists in code are their command's arguments") {
   CHECK(One("new ProcessBuilder(\"mysql\", \"-uroot\", \"-pk12\").start()") ==
         "new ProcessBuilder(\"mysql\", \"-uroot\", \"-p[REDACTED]\").start()");
   CHECK(py("exec('import os'); os.system('ls -la')") == "exec('import os'); os.system('ls -la')");
+  // A shell's command string in a list is split as after -c; in a command
+  // line already (sh -c 'python3 -c ...'), it is hidden whole.
+  CHECK(py("subprocess.run(['bash', '-lc', 'curl -u me:k13 https://x'], check=True)") ==
+        "subprocess.run(['bash', '-lc', 'curl -u me:[REDACTED] https://x'], check=True)");
+  CHECK(RedactArgs({"-e", "cp.execFileSync('sh', ['-c', 'mysql -pk14 db'])"}, "node").args[1] ==
+        "cp.execFileSync('sh', ['-c', 'mysql -p[REDACTED] db'])");
+  CHECK(py("run(['ssh', 'h', 'mysql -pk15 -e status'])") ==
+        "run(['ssh', 'h', 'mysql -p[REDACTED] -e status'])");
+  CHECK(Sh("python3 -c \"run(['sh','-c','mysql -pk16'])\"") ==
+        "python3 -c \"run(['sh','-c','[REDACTED]'])\"");
+  CHECK(py("run(['echo', 'the password check'])") == "run(['echo', 'the password check'])");
+  // A list of command lines (kCommandListNames), each one a command string.
+  CHECK(Args({"ssm", "send-command", "--parameters",
+              "commands=[\"cd /srv\",\"curl -u me:k17 https://x\"]"},
+             "aws")[3] == "commands=[\"cd /srv\",\"curl -u me:[REDACTED] https://x\"]");
+  CHECK(One("{\"commands\": [\"mysql -pk18 -e \\\"select 1\\\"\"]}") ==
+        "{\"commands\": [\"mysql -p[REDACTED] -e \\\"select 1\\\"\"]}");
+  CHECK(One("{\"script\": [\"npm ci\", \"npm test -- --watch\"]}") ==
+        "{\"script\": [\"npm ci\", \"npm test -- --watch\"]}");
   // Other lists and arguments keep their words.
   CHECK(py("run(['ls', '-la', '/tmp']); print(['a', 'b'])") ==
         "run(['ls', '-la', '/tmp']); print(['a', 'b'])");
