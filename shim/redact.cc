@@ -2475,12 +2475,15 @@ void SecretSubstitution(Level* level, char separator) {
 }
 
 // The value of NAME=VALUE, or of an option's --name=VALUE: what follows '='
-// (empty when `word` is neither).
+// (empty when `word` is neither); of a pair given as an option's value,
+// the pair's (gcloud --metadata=startup-script=curl ...).
 std::string_view AssignedValue(std::string_view word) {
   std::size_t at = 0;
   while (at < word.size() && word[at] == '-') ++at;
   std::size_t name_end = 0;
-  return AssignmentAt(word, at, &name_end) ? Tail(word, name_end + 1) : std::string_view();
+  if (!AssignmentAt(word, at, &name_end)) return std::string_view();
+  const std::string_view value = Tail(word, name_end + 1);
+  return at > 0 && AssignmentAt(value, 0, &name_end) ? Tail(value, name_end + 1) : value;
 }
 
 // A value that is one quoted string, with white space inside, to the word's

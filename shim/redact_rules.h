@@ -454,6 +454,9 @@ inline constexpr ToolOption kToolOptions[] = {
     {"skopeo", "--dest-creds", Value::kAfterColon, kBoth, ""},
     {"pscp psftp plink putty", "-pw", Value::kWhole, kSeparate, ""},
     {"az", "--value", Value::kWhole, kBoth, "secret"},
+    {"az", "-p", Value::kWhole, kBoth, "server"},      // az sql server create -p PASSWORD
+    {"glab", "-v", Value::kWhole, kBoth, "variable"},  // glab variable set -k NAME -v V
+    {"glab", "--value", Value::kWhole, kBoth, "variable"},
     {"aws", "--value", Value::kWhole, kBoth, "put-parameter"},
     {"gh", "-b", Value::kWhole, kBoth, "secret"},
     {"gh", "--body", Value::kWhole, kBoth, "secret"},
@@ -610,6 +613,7 @@ inline constexpr SecretStore kSecretStores[] = {
     {"travis", "encrypt"},     // travis encrypt NAME=V
     {"supabase", "secrets"},   // supabase secrets set NAME=V
     {"modal", "secret"},       // modal secret create NAME KEY=V
+    {"nomad", "var"},          // nomad var put PATH KEY=V
 };
 
 // ---- Counted operands: with the one-letter flag `flag` among a tool's

@@ -1148,6 +1148,10 @@ TEST_CASE("tool rows: more database clients, signers, CI and configuration tools
   CHECK(Args({"secret", "add", "--repository", "o/r", "--name", "pw", "--data", "p7"},
              "drone")[7] == "[REDACTED]");
   CHECK(Args({"config", "pypi.private.password", "p8"}, "pdm")[2] == "[REDACTED]");
+  CHECK(Args({"variable", "set", "-k", "DB_PASSWORD", "-v", "p10"}, "glab")[5] == "[REDACTED]");
+  CHECK(Args({"sql", "server", "create", "-n", "s", "-u", "admin", "-p", "p11"}, "az")[8] ==
+        "[REDACTED]");
+  CHECK(Args({"var", "put", "secret/app", "api=p12", "mode=prod"}, "nomad")[3] == "api=[REDACTED]");
   // A build's or service's secret by reference: shown.
   CHECK(Args({"build", "--secret", "id=npm,env=NPM_TOKEN", "."}, "docker")[2] ==
         "id=npm,env=NPM_TOKEN");
@@ -1436,6 +1440,11 @@ TEST_CASE("rule 11: a command line in an assignment's or an option's value") {
         "git -c core.sshCommand='sshpass -p [REDACTED] ssh' clone h:r");
   CHECK(Sh("rsync --rsh=\"sshpass -p pw ssh\" a h:b") ==
         "rsync --rsh=\"sshpass -p [REDACTED] ssh\" a h:b");
+  // A pair given as an option's value: the pair's value.
+  CHECK(Args({"compute", "instances", "create", "vm", "--metadata=startup-script=curl -u me:pw h"},
+             "gcloud")[4] == "--metadata=startup-script=curl -u me:[REDACTED] h");
+  CHECK(Sh("gcloud compute instances create vm --metadata=startup-script='mysql -ppw db'") ==
+        "gcloud compute instances create vm --metadata=startup-script='mysql -p[REDACTED] db'");
   // ... or one argument, unquoted, when the value names a command a table
   // knows (and ssh's NAME command form).
   CHECK(Args({"-o", "ProxyCommand=sshpass -p pw ssh -W %h:%p j", "h"}, "ssh")[1] ==
