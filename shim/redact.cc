@@ -824,7 +824,11 @@ void QuotedMemberRule(std::string_view arg, Collector* spans) {
     if (quote_at(i) != quote) continue;
     std::string_view name(arg.data() + p + quote.size(), i - p - quote.size());
     std::size_t j = SkipSpace(arg, i + quote.size());
-    if (name.empty() || j >= arg.size() || arg[j] != ':') continue;
+    // Or '=' and a quoted value: PowerShell's hashtables, .reg files
+    // (@{"X-Api-Key"="V"}, "Password"="V").
+    const bool quoted_assignment = j + 1 < arg.size() && arg[j] == '=' && arg[j + 1] != '=' &&
+                                   !quote_at(SkipSpace(arg, j + 1)).empty();
+    if (name.empty() || j >= arg.size() || (arg[j] != ':' && !quoted_assignment)) continue;
     const bool pair_name = InWords<redact_rules::kPairNames>(name);
     const bool pair_value = pair_value_secret && InWords<redact_rules::kPairValues>(name);
     if (!pair_name && !pair_value && !IsCodeSecretName(name)) continue;
@@ -955,14 +959,15 @@ std::size_t SqlInsertValues(std::string_view arg, std::size_t at, Collector* spa
   return q;
 }
 
-// Rule 12, SQL passwords: the quoted string after IDENTIFIED BY (or
+// Rule 12, passwords after keywords: the quoted string after IDENTIFIED BY (or
 // IDENTIFIED WITH plugin BY), PASSWORD, PASSWORD = or PASSWORD FOR account =
 // (CREATE USER ... IDENTIFIED BY 'x', ALTER ROLE r PASSWORD 'x', SET
 // PASSWORD FOR 'u'@'%' = 'x'), PRAGMA key = (SQLCipher), or one of
 // DuckDB's secret parameters and white space (CREATE SECRET (TYPE s3,
-// KEY_ID 'k', SECRET 'x')): its inside. A scan to '=' that fails ends where any keyword inside it
+// KEY_ID 'k', SECRET 'x')), or PowerShell's ConvertTo-SecureString and
+// white space (and -String): its inside. A scan to '=' that fails ends where any keyword inside it
 // would fail the same way, so it is not rescanned.
-void SqlPasswordRule(std::string_view arg, Collector* spans) {
+void KeywordPasswordRule(std::string_view arg, Collector* spans) {
   for (std::size_t p = 0; p < arg.size(); ++p) {
     const char c = Lower(arg[p]);
     if (c != 'i' && c != 'p' && c != 's' && c != 't' && c != 'c') continue;
@@ -1021,6 +1026,11 @@ void SqlPasswordRule(std::string_view arg, Collector* spans) {
                KeywordAt(arg, p, "token"sv, &q) || KeywordAt(arg, p, "session_token"sv, &q)) {
       const std::size_t word_end = q;  // DuckDB's parameters take no '='
       q = SkipSpace(arg, q);
+      if (q == word_end) continue;
+    } else if (KeywordAt(arg, p, "convertto-securestring"sv, &q)) {
+      const std::size_t word_end = q;
+      q = SkipSpace(arg, q);
+      if (KeywordAt(arg, q, "-string"sv, &r)) q = SkipSpace(arg, r);
       if (q == word_end) continue;
     } else {
       continue;
@@ -1613,7 +1623,7 @@ void ContextFreeRules(std::string_view text, Collector* spans, bool shell_words_
   JwtRule(text, spans);
   PemPrivateKeyRule(text, spans);
   QuotedMemberRule(text, spans);
-  SqlPasswordRule(text, spans);
+  KeywordPasswordRule(text, spans);
   CodeAssignmentRule(text, spans);
   CodeCallRule(text, spans);
   PromptAnswerRule(text, spans);

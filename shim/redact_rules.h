@@ -589,9 +589,10 @@ inline constexpr SettingNames kSettingNames[] = {
     {"pdm", "config", false},    // pdm config pypi.private.password V
     {"nmcli", "", true},         // nmcli con mod N ipv4.method auto wifi-sec.psk V
     {"rclone", "config", true},  // rclone config create R s3 access_key_id A secret_access_key V
-    {"jq gojq jaq", "--arg", false},      // jq --arg token V '...'
-    {"jq gojq jaq", "--argjson", false},  // jq --argjson auth '{"password": ...}'
-    {"etcdctl consul", "put", false},     // etcdctl put /config/db_password V
+    {"jq gojq jaq", "--arg", false},                      // jq --arg token V '...'
+    {"jq gojq jaq", "--argjson", false},                  // jq --argjson auth '{"password": ...}'
+    {"etcdctl consul", "put", false},                     // etcdctl put /config/db_password V
+    {"zkCli.sh zkCli zookeeper-shell", "create", false},  // create /app/password V
 };
 
 // ---- Secret stores: once an argument equal to `after` (any case) was seen,

@@ -593,6 +593,12 @@ TEST_CASE("rule 12: SQL passwords in mysql -e, psql -c and any other argument") 
   CHECK(One("CREATE SECRET s (TYPE huggingface, token \"k20\")") ==
         "CREATE SECRET s (TYPE huggingface, token \"[REDACTED]\")");
   CHECK(One("CREATE SECRET my_secret (TYPE gcs)") == "CREATE SECRET my_secret (TYPE gcs)");
+  // PowerShell's ConvertTo-SecureString, the string positional or -String.
+  CHECK(RedactArgs({"-c", "$p = (ConvertTo-SecureString \"k21\" -AsPlainText -Force)"}, "pwsh")
+            .args[1] == "$p = (ConvertTo-SecureString \"[REDACTED]\" -AsPlainText -Force)");
+  CHECK(One("convertto-securestring -String 'k22' -AsPlainText") ==
+        "convertto-securestring -String '[REDACTED]' -AsPlainText");
+  CHECK(One("ConvertTo-SecureString $enc -Key $k") == "ConvertTo-SecureString $enc -Key $k");
   // SET name = value: the word after the '='.
   CHECK(Sh("mysql -e \"SET @mode = 'x'\"; git config --global user.password = k17") ==
         "mysql -e \"SET @mode = 'x'\"; git config --global user.password = [REDACTED]");
@@ -731,6 +737,11 @@ TEST_CASE("rule 10: quoted members in JSON bodies and Python dicts") {
         R"({"username":"a","password":"[REDACTED]"})");
   CHECK(One(R"({"api_key": "k1", "x": 1})") == R"({"api_key": "[REDACTED]", "x": 1})");
   CHECK(One("{'token':'abc'}") == "{'token':'[REDACTED]'}");
+  // '=' and a quoted value: PowerShell's hashtables, .reg files.
+  CHECK(One(R"(-Headers @{"X-Api-Key"="k2"; "Accept"="json"})") ==
+        R"(-Headers @{"X-Api-Key"="[REDACTED]"; "Accept"="json"})");
+  CHECK(One(R"("Password"="k3")") == R"("Password"="[REDACTED]")");
+  CHECK(One(R"(if ("password"=="x") {}; "token"=$t)") == R"(if ("password"=="x") {}; "token"=$t)");
   CHECK(One(R"({"pin": 1, "secret": 12345})") == R"({"pin": 1, "secret": [REDACTED]})");
   CHECK(One(R"({"password":"a\"b","n":"v"})") == R"({"password":"[REDACTED]","n":"v"})");
   CHECK(One(R"({"auth":{"password":"p"}})") == R"({"auth":{"password":"[REDACTED]"}})");
@@ -1152,6 +1163,8 @@ TEST_CASE("tool rows: more database clients, signers, CI and configuration tools
   CHECK(Args({"sql", "server", "create", "-n", "s", "-u", "admin", "-p", "p11"}, "az")[8] ==
         "[REDACTED]");
   CHECK(Args({"var", "put", "secret/app", "api=p12", "mode=prod"}, "nomad")[3] == "api=[REDACTED]");
+  CHECK(Args({"create", "/app/password", "p13"}, "zkCli.sh")[2] == "[REDACTED]");
+  CHECK(Args({"create", "/app/mode", "prod"}, "zkCli.sh")[2] == "prod");
   // A build's or service's secret by reference: shown.
   CHECK(Args({"build", "--secret", "id=npm,env=NPM_TOKEN", "."}, "docker")[2] ==
         "id=npm,env=NPM_TOKEN");
