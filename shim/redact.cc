@@ -969,16 +969,19 @@ std::size_t SqlInsertValues(std::string_view arg, std::size_t at, Collector* spa
 // would fail the same way, so it is not rescanned.
 void KeywordPasswordRule(std::string_view arg, Collector* spans) {
   for (std::size_t p = 0; p < arg.size(); ++p) {
+    // Only at a word's start, and only the keywords of its first letter.
     const char c = Lower(arg[p]);
-    if (c != 'i' && c != 'p' && c != 's' && c != 't' && c != 'c') continue;
+    if ((c != 'i' && c != 'p' && c != 's' && c != 't' && c != 'c') ||
+        (p > 0 && IsWordChar(arg[p - 1])))
+      continue;
     std::size_t q = 0;
     std::size_t r = 0;
-    if (KeywordAt(arg, p, "insert"sv, &q)) {
+    if (c == 'i' && KeywordAt(arg, p, "insert"sv, &q)) {
       const std::size_t next = SqlInsertValues(arg, q, spans);
       p = next > p ? next - 1 : p;
       continue;
     }
-    if (KeywordAt(arg, p, "identified"sv, &q)) {
+    if (c == 'i' && KeywordAt(arg, p, "identified"sv, &q)) {
       q = SkipSpace(arg, q);
       if (KeywordAt(arg, q, "with"sv, &r)) {  // the plugin's name, quoted or not
         r = SkipSpace(arg, r);
@@ -994,7 +997,7 @@ void KeywordPasswordRule(std::string_view arg, Collector* spans) {
         continue;
       }
       q = SkipSpace(arg, r);
-    } else if (KeywordAt(arg, p, "pragma"sv, &q)) {
+    } else if (c == 'p' && KeywordAt(arg, p, "pragma"sv, &q)) {
       // SQLCipher's key: PRAGMA [schema.]key = 'x', or rekey, hexkey,
       // hexrekey; the value also as ('x').
       q = SkipSpace(arg, q);
@@ -1008,7 +1011,7 @@ void KeywordPasswordRule(std::string_view arg, Collector* spans) {
       }
       q = SkipSpace(arg, r);
       if (q < arg.size() && (arg[q] == '=' || arg[q] == '(')) q = SkipSpace(arg, q + 1);
-    } else if (KeywordAt(arg, p, "password"sv, &q)) {
+    } else if (c == 'p' && KeywordAt(arg, p, "password"sv, &q)) {
       // A string glued to the word is not its value ("password":"x" is rule 10's).
       const std::size_t word_end = q;
       q = SkipSpace(arg, q);
@@ -1022,12 +1025,14 @@ void KeywordPasswordRule(std::string_view arg, Collector* spans) {
       }
       if (q < arg.size() && arg[q] == '=') q = SkipSpace(arg, q + 1);
       if (q == word_end) continue;
-    } else if (KeywordAt(arg, p, "secret"sv, &q) || KeywordAt(arg, p, "client_secret"sv, &q) ||
-               KeywordAt(arg, p, "token"sv, &q) || KeywordAt(arg, p, "session_token"sv, &q)) {
+    } else if ((c == 's' &&
+                (KeywordAt(arg, p, "secret"sv, &q) || KeywordAt(arg, p, "session_token"sv, &q))) ||
+               (c == 't' && KeywordAt(arg, p, "token"sv, &q)) ||
+               (c == 'c' && KeywordAt(arg, p, "client_secret"sv, &q))) {
       const std::size_t word_end = q;  // DuckDB's parameters take no '='
       q = SkipSpace(arg, q);
       if (q == word_end) continue;
-    } else if (KeywordAt(arg, p, "convertto-securestring"sv, &q)) {
+    } else if (c == 'c' && KeywordAt(arg, p, "convertto-securestring"sv, &q)) {
       const std::size_t word_end = q;
       q = SkipSpace(arg, q);
       if (KeywordAt(arg, q, "-string"sv, &r)) q = SkipSpace(arg, r);
@@ -1080,15 +1085,16 @@ bool CodeAfter(std::string_view arg, std::size_t at) {
 // Rule 13's fallback: a secret name's value that is a lookup, then || ?? //
 // ?: or `or`, then a string (process.env.JWT_SECRET || 'x', os.getenv('T')
 // or 'x', $ENV{T} // 'x'): where that string opens, else `at`. A lookup is
-// names, dots, $ and bracketed parts, read for 128 bytes at most.
+// names, dots, $ and bracketed parts (their strings, names, commas and
+// blanks), read for 128 bytes at most.
 std::size_t FallbackStringAt(std::string_view arg, std::size_t at) {
-  const std::size_t limit = std::min(arg.size(), at + 128);
+  const std::string_view head(arg.data(), std::min(arg.size(), at + 128));
   std::size_t i = at;
   std::size_t depth = 0;
-  while (i < limit) {
-    const char c = arg[i];
+  while (i < head.size()) {
+    const char c = head[i];
     if (depth > 0 && (c == '\'' || c == '"')) {
-      i = shell_words::QuotedEnd(arg, i, false);
+      i = shell_words::QuotedEnd(head, i, false);
       continue;
     }
     if (c == '(' || c == '[' || c == '{') {
@@ -1096,8 +1102,8 @@ std::size_t FallbackStringAt(std::string_view arg, std::size_t at) {
     } else if (c == ')' || c == ']' || c == '}') {
       if (depth == 0) break;
       --depth;
-    } else if (depth == 0 && !IsWordChar(c) && c != '.' && c != '$') {
-      break;
+    } else if (!IsWordChar(c) && c != '.' && c != '$' && (depth == 0 || (c != ',' && c != ' '))) {
+      break;  // inside brackets, only arguments: os.getenv('T', 'd')
     }
     ++i;
   }
@@ -1166,9 +1172,12 @@ void CodeAssignmentRule(std::string_view arg, Collector* spans) {
     // ({"query": "mutation { login(password: \"x\") }"}).
     const bool escaped_quote = assigns && k + 1 < arg.size() && arg[k] == '\\' && arg[k + 1] == '"';
     // A lookup's fallback: JWT_SECRET = process.env.JWT_SECRET || 'x'.
+    // (The name is looked up only for a fallback found: most are none.)
     if (assigns && !escaped_quote && k < arg.size() && arg[k] != '\'' && arg[k] != '"' &&
-        arg[k] != '`' && NamesCodeSecret(name))
-      k = FallbackStringAt(arg, k);
+        arg[k] != '`') {
+      const std::size_t fallback = FallbackStringAt(arg, k);
+      if (fallback != k && NamesCodeSecret(name)) k = fallback;
+    }
     // A pair given by name: put_parameter(Name='db_password', Value='x').
     // (Looked up only for an assignment: most names are none.)
     const bool pair_name = assigns && !escaped_quote && InWords<redact_rules::kPairNames>(name);
