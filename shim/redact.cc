@@ -602,6 +602,19 @@ std::size_t PastOpeningQuote(std::string_view arg, std::size_t begin) {
   return shell_words::QuotedEnd(arg, quote, dollar && arg[quote] == '\'');
 }
 
+// A printf conversion alone (%s, %-8.2s), or ending a line (%s\n): a
+// format's placeholder for a value, not one.
+bool IsConversionOnly(std::string_view value) {
+  if (value.size() < 2 || value[0] != '%') return false;
+  std::size_t i = 1;
+  while (i < value.size() &&
+         (value[i] == '-' || value[i] == '.' || value[i] == '+' || IsDigit(value[i])))
+    ++i;
+  if (i >= value.size() || !IsAlpha(value[i])) return false;
+  ++i;
+  return i == value.size() || WrittenNewlineAt(value, i);
+}
+
 // Rule 5. `shell_words_end`: the argument is a shell's command string, where
 // a leading value ends with its word (A_TOKEN='x y' gh pr create).
 void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end) {
@@ -686,8 +699,10 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
         continue;
       }
     }  // else a quoted value, whole (db_password='x y', connect(password='x')).
-    // password=-, --from-file=token=/dev/stdin: where the secret is read from.
-    if (!InWords<redact_rules::kStdinPaths>(std::string_view(arg.data() + begin, end - begin)))
+    // password=-, --from-file=token=/dev/stdin: where the secret is read
+    // from; API_KEY=%s\n in printf's format: where it goes.
+    const std::string_view value(arg.data() + begin, end - begin);
+    if (!InWords<redact_rules::kStdinPaths>(value) && !IsConversionOnly(value))
       spans->Add(begin, end);
     p = end > p ? end - 1 : p;
   }
@@ -1908,6 +1923,7 @@ Redactor::Redactor(std::string_view binary) : tool_(binary) {
   has_own_rows_ = HasOwnRows(tool);
   runs_command_ = InWords<redact_rules::kCommandPrefixes>(binary);
   runs_shell_command_lines_ = InWords<redact_rules::kShellCommandRunners>(binary);
+  printf_ = binary == "printf"sv;
   free_text_ = InWords<redact_rules::kPatternSearchers>(binary);
   runner_rows_ = RowsFor<redact_rules::kRunnerSubcommands>(tool);
   if (const RowSet rows = RowsFor<redact_rules::kCountedOperands>(tool); rows != 0)
@@ -2049,6 +2065,7 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
   }
   MarkedSecret(arg, &spans);
   CountedOperand(arg, &spans);
+  PrintfOperand(arg, &spans);
   StoredValue(arg, &spans);
   Pending pending = pending_;
   pending_ = Pending{};
@@ -2178,6 +2195,83 @@ void Redactor::CountedOperand(std::string_view arg, Collector* spans) {
   ++operands_seen_;
   const unsigned secret = row.operand - (fewer_flag_ ? 1u : 0u);
   if ((row.flag == 0 || counted_flag_) && operands_seen_ == secret) spans->Add(0, arg.size());
+}
+
+namespace {
+// printf's conversions in `format`: bit i of the result is set when
+// conversion i follows a secret name's '=' or ':', quoted or not
+// (API_KEY=%s, "password": "%s", token = '%s'), bit 31 for any from the
+// 32nd on; *count is how many there are. %% is none.
+// A redirection among a command line's words (> f, 2>>f, <<< w, >&2):
+// neither is an argument. *target_next: its target is the next word.
+bool RedirectionWord(std::string_view word, bool* target_next) {
+  std::size_t i = 0;
+  while (i < word.size() && ((word[i] >= '0' && word[i] <= '9') || word[i] == '&')) ++i;
+  if (i >= word.size() || (word[i] != '>' && word[i] != '<')) return false;
+  while (i < word.size() && (word[i] == '>' || word[i] == '<' || word[i] == '|' || word[i] == '&'))
+    ++i;
+  *target_next = i == word.size();
+  return true;
+}
+
+std::uint32_t SecretConversions(std::string_view format, unsigned* count) {
+  std::uint32_t secret = 0;
+  *count = 0;
+  for (std::size_t i = 0; i < format.size(); ++i) {
+    if (format[i] != '%') continue;
+    if (i + 1 < format.size() && format[i + 1] == '%') {
+      ++i;
+      continue;
+    }
+    // Back from the '%' over quotes, escapes and blanks, to '=' or ':'.
+    const auto skip_back = [format](std::size_t at) {
+      while (at > 0 && (format[at - 1] == '"' || format[at - 1] == '\'' || format[at - 1] == '\\' ||
+                        format[at - 1] == ' '))
+        --at;
+      return at;
+    };
+    std::size_t j = skip_back(i);
+    if (j > 0 && (format[j - 1] == '=' || format[j - 1] == ':')) {
+      const std::size_t name_end = skip_back(j - 1);
+      std::size_t name_begin = name_end;
+      while (name_begin > 0 && IsNameChar(format[name_begin - 1])) --name_begin;
+      const std::string_view name(format.data() + name_begin, name_end - name_begin);
+      if (!name.empty() && IsSecretName(name, true)) secret |= 1u << (*count < 31 ? *count : 31);
+    }
+    ++*count;
+    // Past the conversion's flags, width and precision to its letter.
+    while (i + 1 < format.size() && !IsAlpha(format[i + 1])) ++i;
+    ++i;
+  }
+  return secret;
+}
+}  // namespace
+
+// Rule 11's printf: an argument filling a conversion that follows a
+// secret name in the format is secret (printf 'API_KEY=%s\n' X >> .env); the
+// format is reused while arguments remain, as printf does.
+void Redactor::PrintfOperand(std::string_view arg, Collector* spans) {
+  if (!printf_) return;
+  if (printf_target_next_) {
+    printf_target_next_ = false;
+    return;
+  }
+  if (RedirectionWord(arg, &printf_target_next_)) return;
+  if (!format_seen_) {
+    if (printf_variable_next_) {
+      printf_variable_next_ = false;
+    } else if (arg == "-v"sv) {
+      printf_variable_next_ = true;
+    } else if (arg != "--"sv) {
+      format_seen_ = true;
+      secret_conversions_ = SecretConversions(arg, &conversions_);
+    }
+    return;
+  }
+  if (conversions_ == 0) return;
+  const unsigned conversion = printf_arguments_++ % conversions_;
+  if ((secret_conversions_ >> (conversion < 31 ? conversion : 31) & 1) != 0)
+    spans->Add(0, arg.size());
 }
 
 // Rule 9: the first non-option argument after "set" (kSettingNames) is a

@@ -175,6 +175,7 @@ class Redactor {
   void SettingsAfter(std::string_view arg);                     // rule 9
   void MarkedSecret(std::string_view arg, Collector* spans);    // kMarkedSecrets
   void CountedOperand(std::string_view arg, Collector* spans);  // kCountedOperands
+  void PrintfOperand(std::string_view arg, Collector* spans);   // rule 11's printf formats
   void StoredValue(std::string_view arg, Collector* spans);     // kSecretStores
   bool Applies(std::size_t row) const;
 
@@ -205,6 +206,16 @@ class Redactor {
   bool counted_flag_ = false;
   bool fewer_flag_ = false;
   bool counted_value_next_ = false;
+  // printf: its format seen, whose conversion i is secret when bit i is
+  // set (of `conversions_`), the arguments after it so far, and whether
+  // the next word is -v's variable or a redirection's target.
+  bool printf_ = false;
+  bool format_seen_ = false;
+  std::uint32_t secret_conversions_ = 0;
+  unsigned conversions_ = 0;
+  unsigned printf_arguments_ = 0;
+  bool printf_variable_next_ = false;
+  bool printf_target_next_ = false;           // the last word was a redirection: its target
   bool has_own_rows_ = false;                 // a row names this binary (not only "*" rows)
   bool after_command_string_option_ = false;  // the last argument was -c (rule 11)
   bool runs_shell_command_lines_ = false;     // kShellCommandRunners: as after -c, always

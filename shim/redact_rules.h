@@ -593,6 +593,8 @@ inline constexpr SettingNames kSettingNames[] = {
     {"jq gojq jaq", "--argjson", false},                  // jq --argjson auth '{"password": ...}'
     {"etcdctl consul", "put", false},                     // etcdctl put /config/db_password V
     {"zkCli.sh zkCli zookeeper-shell", "create", false},  // create /app/password V
+    {"toml", "set", true},                                // toml set FILE db.password V
+    {"dasel", "put", true},                               // dasel put string -f FILE .auth.token V
 };
 
 // ---- Secret stores: once an argument equal to `after` (any case) was seen,

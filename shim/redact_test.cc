@@ -1632,6 +1632,29 @@ TEST_CASE("rule 11: what is piped into a command that reads a secret on its inpu
   CHECK(Sh("echo hi | git secret add f") == "echo hi | git secret add f");
 }
 
+TEST_CASE("rule 11: printf's arguments for conversions that follow a secret name") {
+  CHECK(Sh("printf 'user=%s\\npassword=%s\\n' app k1 > db.env") ==
+        "printf 'user=%s\\npassword=%s\\n' app [REDACTED] > db.env");
+  CHECK(Sh("printf '{\"username\":\"%s\",\"token\": \"%s\"}' u k2 > c.json") ==
+        "printf '{\"username\":\"%s\",\"token\": \"[REDACTED]\"}' u [REDACTED] > c.json");
+  // The format is reused while arguments remain; %% is no conversion; -v
+  // names a variable; widths and precisions are the conversion's.
+  CHECK(Sh("printf 'API_KEY=%s\\n' k3 k4 >> .env") ==
+        "printf 'API_KEY=%s\\n' [REDACTED] [REDACTED] >> .env");
+  CHECK(Sh("printf '100%% of %s, token=%5.2s' all k5") ==
+        "printf '100%% of %s, token=%5.2s' all [REDACTED]");
+  CHECK(Sh("printf -v line 'token: %s' k6") == "printf -v line 'token: [REDACTED]' [REDACTED]");
+  // A conversion is a placeholder in rule 5's NAME=value, not a value.
+  CHECK(One("API_KEY=%s") == "API_KEY=%s");
+  CHECK(One("API_KEY=%sX") == "API_KEY=[REDACTED]");
+  // Other conversions and formats keep their arguments.
+  CHECK(Sh("printf '%s=%d\\n' name 5; printf 'user: %s\\n' app") ==
+        "printf '%s=%d\\n' name 5; printf 'user: %s\\n' app");
+  // Rule 9's rows for TOML and dasel files.
+  CHECK(Args({"set", "--toml-path", "c.toml", "db.password", "k7"}, "toml")[4] == "[REDACTED]");
+  CHECK(Args({"put", "string", "-f", "c.yaml", ".auth.token", "k8"}, "dasel")[5] == "[REDACTED]");
+}
+
 TEST_CASE("rule 11: a tool that hands its arguments to a shell gives command strings") {
   // ssh's remote command and watch's are command strings: rules 8 and 9 hold
   // for a command no row names, and a leading value ends with its word.
