@@ -139,6 +139,8 @@ inline constexpr std::string_view kCommandPrefixes[] = {
     "doas",
     "env",
     "exec",
+    "eval",    // eval mysql -pX, its words unquoted
+    "coproc",  // coproc [NAME] CMD
     "command",
     "builtin",
     "nohup",
@@ -585,6 +587,7 @@ struct SettingNames {
 };
 inline constexpr SettingNames kSettingNames[] = {
     {"*", "set", false},         // aws configure set aws_secret_access_key V
+    {"*", "setenv", false},      // csh's setenv API_TOKEN V, launchctl setenv
     {"git", "config", false},    // git config --global user.password V
     {"pdm", "config", false},    // pdm config pypi.private.password V
     {"nmcli", "", true},         // nmcli con mod N ipv4.method auto wifi-sec.psk V

@@ -1372,6 +1372,11 @@ TEST_CASE("rule 11: a denied prefix or runner reads its command's arguments by t
   // In a command line too.
   CHECK(Sh("docker exec db mysql -uroot -pp11") == "docker exec db mysql -uroot -p[REDACTED]");
   CHECK(Sh("strace -f curl -u me:p12 x") == "strace -f curl -u me:[REDACTED] x");
+  // eval's and coproc's words, unquoted; csh's setenv NAME V.
+  CHECK(Sh("eval mysql -pp17; coproc db mysql -pp18") ==
+        "eval mysql -p[REDACTED]; coproc db mysql -p[REDACTED]");
+  CHECK(RedactArgs({"-c", "setenv API_TOKEN p19; setenv LANG C"}, "tcsh").args[1] ==
+        "setenv API_TOKEN [REDACTED]; setenv LANG C");
   // Debuggers and profilers: after --args, --, record, stat or trace.
   CHECK(Args({"-q", "--args", "mysql", "-pp14"}, "gdb")[3] == "-p[REDACTED]");
   CHECK(Args({"--", "curl", "-u", "me:p15"}, "lldb")[3] == "me:[REDACTED]");
