@@ -1950,7 +1950,9 @@ bool Redactor::ToolOption(std::string_view arg, Collector* spans) {
       return true;
     }
     if ((row.forms & Form::kAttached) == 0) continue;
-    if (IsOneLetterOption(row.option) || row.option.back() == ':') {
+    // Glued on: -pV, /p:V, and any option that takes its value only so
+    // (rar's -hpV).
+    if (IsOneLetterOption(row.option) || row.option.back() == ':' || row.forms == Form::kAttached) {
       ToolValue(row.value, arg, rest, spans);
       return true;
     }
@@ -2034,8 +2036,13 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
   after_command_string_option_ = runs_shell_command_lines_ || IsCommandStringOption(arg);
   after_secret_command_option_ =
       is_option && arg.find('=') == std::string_view::npos && NamesSecretCommand(arg);
-  if (positional_left_ > 0 && --positional_left_ == 0)
+  if (positional_more_ > 0) {
+    --positional_more_;
     pending_ = Pending{true, Value::kWhole, false};
+  } else if (positional_left_ > 0 && --positional_left_ == 0) {
+    pending_ = Pending{true, Value::kWhole, false};
+    positional_more_ = positional_count_ - 1;
+  }
   // The operand rows' secret operand, which is never an option, NAME=value
   // or the value of one of the row's value_options.
   const redact_rules::PositionalSecret* operand =
@@ -2061,6 +2068,7 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
       operand_row_ = &row;
     } else {
       positional_left_ = row.offset;
+      positional_count_ = row.count;
     }
   }
   MarkedSecret(arg, &spans);
@@ -2571,7 +2579,8 @@ bool FeedsSecretFile(std::string_view word, std::string_view previous) {
     name = std::string_view(word.data(), word.size() - 2);
   }
   while (!name.empty() && name[0] == '-') name.remove_prefix(1);
-  return !name.empty() && IsSecretName(name, false);
+  // curl --netrc-file <(printf 'machine h login u password X').
+  return !name.empty() && (IsSecretName(name, false) || NameEndsIn(name, "netrcfile"sv));
 }
 
 // Counts the parentheses of a process substitution that feeds a secret's

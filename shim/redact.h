@@ -192,7 +192,9 @@ class Redactor {
   RowSet store_rows_ = 0;       // kSecretStores
   bool stored_values_ = false;  // kSecretStores: after its `after`
   std::string_view tool_;
-  unsigned positional_left_ = 0;  // kPositionalSecrets: arguments until the secret one
+  unsigned positional_left_ = 0;   // kPositionalSecrets: arguments until the secret one
+  unsigned positional_count_ = 1;  // ... how many from there (the row's count)
+  unsigned positional_more_ = 0;   // ... how many are still to come
   // kPositionalSecrets offset 0: the next operand is this row's secret;
   // kEveryOperand: each one. Neither the value after the row's
   // value_options.

@@ -230,7 +230,8 @@ inline constexpr std::string_view kStdinSecretCommands[] = {
 // msmtp --passwordeval): what an echo or printf in it prints is secret.
 // The name's end, in any case, '-', '_' and '.' left out.
 inline constexpr std::string_view kSecretCommandNames[] = {
-    "passwordcommand", "passcommand", "passwordcmd", "passcmd", "passwordeval"};
+    "passwordcommand", "passcommand",  "passwordcmd",
+    "passcmd",         "passwordeval", "extpass"};  // encfs --extpass, gocryptfs -extpass
 // The same for one tool's option or subcommand; a one-letter option also
 // among other one-letter flags (echo X | sudo -kS cmd).
 struct StdinSecretOption {
@@ -323,6 +324,10 @@ inline constexpr std::string_view kImpacketValueOptions =
     "-remote-binary-name -shell-type -outputfile -keytab -db -usersfile -format -spn";
 
 // Key files' extensions: a value ending in one names a file (Value::kUnlessPath).
+// Poppler's PDF tools, which take -upw and -opw.
+inline constexpr std::string_view kPopplerTools =
+    "pdftotext pdftoppm pdfinfo pdfimages pdffonts pdftohtml pdftocairo pdfseparate pdfunite "
+    "pdfdetach pdfattach pdftops pdfsig";
 inline constexpr std::string_view kKeyFileExtensions[] = {".pem", ".key", ".p12", ".pfx",
                                                           ".der", ".jks", ".ppk"};
 
@@ -418,10 +423,13 @@ inline constexpr ToolOption kToolOptions[] = {
     {"snmpwalk snmpget snmpset snmpbulkwalk", "-X", Value::kWhole, kBoth, ""},
     {"zip unzip", "-P", Value::kWhole, kSeparate, ""},
     {"7z 7za rar unrar", "-p", Value::kWhole, kAttached, ""},
+    {"rar", "-hp", Value::kWhole, kAttached, ""},  // headers encrypted too
     {"openssl", "-pass", Value::kPassSource, kSeparate, ""},
     {"openssl", "-passin", Value::kPassSource, kSeparate, ""},
     {"openssl", "-passout", Value::kPassSource, kSeparate, ""},
     {"openssl", "-k", Value::kWhole, kSeparate, ""},
+    {"openssl", "-K", Value::kWhole, kSeparate, ""},              // enc's raw key, in hex
+    {"openssl", "-password", Value::kPassSource, kSeparate, ""},  // pkcs12 -password pass:V
     {"keytool jarsigner", "-storepass", Value::kWhole, kSeparate, ""},
     {"keytool jarsigner", "-keypass", Value::kWhole, kSeparate, ""},
     {"keytool", "-srcstorepass", Value::kWhole, kSeparate, ""},
@@ -495,6 +503,19 @@ inline constexpr ToolOption kToolOptions[] = {
     {"ldappasswd", "-s", Value::kWhole, kBoth, ""},  // the new password
     {"ldappasswd", "-a", Value::kWhole, kBoth, ""},  // the old one
     {"supabase", "-p", Value::kWhole, kBoth, ""},
+    // Encrypted documents and files: poppler's user and owner passwords,
+    // Office files, steganography, ccrypt's and mcrypt's keys, S3's
+    // customer-provided keys.
+    {kPopplerTools, "-upw", Value::kWhole, kSeparate, ""},
+    {kPopplerTools, "-opw", Value::kWhole, kSeparate, ""},
+    {"msoffcrypto-tool", "-p", Value::kWhole, kBoth, ""},
+    {"steghide", "-p", Value::kWhole, kBoth, ""},
+    {"ccrypt ccencrypt ccdecrypt", "-K", Value::kWhole, kBoth, ""},
+    {"ccrypt ccencrypt ccdecrypt", "--key", Value::kWhole, kBoth, ""},
+    {"mcrypt", "-k", Value::kWhole, kBoth, ""},
+    {"mcrypt", "--key", Value::kWhole, kBoth, ""},
+    {"aws", "--sse-c-key", Value::kWhole, kBoth, ""},
+    {"aws", "--copy-source-sse-c-key", Value::kWhole, kBoth, ""},
 };
 
 // ---- Positional secrets: after an argument starting with `trigger`, the
@@ -507,7 +528,8 @@ inline constexpr ToolOption kToolOptions[] = {
 // last and the user optional; openssl passwd -6 -salt S PASSWORD...).
 // Operands exclude the value after one of `value_options` (-salt S).
 // `value`: which part of the argument (sqlplus user/PASSWORD@db, the first
-// operand).
+// operand). `count`: with an offset, so many arguments from there are
+// secret (qpdf --encrypt USER OWNER).
 inline constexpr unsigned char kEveryOperand = 255;
 struct PositionalSecret {
   std::string_view tools;
@@ -515,6 +537,7 @@ struct PositionalSecret {
   unsigned char offset;
   std::string_view value_options = {};  // space-separated
   Value value = Value::kWhole;
+  unsigned char count = 1;
 };
 inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"redis-cli", "auth", kEveryOperand},  // also HELLO 3 AUTH USER PASSWORD
@@ -567,11 +590,15 @@ inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"travis", "encrypt", kEveryOperand},           // travis encrypt SECRET
     {kImpacketTargetTools, "", 0, kImpacketValueOptions, Value::kTarget},
     {kImpacketDomainTools, "", 0, kImpacketValueOptions, Value::kAfterColon},
-    {"cf", "set-env", 3},            // cf set-env APP NAME VALUE
-    {"b2", "authorize-account", 2},  // b2 authorize-account KEY_ID KEY
-    {"b2", "authorize", 2},          // b2 account authorize KEY_ID KEY
-    {"db2", "using", 0},             // db2 connect to D user U using PASSWORD
-    {"chamber", "write", 3},         // chamber write SERVICE KEY VALUE
+    {"cf", "set-env", 3},                            // cf set-env APP NAME VALUE
+    {"b2", "authorize-account", 2},                  // b2 authorize-account KEY_ID KEY
+    {"b2", "authorize", 2},                          // b2 account authorize KEY_ID KEY
+    {"db2", "using", 0},                             // db2 connect to D user U using PASSWORD
+    {"chamber", "write", 3},                         // chamber write SERVICE KEY VALUE
+    {"qpdf", "--encrypt", 1, {}, Value::kWhole, 2},  // qpdf --encrypt USER OWNER BITS --
+    {"pdftk", "user_pw", 0},                         // pdftk IN output OUT user_pw PW
+    {"pdftk", "owner_pw", 0},
+    {"pdftk", "input_pw", 0},
 };
 
 // ---- Settings given as NAME VALUE (rule 9): once an argument equal to

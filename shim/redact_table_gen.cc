@@ -214,7 +214,8 @@ std::string Render() {
       << Wrap(WordList(redact_rules::kSecretPrompts)) << ".It answers to a prompt (rule 15)\n"
       << Wrap(WordList(redact_rules::kPromptAnswers)) << ".El\n";
   out << ".Ss Tool options\n"
-      << "Attached is\n.Fl p Ns Ar V ,\n.Fl \\-opt= Ns Ar V\nor\n.Ql /p:V ;\nseparate is\n"
+      << "Attached is\n.Fl p Ns Ar V ,\n.Fl \\-opt= Ns Ar V\nor\n.Ql /p:V\n"
+      << "(and, for an option attached only, its value glued on:\n.Fl hp Ns Ar V ) ;\nseparate is\n"
       << ".Fl p Ar V ;\nbundled is after other one-letter flags,\n.Fl sSLu Ar V .\n"
       << ".Bl -tag -width Ds\n";
   for (const redact_rules::ToolOption& row : redact_rules::kToolOptions) {
@@ -244,7 +245,9 @@ std::string Render() {
       text += ".";
     } else {
       text = "after an argument starting with " + Roff(row.trigger) + " the argument " +
-             std::to_string(row.offset) + " places on.";
+             std::to_string(row.offset) + " places on";
+      if (row.count > 1) text += " and the " + std::to_string(row.count - 1) + " after it";
+      text += ".";
     }
     out << ".It " << Roff(row.tools) << "\n" << Wrap(text);
   }

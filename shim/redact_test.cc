@@ -1174,6 +1174,31 @@ TEST_CASE("tool rows: more database clients, signers, CI and configuration tools
   CHECK(Args({"run", "--secret", "p9", "img"}, "kubectl")[2] == "[REDACTED]");  // others: secret
 }
 
+TEST_CASE("tool rows and positional secrets: encrypted documents, archives and files") {
+  using V = std::vector<std::string>;
+  CHECK(Args({"--encrypt", "u1", "o1", "256", "--", "in.pdf", "out.pdf"}, "qpdf") ==
+        V{"--encrypt", "[REDACTED]", "[REDACTED]", "256", "--", "in.pdf", "out.pdf"});
+  CHECK(Args({"in.pdf", "output", "out.pdf", "user_pw", "u2", "owner_pw", "o2"}, "pdftk") ==
+        V{"in.pdf", "output", "out.pdf", "user_pw", "[REDACTED]", "owner_pw", "[REDACTED]"});
+  CHECK(Args({"-upw", "u3", "-opw", "o3", "in.pdf"}, "pdftotext") ==
+        V{"-upw", "[REDACTED]", "-opw", "[REDACTED]", "in.pdf"});
+  CHECK(Args({"a", "-hpk1", "a.rar", "f"}, "rar")[1] == "-hp[REDACTED]");
+  CHECK(Args({"-p", "k2", "enc.xlsx", "dec.xlsx"}, "msoffcrypto-tool")[1] == "[REDACTED]");
+  CHECK(Args({"embed", "-cf", "i.jpg", "-ef", "s.txt", "-p", "k3"}, "steghide")[6] == "[REDACTED]");
+  CHECK(Args({"-e", "-K", "k4", "f"}, "ccrypt")[2] == "[REDACTED]");
+  CHECK(Args({"-k", "k5", "f"}, "mcrypt")[1] == "[REDACTED]");
+  CHECK(Args({"enc", "-aes-256-cbc", "-K", "00aa", "-iv", "0102"}, "openssl") ==
+        V{"enc", "-aes-256-cbc", "-K", "[REDACTED]", "-iv", "0102"});
+  CHECK(Args({"pkcs12", "-export", "-password", "pass:k6"}, "openssl")[3] == "pass:[REDACTED]");
+  CHECK(Args({"s3", "cp", "f", "s3://b/f", "--sse-c-key", "k7"}, "aws")[5] == "[REDACTED]");
+  // A command that prints the password (encfs --extpass, gocryptfs -extpass).
+  CHECK(Args({"--extpass=echo k8", "c", "p"}, "encfs")[0] == "--extpass=echo [REDACTED]");
+  CHECK(Args({"-extpass", "echo k9", "c", "p"}, "gocryptfs")[1] == "echo [REDACTED]");
+  // curl's netrc file from a process substitution.
+  CHECK(Sh("curl --netrc-file <(printf 'machine h login u password k10') https://h") ==
+        "curl --netrc-file <(printf [REDACTED]) https://h");
+}
+
 TEST_CASE("tool rows and positional secrets: publishing, consoles, object stores") {
   CHECK(Args({"publish", "-p", "k1"}, "vsce")[2] == "[REDACTED]");
   CHECK(Args({"publish", "-p", "k2"}, "ovsx")[2] == "[REDACTED]");
