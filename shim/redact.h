@@ -117,6 +117,9 @@ inline constexpr std::string_view kMarker = "[REDACTED]";
 inline constexpr std::size_t kMaxSpans = 32;
 inline constexpr unsigned kMaxCommandDepth = 3;
 inline constexpr unsigned kMaxCommands = 1024;
+// The most kToolOptions rows one binary's redactor holds ("*" rows
+// included); redact_test checks that no tool has more.
+inline constexpr std::size_t kMaxToolRows = 16;
 
 // The rows of one table (redact_rules.h) that name a binary: bit i for row i.
 using RowSet = std::uint64_t;
@@ -159,7 +162,6 @@ class Redactor {
 
  private:
   friend void Standalone(std::string_view text, Spans* out);  // rule 11 on argv[0]
-  static constexpr std::size_t kMaxToolRows = 16;
   // Rules 1-10 and 12-16 on one argument.
   void Collect(std::string_view arg, Collector* spans);
   void CommandLines(std::string_view arg, bool command_string, bool prints_secret,

@@ -1174,6 +1174,37 @@ TEST_CASE("tool rows: more database clients, signers, CI and configuration tools
   CHECK(Args({"run", "--secret", "p9", "img"}, "kubectl")[2] == "[REDACTED]");  // others: secret
 }
 
+TEST_CASE("no tool has more option rows than a redactor holds") {
+  // Every name in every row, with the rows that name it and the "*" rows.
+  std::size_t every_tool = 0;
+  for (const redact_rules::ToolOption& row : redact_rules::kToolOptions)
+    every_tool += row.tools == "*" ? 1 : 0;
+  for (const redact_rules::ToolOption& row : redact_rules::kToolOptions) {
+    std::string_view names = row.tools;
+    while (!names.empty()) {
+      const std::size_t space = names.find(' ');
+      const std::string_view name = names.substr(0, space);
+      names = space == std::string_view::npos ? std::string_view() : names.substr(space + 1);
+      if (name == "*") continue;
+      std::size_t rows = every_tool;
+      for (const redact_rules::ToolOption& other : redact_rules::kToolOptions) {
+        const std::string_view tools = other.tools;
+        for (std::size_t at = tools.find(name); at != std::string_view::npos;
+             at = tools.find(name, at + 1)) {
+          const bool starts = at == 0 || tools[at - 1] == ' ';
+          const bool ends = at + name.size() == tools.size() || tools[at + name.size()] == ' ';
+          if (starts && ends) {
+            ++rows;
+            break;
+          }
+        }
+      }
+      INFO(name);
+      CHECK(rows <= redact::kMaxToolRows);
+    }
+  }
+}
+
 TEST_CASE("tool rows and positional secrets: encrypted documents, archives and files") {
   using V = std::vector<std::string>;
   CHECK(Args({"--encrypt", "u1", "o1", "256", "--", "in.pdf", "out.pdf"}, "qpdf") ==
