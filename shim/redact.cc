@@ -849,6 +849,9 @@ void QuotedMemberRule(std::string_view arg, Collector* spans) {
     if (!pair_name && !pair_value && !IsCodeSecretName(name)) continue;
     pair_value_secret = false;
     j = SkipSpace(arg, j + 1);
+    // A secret's object: its value member is the secret (an ARM template's
+    // parameters: {"adminPassword": {"value": "V"}}).
+    if (j < arg.size() && arg[j] == '{' && !pair_name && !pair_value) pair_value_secret = true;
     if (j >= arg.size() || arg[j] == '{' || arg[j] == '[')
       continue;                   // members inside get their own turn
     if (arg[j] == '$') continue;  // a variable ({"auth": $token} in jq), not a secret's text

@@ -457,8 +457,9 @@ inline constexpr ToolOption kToolOptions[] = {
     // A build's or service's secret by id and source: docker build --secret
     // id=npm,env=NPM_TOKEN, docker service create --secret db_pass.
     {"docker podman buildah nerdctl", "--secret", Value::kReference, kBoth, ""},
-    {"knife", "-P", Value::kWhole, kBoth, ""},            // knife bootstrap's SSH password
-    {"drone", "--data", Value::kWhole, kBoth, "secret"},  // drone secret add --data V
+    {"pulumi", "--secret", Value::kReference, kSeparate, ""},  // a flag: config set --secret NAME V
+    {"knife", "-P", Value::kWhole, kBoth, ""},                 // knife bootstrap's SSH password
+    {"drone", "--data", Value::kWhole, kBoth, "secret"},       // drone secret add --data V
     {"skopeo", "--creds", Value::kAfterColon, kBoth, ""},
     {"skopeo", "--src-creds", Value::kAfterColon, kBoth, ""},
     {"skopeo", "--dest-creds", Value::kAfterColon, kBoth, ""},

@@ -701,9 +701,12 @@ TEST_CASE("rule 9: jq --arg NAME V, etcdctl put KEY V") {
 }
 
 TEST_CASE("rule 9: a setting's name hidden by rule 3 still makes its value secret") {
-  Redacted r = RedactArgs({"config", "set", "--secret", "dbPassword", "p1"}, "pulumi");
+  Redacted r = RedactArgs({"config", "set", "--secret", "dbPassword", "p1"}, "sometool");
   CHECK(r.args ==
         std::vector<std::string>{"config", "set", "--secret", "[REDACTED]", "[REDACTED]"});
+  // Pulumi's --secret is a flag (a row): the name after it is shown.
+  CHECK(RedactArgs({"config", "set", "--secret", "dbPassword", "p2"}, "pulumi").args ==
+        std::vector<std::string>{"config", "set", "--secret", "dbPassword", "[REDACTED]"});
 }
 
 TEST_CASE("rule 10: a pair's value after a name that names a secret") {
@@ -737,6 +740,9 @@ TEST_CASE("rule 10: quoted members in JSON bodies and Python dicts") {
         R"({"username":"a","password":"[REDACTED]"})");
   CHECK(One(R"({"api_key": "k1", "x": 1})") == R"({"api_key": "[REDACTED]", "x": 1})");
   CHECK(One("{'token':'abc'}") == "{'token':'[REDACTED]'}");
+  // A secret's object: its value member (ARM template parameters).
+  CHECK(One(R"({"adminPassword":{"value":"k4"},"location":{"value":"westeurope"}})") ==
+        R"({"adminPassword":{"value":"[REDACTED]"},"location":{"value":"westeurope"}})");
   // '=' and a quoted value: PowerShell's hashtables, .reg files.
   CHECK(One(R"(-Headers @{"X-Api-Key"="k2"; "Accept"="json"})") ==
         R"(-Headers @{"X-Api-Key"="[REDACTED]"; "Accept"="json"})");
