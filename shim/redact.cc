@@ -983,7 +983,8 @@ std::size_t SqlInsertValues(std::string_view arg, std::size_t at, Collector* spa
 // PASSWORD FOR 'u'@'%' = 'x'), PRAGMA key = (SQLCipher), or one of
 // DuckDB's secret parameters and white space (CREATE SECRET (TYPE s3,
 // KEY_ID 'k', SECRET 'x')), or PowerShell's ConvertTo-SecureString and
-// white space (and -String): its inside. A scan to '=' that fails ends where any keyword inside it
+// white space (and -String): its inside. And Oracle's JDBC URL's password
+// (jdbc:oracle:thin:u/PW@h). A scan to '=' that fails ends where any keyword inside it
 // would fail the same way, so it is not rescanned.
 void KeywordPasswordRule(std::string_view arg, Collector* spans) {
   for (std::size_t p = 0; p < arg.size(); ++p) {
@@ -1050,6 +1051,11 @@ void KeywordPasswordRule(std::string_view arg, Collector* spans) {
       const std::size_t word_end = q;  // DuckDB's parameters take no '='
       q = SkipSpace(arg, q);
       if (q == word_end) continue;
+    } else if (c == 't' && KeywordAt(arg, p, "thin"sv, &q) && q < arg.size() && arg[q] == ':' &&
+               p >= 7 && EqualsIgnoreCase(std::string_view(arg.data() + p - 7, 7), "oracle:"sv)) {
+      // Oracle's JDBC URL: jdbc:oracle:thin:USER/PASSWORD@host:1521/svc.
+      ConnectStringPassword(arg, q + 1, spans);
+      continue;
     } else if (c == 'c' && KeywordAt(arg, p, "convertto-securestring"sv, &q)) {
       const std::size_t word_end = q;
       q = SkipSpace(arg, q);

@@ -99,12 +99,13 @@ inline constexpr QualifiedWord kQualifiedWords[] = {
 // client_id, SSH_AUTH_SOCK. "id" right after "secret" (Vault's secret_id)
 // does not count.
 inline constexpr std::string_view kNonSecretLastWords[] = {
-    "stdin",   "file",    "path",   "prompt",   "type",    "env",      "cmd",
-    "command", "helper",  "length", "id",       "dir",     "fd",       "name",
-    "url",     "uri",     "method", "mode",     "user",    "username", "sock",
-    "socket",  "jar",     "ttl",    "header",   "store",   "policy",   "min",
-    "max",     "version", "format", "endpoint", "expired", "expires",  "expiry",
-    "changed", "at",      "count",  "required", "enabled", "flags",    "email",
+    "stdin",   "file",    "path",   "prompt",    "type", "env",     "cmd",      "command",
+    "helper",  "length",  "id",     "dir",       "fd",   "name",    "url",      "uri",
+    "method",  "mode",    "user",   "username",  "sock", "socket",  "jar",      "ttl",
+    "header",  "store",   "policy", "min",       "max",  "version", "format",   "endpoint",
+    "expired", "expires", "expiry", "changed",   "at",   "count",   "required", "enabled",
+    "flags",   "email",   "source", "mechanism",  // MongoDB's authSource=admin,
+                                                  // authMechanism=SCRAM-SHA-256
 };
 // Name-value pairs: a member or assignment of one of the first names whose
 // value is a secret name makes the next of the second secret

@@ -599,6 +599,13 @@ TEST_CASE("rule 12: SQL passwords in mysql -e, psql -c and any other argument") 
   CHECK(One("convertto-securestring -String 'k22' -AsPlainText") ==
         "convertto-securestring -String '[REDACTED]' -AsPlainText");
   CHECK(One("ConvertTo-SecureString $enc -Key $k") == "ConvertTo-SecureString $enc -Key $k");
+  // Oracle's JDBC URL; one without credentials has nothing to hide.
+  CHECK(One("--url=jdbc:oracle:thin:app/k23@db:1521/ORCL") ==
+        "--url=jdbc:oracle:thin:app/[REDACTED]@db:1521/ORCL");
+  CHECK(One("jdbc:oracle:thin:@//db:1521/ORCL") == "jdbc:oracle:thin:@//db:1521/ORCL");
+  // MongoDB's URI options name no secret.
+  CHECK(One("mongodb://u:k24@h/db?authSource=admin&authMechanism=SCRAM-SHA-256") ==
+        "mongodb://u:[REDACTED]@h/db?authSource=admin&authMechanism=SCRAM-SHA-256");
   // SET name = value: the word after the '='.
   CHECK(Sh("mysql -e \"SET @mode = 'x'\"; git config --global user.password = k17") ==
         "mysql -e \"SET @mode = 'x'\"; git config --global user.password = [REDACTED]");
