@@ -388,6 +388,8 @@ inline constexpr ToolOption kToolOptions[] = {
     {"http https xh xhs", "--auth", Value::kAfterColon, kBoth, ""},
     {"xh xhs", "--bearer", Value::kWhole, kBoth, ""},
     {"ncat", "--proxy-auth", Value::kAfterColon, kBoth, ""},
+    {"ntfy", "-u", Value::kAfterColon, kBoth, ""},  // ntfy publish -u user:pass
+    {"ntfy", "--user", Value::kAfterColon, kBoth, ""},
     {"aws", "--plaintext", Value::kWhole, kBoth, "encrypt"},  // aws kms encrypt --plaintext X
     {"ab", "-A", Value::kAfterColon, kBoth, ""},
     {"ab", "-P", Value::kAfterColon, kBoth, ""},
@@ -592,11 +594,16 @@ inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"travis", "encrypt", kEveryOperand},           // travis encrypt SECRET
     {kImpacketTargetTools, "", 0, kImpacketValueOptions, Value::kTarget},
     {kImpacketDomainTools, "", 0, kImpacketValueOptions, Value::kAfterColon},
-    {"cf", "set-env", 3},                            // cf set-env APP NAME VALUE
-    {"b2", "authorize-account", 2},                  // b2 authorize-account KEY_ID KEY
-    {"b2", "authorize", 2},                          // b2 account authorize KEY_ID KEY
-    {"db2", "using", 0},                             // db2 connect to D user U using PASSWORD
-    {"chamber", "write", 3},                         // chamber write SERVICE KEY VALUE
+    {"cf", "set-env", 3},            // cf set-env APP NAME VALUE
+    {"b2", "authorize-account", 2},  // b2 authorize-account KEY_ID KEY
+    {"b2", "authorize", 2},          // b2 account authorize KEY_ID KEY
+    {"db2", "using", 0},             // db2 connect to D user U using PASSWORD
+    {"chamber", "write", 3},         // chamber write SERVICE KEY VALUE
+    // Apprise's operands are service URLs whose host and path are the
+    // tokens (slack://A/B/C, tgram://BOT_TOKEN/CHAT).
+    {"apprise", "", kEveryOperand,
+     "-b --body -t --title -c --config -n --notification-type -a --attach -g --tag -i "
+     "--input-format -T --theme -P --plugin-path -S --storage-path"},
     {"qpdf", "--encrypt", 1, {}, Value::kWhole, 2},  // qpdf --encrypt USER OWNER BITS --
     {"pdftk", "user_pw", 0},                         // pdftk IN output OUT user_pw PW
     {"pdftk", "owner_pw", 0},

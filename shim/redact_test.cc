@@ -1178,6 +1178,11 @@ TEST_CASE("tool rows: more database clients, signers, CI and configuration tools
   CHECK(Args({"var", "put", "secret/app", "api=p12", "mode=prod"}, "nomad")[3] == "api=[REDACTED]");
   CHECK(Args({"create", "/app/password", "p13"}, "zkCli.sh")[2] == "[REDACTED]");
   CHECK(Args({"create", "/app/mode", "prod"}, "zkCli.sh")[2] == "prod");
+  // Notifiers: Apprise's service URLs, ntfy's user:password.
+  CHECK(Args({"-vv", "-t", "Deploy", "-b", "done", "slack://a/b/c/#ops", "--config", "a.yml"},
+             "apprise") == std::vector<std::string>{"-vv", "-t", "Deploy", "-b", "done",
+                                                    "[REDACTED]", "--config", "a.yml"});
+  CHECK(Args({"publish", "-u", "u:p14", "topic", "hi"}, "ntfy")[2] == "u:[REDACTED]");
   // A build's or service's secret by reference: shown.
   CHECK(Args({"build", "--secret", "id=npm,env=NPM_TOKEN", "."}, "docker")[2] ==
         "id=npm,env=NPM_TOKEN");
