@@ -1882,6 +1882,7 @@ bool IsSecretName(std::string_view name, bool allow_exclusions) {
     if (word.empty()) continue;
     if (allow_exclusions && first && InWords<redact_rules::kNonSecretFirstWords>(word))
       return false;
+    if (allow_exclusions && InWords<redact_rules::kReferenceWords>(word)) return false;
     first = false;
     if (InWords<redact_rules::kSecretWords>(word)) secret = true;
     if (kSuffixLastBytes[static_cast<unsigned char>(word.back())]) {
@@ -1935,6 +1936,7 @@ Redactor::Redactor(std::string_view binary) : tool_(binary) {
   printf_ = binary == "printf"sv;
   free_text_ = InWords<redact_rules::kPatternSearchers>(binary);
   runner_rows_ = RowsFor<redact_rules::kRunnerSubcommands>(tool);
+  field_reader_rows_ = RowsFor<redact_rules::kFieldReaderSubcommands>(tool);
   if (const RowSet rows = RowsFor<redact_rules::kCountedOperands>(tool); rows != 0)
     counted_row_ = &redact_rules::kCountedOperands[Lowest(rows)];
 }
@@ -1943,8 +1945,9 @@ bool Redactor::Applies(std::size_t row) const {
   return rows_[row]->after.empty() || (seen_after_ >> row & 1) != 0;
 }
 
-// Rule 2. Returns true when `arg` is one of this tool's secret options.
-bool Redactor::ToolOption(std::string_view arg, Collector* spans) {
+// Rule 2. Returns true when `arg` is one of this tool's secret options;
+// *reference set when its attached value is a kReference.
+bool Redactor::ToolOption(std::string_view arg, Collector* spans, bool* reference) {
   using redact_rules::Form;
   if (arg.size() < 2 || (arg[0] != '-' && arg[0] != '/')) return false;
   // Exact options and their attached forms: --user v, --user=v, -passin v,
@@ -1963,10 +1966,12 @@ bool Redactor::ToolOption(std::string_view arg, Collector* spans) {
     // (rar's -hpV).
     if (IsOneLetterOption(row.option) || row.option.back() == ':' || row.forms == Form::kAttached) {
       ToolValue(row.value, arg, rest, spans);
+      *reference = row.value == Value::kReference;
       return true;
     }
     if (arg[rest] == '=') {
       ToolValue(row.value, arg, rest + 1, spans);
+      *reference = row.value == Value::kReference;
       return true;
     }
   }
@@ -2102,8 +2107,11 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
     return;
   }
   if (pending.active) ToolValue(pending.value, arg, 0, &spans);
+  // A secret's reference (docker build --secret id=npm,env=NPM_TOKEN,
+  // gcloud --set-secrets=DB_PASSWORD=db-password:latest): no rule reads it.
+  bool reference = pending.active && pending.value == Value::kReference;
 
-  if (!ToolOption(arg, &spans) && is_option) {
+  if (!ToolOption(arg, &spans, &reference) && is_option) {
     // Rule 3: --name=value / --name value, and -name=value / -name value.
     std::size_t name_begin = arg[1] == '-' ? 2 : 1;
     std::size_t eq = arg.find('=');
@@ -2143,7 +2151,12 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
     if (InList(redact_rules::kRunnerSubcommands[Lowest(rows)].subcommands, arg))
       runs_command_ = true;
   }
-  ContextFreeRules(arg, &spans, shell_command_string);
+  // A password manager's reader: from its subcommand on, words name fields.
+  for (RowSet rows = field_reader_rows_; rows != 0 && !free_text_; rows &= rows - 1) {
+    if (InList(redact_rules::kFieldReaderSubcommands[Lowest(rows)].subcommands, arg))
+      free_text_ = true;
+  }
+  if (!reference) ContextFreeRules(arg, &spans, shell_command_string);
 }
 
 // kMarkedSecrets: >PASSWORD after redis-cli's ACL SETUSER.

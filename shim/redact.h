@@ -172,7 +172,7 @@ class Redactor {
     redact_rules::Value value = redact_rules::Value::kWhole;
     bool setting = false;  // rule 9's value, which is never an option
   };
-  bool ToolOption(std::string_view arg, Collector* spans);
+  bool ToolOption(std::string_view arg, Collector* spans, bool* reference);
   void SettingName(std::string_view arg, bool is_option);       // rule 9
   void SettingsAfter(std::string_view arg);                     // rule 9
   void MarkedSecret(std::string_view arg, Collector* spans);    // kMarkedSecrets
@@ -230,7 +230,8 @@ class Redactor {
   // argument; that command's redactor reads the arguments from its name on
   // (sudo -u app mysql -pX: mysql's rows for -pX). This one when none.
   bool runs_command_ = false;
-  RowSet runner_rows_ = 0;  // kRunnerSubcommands
+  RowSet runner_rows_ = 0;        // kRunnerSubcommands
+  RowSet field_reader_rows_ = 0;  // kFieldReaderSubcommands
   Redactor* running_ = this;
   unsigned run_depth_ = 0;
   unsigned commands_left_ = kMaxCommands;  // rule 11, for the whole record

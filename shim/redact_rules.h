@@ -115,6 +115,9 @@ inline constexpr std::string_view kPairNames[] = {"name", "key", "parameterkey",
 inline constexpr std::string_view kPairValues[] = {"value", "parametervalue"};
 // The first word of a name that marks a flag: --no-password.
 inline constexpr std::string_view kNonSecretFirstWords[] = {"no"};
+// A word anywhere in a name that makes it a reference to a secret kept
+// elsewhere (Helm charts' auth.existingSecret=NAME).
+inline constexpr std::string_view kReferenceWords[] = {"existing"};
 // Header names that carry credentials although they hold no secret word.
 inline constexpr std::string_view kCredentialHeaders[] = {
     "authorization",    "proxy-authorization", "cookie", "set-cookie",
@@ -204,11 +207,11 @@ inline constexpr std::string_view kCommandPrefixes[] = {
 // Rule 11: a tool that runs a command given after one of its subcommands
 // (docker exec db mysql -pX, kubectl exec pod -- curl -u ...), from then
 // on as a prefix does.
-struct RunnerSubcommands {
+struct ToolSubcommands {
   std::string_view tools;        // space-separated names
   std::string_view subcommands;  // space-separated
 };
-inline constexpr RunnerSubcommands kRunnerSubcommands[] = {
+inline constexpr ToolSubcommands kRunnerSubcommands[] = {
     {"docker podman nerdctl docker-compose", "run exec create"},
     {"kubectl oc", "exec run debug rsh"},
     {"lxc incus", "exec"},
@@ -216,6 +219,14 @@ inline constexpr RunnerSubcommands kRunnerSubcommands[] = {
     {"gdb", "--args"},              // gdb --args CMD ARGS
     {"lldb", "--"},                 // lldb -- CMD ARGS
     {"perf", "record stat trace"},  // perf record -g -- CMD
+};
+// Rules 8 and 9 off after one of these subcommands: a password manager's
+// reader, whose words name an item's fields and items (bw get password
+// ITEM), not a secret's value.
+inline constexpr ToolSubcommands kFieldReaderSubcommands[] = {
+    {"bw", "get"},
+    {"lpass", "show"},
+    {"keepassxc-cli", "show"},
 };
 // Rule 11, pipelines: a command that reads a secret from its standard
 // input, by one of these options or by its name, makes the arguments of an
@@ -344,7 +355,7 @@ enum class Value : unsigned char {
   kConnectString,  // Oracle's user/pass@db: after the first '/' before any '@', to the '@'
   kUnlessPath,     // the whole value, unless it names a file (/ ~ . or kKeyFileExtensions)
   kTarget,         // impacket's [domain/]user:pass@host: from the first ':' to the last '@'
-  kReference,      // nothing: the value names a secret and holds none (id=npm,src=FILE)
+  kReference,  // nothing, and no other rule: the value names a secret, holds none (id=npm,src=F)
 };
 // The forms in which an option takes its value.
 enum Form : unsigned char {
@@ -461,8 +472,14 @@ inline constexpr ToolOption kToolOptions[] = {
     // id=npm,env=NPM_TOKEN, docker service create --secret db_pass.
     {"docker podman buildah nerdctl", "--secret", Value::kReference, kBoth, ""},
     {"pulumi", "--secret", Value::kReference, kSeparate, ""},  // a flag: config set --secret NAME V
-    {"knife", "-P", Value::kWhole, kBoth, ""},                 // knife bootstrap's SSH password
-    {"drone", "--data", Value::kWhole, kBoth, "secret"},       // drone secret add --data V
+    {"lpass", "--password", Value::kReference, kSeparate, "show"},  // a flag: show --password ITEM
+    {"keepassxc-cli", "-a", Value::kReference, kBoth, ""},          // show -a password: a field
+    {"gcloud", "--secret", Value::kReference, kBoth, ""},  // a Secret Manager secret's name
+    // --set-secrets=ENV=SECRET:VERSION: Cloud Run's references.
+    {"gcloud", "--set-secrets", Value::kReference, kBoth, ""},
+    {"gcloud", "--update-secrets", Value::kReference, kBoth, ""},
+    {"knife", "-P", Value::kWhole, kBoth, ""},            // knife bootstrap's SSH password
+    {"drone", "--data", Value::kWhole, kBoth, "secret"},  // drone secret add --data V
     {"skopeo", "--creds", Value::kAfterColon, kBoth, ""},
     {"skopeo", "--src-creds", Value::kAfterColon, kBoth, ""},
     {"skopeo", "--dest-creds", Value::kAfterColon, kBoth, ""},

@@ -95,10 +95,11 @@ std::string_view ValueText(redact_rules::Value value) {
   return "";
 }
 
-// kRunnerSubcommands as "docker podman: run exec create; ...".
-std::string RunnerSubcommands() {
+// A table of subcommands as "docker podman: run exec create; ...".
+template <std::size_t N>
+std::string Subcommands(const redact_rules::ToolSubcommands (&rows)[N]) {
   std::string out;
-  for (const redact_rules::RunnerSubcommands& row : redact_rules::kRunnerSubcommands) {
+  for (const redact_rules::ToolSubcommands& row : rows) {
     if (!out.empty()) out += "; ";
     out += Roff(std::string(row.tools) + ": " + std::string(row.subcommands));
   }
@@ -164,7 +165,9 @@ std::string Render() {
   out << ".It not secret as the last word\n"
       << Wrap(WordList(redact_rules::kNonSecretLastWords) + " (id right after secret is)")
       << ".It not secret as the first word\n"
-      << Wrap(WordList(redact_rules::kNonSecretFirstWords)) << ".It credential headers\n"
+      << Wrap(WordList(redact_rules::kNonSecretFirstWords))
+      << ".It a reference to a secret kept elsewhere, as any word\n"
+      << Wrap(WordList(redact_rules::kReferenceWords)) << ".It credential headers\n"
       << Wrap(WordList(redact_rules::kCredentialHeaders))
       << ".It header option names ending in -key or _key that are no credential\n"
       << Wrap(WordList(redact_rules::kNonCredentialKeyHeaders))
@@ -181,7 +184,9 @@ std::string Render() {
          "(rule 14)\n"
       << Wrap(WordList(redact_rules::kNamingCalls))
       << ".It runners: after one of their subcommands, prefixes too (rule 11)\n"
-      << Wrap(RunnerSubcommands()) << ".It shells (rule 5)\n"
+      << Wrap(Subcommands(redact_rules::kRunnerSubcommands))
+      << ".It password managers' readers: rules 8 and 9 off after these subcommands\n"
+      << Wrap(Subcommands(redact_rules::kFieldReaderSubcommands)) << ".It shells (rule 5)\n"
       << Wrap(WordList(redact_rules::kShells))
       << ".It tools whose arguments a shell runs, command strings as after -c (rule 11)\n"
       << Wrap(WordList(redact_rules::kShellCommandRunners))

@@ -1190,6 +1190,22 @@ TEST_CASE("tool rows: more database clients, signers, CI and configuration tools
         "--secret=id=aws,src=/root/.aws/credentials");
   CHECK(Args({"service", "create", "--secret", "db_pass", "img"}, "docker")[3] == "db_pass");
   CHECK(Args({"run", "--secret", "p9", "img"}, "kubectl")[2] == "[REDACTED]");  // others: secret
+  // A reference meets no other rule: Cloud Run's ENV=SECRET:VERSION.
+  CHECK(Args({"run", "deploy", "s", "--set-secrets=DB_PASSWORD=db-password:latest"}, "gcloud")[3] ==
+        "--set-secrets=DB_PASSWORD=db-password:latest");
+  CHECK(Args({"--update-secrets", "API_TOKEN=tok:1", "--secret=db-password"}, "gcloud") ==
+        std::vector<std::string>{"--update-secrets", "API_TOKEN=tok:1", "--secret=db-password"});
+  // Password managers' readers name fields and items.
+  CHECK(Args({"get", "password", "github"}, "bw")[2] == "github");
+  CHECK(Args({"show", "--password", "github"}, "lpass")[2] == "github");
+  CHECK(Args({"add", "--password", "p10", "site"}, "lpass")[2] == "[REDACTED]");
+  CHECK(Args({"show", "-a", "password", "db.kdbx", "entry"}, "keepassxc-cli")[3] == "db.kdbx");
+  CHECK(Args({"unlock", "p11"}, "bw")[1] == "[REDACTED]");
+  // Helm charts' existingSecret names one kept elsewhere.
+  CHECK(Args({"install", "r", "c", "--set", "auth.existingSecret=db-secret"}, "helm")[4] ==
+        "auth.existingSecret=db-secret");
+  CHECK(Args({"install", "r", "c", "--set", "auth.password=p12"}, "helm")[4] ==
+        "auth.password=[REDACTED]");
 }
 
 TEST_CASE("no tool has more option rows than a redactor holds") {
