@@ -408,6 +408,8 @@ bool NamesAFile(std::string_view value) {
   if (value.empty()) return false;
   if (value[0] == '/' || value[0] == '~') return true;
   if (StartsWith(value, "./"sv) || StartsWith(value, "../"sv)) return true;
+  // The AWS CLI's parameter files: --plaintext fileb://data.bin.
+  if (StartsWith(value, "file://"sv) || StartsWith(value, "fileb://"sv)) return true;
   for (std::string_view extension : redact_rules::kKeyFileExtensions) {
     if (EndsWithIgnoreCase(value, extension)) return true;
   }

@@ -96,16 +96,19 @@ inline constexpr QualifiedWord kQualifiedWords[] = {
 };
 // The last word of a name that says the value is not the secret itself (a
 // flag, a file, a name, an id, an address): password-file, token_ttl,
-// client_id, SSH_AUTH_SOCK. "id" right after "secret" (Vault's secret_id)
+// client_id, SSH_AUTH_SOCK, MongoDB's authSource and authMechanism, ssh -o
+// PasswordAuthentication=no. "id" right after "secret" (Vault's secret_id)
 // does not count.
 inline constexpr std::string_view kNonSecretLastWords[] = {
-    "stdin",   "file",    "path",   "prompt",    "type", "env",     "cmd",      "command",
-    "helper",  "length",  "id",     "dir",       "fd",   "name",    "url",      "uri",
-    "method",  "mode",    "user",   "username",  "sock", "socket",  "jar",      "ttl",
-    "header",  "store",   "policy", "min",       "max",  "version", "format",   "endpoint",
-    "expired", "expires", "expiry", "changed",   "at",   "count",   "required", "enabled",
-    "flags",   "email",   "source", "mechanism",  // MongoDB's authSource=admin,
-                                                  // authMechanism=SCRAM-SHA-256
+    "stdin",   "file",     "path",    "prompt",    "type",
+    "env",     "cmd",      "command", "helper",    "length",
+    "id",      "dir",      "fd",      "name",      "url",
+    "uri",     "method",   "mode",    "user",      "username",
+    "sock",    "socket",   "jar",     "ttl",       "header",
+    "store",   "policy",   "min",     "max",       "version",
+    "format",  "endpoint", "expired", "expires",   "expiry",
+    "changed", "at",       "count",   "required",  "enabled",
+    "flags",   "email",    "source",  "mechanism", "authentication",
 };
 // Name-value pairs: a member or assignment of one of the first names whose
 // value is a secret name makes the next of the second secret
@@ -401,7 +404,7 @@ inline constexpr ToolOption kToolOptions[] = {
     {"ncat", "--proxy-auth", Value::kAfterColon, kBoth, ""},
     {"ntfy", "-u", Value::kAfterColon, kBoth, ""},  // ntfy publish -u user:pass
     {"ntfy", "--user", Value::kAfterColon, kBoth, ""},
-    {"aws", "--plaintext", Value::kWhole, kBoth, "encrypt"},  // aws kms encrypt --plaintext X
+    {"aws", "--plaintext", Value::kUnlessPath, kBoth, "encrypt"},  // kms encrypt --plaintext X
     {"ab", "-A", Value::kAfterColon, kBoth, ""},
     {"ab", "-P", Value::kAfterColon, kBoth, ""},
     {"ab", "-C", Value::kCookies, kBoth, ""},

@@ -87,7 +87,8 @@ std::string_view ValueText(redact_rules::Value value) {
     case redact_rules::Value::kConnectString:
       return "in user/password@db, the password (after the first / before any @)";
     case redact_rules::Value::kUnlessPath:
-      return "the whole value, unless it starts with / ~ ./ ../";
+      return "the whole value, unless it starts with / ~ ./ ../ file:// fileb:// or ends in a key "
+             "file's extension";
     case redact_rules::Value::kTarget:
       return "in [domain/]user:password@host, the password (from the first : to the last @)";
     case redact_rules::Value::kReference: return "nothing: the value names a secret, holds none";

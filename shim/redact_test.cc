@@ -1206,6 +1206,11 @@ TEST_CASE("tool rows: more database clients, signers, CI and configuration tools
         "auth.existingSecret=db-secret");
   CHECK(Args({"install", "r", "c", "--set", "auth.password=p12"}, "helm")[4] ==
         "auth.password=[REDACTED]");
+  // ssh's settings named for an authentication; the AWS CLI's files.
+  CHECK(Args({"-o", "PasswordAuthentication=no", "h"}, "ssh")[1] == "PasswordAuthentication=no");
+  CHECK(Args({"kms", "encrypt", "--plaintext", "fileb://data.bin"}, "aws")[3] ==
+        "fileb://data.bin");
+  CHECK(Args({"kms", "encrypt", "--plaintext", "p13"}, "aws")[3] == "[REDACTED]");
 }
 
 TEST_CASE("no tool has more option rows than a redactor holds") {
