@@ -381,16 +381,16 @@ inline constexpr unsigned char kCurlish = kAttached | kSeparate | kBundled;
 inline constexpr ToolOption kToolOptions[] = {
     {"*", "--header", Value::kHeader, kBoth, ""},
     {"*", "--proxy-header", Value::kHeader, kBoth, ""},
-    {"curl", "-u", Value::kAfterColon, kCurlish, ""},
-    {"curl", "--user", Value::kAfterColon, kBoth, ""},
+    {"curl curlie", "-u", Value::kAfterColon, kCurlish, ""},
+    {"curl curlie", "--user", Value::kAfterColon, kBoth, ""},
     {"curl", "-U", Value::kAfterColon, kCurlish, ""},
     {"curl", "--proxy-user", Value::kAfterColon, kBoth, ""},
     {"curl", "-E", Value::kAfterColon, kCurlish, ""},
     {"curl", "--cert", Value::kAfterColon, kBoth, ""},
     {"curl", "--proxy-cert", Value::kAfterColon, kBoth, ""},
-    {"curl", "-H", Value::kHeader, kCurlish, ""},
-    {"curl", "-b", Value::kCookies, kCurlish, ""},
-    {"curl", "--cookie", Value::kCookies, kBoth, ""},
+    {"curl curlie", "-H", Value::kHeader, kCurlish, ""},
+    {"curl curlie", "-b", Value::kCookies, kCurlish, ""},
+    {"curl curlie", "--cookie", Value::kCookies, kBoth, ""},
     {"etcdctl", "--user", Value::kAfterColon, kBoth, ""},
     // HTTPie's and xh's -a: a bearer token whole once the type says so
     // (-A bearer, --auth-type=bearer), else user:password.

@@ -1183,6 +1183,9 @@ TEST_CASE("tool rows: more database clients, signers, CI and configuration tools
              "apprise") == std::vector<std::string>{"-vv", "-t", "Deploy", "-b", "done",
                                                     "[REDACTED]", "--config", "a.yml"});
   CHECK(Args({"publish", "-u", "u:p14", "topic", "hi"}, "ntfy")[2] == "u:[REDACTED]");
+  // curlie takes curl's options.
+  CHECK(Args({"-u", "u:p15", "-b", "sid=p16", "h"}, "curlie") ==
+        std::vector<std::string>{"-u", "u:[REDACTED]", "-b", "[REDACTED]", "h"});
   // A build's or service's secret by reference: shown.
   CHECK(Args({"build", "--secret", "id=npm,env=NPM_TOKEN", "."}, "docker")[2] ==
         "id=npm,env=NPM_TOKEN");
