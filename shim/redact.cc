@@ -822,6 +822,26 @@ bool NamesCodeSecret(std::string_view name) {
 // ("{\"password\":\"x\"}" in sh -c's string): \" is a quote then.
 // Each quote starts at most one name scan, which ends at the next quote of
 // its kind, so every byte is scanned at most twice.
+// Rule 10 in XML: an element whose tag is a secret name, its text, when
+// its closing tag ends it (Maven's <password>V</password>; not a usage
+// line's <token>), for '<' at `at`. Returns where the scan goes on: past
+// the text, or `at` when this is no such element.
+std::size_t SecretXmlElement(std::string_view arg, std::size_t at, Collector* spans) {
+  std::size_t name_end = at + 1;
+  while (name_end < arg.size() && (IsNameChar(arg[name_end]) || arg[name_end] == ':')) ++name_end;
+  if (name_end == at + 1 || name_end >= arg.size() || arg[name_end] != '>') return at;
+  const std::string_view name(arg.data() + at + 1, name_end - at - 1);
+  std::size_t end = name_end + 1;
+  while (end < arg.size() && arg[end] != '<') ++end;
+  const std::string_view close = Tail(arg, end);
+  if (close.size() < name.size() + 3 || close[1] != '/' ||
+      std::string_view(close.data() + 2, name.size()) != name || close[name.size() + 2] != '>' ||
+      !IsSecretName(name, true))
+    return at;
+  spans->Add(name_end + 1, end);
+  return end - 1;
+}
+
 void QuotedMemberRule(std::string_view arg, Collector* spans) {
   // The quote at `at`: "\"" when escaped, else '"' or '\'' (empty: none).
   const auto quote_at = [arg](std::size_t at) -> std::string_view {
@@ -834,6 +854,10 @@ void QuotedMemberRule(std::string_view arg, Collector* spans) {
   bool pair_value_secret = false;  // a pair's name named a secret: its value is next
   for (std::size_t p = 0; p < arg.size(); ++p) {
     if (arg[p] == '}') pair_value_secret = false;  // a pair is one object's
+    if (arg[p] == '<') {
+      p = SecretXmlElement(arg, p, spans);
+      continue;
+    }
     const std::string_view quote = quote_at(p);
     if (quote.empty()) continue;
     std::size_t i = p + quote.size();

@@ -750,6 +750,13 @@ TEST_CASE("rule 10: quoted members in JSON bodies and Python dicts") {
   // A secret's object: its value member (ARM template parameters).
   CHECK(One(R"({"adminPassword":{"value":"k4"},"location":{"value":"westeurope"}})") ==
         R"({"adminPassword":{"value":"[REDACTED]"},"location":{"value":"westeurope"}})");
+  // XML: an element named by a secret name, closed.
+  CHECK(One("<server><id>r</id><username>u</username><password>k5</password></server>") ==
+        "<server><id>r</id><username>u</username><password>[REDACTED]</password></server>");
+  CHECK(One("<ns:apiToken>k6</ns:apiToken>") == "<ns:apiToken>[REDACTED]</ns:apiToken>");
+  CHECK(One("paste the <token> here, then the <user>") ==
+        "paste the <token> here, then the <user>");
+  CHECK(One("<password_file>/etc/pw</password_file>") == "<password_file>/etc/pw</password_file>");
   // '=' and a quoted value: PowerShell's hashtables, .reg files.
   CHECK(One(R"(-Headers @{"X-Api-Key"="k2"; "Accept"="json"})") ==
         R"(-Headers @{"X-Api-Key"="[REDACTED]"; "Accept"="json"})");
