@@ -226,8 +226,8 @@ std::size_t LineEnd(std::string_view arg, std::size_t at, char quote) {
 // Rule 1's config file lines: after "NAME = " (`value` just past the '='),
 // the rest of the line when NAME is secret, unless the value is code's
 // (quoted: rule 13's; a list; a call or a string's subscript in its first
-// word: password = getpass(), token = ENV["T"] || "x"). Only a value found is scanned to the line's
-// end, and passed over: the scan stays linear.
+// word: password = getpass(), token = ENV["T"] || "x"). Only a value found
+// is scanned to the line's end, and passed over: the scan stays linear.
 std::size_t ConfigLineValue(std::string_view arg, std::size_t offset, std::string_view name,
                             std::size_t value, Collector* spans) {
   while (value < arg.size() && (arg[value] == ' ' || arg[value] == '\t')) ++value;
@@ -1010,8 +1010,8 @@ std::size_t SqlInsertValues(std::string_view arg, std::size_t at, Collector* spa
 // DuckDB's secret parameters and white space (CREATE SECRET (TYPE s3,
 // KEY_ID 'k', SECRET 'x')), or PowerShell's ConvertTo-SecureString and
 // white space (and -String): its inside. And Oracle's JDBC URL's password
-// (jdbc:oracle:thin:u/PW@h). A scan to '=' that fails ends where any keyword inside it
-// would fail the same way, so it is not rescanned.
+// (jdbc:oracle:thin:u/PW@h). A scan to '=' that fails ends where any
+// keyword inside it would fail the same way, so it is not rescanned.
 void KeywordPasswordRule(std::string_view arg, Collector* spans) {
   for (std::size_t p = 0; p < arg.size(); ++p) {
     // Only at a word's start, and only the keywords of its first letter.
@@ -2254,10 +2254,6 @@ void Redactor::CountedOperand(std::string_view arg, Collector* spans) {
 }
 
 namespace {
-// printf's conversions in `format`: bit i of the result is set when
-// conversion i follows a secret name's '=' or ':', quoted or not
-// (API_KEY=%s, "password": "%s", token = '%s'), bit 31 for any from the
-// 32nd on; *count is how many there are. %% is none.
 // A redirection among a command line's words (> f, 2>>f, <<< w, >&2):
 // neither is an argument. *target_next: its target is the next word.
 bool RedirectionWord(std::string_view word, bool* target_next) {
@@ -2270,6 +2266,10 @@ bool RedirectionWord(std::string_view word, bool* target_next) {
   return true;
 }
 
+// printf's conversions in `format`: bit i of the result is set when
+// conversion i follows a secret name's '=' or ':', quoted or not
+// (API_KEY=%s, "password": "%s", token = '%s'), bit 31 for any from the
+// 32nd on; *count is how many there are. %% is none.
 std::uint32_t SecretConversions(std::string_view format, unsigned* count) {
   std::uint32_t secret = 0;
   *count = 0;
