@@ -2374,10 +2374,10 @@ struct Level {
   // Pipelines into a command that reads a secret on its standard input
   // (kStdinSecretOptions, kStdinSecretCommands): the text that feeds it, as
   // [begin, end) in the argument (end 0: none).
-  bool echo;                        // the current command is echo or printf
-  Span echo_args;                   // its arguments so far
-  Span piped;                       // an echo's arguments piped into the current command
-  Span here_string;                 // the current command's <<< word
+  bool echo;         // the current command is echo or printf
+  Span echo_args;    // its arguments so far
+  Span piped;        // an echo's arguments or a <<< word piped into the current command
+  Span here_string;  // the current command's <<< word
   bool after_here_string_operator;  // the last word was <<<
   // A here-document (<<EOF, <<-'EOF'): its delimiter, until the line after
   // the command line's end, where its body starts (empty: none).
@@ -2398,6 +2398,9 @@ struct Level {
   // commands are (0: outside).
   bool secret_substitution_next;
   unsigned secret_substitution_depth;
+  // The current command named a secret (docker secret create, gcloud
+  // secrets versions add): a process substitution after it is the secret.
+  bool after_secret_word;
 };
 Level g_levels[kMaxCommandDepth];
 alignas(Redactor) AGT_LATE_BSS unsigned char g_commands[kMaxCommandDepth][sizeof(Redactor)];
@@ -2427,7 +2430,8 @@ void FeedSecret(const Level& level, Collector* spans) {
 // arguments into the next.
 void EndCommand(Level* level, char separator) {
   const bool pipe = separator == '|' && !level->last_was_pipe;
-  level->piped = pipe && level->echo ? level->echo_args : Span{0, 0};
+  // An echo's arguments, or a command's <<< word (cat <<< X | vault login -).
+  level->piped = !pipe ? Span{0, 0} : level->echo ? level->echo_args : level->here_string;
   level->last_was_pipe = separator == '|';
   level->echo = false;
   level->echo_args = Span{0, 0};
@@ -2441,6 +2445,7 @@ void EndCommand(Level* level, char separator) {
   level->reads_secret = false;
   level->stdin_rows = 0;
   level->last_argument = std::string_view();
+  level->after_secret_word = false;
   level->command = nullptr;
 }
 
@@ -2615,16 +2620,29 @@ void PipelineWord(Level* level, std::string_view word, std::size_t begin, std::s
   FeedSecret(*level, spans);
 }
 
-// A process substitution's '<' (`word` ends in it, the '(' next) where a
-// secret's file is named: after a secret option (--vault-password-file <,
-// `previous`), attached to one (--password-file=<), or after a secret name
-// (wg's private-key <): what the commands inside print is the secret.
+// A process substitution's '<' or a command substitution's '$' (`word`
+// ends in it, the '(' next) where a secret's file or value is named: after
+// a secret option (--vault-password-file <, `previous`), attached to one
+// (--password-file=<, TOKEN=$, vault's password=@<, the AWS CLI's
+// --secret-string file://<), or after a secret name (wg's private-key <):
+// what the commands inside print is the secret.
 bool FeedsSecretFile(std::string_view word, std::string_view previous) {
-  if (word.empty() || word.back() != '<') return false;
+  if (word.empty() || (word.back() != '<' && word.back() != '$')) return false;
+  word.remove_suffix(1);
+  // A file's prefix: vault's @FILE, the AWS CLI's file://, OpenSSL's file:.
+  if (!word.empty() && word.back() == '@') word.remove_suffix(1);
+  constexpr std::string_view kFilePrefixes[] = {"file://"sv, "fileb://"sv, "file:"sv};
+  for (std::string_view prefix : kFilePrefixes) {
+    if (EndsWithIgnoreCase(word, prefix) &&
+        (word.size() == prefix.size() || word[word.size() - prefix.size() - 1] == '=')) {
+      word.remove_suffix(prefix.size());
+      break;
+    }
+  }
   std::string_view name = previous;
-  if (word.size() > 1) {
-    if (word[word.size() - 2] != '=') return false;
-    name = std::string_view(word.data(), word.size() - 2);
+  if (!word.empty()) {
+    if (word.back() != '=') return false;
+    name = std::string_view(word.data(), word.size() - 1);
   }
   while (!name.empty() && name[0] == '-') name.remove_prefix(1);
   // curl --netrc-file <(printf 'machine h login u password X').
@@ -2731,6 +2749,10 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, bool prin
                                     StartsCommand(value);
       const bool skipped =  // A=1 curl
           !quoted_command_line && !value_is_command && AssignmentAt(word, 0, &name_end);
+      // TOKEN=$(echo X) ./run: what the substitution prints is the value.
+      level.secret_substitution_next = skipped && token.end < level.text.size() &&
+                                       level.text[token.end] == '(' &&
+                                       FeedsSecretFile(word, previous);
       if (skipped && !nests) continue;
       if (!skipped && !Charge()) {
         spans->Add(level.base + token.begin, arg.size());  // past the bound: the rest, unread
@@ -2762,7 +2784,9 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, bool prin
       PipelineWord(&level, word, level.base + token.begin, level.base + token.end, false, spans);
       level.secret_substitution_next = token.end < level.text.size() &&
                                        level.text[token.end] == '(' &&
-                                       FeedsSecretFile(word, previous);
+                                       (level.after_secret_word || FeedsSecretFile(word, previous));
+      if (EqualsIgnoreCase(word, "secret"sv) || EqualsIgnoreCase(word, "secrets"sv))
+        level.after_secret_word = true;
       spans->set_base(outer_base + at);
       level.command->Collect(word, spans);
       spans->set_base(outer_base);

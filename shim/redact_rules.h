@@ -475,6 +475,7 @@ inline constexpr ToolOption kToolOptions[] = {
     // id=npm,env=NPM_TOKEN, docker service create --secret db_pass.
     {"docker podman buildah nerdctl", "--secret", Value::kReference, kBoth, ""},
     {"pulumi", "--secret", Value::kReference, kSeparate, ""},  // a flag: config set --secret NAME V
+    {"composer", "--auth", Value::kReference, kSeparate, ""},  // a flag: config --auth NAME V
     {"lpass", "--password", Value::kReference, kSeparate, "show"},  // a flag: show --password ITEM
     {"keepassxc-cli", "-a", Value::kReference, kBoth, ""},          // show -a password: a field
     {"gcloud", "--secret", Value::kReference, kBoth, ""},  // a Secret Manager secret's name

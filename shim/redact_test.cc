@@ -1208,6 +1208,9 @@ TEST_CASE("tool rows: more database clients, signers, CI and configuration tools
   // Password managers' readers name fields and items.
   CHECK(Args({"get", "password", "github"}, "bw")[2] == "github");
   CHECK(Args({"show", "--password", "github"}, "lpass")[2] == "github");
+  CHECK(Args({"config", "--auth", "http-basic.repo.example.com", "u", "p17"}, "composer") ==
+        std::vector<std::string>{"config", "--auth", "http-basic.repo.example.com", "u",
+                                 "[REDACTED]"});
   CHECK(Args({"add", "--password", "p10", "site"}, "lpass")[2] == "[REDACTED]");
   CHECK(Args({"show", "-a", "password", "db.kdbx", "entry"}, "keepassxc-cli")[3] == "db.kdbx");
   CHECK(Args({"unlock", "p11"}, "bw")[1] == "[REDACTED]");
@@ -1813,6 +1816,30 @@ TEST_CASE("rule 11: a process substitution given as a secret's file prints the s
   // Other substitutions print what they print.
   CHECK(Sh("diff <(echo a) <(echo b)") == "diff <(echo a) <(echo b)");
   CHECK(Sh("kubectl apply -f <(echo hello)") == "kubectl apply -f <(echo hello)");
+}
+
+TEST_CASE("rule 11: a substitution that prints a secret's file or value") {
+  // After a word naming a secret (docker secret create, gcloud secrets).
+  CHECK(Sh("podman secret create db <(printf k1)") ==
+        "podman secret create db <(printf [REDACTED])");
+  CHECK(Sh("gcloud secrets versions add s --data-file=<(echo k2)") ==
+        "gcloud secrets versions add s --data-file=<(echo [REDACTED])");
+  // A file's prefix: vault's @, the AWS CLI's file://, OpenSSL's file:.
+  // (Rules 3 and 5 hide the secret name's own value, the file's prefix.)
+  CHECK(Sh("vault kv put secret/app password=@<(echo k3)") ==
+        "vault kv put secret/app password=[REDACTED] [REDACTED])");
+  CHECK(Sh("aws secretsmanager put-secret-value --secret-string file://<(echo k4)") ==
+        "aws secretsmanager put-secret-value --secret-string [REDACTED](echo [REDACTED])");
+  CHECK(Sh("openssl enc -aes-256-cbc -pass file:<(echo k5) -in f") ==
+        "openssl enc -aes-256-cbc -pass file:<(echo [REDACTED]) -in f");
+  // A command substitution given to a secret name or option.
+  CHECK(Sh("TOKEN=$(echo k6) ./run; A=$(echo shown) ./run") ==
+        "TOKEN=[REDACTED](echo [REDACTED]) ./run; A=$(echo shown) ./run");
+  // A <<< word piped into a command that reads a secret.
+  CHECK(Sh("cat <<< k7 | vault login -") == "cat <<< [REDACTED] | vault login -");
+  // Elsewhere, what a substitution prints is kept.
+  CHECK(Sh("diff <(echo a) <(echo b); cat <<< c | wc -l") ==
+        "diff <(echo a) <(echo b); cat <<< c | wc -l");
 }
 
 TEST_CASE("rule 11: outside a command string, prose keeps its words") {
