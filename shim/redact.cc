@@ -604,17 +604,35 @@ std::size_t PastOpeningQuote(std::string_view arg, std::size_t begin) {
   return shell_words::QuotedEnd(arg, quote, dollar && arg[quote] == '\'');
 }
 
+// A printf conversion at `percent` (%s, %-8.2s, %*d, %ld): where it ends,
+// past its letter, or npos when none is there (%%, % at the end). Its
+// flags, width and precision are [-+ #0-9.*]; each '*' takes one of the
+// arguments as well (*stars).
+std::size_t ConversionEnd(std::string_view format, std::size_t percent, unsigned* stars) {
+  *stars = 0;
+  std::size_t i = percent + 1;
+  for (; i < format.size(); ++i) {
+    const char c = format[i];
+    if (c == '*') {
+      ++*stars;
+    } else if (!IsDigit(c) && c != '-' && c != '+' && c != ' ' && c != '#' && c != '.') {
+      break;
+    }
+  }
+  while (i < format.size() && "hlLqjzt"sv.find(format[i]) != std::string_view::npos &&
+         i + 1 < format.size() && IsAlpha(format[i + 1]))
+    ++i;  // a length modifier before the letter (%ld, %lld)
+  if (i >= format.size() || !IsAlpha(format[i])) return std::string_view::npos;
+  return i + 1;
+}
+
 // A printf conversion alone (%s, %-8.2s), or ending a line (%s\n): a
 // format's placeholder for a value, not one.
 bool IsConversionOnly(std::string_view value) {
-  if (value.size() < 2 || value[0] != '%') return false;
-  std::size_t i = 1;
-  while (i < value.size() &&
-         (value[i] == '-' || value[i] == '.' || value[i] == '+' || IsDigit(value[i])))
-    ++i;
-  if (i >= value.size() || !IsAlpha(value[i])) return false;
-  ++i;
-  return i == value.size() || WrittenNewlineAt(value, i);
+  if (value.empty() || value[0] != '%') return false;
+  unsigned stars = 0;
+  const std::size_t end = ConversionEnd(value, 0, &stars);
+  return end != std::string_view::npos && (end == value.size() || WrittenNewlineAt(value, end));
 }
 
 // Rule 5. `shell_words_end`: the argument is a shell's command string, where
@@ -1990,16 +2008,12 @@ bool Redactor::ToolOption(std::string_view arg, Collector* spans, bool* referenc
     if ((row.forms & Form::kAttached) == 0) continue;
     // Glued on: -pV, /p:V, and any option that takes its value only so
     // (rar's -hpV).
-    if (IsOneLetterOption(row.option) || row.option.back() == ':' || row.forms == Form::kAttached) {
-      ToolValue(row.value, arg, rest, spans);
-      *reference = row.value == Value::kReference;
-      return true;
-    }
-    if (arg[rest] == '=') {
-      ToolValue(row.value, arg, rest + 1, spans);
-      *reference = row.value == Value::kReference;
-      return true;
-    }
+    const bool glued =
+        IsOneLetterOption(row.option) || row.option.back() == ':' || row.forms == Form::kAttached;
+    if (!glued && arg[rest] != '=') continue;
+    ToolValue(row.value, arg, glued ? rest : rest + 1, spans);
+    *reference = row.value == Value::kReference;
+    return true;
   }
   // Bundled after other one-letter flags (-su v, -sSLu:v): the first letter
   // with a bundling row in the leading run of letters takes the rest.
@@ -2012,10 +2026,10 @@ bool Redactor::ToolOption(std::string_view arg, Collector* spans, bool* referenc
         continue;
       }
       const std::size_t i = f + 1;  // the flag's place in arg
+      // A lone -H: the next argument meets rule 1 unaided.
       if (i + 1 < arg.size()) {
         ToolValue(row.value, arg, i + 1, spans);
-      } else if (row.value !=
-                 Value::kHeader) {  // a lone -H: the next argument meets rule 1 unaided
+      } else if (row.value != Value::kHeader) {
         pending_ = Pending{true, row.value, false};
       }
       return true;
@@ -2254,22 +2268,37 @@ void Redactor::CountedOperand(std::string_view arg, Collector* spans) {
 }
 
 namespace {
-// A redirection among a command line's words (> f, 2>>f, <<< w, >&2):
-// neither is an argument. *target_next: its target is the next word.
-bool RedirectionWord(std::string_view word, bool* target_next) {
+// A redirection opening a command line's word (> f, 2>>f, &>f, <<< w,
+// >&2): neither it nor its target is an argument.
+struct Redirection {
+  bool found = false;
+  // >, >>, >|, 1>, &>: what the command prints goes to the target (not
+  // 2>, <, nor >&2, a descriptor).
+  bool writes_output = false;
+  std::string_view target;  // the rest of the word; empty: the next word
+};
+
+Redirection ParseRedirection(std::string_view word) {
+  Redirection redirection;
   std::size_t i = 0;
-  while (i < word.size() && ((word[i] >= '0' && word[i] <= '9') || word[i] == '&')) ++i;
-  if (i >= word.size() || (word[i] != '>' && word[i] != '<')) return false;
+  while (i < word.size() && (IsDigit(word[i]) || word[i] == '&')) ++i;
+  if (i >= word.size() || (word[i] != '>' && word[i] != '<')) return redirection;
+  const std::string_view descriptor(word.data(), i);
+  const char direction = word[i];
   while (i < word.size() && (word[i] == '>' || word[i] == '<' || word[i] == '|' || word[i] == '&'))
     ++i;
-  *target_next = i == word.size();
-  return true;
+  redirection.found = true;
+  redirection.writes_output = direction == '>' && word[i - 1] != '&' &&
+                              (descriptor.empty() || descriptor == "1"sv || descriptor == "&"sv);
+  redirection.target = Tail(word, i);
+  return redirection;
 }
 
-// printf's conversions in `format`: bit i of the result is set when
-// conversion i follows a secret name's '=' or ':', quoted or not
-// (API_KEY=%s, "password": "%s", token = '%s'), bit 31 for any from the
-// 32nd on; *count is how many there are. %% is none.
+// The arguments printf's `format` takes: bit i of the result is set when
+// argument i fills a conversion that follows a secret name's '=' or ':',
+// quoted or not (API_KEY=%s, "password": "%s", token = '%s'), bit 31 for
+// any from the 32nd on; *count is how many arguments one pass of the format
+// takes (a '*' width one more). %% takes none.
 std::uint32_t SecretConversions(std::string_view format, unsigned* count) {
   std::uint32_t secret = 0;
   *count = 0;
@@ -2279,6 +2308,10 @@ std::uint32_t SecretConversions(std::string_view format, unsigned* count) {
       ++i;
       continue;
     }
+    unsigned stars = 0;
+    const std::size_t end = ConversionEnd(format, i, &stars);
+    if (end == std::string_view::npos) continue;
+    *count += stars;
     // Back from the '%' over quotes, escapes and blanks, to '=' or ':'.
     const auto skip_back = [format](std::size_t at) {
       while (at > 0 && (format[at - 1] == '"' || format[at - 1] == '\'' || format[at - 1] == '\\' ||
@@ -2291,13 +2324,13 @@ std::uint32_t SecretConversions(std::string_view format, unsigned* count) {
       const std::size_t name_end = skip_back(j - 1);
       std::size_t name_begin = name_end;
       while (name_begin > 0 && IsNameChar(format[name_begin - 1])) --name_begin;
+      // Not an escape's letter: \nkey=%s names key.
+      if (name_begin > 0 && format[name_begin - 1] == '\\') ++name_begin;
       const std::string_view name(format.data() + name_begin, name_end - name_begin);
       if (!name.empty() && IsSecretName(name, true)) secret |= 1u << (*count < 31 ? *count : 31);
     }
     ++*count;
-    // Past the conversion's flags, width and precision to its letter.
-    while (i + 1 < format.size() && !IsAlpha(format[i + 1])) ++i;
-    ++i;
+    i = end - 1;
   }
   return secret;
 }
@@ -2312,7 +2345,10 @@ void Redactor::PrintfOperand(std::string_view arg, Collector* spans) {
     printf_target_next_ = false;
     return;
   }
-  if (RedirectionWord(arg, &printf_target_next_)) return;
+  if (const Redirection redirection = ParseRedirection(arg); redirection.found) {
+    printf_target_next_ = redirection.target.empty();
+    return;
+  }
   if (!format_seen_) {
     if (printf_variable_next_) {
       printf_variable_next_ = false;
@@ -2474,19 +2510,6 @@ bool IsCredentialFile(std::string_view path) {
          (InWords<redact_rules::kCredentialFiles>(name) || IsSecretName(name, true));
 }
 
-// An output redirection: >, >>, >|, 1>, &> ... and what follows it in the
-// same word (the file, or empty when it is the next word). False for others.
-bool OutputRedirection(std::string_view word, std::string_view* target) {
-  std::size_t i = 0;
-  if (i < word.size() && (word[i] == '1' || word[i] == '&')) ++i;
-  if (i >= word.size() || word[i] != '>') return false;
-  ++i;
-  if (i < word.size() && (word[i] == '>' || word[i] == '|')) ++i;
-  if (i < word.size() && word[i] == '&') return false;  // >&2: a descriptor
-  *target = Tail(word, i);
-  return true;
-}
-
 // echo's -n, -e, -E (printf's format may hold the secret: it stays in).
 bool IsEchoFlag(std::string_view word) {
   if (word.size() < 2 || word[0] != '-') return false;
@@ -2589,9 +2612,10 @@ void PipelineWord(Level* level, std::string_view word, std::size_t begin, std::s
     level->reads_secret = level->reads_secret || InWords<redact_rules::kStdinSecretCommands>(name);
     level->stdin_rows = RowsFor<redact_rules::kToolStdinSecretOptions>(name);
   } else {
-    std::string_view target;
-    const bool redirection = OutputRedirection(word, &target);
-    if (level->after_redirect_operator) target = word;
+    const Redirection parsed = ParseRedirection(word);
+    const bool redirection = parsed.writes_output;
+    const std::string_view target =
+        level->after_redirect_operator ? word : (redirection ? parsed.target : ""sv);
     const bool to_file = redirection || level->after_redirect_operator;
     level->after_redirect_operator = redirection && target.empty();
     if (level->echo && to_file) {

@@ -1757,6 +1757,12 @@ TEST_CASE("rule 11: printf's arguments for conversions that follow a secret name
   CHECK(Sh("printf '100%% of %s, token=%5.2s' all k5") ==
         "printf '100%% of %s, token=%5.2s' all [REDACTED]");
   CHECK(Sh("printf -v line 'token: %s' k6") == "printf -v line 'token: [REDACTED]' [REDACTED]");
+  // A '*' width takes an argument of its own; a length modifier is part of
+  // its conversion.
+  CHECK(Sh("printf 'id=%*d token=%s\\n' 4 7 k7 > t.env") ==
+        "printf 'id=%*d token=%s\\n' 4 7 [REDACTED] > t.env");
+  CHECK(Sh("printf 'n=%ld\\npass=%-*s\\n' 9 8 k8 > k.env") ==
+        "printf 'n=%ld\\npass=%-*s\\n' 9 8 [REDACTED] > k.env");
   // A conversion is a placeholder in rule 5's NAME=value, not a value.
   CHECK(One("API_KEY=%s") == "API_KEY=%s");
   CHECK(One("API_KEY=%sX") == "API_KEY=[REDACTED]");
