@@ -283,8 +283,10 @@ std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* span
       pair == nullptr &&
       (EndsWithIgnoreCase(name, "-key"sv) || EndsWithIgnoreCase(name, "_key"sv)) &&
       !InWords<redact_rules::kNonCredentialKeyHeaders>(name);
+  // In YAML a name's exclusions hold as in NAME=value (token_path: F,
+  // password_file: F); a header's name is taken whole.
   if (!pair_name && !pair_value && !key_header &&
-      !InWords<redact_rules::kCredentialHeaders>(name) && !IsSecretName(name, false))
+      !InWords<redact_rules::kCredentialHeaders>(name) && !IsSecretName(name, pair != nullptr))
     return offset;
   ++i;
   while (i < arg.size() && (arg[i] == ' ' || arg[i] == '\t')) ++i;
@@ -2149,7 +2151,9 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
   if (pending.active) ToolValue(pending.value, arg, 0, &spans);
   // A secret's reference (docker build --secret id=npm,env=NPM_TOKEN,
   // gcloud --set-secrets=DB_PASSWORD=db-password:latest): no rule reads it.
-  bool reference = pending.active && pending.value == Value::kReference;
+  // An option is not one (trino --password --truststore-password V: a flag
+  // before it).
+  bool reference = pending.active && pending.value == Value::kReference && !is_option;
 
   if (!ToolOption(arg, &spans, &reference) && is_option) {
     // Rule 3: --name=value / --name value, and -name=value / -name value.

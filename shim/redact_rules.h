@@ -420,18 +420,21 @@ inline constexpr ToolOption kToolOptions[] = {
     {"lftp open", "-u", Value::kAfterComma, kBoth, ""},  // open: lftp -e "open -u u,p h"
     {"smbclient rpcclient smbget smbcacls winexe", "-U", Value::kAfterPercent, kBoth, ""},
     {"smbclient rpcclient smbcacls winexe", "--user", Value::kAfterPercent, kBoth, ""},
-    {"mysql mariadb mysqldump mysqladmin mysqlimport mysqlshow mysqlcheck", "-p", Value::kWhole,
-     kAttached, ""},
+    {"mysql mariadb mysqldump mysqladmin mysqlimport mysqlshow mysqlcheck mysqlpump mysqlbinlog "
+     "mysqlslap mariadb-dump mariadb-admin mariadb-import mariadb-show mariadb-check "
+     "mariadb-binlog mariadb-slap",
+     "-p", Value::kWhole, kAttached, ""},
     {"sshpass", "-p", Value::kWhole, kBoth, ""},
-    {"cqlsh cypher-shell mycli couchbase-cli", "-p", Value::kWhole, kBoth, ""},
-    {"redis-cli", "-a", Value::kWhole, kBoth, ""},
+    {"cqlsh cypher-shell mycli couchbase-cli beeline", "-p", Value::kWhole, kBoth, ""},
+    {"redis-cli keydb-cli valkey-cli redis-benchmark valkey-benchmark memtier_benchmark", "-a",
+     Value::kWhole, kBoth, ""},
     {"mongo mongosh mongodump mongorestore mongoexport mongoimport", "-p", Value::kWhole, kBoth,
      ""},
-    {"sqlcmd bcp tsql", "-P", Value::kWhole, kBoth, ""},           // tsql: FreeTDS's
-    {"kadmin kadmin.local vsql", "-w", Value::kWhole, kBoth, ""},  // vsql: Vertica's
+    {"sqlcmd bcp tsql mssql-cli", "-P", Value::kWhole, kBoth, ""},  // tsql: FreeTDS's
+    {"kadmin kadmin.local vsql", "-w", Value::kWhole, kBoth, ""},   // vsql: Vertica's
     {"sendemail sendEmail", "-xp", Value::kWhole, kBoth, ""},
     {"influx", "-p", Value::kWhole, kBoth, "setup"},  // influx setup -p PASSWORD
-    {"mosquitto_pub mosquitto_sub", "-P", Value::kWhole, kBoth, ""},
+    {"mosquitto_pub mosquitto_sub mosquitto_rr mqttx", "-P", Value::kWhole, kBoth, ""},
     {"ipmitool", "-P", Value::kWhole, kBoth, ""},
     {"ldapsearch ldapmodify ldapadd ldapdelete ldapwhoami ldappasswd", "-w", Value::kWhole, kBoth,
      ""},
@@ -478,6 +481,13 @@ inline constexpr ToolOption kToolOptions[] = {
     {"composer", "--auth", Value::kReference, kSeparate, ""},  // a flag: config --auth NAME V
     {"lpass", "--password", Value::kReference, kSeparate, "show"},  // a flag: show --password ITEM
     {"keepassxc-cli", "-a", Value::kReference, kBoth, ""},          // show -a password: a field
+    {"trino presto", "--password", Value::kReference, kSeparate, ""},  // a flag: it prompts
+    {"altool", "-p", Value::kWhole, kBoth, ""},  // Apple's altool -u ID -p APP_PASSWORD
+    {"xcrun", "-p", Value::kWhole, kBoth, "altool"},
+    {"signtool signtool.exe", "/p", Value::kWhole, kSeparate, ""},       // signtool sign /f F /p PW
+    {"woodpecker-cli woodpecker", "--value", Value::kWhole, kBoth, ""},  // secret add --value V
+    {"concourse", "--add-local-user", Value::kAfterColon, kBoth, ""},    // web: USER:PASSWORD
+    {"jenkins-cli", "-auth", Value::kAfterColon, kBoth, ""},             // USER:API_TOKEN, or @FILE
     {"gcloud", "--secret", Value::kReference, kBoth, ""},  // a Secret Manager secret's name
     // --set-secrets=ENV=SECRET:VERSION: Cloud Run's references.
     {"gcloud", "--set-secrets", Value::kReference, kBoth, ""},
@@ -565,7 +575,7 @@ struct PositionalSecret {
   unsigned char count = 1;
 };
 inline constexpr PositionalSecret kPositionalSecrets[] = {
-    {"redis-cli", "auth", kEveryOperand},  // also HELLO 3 AUTH USER PASSWORD
+    {"redis-cli keydb-cli valkey-cli", "auth", kEveryOperand},  // also HELLO 3 AUTH USER PASSWORD
     {"openssl", "passwd", kEveryOperand, "-salt -in"},
     {"mkpasswd", "", kEveryOperand, "-m -S -R --method --salt --rounds --password-fd"},
     {"sqlplus expdp impdp exp imp sqlldr dgmgrl", "", 0, {}, Value::kConnectString},
@@ -620,6 +630,8 @@ inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"b2", "authorize", 2},          // b2 account authorize KEY_ID KEY
     {"db2", "using", 0},             // db2 connect to D user U using PASSWORD
     {"chamber", "write", 3},         // chamber write SERVICE KEY VALUE
+    {"emqx_ctl emqx", "admins", 3},  // admins add|passwd USER PASSWORD
+    {"civo", "apikey", 3},           // civo apikey save|add NAME KEY
     // Apprise's operands are service URLs whose host and path are the
     // tokens (slack://A/B/C, tgram://BOT_TOKEN/CHAT).
     {"apprise", "", kEveryOperand,

@@ -1226,6 +1226,41 @@ TEST_CASE("tool rows: more database clients, signers, CI and configuration tools
   CHECK(Args({"kms", "encrypt", "--plaintext", "p13"}, "aws")[3] == "[REDACTED]");
 }
 
+TEST_CASE(
+    "tool rows: MariaDB's and Redis's siblings, brokers, Hive, Apple's and Windows' signers") {
+  CHECK(Args({"-u", "root", "-pp1", "db"}, "mariadb-dump")[2] == "-p[REDACTED]");
+  CHECK(Args({"-h", "h", "-a", "p2", "ping"}, "keydb-cli")[3] == "[REDACTED]");
+  CHECK(Args({"auth", "p3"}, "valkey-cli")[1] == "[REDACTED]");
+  CHECK(Args({"-s", "h", "-a", "p4"}, "memtier_benchmark")[3] == "[REDACTED]");
+  CHECK(Args({"-u", "jdbc:hive2://h:10000/d", "-n", "etl", "-p", "p5"}, "beeline")[5] ==
+        "[REDACTED]");
+  CHECK(Args({"-S", "db", "-U", "sa", "-P", "p6"}, "mssql-cli")[5] == "[REDACTED]");
+  CHECK(Args({"-h", "b", "-u", "a", "-P", "p7", "-t", "t"}, "mosquitto_rr")[5] == "[REDACTED]");
+  CHECK(Args({"pub", "-u", "a", "-P", "p8"}, "mqttx")[4] == "[REDACTED]");
+  CHECK(Args({"admins", "passwd", "admin", "p9"}, "emqx_ctl")[3] == "[REDACTED]");
+  CHECK(Args({"admins", "add", "ops", "p10", "Ops"}, "emqx_ctl") ==
+        std::vector<std::string>{"admins", "add", "ops", "[REDACTED]", "Ops"});
+  CHECK(Args({"apikey", "save", "prod", "p11"}, "civo")[3] == "[REDACTED]");
+  CHECK(Args({"altool", "--upload-app", "-u", "me@example.com", "-p", "p12"}, "xcrun")[5] ==
+        "[REDACTED]");
+  CHECK(Args({"-p", "12"}, "xcrun")[1] == "12");  // only once altool is named
+  CHECK(Args({"sign", "/f", "c.pfx", "/p", "p13", "a.exe"}, "signtool")[4] == "[REDACTED]");
+  CHECK(Args({"secret", "add", "--name", "token", "--value", "p14"}, "woodpecker-cli")[5] ==
+        "[REDACTED]");
+  CHECK(Args({"web", "--add-local-user", "admin:p15"}, "concourse")[2] == "admin:[REDACTED]");
+  CHECK(Args({"-auth", "ops:p16", "build", "app"}, "jenkins-cli")[1] == "ops:[REDACTED]");
+  CHECK(Args({"-auth", "@creds.txt", "list-jobs"}, "jenkins-cli")[1] == "@creds.txt");
+  // trino's --password is a flag (it prompts): the option after it is read
+  // as an option.
+  CHECK(Args({"--user", "etl", "--password", "--truststore-password", "p17"}, "trino") ==
+        std::vector<std::string>{"--user", "etl", "--password", "--truststore-password",
+                                 "[REDACTED]"});
+  // A YAML line's name has its exclusions, as NAME=value has.
+  CHECK(Args({"run", "upload", "api_key_path:key.json"}, "fastlane")[2] == "api_key_path:key.json");
+  CHECK(Args({"run", "upload", "api_key:p18"}, "fastlane")[2] == "api_key:[REDACTED]");
+  CHECK(Args({"-H", "X-Auth-Token-Path: p19"}, "curl")[1] == "X-Auth-Token-Path: [REDACTED]");
+}
+
 TEST_CASE("no tool has more option rows than a redactor holds") {
   // Every name in every row, with the rows that name it and the "*" rows.
   std::size_t every_tool = 0;
