@@ -24,6 +24,7 @@ inline constexpr std::string_view
             "bearer",      "cookie",     "signature",  "sig",        "otp",         "psk",
             "requirepass", "masterauth",  // Redis: CONFIG SET requirepass V, --requirepass V
             "mnemonic",                   // a wallet's seed words
+            "adminpass",   "rootpass",   "dbpass",  // samba-tool --adminpass
 };
 // A word that makes a name secret as its last word only: ADMIN_PW and --pw,
 // --jwt (not PW_TEST_..., JWT_ALGORITHM).
@@ -117,7 +118,7 @@ inline constexpr std::string_view kNonSecretLastWords[] = {
 inline constexpr std::string_view kPairNames[] = {"name", "key", "parameterkey", "parametername"};
 inline constexpr std::string_view kPairValues[] = {"value", "parametervalue"};
 // The first word of a name that marks a flag: --no-password.
-inline constexpr std::string_view kNonSecretFirstWords[] = {"no"};
+inline constexpr std::string_view kNonSecretFirstWords[] = {"no", "stdin"};
 // A word anywhere in a name that makes it a reference to a secret kept
 // elsewhere (Helm charts' auth.existingSecret=NAME).
 inline constexpr std::string_view kReferenceWords[] = {"existing"};
@@ -460,7 +461,7 @@ inline constexpr ToolOption kToolOptions[] = {
     {"twine", "-p", Value::kWhole, kBoth, ""},
     {"doctl influx codecov", "-t", Value::kWhole, kBoth, ""},
     {"rabbitmqadmin", "-p", Value::kWhole, kBoth, ""},
-    {"xfreerdp", "/p:", Value::kWhole, kAttached, ""},
+    {"xfreerdp wlfreerdp freerdp sdl-freerdp", "/p:", Value::kWhole, kAttached, ""},
     {"rdesktop", "-p", Value::kWhole, kBoth, ""},
     {"az docker podman helm nerdctl buildah skopeo oras oc crane regctl cf cosign notation", "-p",
      Value::kWhole, kBoth, "login"},
@@ -488,6 +489,11 @@ inline constexpr ToolOption kToolOptions[] = {
     {"woodpecker-cli woodpecker", "--value", Value::kWhole, kBoth, ""},  // secret add --value V
     {"concourse", "--add-local-user", Value::kAfterColon, kBoth, ""},    // web: USER:PASSWORD
     {"jenkins-cli", "-auth", Value::kAfterColon, kBoth, ""},             // USER:API_TOKEN, or @FILE
+    {"wscat", "--auth", Value::kAfterColon, kBoth, ""},
+    {"curlftpfs", "-o", Value::kAfterColon, kBoth, ""},  // -o user=USER:PASSWORD,...
+    {"ncftp ncftpput ncftpget ncftpls", "-p", Value::kWhole, kBoth, ""},
+    {"ktutil", "-password", Value::kReference, kSeparate, ""},  // a flag: addent -password -p P
+    {"openvpn", "--auth-user-pass", Value::kReference, kSeparate, ""},  // a file, or a prompt
     {"gcloud", "--secret", Value::kReference, kBoth, ""},  // a Secret Manager secret's name
     // --set-secrets=ENV=SECRET:VERSION: Cloud Run's references.
     {"gcloud", "--set-secrets", Value::kReference, kBoth, ""},
@@ -632,6 +638,8 @@ inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"chamber", "write", 3},         // chamber write SERVICE KEY VALUE
     {"emqx_ctl emqx", "admins", 3},  // admins add|passwd USER PASSWORD
     {"civo", "apikey", 3},           // civo apikey save|add NAME KEY
+    {"samba-tool", "user", 3},       // samba-tool user add|create NAME PASSWORD
+    {"cloudflared", "install", 0},   // cloudflared service install TOKEN
     // Apprise's operands are service URLs whose host and path are the
     // tokens (slack://A/B/C, tgram://BOT_TOKEN/CHAT).
     {"apprise", "", kEveryOperand,

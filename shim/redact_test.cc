@@ -1261,6 +1261,24 @@ TEST_CASE(
   CHECK(Args({"-H", "X-Auth-Token-Path: p19"}, "curl")[1] == "X-Auth-Token-Path: [REDACTED]");
 }
 
+TEST_CASE(
+    "tool rows: directories, remote desktops, FTP clients, tunnels, flags named for secrets") {
+  CHECK(Args({"user", "add", "alice", "p1"}, "samba-tool")[3] == "[REDACTED]");
+  CHECK(Args({"user", "list"}, "samba-tool")[1] == "list");
+  CHECK(Args({"domain", "provision", "--adminpass=p2"}, "samba-tool")[2] ==
+        "--adminpass=[REDACTED]");
+  CHECK(Args({"service", "install", "p3"}, "cloudflared")[2] == "[REDACTED]");
+  CHECK(Args({"/v:h", "/u:ops", "/p:p4"}, "wlfreerdp")[2] == "/p:[REDACTED]");
+  CHECK(Args({"-u", "ops", "-p", "p5", "ftp.example.com"}, "ncftpput")[3] == "[REDACTED]");
+  CHECK(Args({"-o", "user=ops:p6", "h", "/mnt"}, "curlftpfs")[1] == "user=ops:[REDACTED]");
+  CHECK(Args({"-c", "wss://h", "--auth", "ops:p7"}, "wscat")[3] == "ops:[REDACTED]");
+  // Flags: ktutil's -password prompts, openvpn's --auth-user-pass names a
+  // file, adcli's --stdin-password reads one.
+  CHECK(Args({"addent", "-password", "-p", "svc@EX.COM", "-k", "1"}, "ktutil")[2] == "-p");
+  CHECK(Args({"--config", "c.ovpn", "--auth-user-pass", "creds.txt"}, "openvpn")[3] == "creds.txt");
+  CHECK(Args({"join", "-U", "admin", "--stdin-password", "ex.com"}, "adcli")[4] == "ex.com");
+}
+
 TEST_CASE("no tool has more option rows than a redactor holds") {
   // Every name in every row, with the rows that name it and the "*" rows.
   std::size_t every_tool = 0;
