@@ -698,6 +698,22 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
       continue;
     }
     std::size_t begin = i + 1;
+    // A template (Ansible's Jinja): the secret is a string at its start
+    // ({{ 'x' | password_hash('sha512') }}); a variable ({{ db_password }})
+    // is none.
+    if (StartsWith(Tail(arg, begin), "{{"sv)) {
+      std::size_t quote = begin + 2;
+      while (quote < arg.size() && arg[quote] == ' ') ++quote;
+      if (quote < arg.size() && (arg[quote] == '\'' || arg[quote] == '"')) {
+        const std::size_t close = shell_words::QuotedEnd(arg, quote, true);
+        const bool closed = close - 1 > quote && arg[close - 1] == arg[quote];
+        spans->Add(quote + 1, closed ? close - 1 : arg.size());
+        p = close - 1;
+      } else {
+        p = begin + 1;
+      }
+      continue;
+    }
     std::size_t end = begin;
     shell_words::Token word;
     std::size_t word_start = p;
@@ -1800,7 +1816,11 @@ RowSet RowsFor(const ToolName& tool) {
 }
 
 // The lowest set bit's index (`rows` not 0).
-unsigned Lowest(RowSet rows) { return static_cast<unsigned>(__builtin_ctzll(rows)); }
+unsigned Lowest(RowSet rows) {
+  const auto low = static_cast<std::uint64_t>(rows);
+  if (low != 0) return static_cast<unsigned>(__builtin_ctzll(low));
+  return 64 + static_cast<unsigned>(__builtin_ctzll(static_cast<std::uint64_t>(rows >> 64)));
+}
 
 bool HasSpace(std::string_view text) {
   for (char c : text) {
@@ -2370,15 +2390,25 @@ void Redactor::PrintfOperand(std::string_view arg, Collector* spans) {
     spans->Add(0, arg.size());
 }
 
+namespace {
+// A lower-case letter followed by an upper-case one (secretKey).
+bool HasCamelHump(std::string_view word) {
+  for (std::size_t i = 1; i < word.size(); ++i) {
+    if (IsUpper(word[i]) && IsLowerAlpha(word[i - 1])) return true;
+  }
+  return false;
+}
+}  // namespace
+
 // Rule 9: the first non-option argument after "set" (kSettingNames) is a
 // setting's name; where every one may be, so is each one with '.' or '_'
-// or that is a secret word (wifi-sec.psk, secret_access_key, pass: not a
-// value such as wpa-psk).
+// or a camel hump, or that is a secret word (wifi-sec.psk,
+// secret_access_key, secretKey, pass: not a value such as wpa-psk).
 void Redactor::SettingName(std::string_view arg, bool is_option) {
   if (free_text_ || is_option) return;
-  const bool name =
-      after_set_ || (every_name_ && (arg.find_first_of("._"sv) != std::string_view::npos ||
-                                     InWords<redact_rules::kSecretWords>(arg)));
+  const bool name = after_set_ || (every_name_ &&
+                                   (arg.find_first_of("._"sv) != std::string_view::npos ||
+                                    HasCamelHump(arg) || InWords<redact_rules::kSecretWords>(arg)));
   after_set_ = false;
   if (name && arg.find('=') == std::string_view::npos && IsSecretName(arg, true))
     pending_ = Pending{true, Value::kWhole, true};

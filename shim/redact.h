@@ -121,8 +121,9 @@ inline constexpr unsigned kMaxCommands = 1024;
 // included); redact_test checks that no tool has more.
 inline constexpr std::size_t kMaxToolRows = 16;
 
-// The rows of one table (redact_rules.h) that name a binary: bit i for row i.
-using RowSet = std::uint64_t;
+// The rows of one table (redact_rules.h) that name a binary: bit i for row i,
+// of at most 128 (RowsFor checks each table's size when it is built).
+__extension__ using RowSet = unsigned __int128;
 
 struct Span {
   std::size_t begin;

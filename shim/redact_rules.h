@@ -463,8 +463,10 @@ inline constexpr ToolOption kToolOptions[] = {
     {"rabbitmqadmin", "-p", Value::kWhole, kBoth, ""},
     {"xfreerdp wlfreerdp freerdp sdl-freerdp", "/p:", Value::kWhole, kAttached, ""},
     {"rdesktop", "-p", Value::kWhole, kBoth, ""},
-    {"az docker podman helm nerdctl buildah skopeo oras oc crane regctl cf cosign notation", "-p",
-     Value::kWhole, kBoth, "login"},
+    {"az docker podman helm nerdctl buildah skopeo oc crane regctl cf cosign notation ibmcloud",
+     "-p", Value::kWhole, kBoth, "login"},
+    {"oras", "-p", Value::kWhole, kBoth, ""},          // login, push, pull, copy
+    {"sops", "--set", Value::kWhole, kBoth, ""},       // --set 'PATH VALUE': the path too
     {"hydra medusa", "-p", Value::kWhole, kBoth, ""},  // -P is a file of passwords
     // SMB and WinRM clients: a password, or an NT hash (-H; smbmap's -H is
     // the host, its -p takes a password or a hash).
@@ -500,7 +502,7 @@ inline constexpr ToolOption kToolOptions[] = {
     {"gcloud", "--update-secrets", Value::kReference, kBoth, ""},
     {"knife", "-P", Value::kWhole, kBoth, ""},            // knife bootstrap's SSH password
     {"drone", "--data", Value::kWhole, kBoth, "secret"},  // drone secret add --data V
-    {"skopeo", "--creds", Value::kAfterColon, kBoth, ""},
+    {"skopeo podman buildah", "--creds", Value::kAfterColon, kBoth, ""},
     {"skopeo", "--src-creds", Value::kAfterColon, kBoth, ""},
     {"skopeo", "--dest-creds", Value::kAfterColon, kBoth, ""},
     {"pscp psftp plink putty", "-pw", Value::kWhole, kSeparate, ""},
@@ -639,6 +641,8 @@ inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"emqx_ctl emqx", "admins", 3},  // admins add|passwd USER PASSWORD
     {"civo", "apikey", 3},           // civo apikey save|add NAME KEY
     {"samba-tool", "user", 3},       // samba-tool user add|create NAME PASSWORD
+    {"berglas", "create", 2},        // berglas create sm://PROJECT/NAME VALUE
+    {"sops", "set", 3},              // sops set FILE PATH VALUE
     {"cloudflared", "install", 0},   // cloudflared service install TOKEN
     // Apprise's operands are service URLs whose host and path are the
     // tokens (slack://A/B/C, tgram://BOT_TOKEN/CHAT).
@@ -675,6 +679,7 @@ inline constexpr SettingNames kSettingNames[] = {
     {"zkCli.sh zkCli zookeeper-shell", "create", false},  // create /app/password V
     {"toml", "set", true},                                // toml set FILE db.password V
     {"dasel", "put", true},                               // dasel put string -f FILE .auth.token V
+    {"tccli", "set", true},                               // configure set secretId ID secretKey V
 };
 
 // ---- Secret stores: once an argument equal to `after` (any case) was seen,

@@ -294,7 +294,8 @@ std::string Render() {
         row.after.empty() ? std::string("from the start") : "after " + Roff(row.after);
     out << ".It " << (row.tools == "*" ? std::string("every tool") : Roff(row.tools)) << "\n"
         << Wrap(row.every ? where + ", each argument that is no option and has " +
-                                "\\&. or _ or is a secret word."
+                                "\\&. or _, a lower-case letter before an upper-case one, or is a "
+                                "secret word."
                           : where + ", the first argument that is no option.");
   }
   out << ".El\n";

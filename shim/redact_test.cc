@@ -1279,6 +1279,28 @@ TEST_CASE(
   CHECK(Args({"join", "-U", "admin", "--stdin-password", "ex.com"}, "adcli")[4] == "ex.com");
 }
 
+TEST_CASE("tool rows: clouds' logins, registries' credentials, secret files and stores") {
+  CHECK(Args({"login", "-u", "ops@example.com", "-p", "p1"}, "ibmcloud")[4] == "[REDACTED]");
+  CHECK(Args({"push", "reg/a:1", "-u", "ci", "-p", "p2", "f"}, "oras")[5] == "[REDACTED]");
+  CHECK(Args({"push", "--creds", "u:p3", "img"}, "buildah")[2] == "u:[REDACTED]");
+  CHECK(Args({"pull", "--creds=u:p4", "img"}, "podman")[1] == "--creds=u:[REDACTED]");
+  CHECK(Args({"create", "sm://proj/db", "p5", "--key", "k"}, "berglas")[2] == "[REDACTED]");
+  // Rule 9 where every name may be one: camel-case names too.
+  CHECK(Args({"configure", "set", "region", "ap", "secretKey", "p6"}, "tccli")[5] == "[REDACTED]");
+  // sops: kPositionalSecrets' 65th row, past the first 64 bits of a RowSet.
+  CHECK(Args({"set", "f.yaml", "[\"api_key\"]", "\"p7\""}, "sops")[3] == "[REDACTED]");
+  CHECK(Args({"--set", "[\"db\"][\"password\"] \"p8\"", "f.yaml"}, "sops")[1] == "[REDACTED]");
+}
+
+TEST_CASE("rule 5: a template's value is the string at its start") {
+  CHECK(Args({"all", "-a", "password={{ 'p1' | password_hash('sha512') }}"}, "ansible")[2].rfind(
+            "password={{ '[REDACTED]' | ", 0) == 0);
+  CHECK(Args({"all", "-a", "password={{ db_password }} name=app"}, "ansible")[2] ==
+        "password={{ db_password }} name=app");
+  CHECK(One("token={{ \"p2\" }}") == "token={{ \"[REDACTED]\" }}");
+  CHECK(One("password={{ 'p3") == "password={{ '[REDACTED]");  // unclosed: to the end
+}
+
 TEST_CASE("no tool has more option rows than a redactor holds") {
   // Every name in every row, with the rows that name it and the "*" rows.
   std::size_t every_tool = 0;
