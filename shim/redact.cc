@@ -1078,6 +1078,17 @@ void KeywordPasswordRule(std::string_view arg, Collector* spans) {
         continue;
       }
       q = SkipSpace(arg, r);
+      // Oracle's password may be a bare word (IDENTIFIED BY pw;); not
+      // MySQL's PASSWORD 'hash' (its own keyword, next) nor RANDOM PASSWORD.
+      if (q < arg.size() && IsWordChar(arg[q]) && !KeywordAt(arg, q, "password"sv, &r) &&
+          !KeywordAt(arg, q, "random"sv, &r) && !KeywordAt(arg, q, "values"sv, &r)) {
+        r = q;
+        while (r < arg.size() && (IsWordChar(arg[r]) || arg[r] == '$' || arg[r] == '#')) ++r;
+        spans->Add(q, r);
+        p = r - 1;
+        continue;
+      }
+      if (KeywordAt(arg, q, "values"sv, &r)) q = SkipSpace(arg, r);  // Oracle's hash
     } else if (c == 'p' && KeywordAt(arg, p, "pragma"sv, &q)) {
       // SQLCipher's key: PRAGMA [schema.]key = 'x', or rekey, hexkey,
       // hexrekey; the value also as ('x').
@@ -1106,6 +1117,17 @@ void KeywordPasswordRule(std::string_view arg, Collector* spans) {
       }
       if (q < arg.size() && arg[q] == '=') q = SkipSpace(arg, q + 1);
       if (q == word_end) continue;
+      // Neo4j's SET PASSWORD FROM 'old' TO 'new': both.
+      if (KeywordAt(arg, q, "from"sv, &r)) {
+        r = SkipSpace(arg, r);
+        if (r >= arg.size() || (arg[r] != '\'' && arg[r] != '"')) continue;
+        q = SkipSpace(arg, AddQuotedInside(arg, r, spans));
+        if (!KeywordAt(arg, q, "to"sv, &r)) {
+          p = q > p ? q - 1 : p;
+          continue;
+        }
+        q = SkipSpace(arg, r);
+      }
     } else if ((c == 's' &&
                 (KeywordAt(arg, p, "secret"sv, &q) || KeywordAt(arg, p, "session_token"sv, &q))) ||
                (c == 't' && KeywordAt(arg, p, "token"sv, &q)) ||
@@ -1339,6 +1361,9 @@ struct CodeGroup {
   std::string_view command;
   // The argument that was a string naming a secret ('API_KEY', 'X'), 0: none.
   unsigned secret_name_argument = 0;
+  // A call without parentheses (Ruby's req.basic_auth 'u', 'PW'): it ends
+  // with its line or statement, or with the group around it.
+  bool bare = false;
 };
 constexpr std::size_t kMaxCodeGroups = 8;
 CodeGroup g_code_groups[kMaxCodeGroups];
@@ -1484,11 +1509,17 @@ std::size_t MemberOperatorEnd(std::string_view arg, std::size_t at) {
 // secret name (requests.get(u, auth=('me', 'PW')), auth=HTTPBasicAuth(...)):
 // every one but the first, or the only one. One pass, each byte once.
 void CodeCallRule(std::string_view arg, Collector* spans) {
-  // No group, nothing to read: one memchr each, where most text ends (and
-  // none for the short words of a command line: f('x') is 6 bytes).
-  if (g_in_code_calls || arg.size() < 6 ||
-      (arg.find('(') == std::string_view::npos && arg.find('[') == std::string_view::npos))
-    return;
+  // No group and no string, nothing to read: one pass, where most text ends
+  // (and none for the short words of a command line: f('x') is 6 bytes).
+  if (g_in_code_calls || arg.size() < 6) return;
+  bool any = false;
+  for (const char c : arg) {
+    if (c == '(' || c == '[' || c == '"' || c == '\'') {
+      any = true;
+      break;
+    }
+  }
+  if (!any) return;
   g_in_code_calls = true;
   std::size_t depth = 0;
   const redact_rules::SecretCall* call = nullptr;  // the name just before '(' names one
@@ -1501,6 +1532,15 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
     const std::size_t slot = depth > 0 ? (depth - 1) % kMaxCodeGroups : 0;
     CodeGroup* group = depth > 0 ? &g_code_groups[slot] : nullptr;
     const char c = arg[i];
+    // A bare call's end: its statement's or line's, or its group's.
+    if (group != nullptr && group->bare &&
+        (c == ';' || c == '\n' || c == ')' || c == ']' || c == '}')) {
+      EndCodeGroup(*group, spans);
+      --depth;
+      if (c == ';' || c == '\n') continue;
+      --i;  // the group around it closes too
+      continue;
+    }
     if (IsSpace(c)) continue;
     if (c == '\'' || c == '"') {
       const std::size_t end = shell_words::QuotedEnd(arg, i, false);
@@ -1543,6 +1583,17 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
         argv_call = false;
         const std::size_t past = MemberOperatorEnd(arg, next);  // ':' or "=>"
         i = past > next ? past - 1 : next;                      // on past it, or past '='
+      } else if (end < arg.size() && arg[end] == ' ' && next < arg.size() &&
+                 (arg[next] == '\'' || arg[next] == '"') && !prefix &&
+                 (call = SecretCallNamed(name)) != nullptr) {
+        // A call without parentheses, its first argument a string.
+        ++depth;
+        CodeGroup& opened = g_code_groups[(depth - 1) % kMaxCodeGroups];
+        opened = CodeGroup{};
+        opened.call = call;
+        opened.bare = true;
+        call = nullptr;
+        i = next - 1;
       } else {
         const bool opens = end < arg.size() && arg[end] == '(';
         call = opens ? SecretCallNamed(name) : nullptr;

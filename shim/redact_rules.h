@@ -27,8 +27,8 @@ inline constexpr std::string_view
             "adminpass",   "rootpass",   "dbpass",  // samba-tool --adminpass
 };
 // A word that makes a name secret as its last word only: ADMIN_PW and --pw,
-// --jwt (not PW_TEST_..., JWT_ALGORITHM).
-inline constexpr std::string_view kSecretLastWords[] = {"pw", "jwt"};
+// --jwt, GITHUB_PAT (a personal access token; not PW_TEST_..., JWT_ALGORITHM).
+inline constexpr std::string_view kSecretLastWords[] = {"pw", "jwt", "pat"};
 // A word ending like this is secret too (dbpassword, accesstoken, PGPASSWORD);
 // "pwd" only inside a longer name: PWD alone is the working directory.
 inline constexpr std::string_view kSecretSuffixes[] = {
@@ -465,8 +465,11 @@ inline constexpr ToolOption kToolOptions[] = {
     {"rdesktop", "-p", Value::kWhole, kBoth, ""},
     {"az docker podman helm nerdctl buildah skopeo oc crane regctl cf cosign notation ibmcloud",
      "-p", Value::kWhole, kBoth, "login"},
-    {"oras", "-p", Value::kWhole, kBoth, ""},          // login, push, pull, copy
-    {"sops", "--set", Value::kWhole, kBoth, ""},       // --set 'PATH VALUE': the path too
+    {"oras", "-p", Value::kWhole, kBoth, ""},     // login, push, pull, copy
+    {"sops", "--set", Value::kWhole, kBoth, ""},  // --set 'PATH VALUE': the path too
+    // PowerShell: Set-Item -Path env:DB_PASSWORD -Value V (a registry's
+    // value too).
+    {"Set-Item New-Item", "-Value", Value::kWhole, kBoth, ""},
     {"hydra medusa", "-p", Value::kWhole, kBoth, ""},  // -P is a file of passwords
     // SMB and WinRM clients: a password, or an NT hash (-H; smbmap's -H is
     // the host, its -p takes a password or a hash).
@@ -680,6 +683,7 @@ inline constexpr SettingNames kSettingNames[] = {
     {"toml", "set", true},                                // toml set FILE db.password V
     {"dasel", "put", true},                               // dasel put string -f FILE .auth.token V
     {"tccli", "set", true},                               // configure set secretId ID secretKey V
+    {"setx", "", false},                                  // Windows' setx API_TOKEN V
 };
 
 // ---- Secret stores: once an argument equal to `after` (any case) was seen,

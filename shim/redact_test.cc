@@ -1301,6 +1301,40 @@ TEST_CASE("rule 5: a template's value is the string at its start") {
   CHECK(One("password={{ 'p3") == "password={{ '[REDACTED]");  // unclosed: to the end
 }
 
+TEST_CASE("rule 14: a call without parentheses (Ruby) ends with its statement or line") {
+  CHECK(One("req.basic_auth 'u', 'p1'") == "req.basic_auth 'u', '[REDACTED]'");
+  CHECK(One("ftp.login \"u\", \"p2\"; ftp.chdir \"pub\", \"x\"") ==
+        "ftp.login \"u\", \"[REDACTED]\"; ftp.chdir \"pub\", \"x\"");
+  CHECK(One("ftp.login 'u', 'p3'\nputs 'a', 'b'") == "ftp.login 'u', '[REDACTED]'\nputs 'a', 'b'");
+  CHECK(One("run(req.basic_auth 'u', 'p4') + f('a', 'b')") ==
+        "run(req.basic_auth 'u', '[REDACTED]') + f('a', 'b')");
+  CHECK(One("please login 'admin' first") == "please login 'admin' first");  // one string
+}
+
+TEST_CASE("rule 12: Oracle's bare password, Neo4j's FROM and TO") {
+  CHECK(Sh("sqlplus / as sysdba <<< 'ALTER USER app IDENTIFIED BY p1;'") ==
+        "sqlplus / as sysdba <<< 'ALTER USER app IDENTIFIED BY [REDACTED];'");
+  CHECK(One("ALTER USER app IDENTIFIED BY p$2#x ACCOUNT UNLOCK") ==
+        "ALTER USER app IDENTIFIED BY [REDACTED] ACCOUNT UNLOCK");
+  CHECK(One("CREATE USER u IDENTIFIED BY RANDOM PASSWORD") ==
+        "CREATE USER u IDENTIFIED BY RANDOM PASSWORD");
+  CHECK(One("GRANT ALL ON *.* TO u IDENTIFIED BY PASSWORD '*p3'") ==
+        "GRANT ALL ON *.* TO u IDENTIFIED BY PASSWORD '[REDACTED]'");
+  CHECK(One("ALTER USER u IDENTIFIED BY VALUES 'S:p4'") ==
+        "ALTER USER u IDENTIFIED BY VALUES '[REDACTED]'");
+  CHECK(One("ALTER CURRENT USER SET PASSWORD FROM 'p5' TO 'p6'") ==
+        "ALTER CURRENT USER SET PASSWORD FROM '[REDACTED]' TO '[REDACTED]'");
+}
+
+TEST_CASE("Windows and R: setx, Set-Item's -Value, a personal access token") {
+  CHECK(Args({"/c", "setx API_TOKEN p1"}, "cmd")[1] == "setx API_TOKEN [REDACTED]");
+  CHECK(Args({"-c", "Set-Item -Path env:DB_PASSWORD -Value \"p2\""}, "pwsh")[1] ==
+        "Set-Item -Path env:DB_PASSWORD -Value \"[REDACTED]\"");
+  CHECK(One("Sys.setenv(GITHUB_PAT = \"p3\")") == "Sys.setenv(GITHUB_PAT = \"[REDACTED]\")");
+  CHECK(One("AZURE_DEVOPS_PAT=p4") == "AZURE_DEVOPS_PAT=[REDACTED]");
+  CHECK(One("PATH=/usr/bin") == "PATH=/usr/bin");
+}
+
 TEST_CASE("no tool has more option rows than a redactor holds") {
   // Every name in every row, with the rows that name it and the "*" rows.
   std::size_t every_tool = 0;
