@@ -1719,12 +1719,35 @@ void PromptAnswerRule(std::string_view arg, Collector* spans) {
   }
 }
 
+// A template's placeholder for a secret, as a substitution's pattern: a
+// secret name set off by marks on both sides (__DB_PASSWORD__,
+// {{ api_token }}, ${TOKEN}, @password@, %SECRET%, <password>), or a
+// default password's word (changeme, changeit).
+bool IsSecretPlaceholder(std::string_view pattern) {
+  if (InWords<redact_rules::kPlaceholderPasswords>(pattern)) return true;
+  std::size_t begin = 0;
+  std::size_t end = pattern.size();
+  const auto mark = [](char c) {
+    return c == '_' || c == '{' || c == '}' || c == '@' || c == '%' || c == '<' || c == '>' ||
+           c == '$' || c == '\\' || c == ' ' || c == '[' || c == ']';
+  };
+  while (begin < end && mark(pattern[begin])) ++begin;
+  while (end > begin && mark(pattern[end - 1])) --end;
+  if (begin == 0 || end == pattern.size() || begin == end) return false;
+  const std::string_view name(pattern.data() + begin, end - begin);
+  for (const char c : name) {
+    if (!IsNameChar(c)) return false;
+  }
+  return IsSecretName(name, true);
+}
+
 // Rule 16, substitutions: s/PATTERN/REPLACEMENT/ (sed, perl -pe, vim's :s)
 // writes REPLACEMENT as a line of a file, so it gets the rules for a line's
 // start: a header (token: X) or a secret name's assignment (DB_PASSWORD=X),
-// to REPLACEMENT's end. The delimiter is any of /|#,:@!% after an 's' that
-// starts a word. A delimiter with too few left after one try is not tried
-// again, and a found replacement is passed over: linear.
+// to REPLACEMENT's end; and where PATTERN is a secret's placeholder
+// (s/__DB_PASSWORD__/X/, s/changeme/X/), REPLACEMENT is the secret. The delimiter is any of
+// /|#,:@!% after an 's' that starts a word. A delimiter with too few left after one try is not
+// tried again, and a found replacement is passed over: linear.
 void SubstitutionRule(std::string_view arg, Collector* spans) {
   constexpr std::string_view kDelimiters = "/|#,:@!%"sv;
   bool exhausted[kDelimiters.size()] = {};
@@ -1749,9 +1772,12 @@ void SubstitutionRule(std::string_view arg, Collector* spans) {
     const std::size_t begin = ends[0] + 1;
     const std::string_view line(arg.data(), ends[1]);  // the replacement is its tail
     std::size_t name_end = 0;
-    if (HeaderRule(line, begin, spans) == begin && AssignmentAt(line, begin, &name_end) &&
-        IsSecretName(std::string_view(arg.data() + begin, name_end - begin), true) &&
-        name_end + 1 < ends[1]) {
+    if (begin < ends[1] &&
+        IsSecretPlaceholder(std::string_view(arg.data() + p + 2, ends[0] - p - 2))) {
+      spans->Add(begin, ends[1]);
+    } else if (HeaderRule(line, begin, spans) == begin && AssignmentAt(line, begin, &name_end) &&
+               IsSecretName(std::string_view(arg.data() + begin, name_end - begin), true) &&
+               name_end + 1 < ends[1]) {
       spans->Add(name_end + 1, ends[1]);
     }
     p = ends[1];  // past the replacement
@@ -1910,6 +1936,32 @@ bool NamesSecretCommand(std::string_view word) {
     if (NameEndsIn(word, suffix)) return true;
   }
   return false;
+}
+
+// A redirection opening a command line's word (> f, 2>>f, &>f, <<< w,
+// >&2): neither it nor its target is an argument.
+struct Redirection {
+  bool found = false;
+  // >, >>, >|, 1>, &>: what the command prints goes to the target (not
+  // 2>, <, nor >&2, a descriptor).
+  bool writes_output = false;
+  std::string_view target;  // the rest of the word; empty: the next word
+};
+
+Redirection ParseRedirection(std::string_view word) {
+  Redirection redirection;
+  std::size_t i = 0;
+  while (i < word.size() && (IsDigit(word[i]) || word[i] == '&')) ++i;
+  if (i >= word.size() || (word[i] != '>' && word[i] != '<')) return redirection;
+  const std::string_view descriptor(word.data(), i);
+  const char direction = word[i];
+  while (i < word.size() && (word[i] == '>' || word[i] == '<' || word[i] == '|' || word[i] == '&'))
+    ++i;
+  redirection.found = true;
+  redirection.writes_output = direction == '>' && word[i - 1] != '&' &&
+                              (descriptor.empty() || descriptor == "1"sv || descriptor == "&"sv);
+  redirection.target = Tail(word, i);
+  return redirection;
 }
 
 // -c, -lc, -ec: the option after which sh, bash, su and zsh take the
@@ -2204,6 +2256,12 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
   StoredValue(arg, &spans);
   Pending pending = pending_;
   pending_ = Pending{};
+  // A redirection's operator alone is not the value an option waits for
+  // (mysql_config_editor --password <<< X in a command string).
+  if (pending.active) {
+    const Redirection redirection = ParseRedirection(arg);
+    if (redirection.found && redirection.target.empty()) pending = Pending{};
+  }
   // Rule 9's value is not an option: gh secret set NAME --body V leaves the
   // value to the option (a tool row).
   if (pending.active && pending.setting && StartsWith(arg, "-"sv)) pending = Pending{};
@@ -2343,31 +2401,6 @@ void Redactor::CountedOperand(std::string_view arg, Collector* spans) {
 }
 
 namespace {
-// A redirection opening a command line's word (> f, 2>>f, &>f, <<< w,
-// >&2): neither it nor its target is an argument.
-struct Redirection {
-  bool found = false;
-  // >, >>, >|, 1>, &>: what the command prints goes to the target (not
-  // 2>, <, nor >&2, a descriptor).
-  bool writes_output = false;
-  std::string_view target;  // the rest of the word; empty: the next word
-};
-
-Redirection ParseRedirection(std::string_view word) {
-  Redirection redirection;
-  std::size_t i = 0;
-  while (i < word.size() && (IsDigit(word[i]) || word[i] == '&')) ++i;
-  if (i >= word.size() || (word[i] != '>' && word[i] != '<')) return redirection;
-  const std::string_view descriptor(word.data(), i);
-  const char direction = word[i];
-  while (i < word.size() && (word[i] == '>' || word[i] == '<' || word[i] == '|' || word[i] == '&'))
-    ++i;
-  redirection.found = true;
-  redirection.writes_output = direction == '>' && word[i - 1] != '&' &&
-                              (descriptor.empty() || descriptor == "1"sv || descriptor == "&"sv);
-  redirection.target = Tail(word, i);
-  return redirection;
-}
 
 // The arguments printf's `format` takes: bit i of the result is set when
 // argument i fills a conversion that follows a secret name's '=' or ':',

@@ -240,7 +240,12 @@ inline constexpr std::string_view kStdinSecretOptions[] = {"--password-stdin", "
                                                            "--data-file=-"};
 // kubeseal: what it reads is a Secret to seal.
 inline constexpr std::string_view kStdinSecretCommands[] = {
-    "chpasswd", "passwd", "cryptsetup", "wpa_passphrase", "sshpass", "kubeseal", "argon2", "kinit"};
+    "chpasswd", "passwd", "cryptsetup", "wpa_passphrase",     "sshpass",
+    "kubeseal", "argon2", "kinit",      "mysql_config_editor"};
+// Rule 16: a substitution's pattern that is a default password, its
+// replacement the secret (sed -i 's/changeme/X/' db.conf).
+inline constexpr std::string_view kPlaceholderPasswords[] = {"changeme", "change_me", "changeit",
+                                                             "replaceme", "replace_me"};
 // Rule 11: an option or variable whose value is a command that prints a
 // secret (restic --password-command 'echo X', BORG_PASSCOMMAND="echo X",
 // msmtp --passwordeval): what an echo or printf in it prints is secret.

@@ -175,7 +175,9 @@ std::string Render() {
       << ".It pair names, then pair values (rule 10)\n"
       << Wrap(WordList(redact_rules::kPairNames) + "; " + WordList(redact_rules::kPairValues))
       << ".It keywords before a secret argument\n"
-      << Wrap(WordList(redact_rules::kSecretKeywords)) << ".It command prefixes (rule 11)\n"
+      << Wrap(WordList(redact_rules::kSecretKeywords))
+      << ".It default passwords, as a substitution's pattern (rule 16)\n"
+      << Wrap(WordList(redact_rules::kPlaceholderPasswords)) << ".It command prefixes (rule 11)\n"
       << Wrap(WordList(redact_rules::kCommandPrefixes))
       << ".It calls whose string arguments are a command's argv (rule 14)\n"
       << Wrap(WordList(redact_rules::kArgvCalls))

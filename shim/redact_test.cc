@@ -1957,6 +1957,19 @@ TEST_CASE("rule 11: a substitution that prints a secret's file or value") {
         "diff <(echo a) <(echo b); cat <<< c | wc -l");
 }
 
+TEST_CASE("rule 16: a substitution of a secret's placeholder writes the secret") {
+  CHECK(One("s/changeme/p1/") == "s/changeme/[REDACTED]/");
+  CHECK(One("s|__DB_PASSWORD__|p2|g") == "s|__DB_PASSWORD__|[REDACTED]|g");
+  CHECK(One("s/{{ api_token }}/p3/") == "s/{{ api_token }}/[REDACTED]/");
+  CHECK(One("s/\\${TOKEN}/p4/") == "s/\\${TOKEN}/[REDACTED]/");
+  CHECK(One("s/@password@/p5/") == "s/@password@/[REDACTED]/");
+  // A word renamed is no placeholder.
+  CHECK(One("s/password/passphrase/g") == "s/password/passphrase/g");
+  CHECK(One("s/__VERSION__/1.2/") == "s/__VERSION__/1.2/");
+  CHECK(Sh("mysql_config_editor set --login-path=p --user=u --password <<< p6") ==
+        "mysql_config_editor set --login-path=p --user=u --password <<< [REDACTED]");
+}
+
 TEST_CASE("rule 11: outside a command string, prose keeps its words") {
   CHECK(RedactArgs({"commit", "-m", "rotate the password check"}, "git").args[2] ==
         "rotate the password check");
