@@ -474,7 +474,7 @@ inline constexpr ToolOption kToolOptions[] = {
     {"sops", "--set", Value::kWhole, kBoth, ""},  // --set 'PATH VALUE': the path too
     // PowerShell: Set-Item -Path env:DB_PASSWORD -Value V (a registry's
     // value too).
-    {"Set-Item New-Item", "-Value", Value::kWhole, kBoth, ""},
+    {"Set-Item", "-Value", Value::kWhole, kBoth, ""},
     {"hydra medusa", "-p", Value::kWhole, kBoth, ""},  // -P is a file of passwords
     // SMB and WinRM clients: a password, or an NT hash (-H; smbmap's -H is
     // the host, its -p takes a password or a hash).
