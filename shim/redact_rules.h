@@ -500,6 +500,8 @@ inline constexpr ToolOption kToolOptions[] = {
     {"concourse", "--add-local-user", Value::kAfterColon, kBoth, ""},    // web: USER:PASSWORD
     {"jenkins-cli", "-auth", Value::kAfterColon, kBoth, ""},             // USER:API_TOKEN, or @FILE
     {"wscat", "--auth", Value::kAfterColon, kBoth, ""},
+    {"llm tgpt", "--key", Value::kWhole, kBoth, ""},  // an LLM provider's key
+    {"openai chatgpt", "-k", Value::kWhole, kBoth, ""},
     {"curlftpfs", "-o", Value::kAfterColon, kBoth, ""},  // -o user=USER:PASSWORD,...
     {"ncftp ncftpput ncftpget ncftpls", "-p", Value::kWhole, kBoth, ""},
     {"ktutil", "-password", Value::kReference, kSeparate, ""},  // a flag: addent -password -p P
@@ -652,6 +654,7 @@ inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"berglas", "create", 2},        // berglas create sm://PROJECT/NAME VALUE
     {"sops", "set", 3},              // sops set FILE PATH VALUE
     {"cloudflared", "install", 0},   // cloudflared service install TOKEN
+    {"replicate", "login", 0},       // replicate auth login TOKEN
     // Apprise's operands are service URLs whose host and path are the
     // tokens (slack://A/B/C, tgram://BOT_TOKEN/CHAT).
     {"apprise", "", kEveryOperand,
@@ -755,6 +758,8 @@ struct SecretCall {
   unsigned char last;
 };
 inline constexpr SecretCall kSecretCalls[] = {
+    // W&B's wandb.login(KEY) (before login's row, which would match first).
+    {"wandb.login", 1, 1},
     // smtplib, ftplib, imaplib, docker's client: login(user, password)
     {"login", 2, 2},
     // requests, httpx, aiohttp: HTTPBasicAuth(user, password)
@@ -831,6 +836,21 @@ inline constexpr SecretCall kSecretCalls[] = {
     {"createCipheriv", 2, 2},
     {"createDecipheriv", 2, 2},
     {"Fernet", 1, 1},
+    // API clients given a key with no prefix that rule 7 knows: SendGrid's
+    // and others' setApiKey(KEY), Cohere's cohere.Client(KEY), Slack's
+    // WebClient(TOKEN), python-telegram-bot's telegram.Bot(TOKEN) and
+    // builder().token(TOKEN), PyGithub's Github(TOKEN), and a client made of
+    // an id and a secret (Twilio's Client(SID, TOKEN), hvac's Client(URL,
+    // TOKEN)).
+    {"setApiKey", 1, 1},
+    {"cohere.Client", 1, 1},
+    {"cohere.ClientV2", 1, 1},
+    {"WebClient", 1, 1},
+    {"AsyncWebClient", 1, 1},
+    {"telegram.Bot", 1, 1},
+    {"token", 1, 1},
+    {"Github", 1, 1},
+    {"Client", 2, 2},
 };
 
 // Rule 14: calls whose first string argument names a secret or asks for one

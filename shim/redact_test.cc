@@ -1301,6 +1301,21 @@ TEST_CASE("rule 5: a template's value is the string at its start") {
   CHECK(One("password={{ 'p3") == "password={{ '[REDACTED]");  // unclosed: to the end
 }
 
+TEST_CASE("rule 14: API clients given a key with no known prefix") {
+  CHECK(One("sg.setApiKey('p1')") == "sg.setApiKey('[REDACTED]')");
+  CHECK(One("co = cohere.Client('p2')") == "co = cohere.Client('[REDACTED]')");
+  CHECK(One("WebClient(\"p3\")") == "WebClient(\"[REDACTED]\")");
+  CHECK(One("telegram.Bot('p4')") == "telegram.Bot('[REDACTED]')");
+  CHECK(One("Application.builder().token('p5').build()") ==
+        "Application.builder().token('[REDACTED]').build()");
+  CHECK(One("Client('ACxxxx', 'p6')") == "Client('ACxxxx', '[REDACTED]')");
+  CHECK(One("wandb.login('p7')") == "wandb.login('[REDACTED]')");
+  CHECK(One("s.login('me', 'p8')") == "s.login('me', '[REDACTED]')");  // login's row still
+  CHECK(Args({"-m", "gpt-4o", "--key", "p9", "hi"}, "llm")[3] == "[REDACTED]");
+  CHECK(Args({"-k", "p10", "api", "models.list"}, "openai")[1] == "[REDACTED]");
+  CHECK(Args({"auth", "login", "p11"}, "replicate")[2] == "[REDACTED]");
+}
+
 TEST_CASE("rule 14: a call without parentheses (Ruby) ends with its statement or line") {
   CHECK(One("req.basic_auth 'u', 'p1'") == "req.basic_auth 'u', '[REDACTED]'");
   CHECK(One("ftp.login \"u\", \"p2\"; ftp.chdir \"pub\", \"x\"") ==
