@@ -265,26 +265,35 @@ inline constexpr StdinSecretOption kToolStdinSecretOptions[] = {
     {"passwd", "--stdin"},
     {"smbpasswd", "-s"},
     {"htpasswd", "-i"},
-    {"openssl", "-stdin"},             // openssl passwd -stdin
-    {"gpg gpg2", "--passphrase-fd"},   // --passphrase-fd 0
-    {"vault", "-"},                    // vault login -
-    {"docker podman", "secret"},       // docker secret create NAME -
-    {"kubectl oc", "secret"},          // kubectl create secret ... /dev/stdin
-    {"gh", "secret"},                  // gh secret set NAME, value on stdin
-    {"fly flyctl", "secrets"},         // fly secrets import
-    {"vercel", "env"},                 // vercel env add NAME ENV
-    {"op", "signin"},                  // op signin --raw
-    {"wrangler", "secret"},            // wrangler secret put NAME
-    {"secret-tool", "store"},          // secret-tool store --label=L ATTR VALUE
-    {"pass gopass", "insert"},         // pass insert -e NAME
-    {"keyctl", "padd"},                // keyctl padd TYPE NAME KEYRING
-    {"databricks", "configure"},       // databricks configure --token: host, then token
-    {"wg", "pubkey"},                  // the private key whose public key it prints
-    {"realm", "join"},                 // realm join -U admin DOMAIN
-    {"circleci", "store-secret"},      // circleci context store-secret ... NAME
-    {"gcloud", "--plaintext-file=-"},  // gcloud kms encrypt --plaintext-file=-
-    {"az", "secret"},                  // az keyvault secret set ... --file /dev/stdin
-    {"supabase", "secrets"},           // supabase secrets set --env-file /dev/stdin
+    {"openssl", "-stdin"},                // openssl passwd -stdin
+    {"gpg gpg2", "--passphrase-fd"},      // --passphrase-fd 0
+    {"vault bao", "-"},                   // vault login -
+    {"docker podman", "secret"},          // docker secret create NAME -
+    {"kubectl oc", "secret"},             // kubectl create secret ... /dev/stdin
+    {"gh", "secret"},                     // gh secret set NAME, value on stdin
+    {"fly flyctl", "secrets"},            // fly secrets import
+    {"vercel", "env"},                    // vercel env add NAME ENV
+    {"op", "signin"},                     // op signin --raw
+    {"wrangler", "secret"},               // wrangler secret put NAME
+    {"secret-tool", "store"},             // secret-tool store --label=L ATTR VALUE
+    {"pass gopass", "insert"},            // pass insert -e NAME
+    {"keyctl", "padd"},                   // keyctl padd TYPE NAME KEYRING
+    {"databricks", "configure"},          // databricks configure --token: host, then token
+    {"wg", "pubkey"},                     // the private key whose public key it prints
+    {"realm", "join"},                    // realm join -U admin DOMAIN
+    {"circleci", "store-secret"},         // circleci context store-secret ... NAME
+    {"gcloud", "--plaintext-file=-"},     // gcloud kms encrypt --plaintext-file=-
+    {"az", "secret"},                     // az keyvault secret set ... --file /dev/stdin
+    {"supabase", "secrets"},              // supabase secrets set --env-file /dev/stdin
+    {"glab", "--stdin"},                  // glab auth login --stdin
+    {"hcloud", "context"},                // hcloud context create NAME: the token
+    {"consul etcdctl", "put"},            // consul kv put KEY -, etcdctl put KEY
+    {"openssl", "stdin"},                 // openssl enc -pass stdin
+    {"systemd-creds", "encrypt"},         // systemd-creds encrypt --name=N - OUT
+    {"ansible-vault", "encrypt_string"},  // encrypt_string --stdin-name NAME
+    {"adcli", "--stdin-password"},
+    {"ldappasswd ldapsearch ldapmodify ldapadd ldapdelete ldapwhoami", "-y"},  // -y /dev/stdin
+    {"ssh-keygen", "/dev/stdin"},  // ssh-keygen -y -f /dev/stdin: a private key
 };
 // Rule 11, pipelines: a value that names the standard input, as the value
 // of a secret name (password=-, --from-file=token=/dev/stdin) or after an
@@ -298,8 +307,8 @@ inline constexpr std::string_view kEchoCommands[] = {"echo", "printf"};
 // or pipes into tee FILE is secret when the file's name, without a leading
 // '.', is a secret name (token, api_key.txt, git-credentials) or one of
 // these credential files (echo "machine h login u password X" > ~/.netrc).
-inline constexpr std::string_view kCredentialFiles[] = {"netrc", "pgpass", "npmrc", "pypirc",
-                                                        "my.cnf"};
+inline constexpr std::string_view kCredentialFiles[] = {
+    "netrc", "pgpass", "npmrc", "pypirc", "my.cnf", "id_rsa", "id_ed25519", "id_ecdsa", "id_dsa"};
 inline constexpr std::string_view kTeeCommands[] = {"tee"};
 // Shells: after -c (-lc, ...) their argument is a shell's command string,
 // where a leading assignment's value ends with its word as the shell reads

@@ -1869,6 +1869,31 @@ TEST_CASE("rule 11: what is piped into a command that reads a secret on its inpu
   CHECK(Sh("echo hi | git secret add f") == "echo hi | git secret add f");
 }
 
+TEST_CASE("rule 11: more commands that read a secret on their input") {
+  CHECK(Sh("echo p1 | glab auth login --stdin") == "echo [REDACTED] | glab auth login --stdin");
+  CHECK(Sh("echo p2 | bao login -") == "echo [REDACTED] | bao login -");
+  CHECK(Sh("echo p3 | hcloud context create prod") ==
+        "echo [REDACTED] | hcloud context create prod");
+  CHECK(Sh("echo p4 | consul kv put app/db/password -") ==
+        "echo [REDACTED] | consul kv put app/db/password -");
+  CHECK(Sh("echo -n p5 | etcdctl put /app/token") == "echo -n [REDACTED] | etcdctl put /app/token");
+  CHECK(Sh("echo p6 | openssl enc -aes256 -pass stdin -in f") ==
+        "echo [REDACTED] | openssl enc -aes256 -pass stdin -in f");
+  CHECK(Sh("echo p7 | systemd-creds encrypt --name=db - db.cred") ==
+        "echo [REDACTED] | systemd-creds encrypt --name=db - db.cred");
+  CHECK(Sh("echo p8 | ansible-vault encrypt_string --stdin-name pw") ==
+        "echo [REDACTED] | ansible-vault encrypt_string --stdin-name pw");
+  CHECK(Sh("echo p9 | adcli join --stdin-password -U admin ex.com") ==
+        "echo [REDACTED] | adcli join --stdin-password -U admin ex.com");
+  CHECK(Sh("echo p10 | ldappasswd -x -D cn=admin -y /dev/stdin uid=a") ==
+        "echo [REDACTED] | ldappasswd -x -D cn=admin -y /dev/stdin uid=a");
+  CHECK(Sh("echo p11 | ssh-keygen -y -f /dev/stdin") ==
+        "echo [REDACTED] | ssh-keygen -y -f /dev/stdin");
+  CHECK(Sh("echo p12 | base64 -d > ~/.ssh/id_ed25519") ==
+        "echo [REDACTED] | base64 -d > ~/.ssh/id_ed25519");
+  CHECK(Sh("echo hello | openssl enc -base64") == "echo hello | openssl enc -base64");
+}
+
 TEST_CASE("rule 11: printf's arguments for conversions that follow a secret name") {
   CHECK(Sh("printf 'user=%s\\npassword=%s\\n' app k1 > db.env") ==
         "printf 'user=%s\\npassword=%s\\n' app [REDACTED] > db.env");
