@@ -2256,12 +2256,6 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
   StoredValue(arg, &spans);
   Pending pending = pending_;
   pending_ = Pending{};
-  // A redirection's operator alone is not the value an option waits for
-  // (mysql_config_editor --password <<< X in a command string).
-  if (pending.active) {
-    const Redirection redirection = ParseRedirection(arg);
-    if (redirection.found && redirection.target.empty()) pending = Pending{};
-  }
   // Rule 9's value is not an option: gh secret set NAME --body V leaves the
   // value to the option (a tool row).
   if (pending.active && pending.setting && StartsWith(arg, "-"sv)) pending = Pending{};

@@ -437,7 +437,7 @@ inline constexpr ToolOption kToolOptions[] = {
     {"smbclient rpcclient smbcacls winexe", "--user", Value::kAfterPercent, kBoth, ""},
     {"mysql mariadb mysqldump mysqladmin mysqlimport mysqlshow mysqlcheck mysqlpump mysqlbinlog "
      "mysqlslap mariadb-dump mariadb-admin mariadb-import mariadb-show mariadb-check "
-     "mariadb-binlog mariadb-slap",
+     "mariadb-binlog mariadb-slap mysqlsh",
      "-p", Value::kWhole, kAttached, ""},
     {"sshpass", "-p", Value::kWhole, kBoth, ""},
     {"cqlsh cypher-shell mycli couchbase-cli beeline", "-p", Value::kWhole, kBoth, ""},
@@ -510,6 +510,7 @@ inline constexpr ToolOption kToolOptions[] = {
     {"jenkins-cli", "-auth", Value::kAfterColon, kBoth, ""},             // USER:API_TOKEN, or @FILE
     {"wscat", "--auth", Value::kAfterColon, kBoth, ""},
     {"llm tgpt", "--key", Value::kWhole, kBoth, ""},  // an LLM provider's key
+    {"nodetool", "-pw", Value::kWhole, kBoth, ""},    // Cassandra's JMX password
     {"openai chatgpt", "-k", Value::kWhole, kBoth, ""},
     {"curlftpfs", "-o", Value::kAfterColon, kBoth, ""},  // -o user=USER:PASSWORD,...
     {"ncftp ncftpput ncftpget ncftpls", "-p", Value::kWhole, kBoth, ""},

@@ -1229,6 +1229,8 @@ TEST_CASE("tool rows: more database clients, signers, CI and configuration tools
 TEST_CASE(
     "tool rows: MariaDB's and Redis's siblings, brokers, Hive, Apple's and Windows' signers") {
   CHECK(Args({"-u", "root", "-pp1", "db"}, "mariadb-dump")[2] == "-p[REDACTED]");
+  CHECK(Args({"-u", "app", "-pp19", "-h", "db"}, "mysqlsh")[2] == "-p[REDACTED]");
+  CHECK(Args({"-u", "admin", "-pw", "p20", "status"}, "nodetool")[3] == "[REDACTED]");
   CHECK(Args({"-h", "h", "-a", "p2", "ping"}, "keydb-cli")[3] == "[REDACTED]");
   CHECK(Args({"auth", "p3"}, "valkey-cli")[1] == "[REDACTED]");
   CHECK(Args({"-s", "h", "-a", "p4"}, "memtier_benchmark")[3] == "[REDACTED]");
@@ -2006,8 +2008,9 @@ TEST_CASE("rule 16: a substitution of a secret's placeholder writes the secret")
   // A word renamed is no placeholder.
   CHECK(One("s/password/passphrase/g") == "s/password/passphrase/g");
   CHECK(One("s/__VERSION__/1.2/") == "s/__VERSION__/1.2/");
+  // The option's value hides the operator too: an argument "<<<" may be one.
   CHECK(Sh("mysql_config_editor set --login-path=p --user=u --password <<< p6") ==
-        "mysql_config_editor set --login-path=p --user=u --password <<< [REDACTED]");
+        "mysql_config_editor set --login-path=p --user=u --password [REDACTED] [REDACTED]");
 }
 
 TEST_CASE("rule 11: outside a command string, prose keeps its words") {
