@@ -403,6 +403,7 @@ inline constexpr ToolOption kToolOptions[] = {
     {"curl", "-E", Value::kAfterColon, kCurlish, ""},
     {"curl", "--cert", Value::kAfterColon, kBoth, ""},
     {"curl", "--proxy-cert", Value::kAfterColon, kBoth, ""},
+    {"curl", "--ftp-account", Value::kWhole, kBoth, ""},  // FTP's ACCT data
     {"curl curlie", "-H", Value::kHeader, kCurlish, ""},
     {"curl curlie", "-b", Value::kCookies, kCurlish, ""},
     {"curl curlie", "--cookie", Value::kCookies, kBoth, ""},

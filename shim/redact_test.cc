@@ -1231,6 +1231,7 @@ TEST_CASE(
   CHECK(Args({"-u", "root", "-pp1", "db"}, "mariadb-dump")[2] == "-p[REDACTED]");
   CHECK(Args({"-u", "app", "-pp19", "-h", "db"}, "mysqlsh")[2] == "-p[REDACTED]");
   CHECK(Args({"-u", "admin", "-pw", "p20", "status"}, "nodetool")[3] == "[REDACTED]");
+  CHECK(Args({"--ftp-account", "p21", "ftp://h/f"}, "curl")[1] == "[REDACTED]");
   CHECK(Args({"-h", "h", "-a", "p2", "ping"}, "keydb-cli")[3] == "[REDACTED]");
   CHECK(Args({"auth", "p3"}, "valkey-cli")[1] == "[REDACTED]");
   CHECK(Args({"-s", "h", "-a", "p4"}, "memtier_benchmark")[3] == "[REDACTED]");
