@@ -1290,7 +1290,6 @@ TEST_CASE("tool rows: clouds' logins, registries' credentials, secret files and 
   CHECK(Args({"create", "sm://proj/db", "p5", "--key", "k"}, "berglas")[2] == "[REDACTED]");
   // Rule 9 where every name may be one: camel-case names too.
   CHECK(Args({"configure", "set", "region", "ap", "secretKey", "p6"}, "tccli")[5] == "[REDACTED]");
-  // sops: kPositionalSecrets' 65th row, past the first 64 bits of a RowSet.
   CHECK(Args({"set", "f.yaml", "[\"api_key\"]", "\"p7\""}, "sops")[3] == "[REDACTED]");
   CHECK(Args({"--set", "[\"db\"][\"password\"] \"p8\"", "f.yaml"}, "sops")[1] == "[REDACTED]");
 }
@@ -1390,6 +1389,12 @@ TEST_CASE("tool rows and positional secrets: encrypted documents, archives and f
         V{"--encrypt", "[REDACTED]", "[REDACTED]", "256", "--", "in.pdf", "out.pdf"});
   CHECK(Args({"in.pdf", "output", "out.pdf", "user_pw", "u2", "owner_pw", "o2"}, "pdftk") ==
         V{"in.pdf", "output", "out.pdf", "user_pw", "[REDACTED]", "owner_pw", "[REDACTED]"});
+  // input_pw's row is past the first 64 bits of a RowSet.
+  std::size_t input_pw_row = 0;
+  while (redact_rules::kPositionalSecrets[input_pw_row].trigger != "input_pw") ++input_pw_row;
+  CHECK(input_pw_row >= 64);
+  CHECK(Args({"enc.pdf", "input_pw", "i3", "cat", "output", "out.pdf"}, "pdftk")[2] ==
+        "[REDACTED]");
   CHECK(Args({"-upw", "u3", "-opw", "o3", "in.pdf"}, "pdftotext") ==
         V{"-upw", "[REDACTED]", "-opw", "[REDACTED]", "in.pdf"});
   CHECK(Args({"a", "-hpk1", "a.rar", "f"}, "rar")[1] == "-hp[REDACTED]");
