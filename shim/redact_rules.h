@@ -284,6 +284,7 @@ inline constexpr StdinSecretOption kToolStdinSecretOptions[] = {
     {"circleci", "store-secret"},         // circleci context store-secret ... NAME
     {"gcloud", "--plaintext-file=-"},     // gcloud kms encrypt --plaintext-file=-
     {"az", "secret"},                     // az keyvault secret set ... --file /dev/stdin
+    {"az", "devops"},                     // az devops login: a PAT
     {"supabase", "secrets"},              // supabase secrets set --env-file /dev/stdin
     {"glab", "--stdin"},                  // glab auth login --stdin
     {"hcloud", "context"},                // hcloud context create NAME: the token
@@ -512,6 +513,9 @@ inline constexpr ToolOption kToolOptions[] = {
     {"wscat", "--auth", Value::kAfterColon, kBoth, ""},
     {"llm tgpt", "--key", Value::kWhole, kBoth, ""},  // an LLM provider's key
     {"nodetool", "-pw", Value::kWhole, kBoth, ""},    // Cassandra's JMX password
+    {"ghr", "-t", Value::kWhole, kBoth, ""},          // ghr -t TOKEN TAG DIR
+    {"transcrypt git-secret", "-p", Value::kWhole, kBoth, ""},
+    {"git", "-p", Value::kWhole, kBoth, "secret"},  // git secret reveal -p; elsewhere --paginate
     {"openai chatgpt", "-k", Value::kWhole, kBoth, ""},
     {"curlftpfs", "-o", Value::kAfterColon, kBoth, ""},  // -o user=USER:PASSWORD,...
     {"ncftp ncftpput ncftpget ncftpls", "-p", Value::kWhole, kBoth, ""},

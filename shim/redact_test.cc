@@ -1232,6 +1232,12 @@ TEST_CASE(
   CHECK(Args({"-u", "app", "-pp19", "-h", "db"}, "mysqlsh")[2] == "-p[REDACTED]");
   CHECK(Args({"-u", "admin", "-pw", "p20", "status"}, "nodetool")[3] == "[REDACTED]");
   CHECK(Args({"--ftp-account", "p21", "ftp://h/f"}, "curl")[1] == "[REDACTED]");
+  CHECK(Args({"-t", "p22", "v1.0", "dist/"}, "ghr")[1] == "[REDACTED]");
+  CHECK(Args({"-c", "aes-256-cbc", "-p", "p23"}, "transcrypt")[3] == "[REDACTED]");
+  CHECK(Args({"secret", "reveal", "-p", "p24"}, "git")[3] == "[REDACTED]");
+  CHECK(Args({"-p", "log"}, "git")[1] == "log");  // --paginate
+  CHECK(Sh("echo p25 | az devops login --organization https://dev.azure.com/o") ==
+        "echo [REDACTED] | az devops login --organization https://dev.azure.com/o");
   CHECK(Args({"-h", "h", "-a", "p2", "ping"}, "keydb-cli")[3] == "[REDACTED]");
   CHECK(Args({"auth", "p3"}, "valkey-cli")[1] == "[REDACTED]");
   CHECK(Args({"-s", "h", "-a", "p4"}, "memtier_benchmark")[3] == "[REDACTED]");
