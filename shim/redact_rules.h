@@ -514,6 +514,11 @@ inline constexpr ToolOption kToolOptions[] = {
     {"llm tgpt", "--key", Value::kWhole, kBoth, ""},  // an LLM provider's key
     {"nodetool", "-pw", Value::kWhole, kBoth, ""},    // Cassandra's JMX password
     {"ghr", "-t", Value::kWhole, kBoth, ""},          // ghr -t TOKEN TAG DIR
+    // Publishing to a package index as a user: poetry publish -u U -p PW.
+    {"poetry", "-p", Value::kWhole, kBoth, "publish"},
+    {"pdm", "-P", Value::kWhole, kBoth, "publish"},
+    {"cabal", "-p", Value::kWhole, kBoth, "upload"},
+    {"cpan-upload", "-p", Value::kWhole, kBoth, ""},
     {"transcrypt git-secret", "-p", Value::kWhole, kBoth, ""},
     {"git", "-p", Value::kWhole, kBoth, "secret"},  // git secret reveal -p; elsewhere --paginate
     {"openai chatgpt", "-k", Value::kWhole, kBoth, ""},

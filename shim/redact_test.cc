@@ -1236,6 +1236,10 @@ TEST_CASE(
   CHECK(Args({"-c", "aes-256-cbc", "-p", "p23"}, "transcrypt")[3] == "[REDACTED]");
   CHECK(Args({"secret", "reveal", "-p", "p24"}, "git")[3] == "[REDACTED]");
   CHECK(Args({"-p", "log"}, "git")[1] == "log");  // --paginate
+  CHECK(Args({"publish", "-r", "corp", "-u", "me", "-p", "p26"}, "poetry")[6] == "[REDACTED]");
+  CHECK(Args({"publish", "-u", "me", "-P", "p27"}, "pdm")[4] == "[REDACTED]");
+  CHECK(Args({"upload", "-u", "me", "-p", "p28", "pkg.tgz"}, "cabal")[4] == "[REDACTED]");
+  CHECK(Args({"-u", "ME", "-p", "p29", "D-1.tgz"}, "cpan-upload")[3] == "[REDACTED]");
   CHECK(Sh("echo p25 | az devops login --organization https://dev.azure.com/o") ==
         "echo [REDACTED] | az devops login --organization https://dev.azure.com/o");
   CHECK(Args({"-h", "h", "-a", "p2", "ping"}, "keydb-cli")[3] == "[REDACTED]");
