@@ -110,6 +110,7 @@ inline constexpr std::string_view kNonSecretLastWords[] = {
     "format",  "endpoint", "expired", "expires",   "expiry",
     "changed", "at",       "count",   "required",  "enabled",
     "flags",   "email",    "source",  "mechanism", "authentication",
+    "plugin",  "identity",  // --auth-plugin CLASS, --tls-psk-identity ID
 };
 // Name-value pairs: a member or assignment of one of the first names whose
 // value is a secret name makes the next of the second secret
@@ -265,26 +266,30 @@ inline constexpr StdinSecretOption kToolStdinSecretOptions[] = {
     {"passwd", "--stdin"},
     {"smbpasswd", "-s"},
     {"htpasswd", "-i"},
-    {"openssl", "-stdin"},                // openssl passwd -stdin
-    {"gpg gpg2", "--passphrase-fd"},      // --passphrase-fd 0
-    {"vault bao", "-"},                   // vault login -
-    {"docker podman", "secret"},          // docker secret create NAME -
-    {"kubectl oc", "secret"},             // kubectl create secret ... /dev/stdin
-    {"gh", "secret"},                     // gh secret set NAME, value on stdin
-    {"fly flyctl", "secrets"},            // fly secrets import
-    {"vercel", "env"},                    // vercel env add NAME ENV
-    {"op", "signin"},                     // op signin --raw
-    {"wrangler", "secret"},               // wrangler secret put NAME
-    {"secret-tool", "store"},             // secret-tool store --label=L ATTR VALUE
-    {"pass gopass", "insert"},            // pass insert -e NAME
-    {"keyctl", "padd"},                   // keyctl padd TYPE NAME KEYRING
-    {"databricks", "configure"},          // databricks configure --token: host, then token
-    {"wg", "pubkey"},                     // the private key whose public key it prints
-    {"realm", "join"},                    // realm join -U admin DOMAIN
-    {"circleci", "store-secret"},         // circleci context store-secret ... NAME
-    {"gcloud", "--plaintext-file=-"},     // gcloud kms encrypt --plaintext-file=-
-    {"az", "secret"},                     // az keyvault secret set ... --file /dev/stdin
-    {"az", "devops"},                     // az devops login: a PAT
+    {"openssl", "-stdin"},             // openssl passwd -stdin
+    {"gpg gpg2", "--passphrase-fd"},   // --passphrase-fd 0
+    {"vault bao", "-"},                // vault login -
+    {"docker podman", "secret"},       // docker secret create NAME -
+    {"kubectl oc", "secret"},          // kubectl create secret ... /dev/stdin
+    {"gh", "secret"},                  // gh secret set NAME, value on stdin
+    {"fly flyctl", "secrets"},         // fly secrets import
+    {"vercel", "env"},                 // vercel env add NAME ENV
+    {"op", "signin"},                  // op signin --raw
+    {"wrangler", "secret"},            // wrangler secret put NAME
+    {"secret-tool", "store"},          // secret-tool store --label=L ATTR VALUE
+    {"pass gopass", "insert"},         // pass insert -e NAME
+    {"keyctl", "padd"},                // keyctl padd TYPE NAME KEYRING
+    {"databricks", "configure"},       // databricks configure --token: host, then token
+    {"wg", "pubkey"},                  // the private key whose public key it prints
+    {"realm", "join"},                 // realm join -U admin DOMAIN
+    {"circleci", "store-secret"},      // circleci context store-secret ... NAME
+    {"gcloud", "--plaintext-file=-"},  // gcloud kms encrypt --plaintext-file=-
+    {"az", "secret"},                  // az keyvault secret set ... --file /dev/stdin
+    {"az", "devops"},                  // az devops login: a PAT
+    // Elastic's keystores: filebeat keystore add NAME --stdin.
+    {"filebeat metricbeat auditbeat heartbeat packetbeat logstash-keystore elasticsearch-keystore "
+     "kibana-keystore",
+     "--stdin"},
     {"supabase", "secrets"},              // supabase secrets set --env-file /dev/stdin
     {"glab", "--stdin"},                  // glab auth login --stdin
     {"hcloud", "context"},                // hcloud context create NAME: the token
@@ -511,9 +516,11 @@ inline constexpr ToolOption kToolOptions[] = {
     {"concourse", "--add-local-user", Value::kAfterColon, kBoth, ""},    // web: USER:PASSWORD
     {"jenkins-cli", "-auth", Value::kAfterColon, kBoth, ""},             // USER:API_TOKEN, or @FILE
     {"wscat", "--auth", Value::kAfterColon, kBoth, ""},
-    {"llm tgpt", "--key", Value::kWhole, kBoth, ""},  // an LLM provider's key
-    {"nodetool", "-pw", Value::kWhole, kBoth, ""},    // Cassandra's JMX password
-    {"ghr", "-t", Value::kWhole, kBoth, ""},          // ghr -t TOKEN TAG DIR
+    {"llm tgpt", "--key", Value::kWhole, kBoth, ""},     // an LLM provider's key
+    {"nodetool", "-pw", Value::kWhole, kBoth, ""},       // Cassandra's JMX password
+    {"ghr", "-t", Value::kWhole, kBoth, ""},             // ghr -t TOKEN TAG DIR
+    {"pd-send", "-k", Value::kWhole, kBoth, ""},         // PagerDuty's integration key
+    {"splunk", "-auth", Value::kAfterColon, kBoth, ""},  // -auth USER:PASSWORD
     // Publishing to a package index as a user: poetry publish -u U -p PW.
     {"poetry", "-p", Value::kWhole, kBoth, "publish"},
     {"pdm", "-P", Value::kWhole, kBoth, "publish"},

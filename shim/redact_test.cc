@@ -1240,6 +1240,15 @@ TEST_CASE(
   CHECK(Args({"publish", "-u", "me", "-P", "p27"}, "pdm")[4] == "[REDACTED]");
   CHECK(Args({"upload", "-u", "me", "-p", "p28", "pkg.tgz"}, "cabal")[4] == "[REDACTED]");
   CHECK(Args({"-u", "ME", "-p", "p29", "D-1.tgz"}, "cpan-upload")[3] == "[REDACTED]");
+  CHECK(Args({"-k", "p30", "-t", "trigger"}, "pd-send")[1] == "[REDACTED]");
+  CHECK(Args({"login", "-auth", "admin:p31"}, "splunk")[2] == "admin:[REDACTED]");
+  CHECK(Sh("echo p32 | filebeat keystore add ES_PWD --stdin") ==
+        "echo [REDACTED] | filebeat keystore add ES_PWD --stdin");
+  // A plugin's and an identity's names hold no secret.
+  CHECK(Args({"--auth-plugin", "org.x.AuthenticationToken", "--tls-psk-identity", "id"},
+             "pulsar-admin") == std::vector<std::string>{"--auth-plugin",
+                                                         "org.x.AuthenticationToken",
+                                                         "--tls-psk-identity", "id"});
   CHECK(Sh("echo p25 | az devops login --organization https://dev.azure.com/o") ==
         "echo [REDACTED] | az devops login --organization https://dev.azure.com/o");
   CHECK(Args({"-h", "h", "-a", "p2", "ping"}, "keydb-cli")[3] == "[REDACTED]");
