@@ -1583,14 +1583,18 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
         argv_call = false;
         const std::size_t past = MemberOperatorEnd(arg, next);  // ':' or "=>"
         i = past > next ? past - 1 : next;                      // on past it, or past '='
-      } else if (end < arg.size() && arg[end] == ' ' && next < arg.size() &&
-                 (arg[next] == '\'' || arg[next] == '"') && !prefix &&
-                 (call = SecretCallNamed(name)) != nullptr) {
-        // A call without parentheses, its first argument a string.
+        continue;
+      }
+      // A call without parentheses, its first argument a string (Ruby's
+      // req.basic_auth 'u', 'PW').
+      const bool bare = end < arg.size() && arg[end] == ' ' && next < arg.size() &&
+                        (arg[next] == '\'' || arg[next] == '"') && !prefix;
+      const redact_rules::SecretCall* bare_call = bare ? SecretCallNamed(name) : nullptr;
+      if (bare_call != nullptr) {
         ++depth;
         CodeGroup& opened = g_code_groups[(depth - 1) % kMaxCodeGroups];
         opened = CodeGroup{};
-        opened.call = call;
+        opened.call = bare_call;
         opened.bare = true;
         call = nullptr;
         i = next - 1;
@@ -1745,9 +1749,10 @@ bool IsSecretPlaceholder(std::string_view pattern) {
 // writes REPLACEMENT as a line of a file, so it gets the rules for a line's
 // start: a header (token: X) or a secret name's assignment (DB_PASSWORD=X),
 // to REPLACEMENT's end; and where PATTERN is a secret's placeholder
-// (s/__DB_PASSWORD__/X/, s/changeme/X/), REPLACEMENT is the secret. The delimiter is any of
-// /|#,:@!% after an 's' that starts a word. A delimiter with too few left after one try is not
-// tried again, and a found replacement is passed over: linear.
+// (s/__DB_PASSWORD__/X/, s/changeme/X/), REPLACEMENT is the secret. The
+// delimiter is any of /|#,:@!% after an 's' that starts a word. A delimiter
+// with too few left after one try is not tried again, and a found
+// replacement is passed over: linear.
 void SubstitutionRule(std::string_view arg, Collector* spans) {
   constexpr std::string_view kDelimiters = "/|#,:@!%"sv;
   bool exhausted[kDelimiters.size()] = {};
