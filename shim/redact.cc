@@ -49,6 +49,11 @@ constexpr bool HasClass(char c, unsigned bits) {
 constexpr bool IsAlpha(char c) { return HasClass(c, kAlphaBit); }
 constexpr bool IsUpper(char c) { return HasClass(c, kUpperBit); }
 constexpr bool IsLowerAlpha(char c) { return IsAlpha(c) && !IsUpper(c); }
+// A lower-case letter at i - 1 followed by an upper-case one at i (i > 0):
+// where a camel-case name's next word starts (Access|Key).
+constexpr bool CamelHumpAt(std::string_view text, std::size_t i) {
+  return IsUpper(text[i]) && IsLowerAlpha(text[i - 1]);
+}
 constexpr bool IsDigit(char c) { return HasClass(c, kDigitBit); }
 constexpr bool IsAlnum(char c) { return HasClass(c, kAlphaBit | kDigitBit); }
 constexpr bool IsWordChar(char c) { return HasClass(c, kAlphaBit | kDigitBit | kUnderscoreBit); }
@@ -596,6 +601,12 @@ std::size_t EndOfLeadingValue(std::string_view arg, std::size_t begin) {
   return arg.size();
 }
 
+// The inside of the quoted string [open, end) (to `end` when unclosed).
+Span QuotedInside(std::string_view arg, std::size_t open, std::size_t end) {
+  const bool closed = end - open >= 2 && arg[end - 1] == arg[open];
+  return Span{open + 1, closed ? end - 1 : end};
+}
+
 // Past a value that opens with a quote ('x y', "x y", $'x y'): where its
 // closing quote is (or the argument's end); else `begin`.
 std::size_t PastOpeningQuote(std::string_view arg, std::size_t begin) {
@@ -706,8 +717,8 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
       while (quote < arg.size() && arg[quote] == ' ') ++quote;
       if (quote < arg.size() && (arg[quote] == '\'' || arg[quote] == '"')) {
         const std::size_t close = shell_words::QuotedEnd(arg, quote, true);
-        const bool closed = close - 1 > quote && arg[close - 1] == arg[quote];
-        spans->Add(quote + 1, closed ? close - 1 : arg.size());
+        const Span inside = QuotedInside(arg, quote, close);
+        spans->Add(inside.begin, inside.end);
         p = close - 1;
       } else {
         p = begin + 1;
@@ -962,12 +973,6 @@ bool KeywordAt(std::string_view text, std::size_t at, std::string_view word, std
   return *after == text.size() || !IsWordChar(text[*after]);
 }
 
-// The inside of the quoted string [open, end) (to `end` when unclosed).
-Span QuotedInside(std::string_view arg, std::size_t open, std::size_t end) {
-  const bool closed = end - open >= 2 && arg[end - 1] == arg[open];
-  return Span{open + 1, closed ? end - 1 : end};
-}
-
 // Rules 12 and 13: the inside of the quoted string opening at `open` is
 // secret (to the argument's end when unclosed). Returns just past it.
 std::size_t AddQuotedInside(std::string_view arg, std::size_t open, Collector* spans) {
@@ -1079,16 +1084,18 @@ void KeywordPasswordRule(std::string_view arg, Collector* spans) {
       }
       q = SkipSpace(arg, r);
       // Oracle's password may be a bare word (IDENTIFIED BY pw;); not
-      // MySQL's PASSWORD 'hash' (its own keyword, next) nor RANDOM PASSWORD.
-      if (q < arg.size() && IsWordChar(arg[q]) && !KeywordAt(arg, q, "password"sv, &r) &&
-          !KeywordAt(arg, q, "random"sv, &r) && !KeywordAt(arg, q, "values"sv, &r)) {
+      // MySQL's PASSWORD 'hash' (its own keyword, next) nor RANDOM PASSWORD,
+      // and after Oracle's VALUES its hash is the string.
+      if (KeywordAt(arg, q, "values"sv, &r)) {
+        q = SkipSpace(arg, r);
+      } else if (q < arg.size() && IsWordChar(arg[q]) && !KeywordAt(arg, q, "password"sv, &r) &&
+                 !KeywordAt(arg, q, "random"sv, &r)) {
         r = q;
         while (r < arg.size() && (IsWordChar(arg[r]) || arg[r] == '$' || arg[r] == '#')) ++r;
         spans->Add(q, r);
         p = r - 1;
         continue;
       }
-      if (KeywordAt(arg, q, "values"sv, &r)) q = SkipSpace(arg, r);  // Oracle's hash
     } else if (c == 'p' && KeywordAt(arg, p, "pragma"sv, &q)) {
       // SQLCipher's key: PRAGMA [schema.]key = 'x', or rekey, hexkey,
       // hexrekey; the value also as ('x').
@@ -2049,7 +2056,7 @@ bool IsSecretName(std::string_view name, bool allow_exclusions) {
   for (std::size_t i = 0; i <= name.size(); ++i) {
     bool separator = i == name.size() || name[i] == '-' || name[i] == '_' || name[i] == '.' ||
                      name[i] == ':' || name[i] == '/' || name[i] == ' ';
-    bool camel = !separator && i > start && IsUpper(name[i]) && IsLowerAlpha(name[i - 1]);
+    bool camel = !separator && i > start && CamelHumpAt(name, i);
     if (!separator && !camel) continue;
     word = std::string_view(name.data() + start, i - start);
     start = separator ? i + 1 : i;
@@ -2477,7 +2484,7 @@ namespace {
 // A lower-case letter followed by an upper-case one (secretKey).
 bool HasCamelHump(std::string_view word) {
   for (std::size_t i = 1; i < word.size(); ++i) {
-    if (IsUpper(word[i]) && IsLowerAlpha(word[i - 1])) return true;
+    if (CamelHumpAt(word, i)) return true;
   }
   return false;
 }

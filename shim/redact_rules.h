@@ -480,13 +480,15 @@ inline constexpr ToolOption kToolOptions[] = {
     {"ssh-keygen", "-P", Value::kWhole, kBoth, ""},
     {"useradd usermod", "-p", Value::kWhole, kBoth, ""},
     {"twine", "-p", Value::kWhole, kBoth, ""},
-    {"doctl influx codecov", "-t", Value::kWhole, kBoth, ""},
-    {"rabbitmqadmin", "-p", Value::kWhole, kBoth, ""},
+    {"doctl influx codecov ghr", "-t", Value::kWhole, kBoth, ""},  // ghr -t TOKEN TAG DIR
+    // oras in every command (login, push, pull, copy); Apple's altool -u ID
+    // -p APP_PASSWORD.
+    {"rabbitmqadmin cpan-upload transcrypt git-secret ncftp ncftpput ncftpget ncftpls oras altool",
+     "-p", Value::kWhole, kBoth, ""},
     {"xfreerdp wlfreerdp freerdp sdl-freerdp", "/p:", Value::kWhole, kAttached, ""},
     {"rdesktop", "-p", Value::kWhole, kBoth, ""},
     {"az docker podman helm nerdctl buildah skopeo oc crane regctl cf cosign notation ibmcloud",
      "-p", Value::kWhole, kBoth, "login"},
-    {"oras", "-p", Value::kWhole, kBoth, ""},     // login, push, pull, copy
     {"sops", "--set", Value::kWhole, kBoth, ""},  // --set 'PATH VALUE': the path too
     // PowerShell: Set-Item -Path env:DB_PASSWORD -Value V (a registry's
     // value too).
@@ -509,28 +511,21 @@ inline constexpr ToolOption kToolOptions[] = {
     {"lpass", "--password", Value::kReference, kSeparate, "show"},  // a flag: show --password ITEM
     {"keepassxc-cli", "-a", Value::kReference, kBoth, ""},          // show -a password: a field
     {"trino presto", "--password", Value::kReference, kSeparate, ""},  // a flag: it prompts
-    {"altool", "-p", Value::kWhole, kBoth, ""},  // Apple's altool -u ID -p APP_PASSWORD
     {"xcrun", "-p", Value::kWhole, kBoth, "altool"},
     {"signtool signtool.exe", "/p", Value::kWhole, kSeparate, ""},       // signtool sign /f F /p PW
     {"woodpecker-cli woodpecker", "--value", Value::kWhole, kBoth, ""},  // secret add --value V
     {"concourse", "--add-local-user", Value::kAfterColon, kBoth, ""},    // web: USER:PASSWORD
-    {"jenkins-cli", "-auth", Value::kAfterColon, kBoth, ""},             // USER:API_TOKEN, or @FILE
+    {"jenkins-cli splunk", "-auth", Value::kAfterColon, kBoth, ""},      // USER:API_TOKEN, or @FILE
     {"wscat", "--auth", Value::kAfterColon, kBoth, ""},
-    {"llm tgpt", "--key", Value::kWhole, kBoth, ""},     // an LLM provider's key
-    {"nodetool", "-pw", Value::kWhole, kBoth, ""},       // Cassandra's JMX password
-    {"ghr", "-t", Value::kWhole, kBoth, ""},             // ghr -t TOKEN TAG DIR
-    {"pd-send", "-k", Value::kWhole, kBoth, ""},         // PagerDuty's integration key
-    {"splunk", "-auth", Value::kAfterColon, kBoth, ""},  // -auth USER:PASSWORD
+    {"llm tgpt", "--key", Value::kWhole, kBoth, ""},             // an LLM provider's key
+    {"nodetool", "-pw", Value::kWhole, kBoth, ""},               // Cassandra's JMX password
+    {"pd-send openai chatgpt", "-k", Value::kWhole, kBoth, ""},  // an integration's or API's key
     // Publishing to a package index as a user: poetry publish -u U -p PW.
     {"poetry", "-p", Value::kWhole, kBoth, "publish"},
     {"pdm", "-P", Value::kWhole, kBoth, "publish"},
     {"cabal", "-p", Value::kWhole, kBoth, "upload"},
-    {"cpan-upload", "-p", Value::kWhole, kBoth, ""},
-    {"transcrypt git-secret", "-p", Value::kWhole, kBoth, ""},
     {"git", "-p", Value::kWhole, kBoth, "secret"},  // git secret reveal -p; elsewhere --paginate
-    {"openai chatgpt", "-k", Value::kWhole, kBoth, ""},
-    {"curlftpfs", "-o", Value::kAfterColon, kBoth, ""},  // -o user=USER:PASSWORD,...
-    {"ncftp ncftpput ncftpget ncftpls", "-p", Value::kWhole, kBoth, ""},
+    {"curlftpfs", "-o", Value::kAfterColon, kBoth, ""},         // -o user=USER:PASSWORD,...
     {"ktutil", "-password", Value::kReference, kSeparate, ""},  // a flag: addent -password -p P
     {"openvpn", "--auth-user-pass", Value::kReference, kSeparate, ""},  // a file, or a prompt
     {"gcloud", "--secret", Value::kReference, kBoth, ""},  // a Secret Manager secret's name
