@@ -1477,10 +1477,12 @@ void CodeString(CodeGroup* group, std::size_t slot, std::size_t open, std::size_
   if (group->secret_name_argument != 0 && group->argument == group->secret_name_argument + 1)
     spans->Add(inside.begin, inside.end);
   // Not in a list, an argv's or data's (['kubectl', 'get', 'secret', 'db']),
-  // nor in an object ({"secrets": [], "x": 1}), and not an option's name
+  // nor in an argv call's (system('sshpass', '-p', ...)), nor in an object
+  // ({"secrets": [], "x": 1}), and not an option's name
   // (add_argument('--token', '-t')).
   const bool one_word = IsOneWord(text);
-  if (one_word && !group->list && !group->object && text[0] != '-' && NamesCodeSecret(text))
+  if (one_word && !group->list && !group->argv_call && !group->object && text[0] != '-' &&
+      NamesCodeSecret(text))
     group->secret_name_argument = group->argument;
   // Argv lists: ['sshpass', '-p', 'PW', 'ssh', 'h'] is sshpass's argv;
   // ['--password', 'PW'] one without a command.
@@ -2793,8 +2795,10 @@ bool FeedsSecretFile(std::string_view word, std::string_view previous) {
     name = std::string_view(word.data(), word.size() - 1);
   }
   while (!name.empty() && name[0] == '-') name.remove_prefix(1);
-  // curl --netrc-file <(printf 'machine h login u password X').
-  return !name.empty() && (IsSecretName(name, false) || NameEndsIn(name, "netrcfile"sv));
+  // curl --netrc-file <(printf 'machine h login u password X'), openvpn
+  // --askpass <(echo X).
+  return !name.empty() && (IsSecretName(name, false) || NameEndsIn(name, "netrcfile"sv) ||
+                           NameEndsIn(name, "askpass"sv));
 }
 
 // Counts the parentheses of a process substitution that feeds a secret's

@@ -25,6 +25,7 @@ inline constexpr std::string_view
             "requirepass", "masterauth",  // Redis: CONFIG SET requirepass V, --requirepass V
             "mnemonic",                   // a wallet's seed words
             "adminpass",   "rootpass",   "dbpass",  // samba-tool --adminpass
+            "sshpass",                              // sshpass -e reads SSHPASS
 };
 // A word that makes a name secret as its last word only: ADMIN_PW and --pw,
 // --jwt, GITHUB_PAT (a personal access token; not PW_TEST_..., JWT_ALGORITHM).
@@ -300,6 +301,9 @@ inline constexpr StdinSecretOption kToolStdinSecretOptions[] = {
     {"adcli", "--stdin-password"},
     {"ldappasswd ldapsearch ldapmodify ldapadd ldapdelete ldapwhoami", "-y"},  // -y /dev/stdin
     {"ssh-keygen", "/dev/stdin"},  // ssh-keygen -y -f /dev/stdin: a private key
+    {"openconnect", "--passwd-on-stdin"},
+    {"keyring", "set"},              // keyring set SERVICE USER
+    {"lpass", "--non-interactive"},  // lpass add --non-interactive NAME: its fields
 };
 // Rule 11, pipelines: a value that names the standard input, as the value
 // of a secret name (password=-, --from-file=token=/dev/stdin) or after an
@@ -487,6 +491,8 @@ inline constexpr ToolOption kToolOptions[] = {
      "-p", Value::kWhole, kBoth, ""},
     {"xfreerdp wlfreerdp freerdp sdl-freerdp", "/p:", Value::kWhole, kAttached, ""},
     {"rdesktop", "-p", Value::kWhole, kBoth, ""},
+    {"winrm", "-p:", Value::kWhole, kAttached, ""},  // Windows' winrm -u:USER -p:PASSWORD
+    {"winrm", "-password:", Value::kWhole, kAttached, ""},
     {"az docker podman helm nerdctl buildah skopeo oc crane regctl cf cosign notation ibmcloud",
      "-p", Value::kWhole, kBoth, "login"},
     {"sops", "--set", Value::kWhole, kBoth, ""},  // --set 'PATH VALUE': the path too
@@ -578,6 +584,13 @@ inline constexpr ToolOption kToolOptions[] = {
     {"ldappasswd", "-s", Value::kWhole, kBoth, ""},  // the new password
     {"ldappasswd", "-a", Value::kWhole, kBoth, ""},  // the old one
     {"supabase", "-p", Value::kWhole, kBoth, ""},
+    // macOS keychains: -w PASSWORD when adding (find-generic-password's -w
+    // is a flag).
+    {"security", "-w", Value::kWhole, kSeparate, "add-generic-password"},
+    {"security", "-w", Value::kWhole, kSeparate, "add-internet-password"},
+    {"gitlab-runner", "-r", Value::kWhole, kBoth, "register"},  // the registration token
+    // Serverless: config credentials -k KEY -s SECRET (elsewhere -s is a stage).
+    {"serverless sls", "-s", Value::kWhole, kBoth, "credentials"},
     // Encrypted documents and files: poppler's user and owner passwords,
     // Office files, steganography, ccrypt's and mcrypt's keys, S3's
     // customer-provided keys.
@@ -686,6 +699,7 @@ inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"pdftk", "user_pw", 0},                         // pdftk IN output OUT user_pw PW
     {"pdftk", "owner_pw", 0},
     {"pdftk", "input_pw", 0},
+    {"ipmitool", "password", 2},  // ipmitool user set password ID PASSWORD
 };
 
 // ---- Settings given as NAME VALUE (rule 9): once an argument equal to
@@ -873,6 +887,9 @@ inline constexpr SecretCall kSecretCalls[] = {
     {"token", 1, 1},
     {"Github", 1, 1},
     {"Client", 2, 2},
+    {"Stripe", 1, 1},  // Node's new Stripe(KEY)
+    // ldap3's and kombu's Connection(server, user, password).
+    {"Connection", 3, 3},
 };
 
 // Rule 14: calls whose first string argument names a secret or asks for one

@@ -1313,6 +1313,33 @@ TEST_CASE("tool rows: clouds' logins, registries' credentials, secret files and 
   CHECK(Args({"--set", "[\"db\"][\"password\"] \"p8\"", "f.yaml"}, "sops")[1] == "[REDACTED]");
 }
 
+TEST_CASE("tool rows: keychains, runners' registration, VPN and BMC passwords") {
+  CHECK(Args({"add-generic-password", "-a", "u", "-s", "svc", "-w", "p1"}, "security")[6] ==
+        "[REDACTED]");
+  CHECK(Args({"add-internet-password", "-s", "h", "-w", "p2"}, "security")[4] == "[REDACTED]");
+  // find-generic-password's -w is a flag: the option after it is shown.
+  CHECK(Args({"find-generic-password", "-w", "-s", "svc"}, "security")[3] == "svc");
+  CHECK(Args({"register", "-u", "https://gl", "-r", "p3"}, "gitlab-runner")[4] == "[REDACTED]");
+  CHECK(Args({"config", "credentials", "-k", "K", "-s", "p4"}, "sls")[5] == "[REDACTED]");
+  CHECK(Args({"deploy", "-s", "prod"}, "serverless")[2] == "prod");  // elsewhere a stage
+  CHECK(Args({"-r:https://h:5986", "-u:ops", "-p:p5", "id"}, "winrm")[2] == "-p:[REDACTED]");
+  CHECK(Args({"user", "set", "password", "2", "p6"}, "ipmitool")[4] == "[REDACTED]");
+  CHECK(Sh("SSHPASS=p7 sshpass -e ssh h; export SSHPASS=p8") ==
+        "SSHPASS=[REDACTED] sshpass -e ssh h; export SSHPASS=[REDACTED]");
+  CHECK(Sh("echo p9 | openconnect -u ops --passwd-on-stdin vpn") ==
+        "echo [REDACTED] | openconnect -u ops --passwd-on-stdin vpn");
+  CHECK(Sh("openconnect --passwd-on-stdin vpn <<< p10") ==
+        "openconnect --passwd-on-stdin vpn <<< [REDACTED]");
+  CHECK(Sh("echo p11 | keyring set svc ops; echo p12 | lpass add --non-interactive db") ==
+        "echo [REDACTED] | keyring set svc ops; echo [REDACTED] | lpass add --non-interactive db");
+  CHECK(Sh("openvpn --config c.ovpn --askpass <(echo p13)") ==
+        "openvpn --config c.ovpn --askpass <(echo [REDACTED])");
+  // Rule 14: Node's Stripe client, ldap3's and kombu's Connection.
+  CHECK(One("new Stripe('p14')") == "new Stripe('[REDACTED]')");
+  CHECK(One("Connection(s, 'cn=admin', 'p15')") == "Connection(s, 'cn=admin', '[REDACTED]')");
+  CHECK(One("sqlite3.Connection('db.sqlite')") == "sqlite3.Connection('db.sqlite')");
+}
+
 TEST_CASE("rule 5: a template's value is the string at its start") {
   CHECK(Args({"all", "-a", "password={{ 'p1' | password_hash('sha512') }}"}, "ansible")[2].rfind(
             "password={{ '[REDACTED]' | ", 0) == 0);
