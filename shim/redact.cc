@@ -2770,6 +2770,15 @@ void PipelineWord(Level* level, std::string_view word, std::size_t begin, std::s
   FeedSecret(*level, spans);
 }
 
+// A crontab line's schedule word, before its command.
+bool IsCronSchedule(std::string_view word) {
+  if (InWords<redact_rules::kCronSchedules>(word)) return true;
+  for (char c : word) {
+    if (!IsDigit(c) && c != '*' && c != ',' && c != '-' && c != '/') return false;
+  }
+  return !word.empty();
+}
+
 // A process substitution's '<' or a command substitution's '$' (`word`
 // ends in it, the '(' next) where a secret's file or value is named: after
 // a secret option (--vault-password-file <, `previous`), attached to one
@@ -2899,8 +2908,9 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, bool prin
       const bool value_is_command = !nests && !value.empty() &&
                                     value.find("://"sv) == std::string_view::npos &&
                                     StartsCommand(value);
-      const bool skipped =  // A=1 curl
-          !quoted_command_line && !value_is_command && AssignmentAt(word, 0, &name_end);
+      const bool skipped =  // A=1 curl, 0 3 * * * curl
+          !quoted_command_line && !value_is_command &&
+          (AssignmentAt(word, 0, &name_end) || IsCronSchedule(word));
       // TOKEN=$(echo X) ./run: what the substitution prints is the value.
       level.secret_substitution_next = skipped && token.end < level.text.size() &&
                                        level.text[token.end] == '(' &&

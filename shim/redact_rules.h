@@ -331,6 +331,11 @@ inline constexpr std::string_view kShells[] = {"sh",  "bash", "dash", "zsh",
 // api_key V').
 inline constexpr std::string_view kShellCommandRunners[] = {"ssh", "watch", "parallel", "tmux",
                                                             "msfconsole"};  // -x 'set PASSWORD V'
+// A crontab line's schedule before its command (0 3 * * * curl ..., echo
+// '@daily curl ...' | crontab -): words of digits and "*,-/" only, or one
+// of these.
+inline constexpr std::string_view kCronSchedules[] = {"@reboot", "@yearly", "@annually", "@monthly",
+                                                      "@weekly", "@daily",  "@midnight", "@hourly"};
 // Searchers: their words are patterns and files, never a setting and its
 // value (grep -r password src/ shows src/): rules 8 and 9 hold for none.
 inline constexpr std::string_view kPatternSearchers[] = {

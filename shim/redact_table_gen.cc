@@ -193,6 +193,9 @@ std::string Render() {
       << Wrap(WordList(redact_rules::kShells))
       << ".It tools whose arguments a shell runs, command strings as after -c (rule 11)\n"
       << Wrap(WordList(redact_rules::kShellCommandRunners))
+      << ".It a crontab line's schedules before its command, besides words of digits and "
+         "*,-/ (rule 11)\n"
+      << Wrap(WordList(redact_rules::kCronSchedules))
       << ".It searchers, whose words are patterns and files: no rule 8 or 9 (rule 11)\n"
       << Wrap(WordList(redact_rules::kPatternSearchers))
       << ".It options that read a secret on standard input (rule 11)\n"

@@ -1334,6 +1334,11 @@ TEST_CASE("tool rows: keychains, runners' registration, VPN and BMC passwords") 
         "echo [REDACTED] | keyring set svc ops; echo [REDACTED] | lpass add --non-interactive db");
   CHECK(Sh("openvpn --config c.ovpn --askpass <(echo p13)") ==
         "openvpn --config c.ovpn --askpass <(echo [REDACTED])");
+  // A crontab line's schedule comes before its command.
+  CHECK(Sh("(crontab -l; echo '0 3 * * 1-5 curl -u u:p16 h') | crontab -") ==
+        "(crontab -l; echo '0 3 * * 1-5 curl -u u:[REDACTED] h') | crontab -");
+  CHECK(Sh("echo '@daily mysql -pp17 db' | crontab -") ==
+        "echo '@daily mysql -p[REDACTED] db' | crontab -");
   // Rule 14: Node's Stripe client, ldap3's and kombu's Connection.
   CHECK(One("new Stripe('p14')") == "new Stripe('[REDACTED]')");
   CHECK(One("Connection(s, 'cn=admin', 'p15')") == "Connection(s, 'cn=admin', '[REDACTED]')");
