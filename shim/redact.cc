@@ -704,7 +704,12 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
     }
     const bool pair_value = pair_value_secret && InWords<redact_rules::kPairValues>(name);
     pair_value_secret = false;
-    if (!query_pwd && !pair_value && !IsSecretName(name, true)) {
+    // A credential header's name too (az rest --headers
+    // 'Authorization=Bearer X'), but for those that also name a setting
+    // (authentication=ldap).
+    const bool header = InWords<redact_rules::kCredentialHeaders>(name) &&
+                        !InWords<redact_rules::kNonSecretLastWords>(name);
+    if (!query_pwd && !pair_value && !header && !IsSecretName(name, true)) {
       p = i - 1;
       continue;
     }

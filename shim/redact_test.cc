@@ -1339,6 +1339,13 @@ TEST_CASE("tool rows: keychains, runners' registration, VPN and BMC passwords") 
         "(crontab -l; echo '0 3 * * 1-5 curl -u u:[REDACTED] h') | crontab -");
   CHECK(Sh("echo '@daily mysql -pp17 db' | crontab -") ==
         "echo '@daily mysql -p[REDACTED] db' | crontab -");
+  // A credential header's name given a value with '=' (az rest --headers,
+  // bazel --remote_header); authentication=ldap is a setting.
+  CHECK(Args({"rest", "--headers", "Authorization=Bearer p18"}, "az")[2] ==
+        "Authorization=[REDACTED]");
+  CHECK(Args({"build", "--remote_header=Authorization=Bearer p19"}, "bazel")[1] ==
+        "--remote_header=Authorization=[REDACTED]");
+  CHECK(One("authentication=ldap") == "authentication=ldap");
   // Rule 14: Node's Stripe client, ldap3's and kombu's Connection.
   CHECK(One("new Stripe('p14')") == "new Stripe('[REDACTED]')");
   CHECK(One("Connection(s, 'cn=admin', 'p15')") == "Connection(s, 'cn=admin', '[REDACTED]')");
