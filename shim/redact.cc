@@ -280,6 +280,12 @@ std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* span
                            (arg[i + 1] == ' ' || arg[i + 1] == '\t');
   if (config_line) return ConfigLineValue(arg, offset, name, i + 1, spans);
   if (name.empty() || i >= arg.size() || arg[i] != ':') return offset;
+  // A task's namespace, ':' glued to its task (rails credentials:edit,
+  // Symfony's secrets:set NAME), in any argument; a header's name still
+  // takes its value.
+  if (pair != nullptr && i == name_end && i + 1 < arg.size() && arg[i + 1] != ' ' &&
+      arg[i + 1] != '\t' && InWords<redact_rules::kTaskNamespaces>(name))
+    return offset;
   const bool pair_name = pair != nullptr && InWords<redact_rules::kPairNames>(name);
   const bool pair_value = pair != nullptr && *pair && InWords<redact_rules::kPairValues>(name);
   // A header option's -key (Fastly-Key: V); elsewhere a key is an object's

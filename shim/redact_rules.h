@@ -71,6 +71,10 @@ inline constexpr std::string_view kKeyQualifiers[] = {
     "perplexity",
     "openrouter",
     "mashape",  // X-Mashape-Key
+    // Payment and mail APIs' secret keys (STRIPE_KEY, SENDGRID_KEY).
+    "stripe",
+    "sendgrid",
+    "mailgun",
     // GitHub Packages' gpr.key in Gradle's properties (-Pgpr.key=TOKEN).
     "gpr",
     // A wallet's or a WireGuard peer's (PRIVATE_KEY=0x..., forge
@@ -136,6 +140,10 @@ inline constexpr std::string_view kCredentialHeaders[] = {
 // nonces and ids.
 inline constexpr std::string_view kNonCredentialKeyHeaders[] = {
     "idempotency-key", "x-idempotency-key", "sec-websocket-key"};
+// Names of many secrets that, with ':' glued to a word, are a task's
+// namespace rather than a name given a value (rails credentials:edit,
+// Symfony's secrets:set NAME); "credentials: X" in YAML is still a value.
+inline constexpr std::string_view kTaskNamespaces[] = {"credentials", "secrets", "tokens"};
 // A bare argument naming a secret makes the next one secret
 // (nmcli ... password V, some CLIs' key-value pairs).
 inline constexpr std::string_view kSecretKeywords[] = {"password", "passphrase", "psk"};
@@ -554,6 +562,7 @@ inline constexpr ToolOption kToolOptions[] = {
     {"glab", "-v", Value::kWhole, kBoth, "variable"},  // glab variable set -k NAME -v V
     {"glab", "--value", Value::kWhole, kBoth, "variable"},
     {"aws", "--value", Value::kWhole, kBoth, "put-parameter"},
+    {"aws", "--value", Value::kWhole, kBoth, "create-api-key"},  // API Gateway's key
     {"gh", "-b", Value::kWhole, kBoth, "secret"},
     {"gh", "--body", Value::kWhole, kBoth, "secret"},
     {"swift", "-K", Value::kWhole, kBoth, ""},  // OpenStack Swift's key
@@ -589,6 +598,8 @@ inline constexpr ToolOption kToolOptions[] = {
     {"ldappasswd", "-s", Value::kWhole, kBoth, ""},  // the new password
     {"ldappasswd", "-a", Value::kWhole, kBoth, ""},  // the old one
     {"supabase", "-p", Value::kWhole, kBoth, ""},
+    {"php", "--key", Value::kWhole, kBoth, "env:encrypt"},  // Laravel's artisan: the key
+    {"php", "--key", Value::kWhole, kBoth, "env:decrypt"},
     // macOS keychains: -w PASSWORD when adding (find-generic-password's -w
     // is a flag).
     {"security", "-w", Value::kWhole, kSeparate, "add-generic-password"},

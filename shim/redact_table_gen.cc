@@ -174,7 +174,8 @@ std::string Render() {
       << Wrap(WordList(redact_rules::kNonCredentialKeyHeaders))
       << ".It pair names, then pair values (rule 10)\n"
       << Wrap(WordList(redact_rules::kPairNames) + "; " + WordList(redact_rules::kPairValues))
-      << ".It keywords before a secret argument\n"
+      << ".It names of many secrets that, ':' glued to a word, are a task's namespace (rule 1)\n"
+      << Wrap(WordList(redact_rules::kTaskNamespaces)) << ".It keywords before a secret argument\n"
       << Wrap(WordList(redact_rules::kSecretKeywords))
       << ".It default passwords, as a substitution's pattern (rule 16)\n"
       << Wrap(WordList(redact_rules::kPlaceholderPasswords)) << ".It command prefixes (rule 11)\n"

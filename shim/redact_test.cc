@@ -1346,6 +1346,16 @@ TEST_CASE("tool rows: keychains, runners' registration, VPN and BMC passwords") 
   CHECK(Args({"build", "--remote_header=Authorization=Bearer p19"}, "bazel")[1] ==
         "--remote_header=Authorization=[REDACTED]");
   CHECK(One("authentication=ldap") == "authentication=ldap");
+  CHECK(One("STRIPE_KEY=p20") == "STRIPE_KEY=[REDACTED]");
+  CHECK(One("STRIPE_PUBLISHABLE_KEY=pk") == "STRIPE_PUBLISHABLE_KEY=pk");
+  CHECK(Args({"apigateway", "create-api-key", "--name", "k", "--value", "p21"}, "aws")[5] ==
+        "[REDACTED]");
+  CHECK(Args({"artisan", "env:encrypt", "--key=p22"}, "php")[2] == "--key=[REDACTED]");
+  // A task's namespace glued to its task holds no secret; in YAML it is a name.
+  CHECK(Args({"credentials:edit", "--environment", "production"}, "rails")[0] ==
+        "credentials:edit");
+  CHECK(Args({"bin/console", "secrets:set", "DATABASE_PASSWORD"}, "php")[1] == "secrets:set");
+  CHECK(One("credentials: p23") == "credentials: [REDACTED]");
   // Rule 14: Node's Stripe client, ldap3's and kombu's Connection.
   CHECK(One("new Stripe('p14')") == "new Stripe('[REDACTED]')");
   CHECK(One("Connection(s, 'cn=admin', 'p15')") == "Connection(s, 'cn=admin', '[REDACTED]')");
