@@ -132,6 +132,38 @@ bool InWords(std::string_view word) {
   return false;
 }
 
+// A shell variable's reference and nothing else: $NAME, ${NAME}, $1, in
+// double quotes or not, after an authorization scheme or not ("Bearer
+// $TOKEN"). ${NAME:-default} is not one: its default may be a secret.
+bool IsVariableReference(std::string_view text) {
+  // Longer is no name anyone writes; the bound keeps the test of every span
+  // (up to 2 * kMaxSpans of them) linear in the argument.
+  if (text.size() > 256) return false;
+  if (text.size() >= 2 && text.front() == '"' && text.back() == '"')
+    text = std::string_view(text.data() + 1, text.size() - 2);
+  // An authorization scheme before it: Bearer $TOKEN.
+  const std::size_t space = text.find(' ');
+  if (space != std::string_view::npos) {
+    if (!InWords<redact_rules::kAuthSchemes>(std::string_view(text.data(), space))) return false;
+    text.remove_prefix(space + 1);
+  }
+  if (text.size() < 2 || text[0] != '$') return false;
+  std::size_t i = 1;
+  const bool braced = text[1] == '{';
+  if (braced) i = 2;
+  if (i < text.size() && IsDigit(text[i])) {
+    ++i;  // $1, ${1}
+  } else {
+    if (i >= text.size() || !(IsAlpha(text[i]) || text[i] == '_')) return false;
+    while (i < text.size() && (IsAlnum(text[i]) || text[i] == '_')) ++i;
+  }
+  if (braced) {
+    if (i >= text.size() || text[i] != '}') return false;
+    ++i;
+  }
+  return i == text.size();
+}
+
 }  // namespace
 
 namespace {
@@ -165,7 +197,9 @@ class Collector {
     raw_[count_++] = Span{begin, end};
   }
 
-  void Finish(Spans* out) {
+  // `shell_text`, when not empty, is the argument: a shell's command
+  // string, where a variable's reference is shown (ShowReferences).
+  void Finish(Spans* out, std::string_view shell_text = {}) {
     out->count = 0;
     if (overflow_) {
       out->items[0] = Span{overflow_begin_, text_size_};
@@ -181,6 +215,7 @@ class Collector {
       }
       raw_[j] = s;
     }
+    if (!shell_text.empty()) ShowReferences(shell_text);
     for (std::size_t i = 0; i < count_; ++i) {
       if (out->count > 0 && raw_[i].begin <= out->items[out->count - 1].end) {
         Span& last = out->items[out->count - 1];
@@ -196,6 +231,40 @@ class Collector {
   }
 
  private:
+  // In a shell's command string, a value that is only a variable's
+  // reference ($DB_PASSWORD, "${TOKEN}") is the shell's to expand: it names
+  // a secret and holds none (kubectl exec db -- sh -c 'mysql
+  // -p$MYSQL_PASSWORD'). Not in a word with a single quote, where '$' is
+  // itself ('$ecret', $'...'), not after a backslash, and not at all where
+  // a here-document may be, whose body is literal when its delimiter is
+  // quoted. The spans are sorted; one pass over the words.
+  void ShowReferences(std::string_view text) {
+    bool any = false;
+    for (std::size_t i = 0; i < count_ && !any; ++i)
+      any = IsVariableReference(Slice(text, raw_[i]));
+    if (!any || text.find("<<"sv) != std::string_view::npos) return;
+    std::size_t kept = 0;
+    std::size_t pos = 0;
+    shell_words::Token word;
+    bool have_word = false;
+    for (std::size_t i = 0; i < count_; ++i) {
+      const Span s = raw_[i];
+      while ((!have_word || word.end <= s.begin) &&
+             (have_word = shell_words::Next(text, &pos, &word))) {
+      }
+      const bool expanded =
+          have_word && !word.separator && word.begin <= s.begin && s.end <= word.end &&
+          Slice(text, Span{word.begin, word.end}).find('\'') == std::string_view::npos &&
+          (s.begin == 0 || text[s.begin - 1] != '\\');
+      if (expanded && IsVariableReference(Slice(text, s))) continue;
+      raw_[kept++] = s;
+    }
+    count_ = kept;
+  }
+  static std::string_view Slice(std::string_view text, Span s) {
+    return std::string_view(text.data() + s.begin, s.end - s.begin);
+  }
+
   Span* raw_ = g_collected;  // only [0, count_) is ever read
   std::size_t count_ = 0;
   std::size_t text_size_;
@@ -2223,12 +2292,15 @@ void Redactor::NextArgument(std::string_view arg, Spans* out) {
   }
   const bool command_string = reader->after_command_string_option_;
   const bool prints_secret = reader->after_secret_command_option_;
+  // A shell runs it (sh -c, ssh's remote command): its variables expand.
+  const bool shell_runs = command_string && (reader->runs_shell_command_lines_ ||
+                                             InWords<redact_rules::kShells>(reader->tool_));
   reader->Collect(arg, &spans);
   if (HasSpace(arg)) {
     // --password-command='echo X', BORG_PASSCOMMAND='echo X' given to env.
     reader->CommandLines(arg, command_string, prints_secret || NamesSecretCommand(arg), &spans);
   }
-  spans.Finish(out);
+  spans.Finish(out, shell_runs ? arg : std::string_view());
 }
 
 void Redactor::Collect(std::string_view arg, Collector* out) {
@@ -2994,9 +3066,10 @@ bool Redactor::StartsCommand(std::string_view word) {
   const std::string_view name = Basename(word);
   if (InWords<redact_rules::kCommandPrefixes>(name)) return true;
   if (!Charge()) return true;
-  // And those rule 11's pipelines name (sudo echo X | ..., | sudo tee F).
-  return HasOwnRows(name) || InWords<redact_rules::kEchoCommands>(name) ||
-         InWords<redact_rules::kTeeCommands>(name) ||
+  // And those rule 11's pipelines name (sudo echo X | ..., | sudo tee F),
+  // and shells, whose command strings expand variables (sudo sh -c '...').
+  return HasOwnRows(name) || InWords<redact_rules::kShells>(name) ||
+         InWords<redact_rules::kEchoCommands>(name) || InWords<redact_rules::kTeeCommands>(name) ||
          InWords<redact_rules::kStdinSecretCommands>(name);
 }
 

@@ -123,8 +123,10 @@ inline constexpr std::string_view kNonSecretLastWords[] = {
 // ParameterValue=V: ECS, CloudFormation, Kubernetes' env in JSON).
 inline constexpr std::string_view kPairNames[] = {"name", "key", "parameterkey", "parametername"};
 inline constexpr std::string_view kPairValues[] = {"value", "parametervalue"};
-// The first word of a name that marks a flag: --no-password.
-inline constexpr std::string_view kNonSecretFirstWords[] = {"no", "stdin"};
+// The first word of a name that marks a flag (--no-password, gpg's
+// --list-secret-keys) or a bound or count (max_tokens=100, --max-tokens 100).
+inline constexpr std::string_view kNonSecretFirstWords[] = {"no",  "stdin", "list", "delete",
+                                                            "max", "min",   "num"};
 // A word anywhere in a name that makes it a reference to a secret kept
 // elsewhere (Helm charts' auth.existingSecret=NAME).
 inline constexpr std::string_view kReferenceWords[] = {"existing"};
@@ -598,6 +600,9 @@ inline constexpr ToolOption kToolOptions[] = {
     {"ldappasswd", "-s", Value::kWhole, kBoth, ""},  // the new password
     {"ldappasswd", "-a", Value::kWhole, kBoth, ""},  // the old one
     {"supabase", "-p", Value::kWhole, kBoth, ""},
+    // gpg's flags that name secret keys, hold none.
+    {"gpg gpg2", "--export-secret-keys", Value::kReference, kSeparate, ""},
+    {"gpg gpg2", "--export-secret-subkeys", Value::kReference, kSeparate, ""},
     {"php", "--key", Value::kWhole, kBoth, "env:encrypt"},  // Laravel's artisan: the key
     {"php", "--key", Value::kWhole, kBoth, "env:decrypt"},
     // macOS keychains: -w PASSWORD when adding (find-generic-password's -w

@@ -1356,6 +1356,12 @@ TEST_CASE("tool rows: keychains, runners' registration, VPN and BMC passwords") 
         "credentials:edit");
   CHECK(Args({"bin/console", "secrets:set", "DATABASE_PASSWORD"}, "php")[1] == "secrets:set");
   CHECK(One("credentials: p23") == "credentials: [REDACTED]");
+  // Flags and counts that name a secret: gpg's, an LLM's max_tokens.
+  CHECK(Args({"--list-secret-keys", "--keyid-format", "LONG"}, "gpg")[1] == "--keyid-format");
+  CHECK(Args({"--export-secret-keys", "-a", "KEYID"}, "gpg")[1] == "-a");
+  CHECK(One("client.create(max_tokens=100, model='m')") ==
+        "client.create(max_tokens=100, model='m')");
+  CHECK(Args({"--max-tokens", "100"}, "llm")[1] == "100");
   // Rule 14: Node's Stripe client, ldap3's and kombu's Connection.
   CHECK(One("new Stripe('p14')") == "new Stripe('[REDACTED]')");
   CHECK(One("Connection(s, 'cn=admin', 'p15')") == "Connection(s, 'cn=admin', '[REDACTED]')");
@@ -2085,6 +2091,28 @@ TEST_CASE("rule 16: a substitution of a secret's placeholder writes the secret")
   // The option's value hides the operator too: an argument "<<<" may be one.
   CHECK(Sh("mysql_config_editor set --login-path=p --user=u --password <<< p6") ==
         "mysql_config_editor set --login-path=p --user=u --password [REDACTED] [REDACTED]");
+}
+
+TEST_CASE("rule 11: a shell's variable where a secret would be is shown, not a literal") {
+  CHECK(Sh("mysql -p$MYSQL_PASSWORD -u \"$U\"") == "mysql -p$MYSQL_PASSWORD -u \"$U\"");
+  CHECK(Sh("curl -u u:${PW} -H \"Authorization: Bearer $TOKEN\" h") ==
+        "curl -u u:${PW} -H \"Authorization: Bearer $TOKEN\" h");
+  CHECK(Sh("echo \"$PASSWORD\" | docker login -u u --password-stdin; TOKEN=$T gh pr list") ==
+        "echo \"$PASSWORD\" | docker login -u u --password-stdin; TOKEN=$T gh pr list");
+  CHECK(Args({"exec", "db", "--", "sh", "-c", "mysql -p$MYSQL_ROOT_PASSWORD"}, "kubectl")[5] ==
+        "mysql -p$MYSQL_ROOT_PASSWORD");
+  CHECK(Args({"h", "mysql -p$MYSQL_PWD"}, "ssh")[1] == "mysql -p$MYSQL_PWD");
+  // '$' in single quotes or after a backslash is itself; a default may be a
+  // secret; a here-document's body is literal when its delimiter is quoted.
+  CHECK(Sh("mysql -p'$ecret'") == "mysql -p[REDACTED]");
+  CHECK(Sh("mysql -p\\$ecret") == "mysql -p[REDACTED]");
+  CHECK(Sh("mysql '-p$ecret'") == "mysql '-p[REDACTED]'");
+  CHECK(Sh("export DB_PASSWORD=${DB_PASSWORD:-p1}") == "export DB_PASSWORD=[REDACTED]");
+  CHECK(Sh("cat <<'E' > .env\nDB_PASSWORD=$ecret\nE") ==
+        "cat <<'E' > .env\nDB_PASSWORD=[REDACTED]\nE");
+  // Outside a shell's command string '$' is a literal byte of the argument.
+  CHECK(Args({"-p$MYSQL_PASSWORD"}, "mysql")[0] == "-p[REDACTED]");
+  CHECK(RedactArgs({"-c", "mysql -p$X"}, "psql").args[1] != "mysql -p$X");
 }
 
 TEST_CASE("rule 11: outside a command string, prose keeps its words") {
