@@ -2293,8 +2293,10 @@ void Redactor::NextArgument(std::string_view arg, Spans* out) {
   const bool command_string = reader->after_command_string_option_;
   const bool prints_secret = reader->after_secret_command_option_;
   // A shell runs it (sh -c, ssh's remote command): its variables expand.
-  const bool shell_runs = command_string && (reader->runs_shell_command_lines_ ||
-                                             InWords<redact_rules::kShells>(reader->tool_));
+  const bool shell_runs =
+      command_string && (InWords<redact_rules::kShells>(reader->tool_) ||
+                         (reader->runs_shell_command_lines_ &&
+                          !InWords<redact_rules::kLiteralCommandRunners>(reader->tool_)));
   reader->Collect(arg, &spans);
   if (HasSpace(arg)) {
     // --password-command='echo X', BORG_PASSCOMMAND='echo X' given to env.

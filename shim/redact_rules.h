@@ -341,6 +341,9 @@ inline constexpr std::string_view kShells[] = {"sh",  "bash", "dash", "zsh",
 // api_key V').
 inline constexpr std::string_view kShellCommandRunners[] = {"ssh", "watch", "parallel", "tmux",
                                                             "msfconsole"};  // -x 'set PASSWORD V'
+// Of those, the ones whose command lines no POSIX shell runs: there '$' is
+// itself, never a variable's reference.
+inline constexpr std::string_view kLiteralCommandRunners[] = {"msfconsole"};
 // A crontab line's schedule before its command (0 3 * * * curl ..., echo
 // '@daily curl ...' | crontab -): words of digits and "*,-/" only, or one
 // of these.

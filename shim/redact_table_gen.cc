@@ -194,6 +194,8 @@ std::string Render() {
       << Wrap(WordList(redact_rules::kShells))
       << ".It tools whose arguments a shell runs, command strings as after -c (rule 11)\n"
       << Wrap(WordList(redact_rules::kShellCommandRunners))
+      << ".It of those, the ones no shell runs: '$' is no variable's reference there (rule 11)\n"
+      << Wrap(WordList(redact_rules::kLiteralCommandRunners))
       << ".It a crontab line's schedules before its command, besides words of digits and "
          "*,-/ (rule 11)\n"
       << Wrap(WordList(redact_rules::kCronSchedules))

@@ -2102,6 +2102,7 @@ TEST_CASE("rule 11: a shell's variable where a secret would be is shown, not a l
   CHECK(Args({"exec", "db", "--", "sh", "-c", "mysql -p$MYSQL_ROOT_PASSWORD"}, "kubectl")[5] ==
         "mysql -p$MYSQL_ROOT_PASSWORD");
   CHECK(Args({"h", "mysql -p$MYSQL_PWD"}, "ssh")[1] == "mysql -p$MYSQL_PWD");
+  CHECK(Args({"-x", "set PASSWORD $x"}, "msfconsole")[1] == "set PASSWORD [REDACTED]");
   // '$' in single quotes or after a backslash is itself; a default may be a
   // secret; a here-document's body is literal when its delimiter is quoted.
   CHECK(Sh("mysql -p'$ecret'") == "mysql -p[REDACTED]");
