@@ -322,6 +322,11 @@ std::size_t ConfigLineValue(std::string_view arg, std::size_t offset, std::strin
   return end;
 }
 
+// IsSecretName; with `last_word_only`, only the last word (with the one
+// before it, its qualifier) makes the name secret: api_key and
+// GITHUB_TOKEN, not auth-api.
+bool SecretName(std::string_view name, bool allow_exclusions, bool last_word_only);
+
 // Rule 1 on the text from `offset`: "Name: value", the value ending at a
 // newline (curl takes several headers from one argument line by line).
 // Returns where the value ends, or `offset` when there is none. With
@@ -364,9 +369,13 @@ std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* span
       (EndsWithIgnoreCase(name, "-key"sv) || EndsWithIgnoreCase(name, "_key"sv)) &&
       !InWords<redact_rules::kNonCredentialKeyHeaders>(name);
   // In YAML a name's exclusions hold as in NAME=value (token_path: F,
-  // password_file: F); a header's name is taken whole.
+  // password_file: F); a header's name is taken whole. With ':' glued to
+  // its value outside a header option, the name's last word decides
+  // (api_key:V, not an image's auth-api:latest).
+  const bool glued =
+      pair != nullptr && i + 1 < arg.size() && arg[i + 1] != ' ' && arg[i + 1] != '\t';
   if (!pair_name && !pair_value && !key_header &&
-      !InWords<redact_rules::kCredentialHeaders>(name) && !IsSecretName(name, pair != nullptr))
+      !InWords<redact_rules::kCredentialHeaders>(name) && !SecretName(name, pair != nullptr, glued))
     return offset;
   ++i;
   while (i < arg.size() && (arg[i] == ' ' || arg[i] == '\t')) ++i;
@@ -2128,6 +2137,12 @@ constexpr std::array<bool, 256> kSuffixLastBytes = MakeSuffixLastBytes();
 }  // namespace
 
 bool IsSecretName(std::string_view name, bool allow_exclusions) {
+  return SecretName(name, allow_exclusions, false);
+}
+
+namespace {
+
+bool SecretName(std::string_view name, bool allow_exclusions, bool last_word_only) {
   // PWD and OLDPWD are the shell's directories, not passwords.
   if (EqualsIgnoreCase(name, "pwd"sv) || EqualsIgnoreCase(name, "oldpwd"sv)) return false;
   bool secret = false;
@@ -2147,6 +2162,7 @@ bool IsSecretName(std::string_view name, bool allow_exclusions) {
       return false;
     if (allow_exclusions && InWords<redact_rules::kReferenceWords>(word)) return false;
     first = false;
+    if (last_word_only) secret = false;
     if (InWords<redact_rules::kSecretWords>(word)) secret = true;
     if (kSuffixLastBytes[static_cast<unsigned char>(word.back())]) {
       for (std::string_view suffix : redact_rules::kSecretSuffixes) {
@@ -2172,6 +2188,8 @@ bool IsSecretName(std::string_view name, bool allow_exclusions) {
   }
   return secret;
 }
+
+}  // namespace
 
 Redactor::Redactor(std::string_view binary) : tool_(binary) {
   const ToolName tool(binary);  // hashed once for every table below

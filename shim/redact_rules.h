@@ -116,6 +116,7 @@ inline constexpr std::string_view kNonSecretLastWords[] = {
     "changed", "at",       "count",   "required",  "enabled",
     "flags",   "email",    "source",  "mechanism", "authentication",
     "plugin",  "identity",  // --auth-plugin CLASS, --tls-psk-identity ID
+    "flow",                 // --auth-flow USER_PASSWORD_AUTH
 };
 // Name-value pairs: a member or assignment of one of the first names whose
 // value is a secret name makes the next of the second secret

@@ -1362,6 +1362,14 @@ TEST_CASE("tool rows: keychains, runners' registration, VPN and BMC passwords") 
   CHECK(One("client.create(max_tokens=100, model='m')") ==
         "client.create(max_tokens=100, model='m')");
   CHECK(Args({"--max-tokens", "100"}, "llm")[1] == "100");
+  // ':' glued to a value: the secret word ends the name, as in api_key:V.
+  CHECK(Args({"build", "-t", "auth-api:latest", "."}, "docker")[2] == "auth-api:latest");
+  CHECK(Args({"run", "token-service:v2"}, "docker")[1] == "token-service:v2");
+  CHECK(One("GITHUB_TOKEN:p24") == "GITHUB_TOKEN:[REDACTED]");
+  CHECK(One("secret_key:p25") == "secret_key:[REDACTED]");
+  CHECK(Args({"POST", "h", "X-API-Key:p26"}, "http")[2] == "X-API-Key:[REDACTED]");
+  CHECK(Args({"initiate-auth", "--auth-flow", "USER_PASSWORD_AUTH"}, "aws")[2] ==
+        "USER_PASSWORD_AUTH");
   // Rule 14: Node's Stripe client, ldap3's and kombu's Connection.
   CHECK(One("new Stripe('p14')") == "new Stripe('[REDACTED]')");
   CHECK(One("Connection(s, 'cn=admin', 'p15')") == "Connection(s, 'cn=admin', '[REDACTED]')");
