@@ -691,12 +691,30 @@ Span QuotedInside(std::string_view arg, std::size_t open, std::size_t end) {
   return Span{open + 1, closed ? end - 1 : end};
 }
 
-// Past a value that opens with a quote ('x y', "x y", $'x y'): where its
-// closing quote is (or the argument's end); else `begin`.
+// A Python string prefix (f'...', rb"..."): at most two of these letters.
+bool IsStringPrefix(std::string_view word) {
+  if (word.empty() || word.size() > 2) return false;
+  for (char c : word) {
+    const char l = Lower(c);
+    if (l != 'f' && l != 'r' && l != 'b' && l != 'u') return false;
+  }
+  return true;
+}
+
+// Where a string's prefix ends (f"x", rb'x', Python's), or `begin`.
+std::size_t PastStringPrefix(std::string_view arg, std::size_t begin) {
+  std::size_t end = begin;
+  while (end < arg.size() && end - begin < 2 && IsAlpha(arg[end])) ++end;
+  const bool quoted = end < arg.size() && (arg[end] == '\'' || arg[end] == '"');
+  return quoted && IsStringPrefix(std::string_view(arg.data() + begin, end - begin)) ? end : begin;
+}
+
+// Past a value that opens with a quote ('x y', "x y", $'x y', b"x y"):
+// where its closing quote is (or the argument's end); else `begin`.
 std::size_t PastOpeningQuote(std::string_view arg, std::size_t begin) {
   if (begin >= arg.size()) return begin;
   const bool dollar = arg[begin] == '$';
-  const std::size_t quote = dollar ? begin + 1 : begin;
+  const std::size_t quote = dollar ? begin + 1 : PastStringPrefix(arg, begin);
   if (quote >= arg.size() || (arg[quote] != '\'' && arg[quote] != '"')) return begin;
   return shell_words::QuotedEnd(arg, quote, dollar && arg[quote] == '\'');
 }
@@ -1015,8 +1033,9 @@ void QuotedMemberRule(std::string_view arg, Collector* spans) {
     // parameters: {"adminPassword": {"value": "V"}}).
     if (j < arg.size() && arg[j] == '{' && !pair_name && !pair_value) pair_value_secret = true;
     if (j >= arg.size() || arg[j] == '{' || arg[j] == '[')
-      continue;                   // members inside get their own turn
-    if (arg[j] == '$') continue;  // a variable ({"auth": $token} in jq), not a secret's text
+      continue;                    // members inside get their own turn
+    if (arg[j] == '$') continue;   // a variable ({"auth": $token} in jq), not a secret's text
+    j = PastStringPrefix(arg, j);  // Python's f"...", b'...': the string after it
     std::size_t begin = j;
     std::size_t end = j;
     const std::string_view value_quote = quote_at(j);
@@ -1256,16 +1275,6 @@ void KeywordPasswordRule(std::string_view arg, Collector* spans) {
   }
 }
 
-// A Python string prefix (f'...', rb"..."): at most two of these letters.
-bool IsStringPrefix(std::string_view word) {
-  if (word.empty() || word.size() > 2) return false;
-  for (char c : word) {
-    const char l = Lower(c);
-    if (l != 'f' && l != 'r' && l != 'b' && l != 'u') return false;
-  }
-  return true;
-}
-
 // A ' between two letters or digits is prose's apostrophe (don't, it's),
 // not a quote, unless the word before it is a string prefix (f'x', rb'x').
 bool IsApostrophe(std::string_view arg, std::size_t at) {
@@ -1371,6 +1380,7 @@ void CodeAssignmentRule(std::string_view arg, Collector* spans) {
     if (assigns && arg[j] == '=' && j + 1 < arg.size() && arg[j + 1] == '>') ++j;
     std::size_t k = j + 1;
     while (assigns && k < arg.size() && (arg[k] == ' ' || arg[k] == '\t')) ++k;
+    if (assigns) k = PastStringPrefix(arg, k);  // Python's f"...", b'...'
     const std::string_view name(arg.data() + p, i - p);
     // A string in a string, its quotes escaped: GraphQL in a JSON body
     // ({"query": "mutation { login(password: \"x\") }"}).

@@ -913,6 +913,13 @@ inline constexpr SecretCall kSecretCalls[] = {
     {"Github", 1, 1},
     {"Client", 2, 2},
     {"Stripe", 1, 1},  // Node's new Stripe(KEY)
+    // Supabase's create_client(URL, KEY); tweepy's OAuthHandler(KEY,
+    // SECRET) and set_access_token(TOKEN, SECRET); hashlib's
+    // pbkdf2_hmac(algorithm, PASSWORD, salt, n).
+    {"create_client", 2, 2},
+    {"OAuthHandler", 2, 2},
+    {"set_access_token", 1, 2},
+    {"pbkdf2_hmac", 2, 2},
     // ldap3's and kombu's Connection(server, user, password).
     {"Connection", 3, 3},
 };

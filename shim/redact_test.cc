@@ -1370,6 +1370,16 @@ TEST_CASE("tool rows: keychains, runners' registration, VPN and BMC passwords") 
   CHECK(Args({"POST", "h", "X-API-Key:p26"}, "http")[2] == "X-API-Key:[REDACTED]");
   CHECK(Args({"initiate-auth", "--auth-flow", "USER_PASSWORD_AUTH"}, "aws")[2] ==
         "USER_PASSWORD_AUTH");
+  // A Python string's prefix: the string after it is the value.
+  CHECK(One("connect(password=b'p33', user='u')") == "connect(password=[REDACTED], user='u')");
+  CHECK(One("f(token=f\"p34\")") == "f(token=[REDACTED])");
+  CHECK(One("headers={'Authorization': f'Bearer p27'}") ==
+        "headers={'Authorization': f'[REDACTED]'}");
+  CHECK(One("tweepy.OAuthHandler('ck', 'p28'); a.set_access_token('p29', 'p30')") ==
+        "tweepy.OAuthHandler('ck', '[REDACTED]'); a.set_access_token('[REDACTED]', '[REDACTED]')");
+  CHECK(One("create_client(url, 'p31')") == "create_client(url, '[REDACTED]')");
+  CHECK(One("hashlib.pbkdf2_hmac('sha256', b'p32', salt, 1000)") ==
+        "hashlib.pbkdf2_hmac('sha256', b'[REDACTED]', salt, 1000)");
   // Rule 14: Node's Stripe client, ldap3's and kombu's Connection.
   CHECK(One("new Stripe('p14')") == "new Stripe('[REDACTED]')");
   CHECK(One("Connection(s, 'cn=admin', 'p15')") == "Connection(s, 'cn=admin', '[REDACTED]')");
