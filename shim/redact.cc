@@ -1334,6 +1334,21 @@ std::size_t FallbackStringAt(std::string_view arg, std::size_t at) {
   return r < arg.size() && (arg[r] == '\'' || arg[r] == '"' || arg[r] == '`') ? r : at;
 }
 
+// A type annotation at `at` (string, str, Optional[str], Record<K, V>,
+// string | undefined), read for 64 bytes at most, then '=' (not == or =>):
+// past that '=' and the blanks after it; else `at`.
+std::size_t PastTypeAnnotation(std::string_view arg, std::size_t at) {
+  if (at >= arg.size() || !IsAlpha(arg[at])) return at;
+  const std::size_t limit = std::min(arg.size(), at + 64);
+  std::size_t i = at;
+  while (i < limit &&
+         (IsWordChar(arg[i]) || arg[i] == '.' || arg[i] == '<' || arg[i] == '>' || arg[i] == '[' ||
+          arg[i] == ']' || arg[i] == '|' || arg[i] == ',' || arg[i] == '?' || arg[i] == ' '))
+    ++i;
+  if (i + 1 >= arg.size() || arg[i] != '=' || arg[i + 1] == '=' || arg[i + 1] == '>') return at;
+  return SkipSpace(arg, i + 1);
+}
+
 // Rule 13, code: a secret name or credential header, unquoted (API_KEY,
 // $password, obj.apiKey, os.environ['TOKEN'], Perl's $ENV{TOKEN}), then '='
 // or ':' (not '=='),
@@ -1380,6 +1395,9 @@ void CodeAssignmentRule(std::string_view arg, Collector* spans) {
     if (assigns && arg[j] == '=' && j + 1 < arg.size() && arg[j + 1] == '>') ++j;
     std::size_t k = j + 1;
     while (assigns && k < arg.size() && (arg[k] == ' ' || arg[k] == '\t')) ++k;
+    // A type annotation between the name and its '=' (TypeScript's apiKey:
+    // string = 'x', Python's api_key: str = 'x').
+    if (assigns && arg[j] == ':') k = PastTypeAnnotation(arg, k);
     if (assigns) k = PastStringPrefix(arg, k);  // Python's f"...", b'...'
     const std::string_view name(arg.data() + p, i - p);
     // A string in a string, its quotes escaped: GraphQL in a JSON body
@@ -1754,7 +1772,10 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
     } else if (c == ',' && group != nullptr) {
       ++group->argument;
       group->at_argument_start = true;
-    } else if (group != nullptr) {
+    } else if (group != nullptr &&
+               !(c == ':' && i + 1 < arg.size() && (IsAlpha(arg[i + 1]) || arg[i + 1] == '_'))) {
+      // (A ':' before a name marks a symbol, Ruby's and Elixir's: put_env(:app,
+      // :api_key, "PW") names a secret as 'API_KEY' would.)
       group->at_argument_start = false;
     }
     assigned = std::string_view();

@@ -920,6 +920,12 @@ inline constexpr SecretCall kSecretCalls[] = {
     {"OAuthHandler", 2, 2},
     {"set_access_token", 1, 2},
     {"pbkdf2_hmac", 2, 2},
+    // Node's new Twilio(SID, TOKEN); Basic auth's btoa("user:PASSWORD");
+    // Java's setters: HikariCP's, RabbitMQ's ConnectionFactory's
+    // setPassword(PASSWORD).
+    {"Twilio", 2, 2},
+    {"btoa", 1, 1},
+    {"setPassword", 1, 1},
     // ldap3's and kombu's Connection(server, user, password).
     {"Connection", 3, 3},
 };

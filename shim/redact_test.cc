@@ -1373,6 +1373,14 @@ TEST_CASE("tool rows: keychains, runners' registration, VPN and BMC passwords") 
   // A Python string's prefix: the string after it is the value.
   CHECK(One("connect(password=b'p33', user='u')") == "connect(password=[REDACTED], user='u')");
   CHECK(One("f(token=f\"p34\")") == "f(token=[REDACTED])");
+  // A type annotation before the value; a symbol naming a secret.
+  CHECK(One("const apiKey: string = 'p35'") == "const apiKey: string = '[REDACTED]'");
+  CHECK(One("x = 1; api_key: Optional[str] = 'p36'") ==
+        "x = 1; api_key: Optional[str] = '[REDACTED]'");
+  CHECK(RedactArgs({"-e", "Application.put_env(:app, :api_key, \"p37\")"}, "elixir").args[1] ==
+        "Application.put_env(:app, :api_key, \"[REDACTED]\")");
+  CHECK(One("new Twilio('AC1', 'p38'); btoa('u:p39'); ds.setPassword('p40')") ==
+        "new Twilio('AC1', '[REDACTED]'); btoa('[REDACTED]'); ds.setPassword('[REDACTED]')");
   CHECK(One("headers={'Authorization': f'Bearer p27'}") ==
         "headers={'Authorization': f'[REDACTED]'}");
   CHECK(One("tweepy.OAuthHandler('ck', 'p28'); a.set_access_token('p29', 'p30')") ==
