@@ -791,12 +791,14 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
     }
     const std::string_view name(arg.data() + p, i - p);
     // In a query string (?pwd=, &pwd=) pwd is a password, not the shell's
-    // directory.
-    // So is it in a connection string (Server=db;User ID=sa;Pwd=X).
-    const bool query_pwd = p > 0 && (arg[p - 1] == '?' || arg[p - 1] == '&' || arg[p - 1] == ';') &&
-                           EqualsIgnoreCase(name, "pwd"sv);
+    // directory; so is it in a connection string (Server=db;User ID=sa;Pwd=X).
+    // And there an API's key, an OAuth code or a session is a credential
+    // (?key=, &code=, ;jsessionid=).
+    const bool query_secret =
+        p > 0 && (arg[p - 1] == '?' || arg[p - 1] == '&' || arg[p - 1] == ';') &&
+        (EqualsIgnoreCase(name, "pwd"sv) || InWords<redact_rules::kQuerySecretNames>(name));
     // A pair: Name=DB_PASSWORD,Value=x (kPairNames, then kPairValues).
-    if (InWords<redact_rules::kPairNames>(name)) {
+    if (!query_secret && InWords<redact_rules::kPairNames>(name)) {
       std::size_t value_end = i + 1;
       while (value_end < arg.size() && IsNameChar(arg[value_end])) ++value_end;
       pair_value_secret =
@@ -811,7 +813,7 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
     // (authentication=ldap).
     const bool header = InWords<redact_rules::kCredentialHeaders>(name) &&
                         !InWords<redact_rules::kNonSecretLastWords>(name);
-    if (!query_pwd && !pair_value && !header && !IsSecretName(name, true)) {
+    if (!query_secret && !pair_value && !header && !IsSecretName(name, true)) {
       p = i - 1;
       continue;
     }

@@ -118,6 +118,11 @@ inline constexpr std::string_view kNonSecretLastWords[] = {
     "plugin",  "identity",  // --auth-plugin CLASS, --tls-psk-identity ID
     "flow",                 // --auth-flow USER_PASSWORD_AUTH
 };
+// Names that hold a credential in a query string, after '?', '&' or ';'
+// (?key=, Google's and Trello's API key; &code=, OAuth's authorization code;
+// a session's id), though elsewhere they need not (a key, a code).
+inline constexpr std::string_view kQuerySecretNames[] = {
+    "key", "code", "session", "sessionid", "sid", "phpsessid", "jsessionid", "sessid"};
 // Name-value pairs: a member or assignment of one of the first names whose
 // value is a secret name makes the next of the second secret
 // ({"name": "DB_PASSWORD", "value": "V"}, ParameterKey=DbPassword,

@@ -172,6 +172,8 @@ std::string Render() {
       << Wrap(WordList(redact_rules::kCredentialHeaders))
       << ".It header option names ending in -key or _key that are no credential\n"
       << Wrap(WordList(redact_rules::kNonCredentialKeyHeaders))
+      << ".It names that hold a credential in a query string, after ?, & or ; (rule 5)\n"
+      << Wrap(WordList(redact_rules::kQuerySecretNames))
       << ".It pair names, then pair values (rule 10)\n"
       << Wrap(WordList(redact_rules::kPairNames) + "; " + WordList(redact_rules::kPairValues))
       << ".It names of many secrets that, ':' glued to a word, are a task's namespace (rule 1)\n"

@@ -1388,6 +1388,12 @@ TEST_CASE("tool rows: keychains, runners' registration, VPN and BMC passwords") 
   CHECK(One("create_client(url, 'p31')") == "create_client(url, '[REDACTED]')");
   CHECK(One("hashlib.pbkdf2_hmac('sha256', b'p32', salt, 1000)") ==
         "hashlib.pbkdf2_hmac('sha256', b'[REDACTED]', salt, 1000)");
+  // In a query string: an API's key, OAuth's code, a session's id.
+  CHECK(One("https://h/geo?address=x&key=p41") == "https://h/geo?address=x&key=[REDACTED]");
+  CHECK(One("grant_type=authorization_code&code=p42&redirect_uri=u") ==
+        "grant_type=authorization_code&code=[REDACTED]&redirect_uri=u");
+  CHECK(One("https://h/app;jsessionid=p43") == "https://h/app;jsessionid=[REDACTED]");
+  CHECK(One("key=name") == "key=name");  // elsewhere a key names
   // Rule 14: Node's Stripe client, ldap3's and kombu's Connection.
   CHECK(One("new Stripe('p14')") == "new Stripe('[REDACTED]')");
   CHECK(One("Connection(s, 'cn=admin', 'p15')") == "Connection(s, 'cn=admin', '[REDACTED]')");
