@@ -117,6 +117,7 @@ inline constexpr std::string_view kNonSecretLastWords[] = {
     "flags",   "email",    "source",  "mechanism", "authentication",
     "plugin",  "identity",  // --auth-plugin CLASS, --tls-psk-identity ID
     "flow",                 // --auth-flow USER_PASSWORD_AUTH
+    "account",              // gcloud's auth/impersonate_service_account EMAIL
 };
 // Names that hold a credential in a query string, after '?', '&' or ';'
 // (?key=, Google's and Trello's API key; &code=, OAuth's authorization code;

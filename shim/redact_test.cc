@@ -1394,6 +1394,8 @@ TEST_CASE("tool rows: keychains, runners' registration, VPN and BMC passwords") 
         "grant_type=authorization_code&code=[REDACTED]&redirect_uri=u");
   CHECK(One("https://h/app;jsessionid=p43") == "https://h/app;jsessionid=[REDACTED]");
   CHECK(One("key=name") == "key=name");  // elsewhere a key names
+  CHECK(Args({"config", "set", "auth/impersonate_service_account", "sa@p.iam"}, "gcloud")[3] ==
+        "sa@p.iam");
   // Rule 14: Node's Stripe client, ldap3's and kombu's Connection.
   CHECK(One("new Stripe('p14')") == "new Stripe('[REDACTED]')");
   CHECK(One("Connection(s, 'cn=admin', 'p15')") == "Connection(s, 'cn=admin', '[REDACTED]')");
