@@ -954,6 +954,23 @@ void PemPrivateKeyRule(std::string_view arg, Collector* spans) {
   }
 }
 
+// Rule 7, a CI's command to mask a value in its logs (GitHub Actions'
+// ::add-mask::VALUE, kMaskMarkers): the value, to its line's end or a quote.
+void MaskCommandRule(std::string_view arg, Collector* spans) {
+  for (std::string_view marker : redact_rules::kMaskMarkers) {
+    std::size_t p = 0;
+    while ((p = arg.find(marker, p)) != std::string_view::npos) {
+      const std::size_t begin = p + marker.size();
+      std::size_t end = begin;
+      while (end < arg.size() && arg[end] != '"' && arg[end] != '\'' && arg[end] != '\n' &&
+             arg[end] != '\r' && !WrittenNewlineAt(arg, end))
+        ++end;
+      spans->Add(begin, end);
+      p = end;
+    }
+  }
+}
+
 std::size_t SkipSpace(std::string_view text, std::size_t at) {
   while (at < text.size() && IsSpace(text[at])) ++at;
   return at;
@@ -1930,6 +1947,7 @@ void ContextFreeRules(std::string_view text, Collector* spans, bool shell_words_
   TokenShapeRule(text, spans);
   JwtRule(text, spans);
   PemPrivateKeyRule(text, spans);
+  MaskCommandRule(text, spans);
   QuotedMemberRule(text, spans);
   KeywordPasswordRule(text, spans);
   CodeAssignmentRule(text, spans);
@@ -2915,6 +2933,19 @@ bool IsCronSchedule(std::string_view word) {
   return !word.empty();
 }
 
+// A word that is "secret" or "secrets", or has one as a ':'-separated part
+// (firebase functions:secrets:set NAME): what it is given is a secret.
+bool NamesSecretStore(std::string_view word) {
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= word.size(); ++i) {
+    if (i < word.size() && word[i] != ':') continue;
+    const std::string_view part(word.data() + start, i - start);
+    if (EqualsIgnoreCase(part, "secret"sv) || EqualsIgnoreCase(part, "secrets"sv)) return true;
+    start = i + 1;
+  }
+  return false;
+}
+
 // A process substitution's '<' or a command substitution's '$' (`word`
 // ends in it, the '(' next) where a secret's file or value is named: after
 // a secret option (--vault-password-file <, `previous`), attached to one
@@ -3083,8 +3114,7 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, bool prin
       level.secret_substitution_next = token.end < level.text.size() &&
                                        level.text[token.end] == '(' &&
                                        (level.after_secret_word || FeedsSecretFile(word, previous));
-      if (EqualsIgnoreCase(word, "secret"sv) || EqualsIgnoreCase(word, "secrets"sv))
-        level.after_secret_word = true;
+      if (NamesSecretStore(word)) level.after_secret_word = true;
       spans->set_base(outer_base + at);
       level.command->Collect(word, spans);
       spans->set_base(outer_base);

@@ -372,6 +372,9 @@ inline constexpr std::string_view kCapabilityHostPrefix = "hooks.";
 // On these hosts a path segment bot<digits>... is a bot's token (Telegram's
 // Bot API: /bot123:AA.../sendMessage, /file/bot123:AA.../path): after "bot".
 inline constexpr std::string_view kBotTokenHosts[] = {"api.telegram.org"};
+// Rule 7: a CI's command that masks the rest of its line in its logs, which
+// is therefore a secret (echo "::add-mask::$TOKEN", GitHub Actions').
+inline constexpr std::string_view kMaskMarkers[] = {"::add-mask::"};
 // Image digests look like userinfo without a scheme (img:tag@sha256:...).
 inline constexpr std::string_view kDigestPrefixes[] = {"sha256:", "sha512:"};
 
@@ -573,6 +576,9 @@ inline constexpr ToolOption kToolOptions[] = {
     {"az", "-p", Value::kWhole, kBoth, "server"},      // az sql server create -p PASSWORD
     {"glab", "-v", Value::kWhole, kBoth, "variable"},  // glab variable set -k NAME -v V
     {"glab", "--value", Value::kWhole, kBoth, "variable"},
+    // Azure Pipelines' variables, secret or not (--secret true may follow).
+    {"az", "--value", Value::kWhole, kBoth, "variable"},
+    {"copilot", "--values", Value::kWhole, kBoth, "secret"},  // copilot secret init --values ENV=V
     {"aws", "--value", Value::kWhole, kBoth, "put-parameter"},
     {"aws", "--value", Value::kWhole, kBoth, "create-api-key"},  // API Gateway's key
     {"gh", "-b", Value::kWhole, kBoth, "secret"},
@@ -730,7 +736,9 @@ inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"pdftk", "user_pw", 0},                         // pdftk IN output OUT user_pw PW
     {"pdftk", "owner_pw", 0},
     {"pdftk", "input_pw", 0},
-    {"ipmitool", "password", 2},  // ipmitool user set password ID PASSWORD
+    {"ipmitool", "password", 2},       // ipmitool user set password ID PASSWORD
+    {"glab", "update", 2},             // glab variable update NAME VALUE
+    {"salt-call salt", "sdb.set", 2},  // salt-call sdb.set sdb://PROFILE/KEY VALUE
 };
 
 // ---- Settings given as NAME VALUE (rule 9): once an argument equal to

@@ -224,7 +224,9 @@ std::string Render() {
       << Wrap(WordList(redact_rules::kAuthSchemes)) << ".It capability path segments\n"
       << Wrap(WordList(redact_rules::kCapabilitySegments)) << ".It capability hosts starting with\n"
       << Wrap(Roff(redact_rules::kCapabilityHostPrefix)) << ".It bot token hosts\n"
-      << Wrap(WordList(redact_rules::kBotTokenHosts)) << ".It not userinfo after @\n"
+      << Wrap(WordList(redact_rules::kBotTokenHosts))
+      << ".It a CI's command masking the rest of its line (rule 7)\n"
+      << Wrap(WordList(redact_rules::kMaskMarkers)) << ".It not userinfo after @\n"
       << Wrap(WordList(redact_rules::kDigestPrefixes))
       << ".It prompts asking for a secret (rule 15)\n"
       << Wrap(WordList(redact_rules::kSecretPrompts)) << ".It answers to a prompt (rule 15)\n"

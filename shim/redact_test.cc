@@ -1396,6 +1396,16 @@ TEST_CASE("tool rows: keychains, runners' registration, VPN and BMC passwords") 
   CHECK(One("key=name") == "key=name");  // elsewhere a key names
   CHECK(Args({"config", "set", "auth/impersonate_service_account", "sa@p.iam"}, "gcloud")[3] ==
         "sa@p.iam");
+  // CI: a value masked, variables' values, secrets' files.
+  CHECK(Sh("echo \"::add-mask::p44\"; echo ok") == "echo \"::add-mask::[REDACTED]\"; echo ok");
+  CHECK(Args({"variable", "update", "DB_PASSWORD", "p45"}, "glab")[3] == "[REDACTED]");
+  CHECK(Args({"pipelines", "variable", "create", "--name", "pw", "--value", "p46"}, "az")[6] ==
+        "[REDACTED]");
+  CHECK(Args({"secret", "init", "--name", "DB_PASSWORD", "--values", "prod=p47"}, "copilot")[5] ==
+        "[REDACTED]");
+  CHECK(Args({"sdb.set", "sdb://vault/db/password", "p48"}, "salt-call")[2] == "[REDACTED]");
+  CHECK(Sh("firebase functions:secrets:set KEY --data-file <(echo p49)") ==
+        "firebase functions:secrets:set KEY --data-file <(echo [REDACTED])");
   // Rule 14: Node's Stripe client, ldap3's and kombu's Connection.
   CHECK(One("new Stripe('p14')") == "new Stripe('[REDACTED]')");
   CHECK(One("Connection(s, 'cn=admin', 'p15')") == "Connection(s, 'cn=admin', '[REDACTED]')");
