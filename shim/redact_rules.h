@@ -319,6 +319,7 @@ inline constexpr StdinSecretOption kToolStdinSecretOptions[] = {
     {"ldappasswd ldapsearch ldapmodify ldapadd ldapdelete ldapwhoami", "-y"},  // -y /dev/stdin
     {"ssh-keygen", "/dev/stdin"},  // ssh-keygen -y -f /dev/stdin: a private key
     {"openconnect", "--passwd-on-stdin"},
+    {"p4", "login"},                 // Perforce's p4 login reads the password
     {"keyring", "set"},              // keyring set SERVICE USER
     {"lpass", "--non-interactive"},  // lpass add --non-interactive NAME: its fields
 };
@@ -487,7 +488,8 @@ inline constexpr ToolOption kToolOptions[] = {
     {"sqlcmd bcp tsql mssql-cli", "-P", Value::kWhole, kBoth, ""},  // tsql: FreeTDS's
     {"kadmin kadmin.local vsql", "-w", Value::kWhole, kBoth, ""},   // vsql: Vertica's
     {"sendemail sendEmail", "-xp", Value::kWhole, kBoth, ""},
-    {"influx", "-p", Value::kWhole, kBoth, "setup"},  // influx setup -p PASSWORD
+    {"influx", "-p", Value::kWhole, kBoth, "setup"},     // influx setup -p PASSWORD
+    {"influx", "-p", Value::kWhole, kBoth, "password"},  // influx user password -n U -p PW
     {"mosquitto_pub mosquitto_sub mosquitto_rr mqttx", "-P", Value::kWhole, kBoth, ""},
     {"ipmitool", "-P", Value::kWhole, kBoth, ""},
     {"ldapsearch ldapmodify ldapadd ldapdelete ldapwhoami ldappasswd", "-w", Value::kWhole, kBoth,
