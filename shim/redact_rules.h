@@ -57,7 +57,8 @@ inline constexpr std::string_view kKeyQualifiers[] = {
     "consumer",
     "ingest",
     "application",
-    "hmac",  // certbot --eab-hmac-key
+    "hmac",       // certbot --eab-hmac-key
+    "preshared",  // WireGuard's PresharedKey
     // Model vendors' keys (--openai-key, ANTHROPIC_KEY).
     "openai",
     "anthropic",
