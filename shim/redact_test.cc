@@ -1409,6 +1409,8 @@ TEST_CASE("tool rows: keychains, runners' registration, VPN and BMC passwords") 
   CHECK(Args({"user", "password", "-n", "u", "-p", "p50"}, "influx")[5] == "[REDACTED]");
   CHECK(Sh("echo p51 | p4 login") == "echo [REDACTED] | p4 login");
   CHECK(One("[Peer]\nPresharedKey = p52\n") == "[Peer]\nPresharedKey = [REDACTED]\n");
+  CHECK(Sh("cat > Dockerfile <<'E'\nFROM alpine\nRUN curl -u ops:p53 https://h\nE") ==
+        "cat > Dockerfile <<'E'\nFROM alpine\nRUN curl -u ops:[REDACTED] https://h\nE");
   // Rule 14: Node's Stripe client, ldap3's and kombu's Connection.
   CHECK(One("new Stripe('p14')") == "new Stripe('[REDACTED]')");
   CHECK(One("Connection(s, 'cn=admin', 'p15')") == "Connection(s, 'cn=admin', '[REDACTED]')");
