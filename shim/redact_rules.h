@@ -129,7 +129,8 @@ inline constexpr std::string_view kQuerySecretNames[] = {
 // value is a secret name makes the next of the second secret
 // ({"name": "DB_PASSWORD", "value": "V"}, ParameterKey=DbPassword,
 // ParameterValue=V: ECS, CloudFormation, Kubernetes' env in JSON).
-inline constexpr std::string_view kPairNames[] = {"name", "key", "parameterkey", "parametername"};
+inline constexpr std::string_view kPairNames[] = {"name", "key", "parameterkey", "parametername",
+                                                  "path"};  // a JSON Patch's path, then value
 inline constexpr std::string_view kPairValues[] = {"value", "parametervalue"};
 // The first word of a name that marks a flag (--no-password, gpg's
 // --list-secret-keys) or a bound or count (max_tokens=100, --max-tokens 100).
@@ -572,6 +573,7 @@ inline constexpr ToolOption kToolOptions[] = {
     {"ldappasswd", "-s", Value::kWhole, kBoth, ""},  // the new password
     {"ldappasswd", "-a", Value::kWhole, kBoth, ""},  // the old one
     {"supabase", "-p", Value::kWhole, kBoth, ""},
+    {"kubeadm", "--certificate-key", Value::kWhole, kBoth, ""},  // decrypts the uploaded certs
     // gpg's flags that name secret keys, hold none.
     {"gpg gpg2", "--export-secret-keys", Value::kReference, kSeparate, ""},
     {"gpg gpg2", "--export-secret-subkeys", Value::kReference, kSeparate, ""},

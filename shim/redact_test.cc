@@ -1411,6 +1411,11 @@ TEST_CASE("tool rows: keychains, runners' registration, VPN and BMC passwords") 
   CHECK(One("[Peer]\nPresharedKey = p52\n") == "[Peer]\nPresharedKey = [REDACTED]\n");
   CHECK(Sh("cat > Dockerfile <<'E'\nFROM alpine\nRUN curl -u ops:p53 https://h\nE") ==
         "cat > Dockerfile <<'E'\nFROM alpine\nRUN curl -u ops:[REDACTED] https://h\nE");
+  CHECK(One(R"([{"op":"replace","path":"/data/password","value":"p54"}])") ==
+        R"([{"op":"replace","path":"/data/password","value":"[REDACTED]"}])");
+  CHECK(One(R"([{"op":"replace","path":"/spec/replicas","value":3}])") ==
+        R"([{"op":"replace","path":"/spec/replicas","value":3}])");
+  CHECK(Args({"join", "h:6443", "--certificate-key", "p55"}, "kubeadm")[3] == "[REDACTED]");
   // Rule 14: Node's Stripe client, ldap3's and kombu's Connection.
   CHECK(One("new Stripe('p14')") == "new Stripe('[REDACTED]')");
   CHECK(One("Connection(s, 'cn=admin', 'p15')") == "Connection(s, 'cn=admin', '[REDACTED]')");
