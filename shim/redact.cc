@@ -499,8 +499,9 @@ bool NamesAFile(std::string_view value) {
   if (value.empty()) return false;
   if (value[0] == '/' || value[0] == '~') return true;
   if (StartsWith(value, "./"sv) || StartsWith(value, "../"sv)) return true;
-  // The AWS CLI's parameter files: --plaintext fileb://data.bin.
-  if (StartsWith(value, "file://"sv) || StartsWith(value, "fileb://"sv)) return true;
+  // The AWS CLI's parameter files (--plaintext fileb://data.bin), and
+  // Tailscale's (--authkey file:/etc/tailscale/authkey).
+  if (StartsWith(value, "file:"sv) || StartsWith(value, "fileb://"sv)) return true;
   for (std::string_view extension : redact_rules::kKeyFileExtensions) {
     if (EndsWithIgnoreCase(value, extension)) return true;
   }
@@ -2452,6 +2453,10 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
     std::size_t eq = arg.find('=');
     std::size_t name_end = eq == std::string_view::npos ? arg.size() : eq;
     std::string_view name(arg.data() + name_begin, name_end - name_begin);
+    // -Dname=value (Java's, CMake's): the name is past the D
+    // (-DENABLE_AUTH=ON, -Ddb.password=X).
+    if (name_begin == 1 && arg[1] == 'D' && eq != std::string_view::npos && name.size() > 1)
+      name.remove_prefix(1);
     bool long_enough = name_begin == 2 ? !name.empty() : name.size() >= 3;
     bool plain = true;
     for (char c : name) plain = plain && IsNameChar(c);

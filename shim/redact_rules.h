@@ -107,18 +107,19 @@ inline constexpr QualifiedWord kQualifiedWords[] = {
 // PasswordAuthentication=no. "id" right after "secret" (Vault's secret_id)
 // does not count.
 inline constexpr std::string_view kNonSecretLastWords[] = {
-    "stdin",   "file",     "path",    "prompt",    "type",
-    "env",     "cmd",      "command", "helper",    "length",
-    "id",      "dir",      "fd",      "name",      "url",
-    "uri",     "method",   "mode",    "user",      "username",
-    "sock",    "socket",   "jar",     "ttl",       "header",
-    "store",   "policy",   "min",     "max",       "version",
-    "format",  "endpoint", "expired", "expires",   "expiry",
-    "changed", "at",       "count",   "required",  "enabled",
-    "flags",   "email",    "source",  "mechanism", "authentication",
-    "plugin",  "identity",  // --auth-plugin CLASS, --tls-psk-identity ID
-    "flow",                 // --auth-flow USER_PASSWORD_AUTH
-    "account",              // gcloud's auth/impersonate_service_account EMAIL
+    "stdin",   "file",      "path",    "prompt",    "type",
+    "env",     "cmd",       "command", "helper",    "length",
+    "id",      "dir",       "fd",      "name",      "url",
+    "uri",     "method",    "mode",    "user",      "username",
+    "sock",    "socket",    "jar",     "ttl",       "header",
+    "store",   "policy",    "min",     "max",       "version",
+    "format",  "endpoint",  "expired", "expires",   "expiry",
+    "changed", "at",        "count",   "required",  "enabled",
+    "flags",   "email",     "source",  "mechanism", "authentication",
+    "plugin",  "identity",   // --auth-plugin CLASS, --tls-psk-identity ID
+    "hasher",  "algorithm",  // PASSWORD_HASHER=bcrypt
+    "flow",                  // --auth-flow USER_PASSWORD_AUTH
+    "account",               // gcloud's auth/impersonate_service_account EMAIL
 };
 // Names that hold a credential in a query string, after '?', '&' or ';'
 // (?key=, Google's and Trello's API key; &code=, OAuth's authorization code;
@@ -134,8 +135,9 @@ inline constexpr std::string_view kPairNames[] = {"name", "key", "parameterkey",
 inline constexpr std::string_view kPairValues[] = {"value", "parametervalue"};
 // The first word of a name that marks a flag (--no-password, gpg's
 // --list-secret-keys) or a bound or count (max_tokens=100, --max-tokens 100).
-inline constexpr std::string_view kNonSecretFirstWords[] = {"no",  "stdin", "list", "delete",
-                                                            "max", "min",   "num"};
+inline constexpr std::string_view kNonSecretFirstWords[] = {
+    "no",  "stdin", "list",   "delete",  "max",
+    "min", "num",   "enable", "disable", "require"};  // build and feature flags: -DENABLE_AUTH=ON
 // A word anywhere in a name that makes it a reference to a secret kept
 // elsewhere (Helm charts' auth.existingSecret=NAME).
 inline constexpr std::string_view kReferenceWords[] = {"existing"};
@@ -365,7 +367,7 @@ enum class Value : unsigned char {
   kPassSource,     // OpenSSL's pass:SECRET (env:, file:, fd: and stdin name no secret)
   kCookies,        // name=value cookies (a value without '=' is a cookie file)
   kConnectString,  // Oracle's user/pass@db: after the first '/' before any '@', to the '@'
-  kUnlessPath,     // the whole value, unless it names a file (/ ~ . or kKeyFileExtensions)
+  kUnlessPath,     // the whole value, unless it names a file (/ ~ . file: or kKeyFileExtensions)
   kTarget,         // impacket's [domain/]user:pass@host: from the first ':' to the last '@'
   kReference,  // nothing, and no other rule: the value names a secret, holds none (id=npm,src=F)
 };
@@ -574,6 +576,8 @@ inline constexpr ToolOption kToolOptions[] = {
     {"ldappasswd", "-a", Value::kWhole, kBoth, ""},  // the old one
     {"supabase", "-p", Value::kWhole, kBoth, ""},
     {"kubeadm", "--certificate-key", Value::kWhole, kBoth, ""},  // decrypts the uploaded certs
+    {"tailscale", "--authkey", Value::kUnlessPath, kBoth, ""},   // the key, or file:PATH
+    {"tailscale", "--auth-key", Value::kUnlessPath, kBoth, ""},
     // gpg's flags that name secret keys, hold none.
     {"gpg gpg2", "--export-secret-keys", Value::kReference, kSeparate, ""},
     {"gpg gpg2", "--export-secret-subkeys", Value::kReference, kSeparate, ""},

@@ -1416,6 +1416,11 @@ TEST_CASE("tool rows: keychains, runners' registration, VPN and BMC passwords") 
   CHECK(One(R"([{"op":"replace","path":"/spec/replicas","value":3}])") ==
         R"([{"op":"replace","path":"/spec/replicas","value":3}])");
   CHECK(Args({"join", "h:6443", "--certificate-key", "p55"}, "kubeadm")[3] == "[REDACTED]");
+  CHECK(Args({"test", "PASSWORD_HASHER=bcrypt"}, "make")[1] == "PASSWORD_HASHER=bcrypt");
+  CHECK(Args({"-DENABLE_AUTH=ON", ".."}, "cmake")[0] == "-DENABLE_AUTH=ON");
+  CHECK(Args({"up", "--authkey", "file:/etc/tailscale/authkey"}, "tailscale")[2] ==
+        "file:/etc/tailscale/authkey");
+  CHECK(Args({"up", "--auth-key=p56"}, "tailscale")[1] == "--auth-key=[REDACTED]");
   // Rule 14: Node's Stripe client, ldap3's and kombu's Connection.
   CHECK(One("new Stripe('p14')") == "new Stripe('[REDACTED]')");
   CHECK(One("Connection(s, 'cn=admin', 'p15')") == "Connection(s, 'cn=admin', '[REDACTED]')");
