@@ -334,7 +334,7 @@ bool SecretName(std::string_view name, bool allow_exclusions, bool last_word_onl
 // too: "name: DB_PASSWORD" (kPairNames) sets *pair, and makes the next
 // "value: x" (kPairValues) secret.
 std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* spans,
-                       bool* pair = nullptr) {
+                       bool* pair = nullptr, bool prose = false) {
   std::size_t i = offset;
   while (i < arg.size() && (arg[i] == ' ' || arg[i] == '\t')) ++i;
   if (pair != nullptr && i + 1 < arg.size() && arg[i] == '-' && arg[i + 1] == ' ') i += 2;
@@ -379,6 +379,16 @@ std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* span
     return offset;
   ++i;
   while (i < arg.size() && (arg[i] == ' ' || arg[i] == '\t')) ++i;
+  // In prose (a commit's message), a value of more than one word is text
+  // ("auth: fix token refresh"): passed over to its first blank, unhidden.
+  if (prose) {
+    std::size_t word_end = i;
+    while (word_end < arg.size() && arg[word_end] != ' ' && arg[word_end] != '\t' &&
+           arg[word_end] != '\n' && arg[word_end] != '\r' && arg[word_end] != quote &&
+           !WrittenNewlineAt(arg, word_end))
+      ++word_end;
+    if (word_end < arg.size() && (arg[word_end] == ' ' || arg[word_end] == '\t')) return word_end;
+  }
   const std::size_t end = LineEnd(arg, i, quote);
   if (pair_name) {
     *pair = IsSecretName(Unquoted(std::string_view(arg.data() + i, end - i)), true);
@@ -393,9 +403,9 @@ std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* span
 // after a newline, real or written out. A failed try stops at the first
 // byte that is not part of a name; a value found is passed over whole (it
 // is secret anyway), so no byte is scanned twice.
-void HeadersAnywhere(std::string_view arg, Collector* spans) {
+void HeadersAnywhere(std::string_view arg, Collector* spans, bool prose) {
   bool pair = false;  // a YAML pair's name named a secret: its value is next
-  std::size_t i = HeaderRule(arg, 0, spans, &pair);
+  std::size_t i = HeaderRule(arg, 0, spans, &pair, prose);
   for (; i < arg.size(); ++i) {
     // After '=', a newline, or a newline written out (printf's '\n').
     std::size_t start = i + 1;
@@ -404,7 +414,7 @@ void HeadersAnywhere(std::string_view arg, Collector* spans) {
     } else if (arg[i] != '=' && arg[i] != '\n') {
       continue;
     }
-    const std::size_t end = HeaderRule(arg, start, spans, &pair);
+    const std::size_t end = HeaderRule(arg, start, spans, &pair, prose);
     if (end > start) i = end - 1;
   }
 }
@@ -1939,8 +1949,10 @@ void SubstitutionRule(std::string_view arg, Collector* spans) {
 }
 
 // `shell_words_end`: rule 5's, for a shell's command string.
-void ContextFreeRules(std::string_view text, Collector* spans, bool shell_words_end = false) {
-  HeadersAnywhere(text, spans);
+// `prose`: the text is a message, a title or a body (kProseOptions).
+void ContextFreeRules(std::string_view text, Collector* spans, bool shell_words_end = false,
+                      bool prose = false) {
+  HeadersAnywhere(text, spans, prose);
   UrlRule(text, spans);
   SchemelessUserinfoRule(text, spans);
   AssignmentRule(text, spans, shell_words_end);
@@ -2270,6 +2282,7 @@ Redactor::Redactor(std::string_view binary) : tool_(binary) {
   free_text_ = InWords<redact_rules::kPatternSearchers>(binary);
   runner_rows_ = RowsFor<redact_rules::kRunnerSubcommands>(tool);
   field_reader_rows_ = RowsFor<redact_rules::kFieldReaderSubcommands>(tool);
+  prose_rows_ = RowsFor<redact_rules::kProseOptions>(tool);
   if (const RowSet rows = RowsFor<redact_rules::kCountedOperands>(tool); rows != 0)
     counted_row_ = &redact_rules::kCountedOperands[Lowest(rows)];
 }
@@ -2382,6 +2395,16 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
       after_command_string_option_ &&
       (runs_shell_command_lines_ || InWords<redact_rules::kShells>(tool_));
   after_command_string_option_ = runs_shell_command_lines_ || IsCommandStringOption(arg);
+  // A message, a title or a body: this argument after such an option, or
+  // its attached value (--message=...).
+  bool prose = after_prose_option_;
+  after_prose_option_ = false;
+  for (RowSet rows = prose_rows_; rows != 0; rows &= rows - 1) {
+    const std::string_view option = redact_rules::kProseOptions[Lowest(rows)].option;
+    if (arg == option) after_prose_option_ = true;
+    if (StartsWith(arg, option) && arg.size() > option.size() && arg[option.size()] == '=')
+      prose = true;
+  }
   after_secret_command_option_ =
       is_option && arg.find('=') == std::string_view::npos && NamesSecretCommand(arg);
   if (positional_more_ > 0) {
@@ -2496,7 +2519,7 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
     if (InList(redact_rules::kFieldReaderSubcommands[Lowest(rows)].subcommands, arg))
       free_text_ = true;
   }
-  if (!reference) ContextFreeRules(arg, &spans, shell_command_string);
+  if (!reference) ContextFreeRules(arg, &spans, shell_command_string, prose);
 }
 
 // kMarkedSecrets: >PASSWORD after redis-cli's ACL SETUSER.

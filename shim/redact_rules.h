@@ -157,6 +157,25 @@ inline constexpr std::string_view kNonCredentialKeyHeaders[] = {
 // namespace rather than a name given a value (rails credentials:edit,
 // Symfony's secrets:set NAME); "credentials: X" in YAML is still a value.
 inline constexpr std::string_view kTaskNamespaces[] = {"credentials", "secrets", "tokens"};
+// Rule 1 in prose: after one of a tool's options for a message, a title or
+// a body, "Name: value" holds a secret only as one word ("password: X");
+// "auth: fix token refresh" is a commit's subject.
+struct ProseOption {
+  std::string_view tools;  // space-separated names
+  std::string_view option;
+};
+inline constexpr ProseOption kProseOptions[] = {
+    {"git", "-m"},
+    {"git", "--message"},
+    {"gh glab", "--title"},
+    {"gh glab", "-t"},
+    {"gh glab", "--body"},
+    {"gh", "-b"},
+    {"glab", "--description"},
+    {"glab", "-d"},
+    {"hg svn", "-m"},
+    {"hg svn", "--message"},
+};
 // A bare argument naming a secret makes the next one secret
 // (nmcli ... password V, some CLIs' key-value pairs).
 inline constexpr std::string_view kSecretKeywords[] = {"password", "passphrase", "psk"};

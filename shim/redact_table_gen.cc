@@ -117,6 +117,15 @@ std::string StdinToolOptions() {
   return out + " (a one-letter one also among other flags)";
 }
 
+std::string ProseOptions() {
+  std::string out;
+  for (const redact_rules::ProseOption& row : redact_rules::kProseOptions) {
+    if (!out.empty()) out += ", ";
+    out += Roff(std::string(row.tools) + " " + std::string(row.option));
+  }
+  return out;
+}
+
 std::string FormsText(unsigned char forms) {
   std::string out;
   auto add = [&out](std::string_view word) {
@@ -176,6 +185,9 @@ std::string Render() {
       << Wrap(WordList(redact_rules::kQuerySecretNames))
       << ".It pair names, then pair values (rule 10)\n"
       << Wrap(WordList(redact_rules::kPairNames) + "; " + WordList(redact_rules::kPairValues))
+      << ".It options whose value is prose, where a Name: value of more than one word is text "
+         "(rule 1)\n"
+      << Wrap(ProseOptions())
       << ".It names of many secrets that, ':' glued to a word, are a task's namespace (rule 1)\n"
       << Wrap(WordList(redact_rules::kTaskNamespaces)) << ".It keywords before a secret argument\n"
       << Wrap(WordList(redact_rules::kSecretKeywords))

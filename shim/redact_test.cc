@@ -1421,6 +1421,15 @@ TEST_CASE("tool rows: keychains, runners' registration, VPN and BMC passwords") 
   CHECK(Args({"up", "--authkey", "file:/etc/tailscale/authkey"}, "tailscale")[2] ==
         "file:/etc/tailscale/authkey");
   CHECK(Args({"up", "--auth-key=p56"}, "tailscale")[1] == "--auth-key=[REDACTED]");
+  // A message's "Name: value" of more words is text; of one word, a secret.
+  CHECK(Args({"commit", "-m", "auth: fix token refresh"}, "git")[2] == "auth: fix token refresh");
+  CHECK(Args({"commit", "--message=secrets: rotate on deploy"}, "git")[1] ==
+        "--message=secrets: rotate on deploy");
+  CHECK(Args({"commit", "-m", "password: p57"}, "git")[2] == "password: [REDACTED]");
+  CHECK(Args({"pr", "create", "--body", "Credentials: need rotation\ntoken: p58"}, "gh")[3] ==
+        "Credentials: need rotation\ntoken: [REDACTED]");
+  CHECK(Args({"secret", "set", "X", "--body", "p59 p60"}, "gh")[4] == "[REDACTED]");
+  CHECK(Args({"-H", "Authorization: Bearer p61"}, "curl")[1] == "Authorization: [REDACTED]");
   // Rule 14: Node's Stripe client, ldap3's and kombu's Connection.
   CHECK(One("new Stripe('p14')") == "new Stripe('[REDACTED]')");
   CHECK(One("Connection(s, 'cn=admin', 'p15')") == "Connection(s, 'cn=admin', '[REDACTED]')");
