@@ -1288,7 +1288,10 @@ void KeywordPasswordRule(std::string_view arg, Collector* spans) {
     } else if (c == 'c' && KeywordAt(arg, p, "convertto-securestring"sv, &q)) {
       const std::size_t word_end = q;
       q = SkipSpace(arg, q);
-      if (KeywordAt(arg, q, "-string"sv, &r)) q = SkipSpace(arg, r);
+      // Its flags may come first: -AsPlainText -Force "x", -String "x".
+      while (KeywordAt(arg, q, "-string"sv, &r) || KeywordAt(arg, q, "-asplaintext"sv, &r) ||
+             KeywordAt(arg, q, "-force"sv, &r))
+        q = SkipSpace(arg, r);
       if (q == word_end) continue;
     } else {
       continue;
@@ -2504,8 +2507,13 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
   for (std::size_t r = 0; r < row_count_; ++r) {
     if (!rows_[r]->after.empty() && arg == rows_[r]->after) seen_after_ |= 1u << r;
   }
-  // Rule 8: "password V", V never an option (influx user password -n u).
-  if (!free_text_ && !pending_.active && InWords<redact_rules::kSecretKeywords>(arg))
+  // Rule 8: "password V", V never an option (influx user password -n u);
+  // and a secret name with '=' and no value, then its value (sc.exe's
+  // "password= V").
+  const bool empty_assignment = !is_option && arg.size() > 1 && arg.find('=') == arg.size() - 1 &&
+                                IsSecretName(std::string_view(arg.data(), arg.size() - 1), true);
+  if (!free_text_ && !pending_.active &&
+      (InWords<redact_rules::kSecretKeywords>(arg) || empty_assignment))
     pending_ = Pending{true, Value::kWhole, true};
   SettingName(arg, is_option);
   SettingsAfter(arg);

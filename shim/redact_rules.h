@@ -595,7 +595,16 @@ inline constexpr ToolOption kToolOptions[] = {
     {"ldappasswd", "-a", Value::kWhole, kBoth, ""},  // the old one
     {"supabase", "-p", Value::kWhole, kBoth, ""},
     {"kubeadm", "--certificate-key", Value::kWhole, kBoth, ""},  // decrypts the uploaded certs
-    {"tailscale", "--authkey", Value::kUnlessPath, kBoth, ""},   // the key, or file:PATH
+    // Windows' tools (run over ssh, or in scripts): their passwords.
+    {"cmdkey", "/pass:", Value::kWhole, kAttached, ""},
+    {"wmic", "/password:", Value::kWhole, kAttached, ""},
+    {"schtasks", "/rp", Value::kWhole, kSeparate, ""},
+    {"schtasks", "/RP", Value::kWhole, kSeparate, ""},
+    {"psexec psexec64 PsExec PsExec64", "-p", Value::kWhole, kSeparate, ""},
+    {"dsquery dsget dsmod dsadd dsrm dsmove", "-p", Value::kWhole, kSeparate, ""},
+    {"dsadd dsmod", "-pwd", Value::kWhole, kSeparate, ""},
+    {"certutil", "-p", Value::kWhole, kSeparate, ""},           // a PFX's password
+    {"tailscale", "--authkey", Value::kUnlessPath, kBoth, ""},  // the key, or file:PATH
     {"tailscale", "--auth-key", Value::kUnlessPath, kBoth, ""},
     // gpg's flags that name secret keys, hold none.
     {"gpg gpg2", "--export-secret-keys", Value::kReference, kSeparate, ""},
@@ -719,6 +728,10 @@ inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"pdftk", "input_pw", 0},
     {"ipmitool", "password", 2},       // ipmitool user set password ID PASSWORD
     {"glab", "update", 2},             // glab variable update NAME VALUE
+    {"net", "user", 2},                // Windows' net user NAME PASSWORD
+    {"net", "\\\\", 1},                // net use [DEVICE] \\SERVER\SHARE PASSWORD (a share's name)
+    {"net", "add", 2},                 // Samba's net rpc user add NAME PASSWORD
+    {"net", "password", 2},            // Samba's net rpc password USER PASSWORD
     {"salt-call salt", "sdb.set", 2},  // salt-call sdb.set sdb://PROFILE/KEY VALUE
 };
 

@@ -1430,6 +1430,21 @@ TEST_CASE("tool rows: keychains, runners' registration, VPN and BMC passwords") 
         "Credentials: need rotation\ntoken: [REDACTED]");
   CHECK(Args({"secret", "set", "X", "--body", "p59 p60"}, "gh")[4] == "[REDACTED]");
   CHECK(Args({"-H", "Authorization: Bearer p61"}, "curl")[1] == "Authorization: [REDACTED]");
+  // Windows' tools.
+  CHECK(Args({"/add:srv", "/user:ops", "/pass:p62"}, "cmdkey")[2] == "/pass:[REDACTED]");
+  CHECK(Args({"use", "Z:", "\\\\srv\\share", "p63", "/user:ops"}, "net")[3] == "[REDACTED]");
+  CHECK(Args({"user", "ops", "p64", "/add"}, "net")[2] == "[REDACTED]");
+  CHECK(Args({"rpc", "user", "add", "alice", "p69"}, "net")[4] == "[REDACTED]");
+  CHECK(Args({"rpc", "password", "alice", "p70"}, "net")[3] == "[REDACTED]");
+  CHECK(Args({"config", "svc", "obj=", "ops", "password=", "p65"}, "sc.exe")[5] == "[REDACTED]");
+  CHECK(Args({"/create", "/tn", "t", "/ru", "ops", "/rp", "p66"}, "schtasks")[6] == "[REDACTED]");
+  CHECK(Args({"/node:h", "/password:p67", "os"}, "wmic")[1] == "/password:[REDACTED]");
+  CHECK(Args({"-c",
+              "Set-ADAccountPassword -NewPassword (ConvertTo-SecureString -AsPlainText "
+              "'p68' -Force)"},
+             "pwsh")[1] ==
+        "Set-ADAccountPassword -NewPassword (ConvertTo-SecureString -AsPlainText '[REDACTED]' "
+        "-Force)");
   // Rule 14: Node's Stripe client, ldap3's and kombu's Connection.
   CHECK(One("new Stripe('p14')") == "new Stripe('[REDACTED]')");
   CHECK(One("Connection(s, 'cn=admin', 'p15')") == "Connection(s, 'cn=admin', '[REDACTED]')");
