@@ -2459,6 +2459,9 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
     pending_ = pending;
     pending = Pending{};
   }
+  // Nor a comparison: the name is a column's (WHERE password IS NULL).
+  if (pending.active && pending.setting && InWords<redact_rules::kSqlComparisons>(arg))
+    pending = Pending{};
   if (pending.active && pending.value == Value::kWhole) {
     if (!InWords<redact_rules::kStdinPaths>(arg))
       spans.Add(0, arg.size());  // not --secret-string -

@@ -179,6 +179,10 @@ inline constexpr ProseOption kProseOptions[] = {
 // A bare argument naming a secret makes the next one secret
 // (nmcli ... password V, some CLIs' key-value pairs).
 inline constexpr std::string_view kSecretKeywords[] = {"password", "passphrase", "psk"};
+// SQL's comparisons: after a keyword or setting's name they make it a column
+// compared, no secret given (WHERE password IS NULL, token LIKE 'tmp%').
+inline constexpr std::string_view kSqlComparisons[] = {"is",  "like", "ilike", "in",
+                                                       "not", "<>",   "!="};
 // Rule 11: words before a command's name in a command line, which run the
 // command named after them (with their own options, assignments and counts
 // in between): sudo -u root curl ..., env A=1 curl ..., if curl ...; then.

@@ -191,6 +191,8 @@ std::string Render() {
       << ".It names of many secrets that, ':' glued to a word, are a task's namespace (rule 1)\n"
       << Wrap(WordList(redact_rules::kTaskNamespaces)) << ".It keywords before a secret argument\n"
       << Wrap(WordList(redact_rules::kSecretKeywords))
+      << ".It SQL's comparisons: after a keyword or setting's name, no value follows (rule 8)\n"
+      << Wrap(WordList(redact_rules::kSqlComparisons))
       << ".It default passwords, as a substitution's pattern (rule 16)\n"
       << Wrap(WordList(redact_rules::kPlaceholderPasswords)) << ".It command prefixes (rule 11)\n"
       << Wrap(WordList(redact_rules::kCommandPrefixes))

@@ -1430,6 +1430,10 @@ TEST_CASE("tool rows: keychains, runners' registration, VPN and BMC passwords") 
         "Credentials: need rotation\ntoken: [REDACTED]");
   CHECK(Args({"secret", "set", "X", "--body", "p59 p60"}, "gh")[4] == "[REDACTED]");
   CHECK(Args({"-H", "Authorization: Bearer p61"}, "curl")[1] == "Authorization: [REDACTED]");
+  CHECK(Args({"-c", "SELECT id FROM users WHERE password IS NULL"}, "psql")[1] ==
+        "SELECT id FROM users WHERE password IS NULL");
+  CHECK(Args({"-c", "ALTER USER app PASSWORD 'p71'"}, "psql")[1] ==
+        "ALTER USER app PASSWORD '[REDACTED]'");
   // Windows' tools.
   CHECK(Args({"/add:srv", "/user:ops", "/pass:p62"}, "cmdkey")[2] == "/pass:[REDACTED]");
   CHECK(Args({"use", "Z:", "\\\\srv\\share", "p63", "/user:ops"}, "net")[3] == "[REDACTED]");
