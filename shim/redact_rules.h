@@ -316,7 +316,8 @@ inline constexpr std::string_view kEchoCommands[] = {"echo", "printf"};
 // '.', is a secret name (token, api_key.txt, git-credentials) or one of
 // these credential files (echo "machine h login u password X" > ~/.netrc).
 inline constexpr std::string_view kCredentialFiles[] = {
-    "netrc", "pgpass", "npmrc", "pypirc", "my.cnf", "id_rsa", "id_ed25519", "id_ecdsa", "id_dsa"};
+    "netrc",  "pgpass",     "npmrc",    "pypirc", "my.cnf",
+    "id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", "kaggle.json"};
 inline constexpr std::string_view kTeeCommands[] = {"tee"};
 // Shells: after -c (-lc, ...) their argument is a shell's command string,
 // where a leading assignment's value ends with its word as the shell reads
@@ -608,6 +609,7 @@ inline constexpr ToolOption kToolOptions[] = {
     {"dsquery dsget dsmod dsadd dsrm dsmove", "-p", Value::kWhole, kSeparate, ""},
     {"dsadd dsmod", "-pwd", Value::kWhole, kSeparate, ""},
     {"certutil", "-p", Value::kWhole, kSeparate, ""},           // a PFX's password
+    {"kaggle", "-v", Value::kWhole, kBoth, "config"},           // kaggle config set -n key -v KEY
     {"tailscale", "--authkey", Value::kUnlessPath, kBoth, ""},  // the key, or file:PATH
     {"tailscale", "--auth-key", Value::kUnlessPath, kBoth, ""},
     // gpg's flags that name secret keys, hold none.
@@ -762,9 +764,10 @@ inline constexpr SettingNames kSettingNames[] = {
     {"etcdctl consul", "put", false},                     // etcdctl put /config/db_password V
     {"zkCli.sh zkCli zookeeper-shell", "create", false},  // create /app/password V
     {"toml", "set", true},                                // toml set FILE db.password V
-    {"dasel", "put", true},                               // dasel put string -f FILE .auth.token V
-    {"tccli", "set", true},                               // configure set secretId ID secretKey V
-    {"setx", "", false},                                  // Windows' setx API_TOKEN V
+    {"dvc", "modify", true},  // dvc remote modify [--local] REMOTE secret_access_key V
+    {"dasel", "put", true},   // dasel put string -f FILE .auth.token V
+    {"tccli", "set", true},   // configure set secretId ID secretKey V
+    {"setx", "", false},      // Windows' setx API_TOKEN V
 };
 
 // ---- Secret stores: once an argument equal to `after` (any case) was seen,

@@ -1434,6 +1434,11 @@ TEST_CASE("tool rows: keychains, runners' registration, VPN and BMC passwords") 
         "SELECT id FROM users WHERE password IS NULL");
   CHECK(Args({"-c", "ALTER USER app PASSWORD 'p71'"}, "psql")[1] ==
         "ALTER USER app PASSWORD '[REDACTED]'");
+  CHECK(Args({"remote", "modify", "--local", "s3", "secret_access_key", "p72"}, "dvc")[5] ==
+        "[REDACTED]");
+  CHECK(Args({"config", "set", "-n", "key", "-v", "p73"}, "kaggle")[5] == "[REDACTED]");
+  CHECK(Sh("echo '{\"username\":\"u\",\"key\":\"p74\"}' > ~/.kaggle/kaggle.json") ==
+        "echo [REDACTED] > ~/.kaggle/kaggle.json");
   // Windows' tools.
   CHECK(Args({"/add:srv", "/user:ops", "/pass:p62"}, "cmdkey")[2] == "/pass:[REDACTED]");
   CHECK(Args({"use", "Z:", "\\\\srv\\share", "p63", "/user:ops"}, "net")[3] == "[REDACTED]");
