@@ -2808,8 +2808,7 @@ void EndCommand(Level* level, char separator) {
 // current command) that make it read a secret on its standard input.
 bool ToolReadsSecret(RowSet rows, std::string_view word) {
   for (; rows != 0; rows &= rows - 1) {
-    const redact_rules::StdinSecretOption& row =
-        redact_rules::kToolStdinSecretOptions[Lowest(rows)];
+    const redact_rules::ToolWord& row = redact_rules::kToolStdinSecretOptions[Lowest(rows)];
     if (word == row.option) return true;
     // -S among other one-letter flags: -kS, -Sk (not -S=x, not --stdin's).
     const std::string_view flags = BundledFlags(word);

@@ -160,11 +160,13 @@ inline constexpr std::string_view kTaskNamespaces[] = {"credentials", "secrets",
 // Rule 1 in prose: after one of a tool's options for a message, a title or
 // a body, "Name: value" holds a secret only as one word ("password: X");
 // "auth: fix token refresh" is a commit's subject.
-struct ProseOption {
+// (A word of some tools, an option or a subcommand: here and in
+// kToolStdinSecretOptions.)
+struct ToolWord {
   std::string_view tools;  // space-separated names
   std::string_view option;
 };
-inline constexpr ProseOption kProseOptions[] = {
+inline constexpr ToolWord kProseOptions[] = {
     {"git", "-m"},
     {"git", "--message"},
     {"gh glab", "--title"},
@@ -254,11 +256,7 @@ inline constexpr std::string_view kSecretCommandNames[] = {
     "passcmd",         "passwordeval", "extpass"};  // encfs --extpass, gocryptfs -extpass
 // The same for one tool's option or subcommand; a one-letter option also
 // among other one-letter flags (echo X | sudo -kS cmd).
-struct StdinSecretOption {
-  std::string_view tools;  // space-separated names
-  std::string_view option;
-};
-inline constexpr StdinSecretOption kToolStdinSecretOptions[] = {
+inline constexpr ToolWord kToolStdinSecretOptions[] = {
     {"sudo", "-S"},
     {"sudo", "--stdin"},
     {"passwd", "--stdin"},

@@ -107,19 +107,11 @@ std::string Subcommands(const redact_rules::ToolSubcommands (&rows)[N]) {
   return out;
 }
 
-// kToolStdinSecretOptions as "sudo -S, sudo --stdin, ...".
-std::string StdinToolOptions() {
+// A table of ToolWord rows as "sudo -S, sudo --stdin, ...".
+template <std::size_t N>
+std::string ToolWords(const redact_rules::ToolWord (&rows)[N]) {
   std::string out;
-  for (const redact_rules::StdinSecretOption& row : redact_rules::kToolStdinSecretOptions) {
-    if (!out.empty()) out += ", ";
-    out += Roff(std::string(row.tools) + " " + std::string(row.option));
-  }
-  return out + " (a one-letter one also among other flags)";
-}
-
-std::string ProseOptions() {
-  std::string out;
-  for (const redact_rules::ProseOption& row : redact_rules::kProseOptions) {
+  for (const redact_rules::ToolWord& row : rows) {
     if (!out.empty()) out += ", ";
     out += Roff(std::string(row.tools) + " " + std::string(row.option));
   }
@@ -187,7 +179,7 @@ std::string Render() {
       << Wrap(WordList(redact_rules::kPairNames) + "; " + WordList(redact_rules::kPairValues))
       << ".It options whose value is prose, where a Name: value of more than one word is text "
          "(rule 1)\n"
-      << Wrap(ProseOptions())
+      << Wrap(ToolWords(redact_rules::kProseOptions))
       << ".It names of many secrets that, ':' glued to a word, are a task's namespace (rule 1)\n"
       << Wrap(WordList(redact_rules::kTaskNamespaces)) << ".It keywords before a secret argument\n"
       << Wrap(WordList(redact_rules::kSecretKeywords))
@@ -223,7 +215,8 @@ std::string Render() {
       << Wrap(WordList(redact_rules::kStdinSecretCommands))
       << ".It one tool's options and subcommands that read a secret on standard input (rule "
          "11)\n"
-      << Wrap(StdinToolOptions())
+      << Wrap(ToolWords(redact_rules::kToolStdinSecretOptions) +
+              " (a one-letter one also among other flags)")
       << ".It the standard input as a secret's value (rule 11), after a secret name's = or "
          "option\n"
       << Wrap(WordList(redact_rules::kStdinPaths))
