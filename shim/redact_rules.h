@@ -125,7 +125,8 @@ inline constexpr std::string_view kNonSecretLastWords[] = {
 // (?key=, Google's and Trello's API key; &code=, OAuth's authorization code;
 // a session's id), though elsewhere they need not (a key, a code).
 inline constexpr std::string_view kQuerySecretNames[] = {
-    "key", "code", "session", "sessionid", "sid", "phpsessid", "jsessionid", "sessid"};
+    "key",       "code",       "session", "sessionid", "sid",
+    "phpsessid", "jsessionid", "sessid",  "appid"};  // OpenWeatherMap's API key
 // Name-value pairs: a member or assignment of one of the first names whose
 // value is a secret name makes the next of the second secret
 // ({"name": "DB_PASSWORD", "value": "V"}, ParameterKey=DbPassword,

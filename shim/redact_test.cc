@@ -1393,6 +1393,8 @@ TEST_CASE("tool rows: keychains, runners' registration, VPN and BMC passwords") 
   CHECK(One("grant_type=authorization_code&code=p42&redirect_uri=u") ==
         "grant_type=authorization_code&code=[REDACTED]&redirect_uri=u");
   CHECK(One("https://h/app;jsessionid=p43") == "https://h/app;jsessionid=[REDACTED]");
+  CHECK(One("https://h/weather?q=London&appid=p75") ==
+        "https://h/weather?q=London&appid=[REDACTED]");
   CHECK(One("key=name") == "key=name");  // elsewhere a key names
   CHECK(Args({"config", "set", "auth/impersonate_service_account", "sa@p.iam"}, "gcloud")[3] ==
         "sa@p.iam");
