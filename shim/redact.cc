@@ -761,6 +761,21 @@ bool IsConversionOnly(std::string_view value) {
   return end != std::string_view::npos && (end == value.size() || WrittenNewlineAt(value, end));
 }
 
+// "==" at `eq`, then a version: a digit first, a '.' in it, to the word's
+// end (2.23.0, 1.0rc1).
+bool PinsVersion(std::string_view arg, std::size_t eq) {
+  if (eq + 2 >= arg.size() || arg[eq + 1] != '=' || !IsDigit(arg[eq + 2])) return false;
+  bool dot = false;
+  std::size_t i = eq + 2;
+  for (; i < arg.size() && i < eq + 2 + 32; ++i) {
+    const char c = arg[i];
+    if (c == ' ' || c == ',' || c == ';' || c == '\'' || c == '"') break;
+    if (!IsAlnum(c) && c != '.' && c != '+' && c != '-' && c != '*') return false;
+    dot = dot || c == '.';
+  }
+  return dot && (i >= arg.size() || !IsAlnum(arg[i]));
+}
+
 // Rule 5. `shell_words_end`: the argument is a shell's command string, where
 // a leading value ends with its word (A_TOKEN='x y' gh pr create).
 void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end) {
@@ -796,7 +811,10 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
     if (!(IsAlpha(arg[p]) || arg[p] == '_')) continue;
     std::size_t i = p;
     while (i < arg.size() && IsNameChar(arg[i])) ++i;
-    if (i >= arg.size() || arg[i] != '=') {
+    // Not a version pinned (pip install google-auth==2.23.0), though
+    // HTTPie's query parameter (api_key==V) and code's comparison
+    // (password=="x") hold a value.
+    if (i >= arg.size() || arg[i] != '=' || PinsVersion(arg, i)) {
       p = i > p ? i - 1 : p;  // no start inside a name
       continue;
     }
@@ -805,9 +823,11 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
     // directory; so is it in a connection string (Server=db;User ID=sa;Pwd=X).
     // And there an API's key, an OAuth code or a session is a credential
     // (?key=, &code=, ;jsessionid=).
-    const bool query_secret =
-        p > 0 && (arg[p - 1] == '?' || arg[p - 1] == '&' || arg[p - 1] == ';') &&
-        (EqualsIgnoreCase(name, "pwd"sv) || InWords<redact_rules::kQuerySecretNames>(name));
+    const bool in_query = p > 0 && (arg[p - 1] == '?' || arg[p - 1] == '&' || arg[p - 1] == ';');
+    // An OAuth code is long; a country's or a status' code (?code=US) short.
+    const bool query_code = in_query && EqualsIgnoreCase(name, "code"sv);
+    const bool query_secret = in_query && (query_code || EqualsIgnoreCase(name, "pwd"sv) ||
+                                           InWords<redact_rules::kQuerySecretNames>(name));
     // A pair: Name=DB_PASSWORD,Value=x (kPairNames, then kPairValues).
     if (!query_secret && InWords<redact_rules::kPairNames>(name)) {
       std::size_t value_end = i + 1;
@@ -871,7 +891,8 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
     // password=-, --from-file=token=/dev/stdin: where the secret is read
     // from; API_KEY=%s\n in printf's format: where it goes.
     const std::string_view value(arg.data() + begin, end - begin);
-    if (!InWords<redact_rules::kStdinPaths>(value) && !IsConversionOnly(value))
+    const bool short_code = query_code && value.size() < redact_rules::kMinOAuthCodeLength;
+    if (!InWords<redact_rules::kStdinPaths>(value) && !IsConversionOnly(value) && !short_code)
       spans->Add(begin, end);
     p = end > p ? end - 1 : p;
   }
@@ -2454,8 +2475,9 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
   // Rule 9's value is not an option: gh secret set NAME --body V leaves the
   // value to the option (a tool row).
   if (pending.active && pending.setting && StartsWith(arg, "-"sv)) pending = Pending{};
-  // Nor a lone '=' (SQL's SET password_hash = crypt(...)): the word after it.
-  if (pending.active && pending.setting && arg == "="sv) {
+  // Nor a lone '=' (SQL's SET password_hash = crypt(...)) or '==' (code's
+  // password == "x"): the word after it.
+  if (pending.active && pending.setting && (arg == "="sv || arg == "=="sv)) {
     pending_ = pending;
     pending = Pending{};
   }

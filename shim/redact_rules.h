@@ -6,6 +6,7 @@
 #ifndef AGT_DENY_SHIM_REDACT_RULES_H_
 #define AGT_DENY_SHIM_REDACT_RULES_H_
 
+#include <cstddef>
 #include <string_view>
 
 namespace redact_rules {
@@ -122,11 +123,13 @@ inline constexpr std::string_view kNonSecretLastWords[] = {
     "account",               // gcloud's auth/impersonate_service_account EMAIL
 };
 // Names that hold a credential in a query string, after '?', '&' or ';'
-// (?key=, Google's and Trello's API key; &code=, OAuth's authorization code;
-// a session's id), though elsewhere they need not (a key, a code).
+// (?key=, Google's and Trello's API key; OpenWeatherMap's appid; a
+// session's id), though elsewhere they need not (a key). And "code" there,
+// OAuth's authorization code, of kMinOAuthCodeLength bytes or more
+// (?code=US is a country's).
+inline constexpr std::size_t kMinOAuthCodeLength = 10;
 inline constexpr std::string_view kQuerySecretNames[] = {
-    "key",       "code",       "session", "sessionid", "sid",
-    "phpsessid", "jsessionid", "sessid",  "appid"};  // OpenWeatherMap's API key
+    "key", "appid", "session", "sessionid", "sid", "phpsessid", "jsessionid", "sessid"};
 // Name-value pairs: a member or assignment of one of the first names whose
 // value is a secret name makes the next of the second secret
 // ({"name": "DB_PASSWORD", "value": "V"}, ParameterKey=DbPassword,

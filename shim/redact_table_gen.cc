@@ -174,7 +174,8 @@ std::string Render() {
       << ".It header option names ending in -key or _key that are no credential\n"
       << Wrap(WordList(redact_rules::kNonCredentialKeyHeaders))
       << ".It names that hold a credential in a query string, after ?, & or ; (rule 5)\n"
-      << Wrap(WordList(redact_rules::kQuerySecretNames))
+      << Wrap(WordList(redact_rules::kQuerySecretNames) + "; code, of " +
+              std::to_string(redact_rules::kMinOAuthCodeLength) + " bytes or more")
       << ".It pair names, then pair values (rule 10)\n"
       << Wrap(WordList(redact_rules::kPairNames) + "; " + WordList(redact_rules::kPairValues))
       << ".It options whose value is prose, where a Name: value of more than one word is text "

@@ -1390,11 +1390,12 @@ TEST_CASE("tool rows: keychains, runners' registration, VPN and BMC passwords") 
         "hashlib.pbkdf2_hmac('sha256', b'[REDACTED]', salt, 1000)");
   // In a query string: an API's key, OAuth's code, a session's id.
   CHECK(One("https://h/geo?address=x&key=p41") == "https://h/geo?address=x&key=[REDACTED]");
-  CHECK(One("grant_type=authorization_code&code=p42&redirect_uri=u") ==
+  CHECK(One("grant_type=authorization_code&code=SplxlOBeZQQYbYS6WxSbIA&redirect_uri=u") ==
         "grant_type=authorization_code&code=[REDACTED]&redirect_uri=u");
   CHECK(One("https://h/app;jsessionid=p43") == "https://h/app;jsessionid=[REDACTED]");
   CHECK(One("https://h/weather?q=London&appid=p75") ==
         "https://h/weather?q=London&appid=[REDACTED]");
+  CHECK(One("https://h/countries?code=US") == "https://h/countries?code=US");
   CHECK(One("key=name") == "key=name");  // elsewhere a key names
   CHECK(Args({"config", "set", "auth/impersonate_service_account", "sa@p.iam"}, "gcloud")[3] ==
         "sa@p.iam");
@@ -1441,6 +1442,13 @@ TEST_CASE("tool rows: keychains, runners' registration, VPN and BMC passwords") 
   CHECK(Args({"config", "set", "-n", "key", "-v", "p73"}, "kaggle")[5] == "[REDACTED]");
   CHECK(Sh("echo '{\"username\":\"u\",\"key\":\"p74\"}' > ~/.kaggle/kaggle.json") ==
         "echo [REDACTED] > ~/.kaggle/kaggle.json");
+  // '==' compares or pins a version: no value given; after a keyword, the
+  // word after it is the value.
+  CHECK(Args({"install", "google-auth==2.23.0"}, "pip")[1] == "google-auth==2.23.0");
+  CHECK(Args({"GET", "h", "api_key==p77"}, "http")[2] == "api_key=[REDACTED]");
+  CHECK(One("if password==\"p78\": pass") == "if password=[REDACTED] pass");
+  CHECK(Args({"-c", "if password == 'p76': pass"}, "python3")[1] ==
+        "if password == [REDACTED] pass");
   // Windows' tools.
   CHECK(Args({"/add:srv", "/user:ops", "/pass:p62"}, "cmdkey")[2] == "/pass:[REDACTED]");
   CHECK(Args({"use", "Z:", "\\\\srv\\share", "p63", "/user:ops"}, "net")[3] == "[REDACTED]");
