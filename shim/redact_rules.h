@@ -29,8 +29,9 @@ inline constexpr std::string_view
             "sshpass",                              // sshpass -e reads SSHPASS
 };
 // A word that makes a name secret as its last word only: ADMIN_PW and --pw,
-// --jwt, GITHUB_PAT (a personal access token; not PW_TEST_..., JWT_ALGORITHM).
-inline constexpr std::string_view kSecretLastWords[] = {"pw", "jwt", "pat"};
+// --jwt, GITHUB_PAT (a personal access token; not PW_TEST_..., JWT_ALGORITHM),
+// fastlane's --git_basic_authorization (not --authorization-mode).
+inline constexpr std::string_view kSecretLastWords[] = {"pw", "jwt", "pat", "authorization"};
 // A word ending like this is secret too (dbpassword, accesstoken, PGPASSWORD);
 // "pwd" only inside a longer name: PWD alone is the working directory.
 inline constexpr std::string_view kSecretSuffixes[] = {
@@ -623,6 +624,11 @@ inline constexpr ToolOption kToolOptions[] = {
     // is a flag).
     {"security", "-w", Value::kWhole, kSeparate, "add-generic-password"},
     {"security", "-w", Value::kWhole, kSeparate, "add-internet-password"},
+    // A keychain's own password, and a PKCS #12 file's when importing it.
+    {"security", "-p", Value::kWhole, kSeparate, "unlock-keychain"},
+    {"security", "-p", Value::kWhole, kSeparate, "create-keychain"},
+    {"security", "-k", Value::kWhole, kSeparate, "set-key-partition-list"},
+    {"security", "-P", Value::kWhole, kSeparate, "import"},
     {"gitlab-runner", "-r", Value::kWhole, kBoth, "register"},  // the registration token
     // Serverless: config credentials -k KEY -s SECRET (elsewhere -s is a stage).
     {"serverless sls", "-s", Value::kWhole, kBoth, "credentials"},
@@ -945,6 +951,7 @@ inline constexpr SecretCall kSecretCalls[] = {
     {"setPassword", 1, 1},
     // ldap3's and kombu's Connection(server, user, password).
     {"Connection", 3, 3},
+    {"Credentials", 4, 4},  // sbt's Credentials(realm, host, user, PASSWORD)
 };
 
 // Rule 14: calls whose first string argument names a secret or asks for one

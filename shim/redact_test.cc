@@ -1449,6 +1449,16 @@ TEST_CASE("tool rows: keychains, runners' registration, VPN and BMC passwords") 
   CHECK(One("if password==\"p78\": pass") == "if password=[REDACTED] pass");
   CHECK(Args({"-c", "if password == 'p76': pass"}, "python3")[1] ==
         "if password == [REDACTED] pass");
+  // macOS build machines: keychains, notarization; sbt's and fastlane's credentials.
+  CHECK(Args({"unlock-keychain", "-p", "p79", "b.keychain"}, "security")[2] == "[REDACTED]");
+  CHECK(Args({"import", "c.p12", "-k", "b.keychain", "-P", "p80"}, "security")[3] == "b.keychain");
+  CHECK(Args({"import", "c.p12", "-k", "b.keychain", "-P", "p80"}, "security")[5] == "[REDACTED]");
+  CHECK(Args({"set-key-partition-list", "-s", "-k", "p81", "b.keychain"}, "security")[3] ==
+        "[REDACTED]");
+  CHECK(Args({"match", "--git_basic_authorization", "p82"}, "fastlane")[2] == "[REDACTED]");
+  CHECK(Args({"--authorization-mode", "Node,RBAC"}, "kube-apiserver")[1] == "Node,RBAC");
+  CHECK(One("Credentials(\"Realm\", \"h\", \"u\", \"p83\")") ==
+        "Credentials(\"Realm\", \"h\", \"u\", \"[REDACTED]\")");
   // Windows' tools.
   CHECK(Args({"/add:srv", "/user:ops", "/pass:p62"}, "cmdkey")[2] == "/pass:[REDACTED]");
   CHECK(Args({"use", "Z:", "\\\\srv\\share", "p63", "/user:ops"}, "net")[3] == "[REDACTED]");
