@@ -289,10 +289,11 @@ std::string_view Unquoted(std::string_view word) {
 }
 
 // The end of the line at `at`: a newline, or one written out (printf
-// '...\nToken: X\n'), or `quote`.
-std::size_t LineEnd(std::string_view arg, std::size_t at, char quote) {
+// '...\nToken: X\n'), or `quote`; with `blank_ends`, a blank too (the
+// line's first word).
+std::size_t LineEnd(std::string_view arg, std::size_t at, char quote, bool blank_ends = false) {
   while (at < arg.size() && arg[at] != '\n' && arg[at] != '\r' && arg[at] != quote &&
-         !WrittenNewlineAt(arg, at))
+         !WrittenNewlineAt(arg, at) && !(blank_ends && (arg[at] == ' ' || arg[at] == '\t')))
     ++at;
   return at;
 }
@@ -382,11 +383,7 @@ std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* span
   // In prose (a commit's message), a value of more than one word is text
   // ("auth: fix token refresh"): passed over to its first blank, unhidden.
   if (prose) {
-    std::size_t word_end = i;
-    while (word_end < arg.size() && arg[word_end] != ' ' && arg[word_end] != '\t' &&
-           arg[word_end] != '\n' && arg[word_end] != '\r' && arg[word_end] != quote &&
-           !WrittenNewlineAt(arg, word_end))
-      ++word_end;
+    const std::size_t word_end = LineEnd(arg, i, quote, true);
     if (word_end < arg.size() && (arg[word_end] == ' ' || arg[word_end] == '\t')) return word_end;
   }
   const std::size_t end = LineEnd(arg, i, quote);
