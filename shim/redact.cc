@@ -328,6 +328,24 @@ std::size_t ConfigLineValue(std::string_view arg, std::size_t offset, std::strin
 // GITHUB_TOKEN, not auth-api.
 bool SecretName(std::string_view name, bool allow_exclusions, bool last_word_only);
 
+// A task glued to its namespace from `at`, to a blank, a quote or the end:
+// words of lowercase letters and '-' between colons, the last of them one
+// of kTaskVerbs (auth:web:login).
+bool NamesTask(std::string_view arg, std::size_t at) {
+  std::size_t word_begin = at;
+  std::size_t i = at;
+  for (; i < arg.size() && !IsSpace(arg[i]) && arg[i] != '\'' && arg[i] != '"'; ++i) {
+    if (arg[i] == ':') {
+      if (i == word_begin) return false;
+      word_begin = i + 1;
+    } else if (!IsLowerAlpha(arg[i]) && arg[i] != '-') {
+      return false;
+    }
+  }
+  return InWords<redact_rules::kTaskVerbs>(
+      std::string_view(arg.data() + word_begin, i - word_begin));
+}
+
 // Rule 1 on the text from `offset`: "Name: value", the value ending at a
 // newline (curl takes several headers from one argument line by line).
 // Returns where the value ends, or `offset` when there is none. With
@@ -356,10 +374,10 @@ std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* span
   if (config_line) return ConfigLineValue(arg, offset, name, i + 1, spans);
   if (name.empty() || i >= arg.size() || arg[i] != ':') return offset;
   // A task's namespace, ':' glued to its task (rails credentials:edit,
-  // Symfony's secrets:set NAME), in any argument; a header's name still
-  // takes its value.
+  // Symfony's secrets:set NAME, heroku auth:token, eas secret:create), in
+  // any argument; a header's name still takes its value.
   if (pair != nullptr && i == name_end && i + 1 < arg.size() && arg[i + 1] != ' ' &&
-      arg[i + 1] != '\t' && InWords<redact_rules::kTaskNamespaces>(name))
+      arg[i + 1] != '\t' && (InWords<redact_rules::kTaskNamespaces>(name) || NamesTask(arg, i + 1)))
     return offset;
   const bool pair_name = pair != nullptr && InWords<redact_rules::kPairNames>(name);
   const bool pair_value = pair != nullptr && *pair && InWords<redact_rules::kPairValues>(name);
@@ -518,7 +536,10 @@ bool NamesAFile(std::string_view value) {
 void ToolValue(Value value, std::string_view arg, std::size_t offset, Collector* spans) {
   char separator = 0;
   switch (value) {
-    case Value::kWhole: spans->Add(offset, arg.size()); return;
+    case Value::kWhole:
+      // Stdin's name is no secret (unrar -p-: no password; --password-file -).
+      if (!InWords<redact_rules::kStdinPaths>(Tail(arg, offset))) spans->Add(offset, arg.size());
+      return;
     case Value::kHeader: HeaderRule(arg, offset, spans); return;
     case Value::kPassSource:
       if (StartsWith(Tail(arg, offset), "pass:"sv)) spans->Add(offset + 5, arg.size());
@@ -2481,6 +2502,9 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
   // Nor a comparison: the name is a column's (WHERE password IS NULL).
   if (pending.active && pending.setting && InWords<redact_rules::kSqlComparisons>(arg))
     pending = Pending{};
+  // Nor a task: the keyword is a subcommand (pscale password create db).
+  if (pending.active && pending.setting && InWords<redact_rules::kTaskVerbs>(arg))
+    pending = Pending{};
   if (pending.active && pending.value == Value::kWhole) {
     if (!InWords<redact_rules::kStdinPaths>(arg))
       spans.Add(0, arg.size());  // not --secret-string -
@@ -2526,6 +2550,7 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
       }
     }
   }
+  PairOption(arg, is_option, &spans);
   for (std::size_t r = 0; r < row_count_; ++r) {
     if (!rows_[r]->after.empty() && arg == rows_[r]->after) seen_after_ |= 1u << r;
   }
@@ -2550,6 +2575,34 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
       free_text_ = true;
   }
   if (!reference) ContextFreeRules(arg, &spans, shell_command_string, prose);
+}
+
+// Rule 3's pairs: --value V after --name API_KEY, a pair name's option whose
+// value is a secret name (eas secret:create, az keyvault secret set).
+void Redactor::PairOption(std::string_view arg, bool is_option, Collector* spans) {
+  const bool names_pair = pair_name_next_;
+  pair_name_next_ = false;
+  if (names_pair && !is_option) {
+    secret_pair_ = IsSecretName(Unquoted(arg), true);
+    return;
+  }
+  if (!is_option || arg[1] != '-') return;
+  const std::size_t eq = arg.find('=');
+  const std::string_view name(arg.data() + 2, (eq == std::string_view::npos ? arg.size() : eq) - 2);
+  if (InWords<redact_rules::kPairNames>(name)) {
+    if (eq == std::string_view::npos) {
+      pair_name_next_ = true;
+    } else {
+      secret_pair_ = IsSecretName(Unquoted(Tail(arg, eq + 1)), true);
+    }
+  } else if (secret_pair_ && InWords<redact_rules::kPairValues>(name)) {
+    secret_pair_ = false;
+    if (eq == std::string_view::npos) {
+      pending_ = Pending{true, Value::kWhole, false};
+    } else {
+      ToolValue(Value::kWhole, arg, eq + 1, spans);
+    }
+  }
 }
 
 // kMarkedSecrets: >PASSWORD after redis-cli's ACL SETUSER.

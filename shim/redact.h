@@ -180,6 +180,7 @@ class Redactor {
   void CountedOperand(std::string_view arg, Collector* spans);  // kCountedOperands
   void PrintfOperand(std::string_view arg, Collector* spans);   // rule 11's printf formats
   void StoredValue(std::string_view arg, Collector* spans);     // kSecretStores
+  void PairOption(std::string_view arg, bool is_option, Collector* spans);  // rule 3's pairs
   bool Applies(std::size_t row) const;
 
   Pending pending_;
@@ -205,6 +206,8 @@ class Redactor {
   const redact_rules::PositionalSecret* every_operand_row_ = nullptr;
   bool value_next_ = false;      // the last argument was one of those options
   bool marked_secrets_ = false;  // kMarkedSecrets: after its `after`
+  bool pair_name_next_ = false;  // rule 3: the last argument was --name (kPairNames)
+  bool secret_pair_ = false;     // ... whose value was a secret name: --value is secret
   // kCountedOperands: this tool's row, the operands seen, its flags seen.
   const redact_rules::CountedOperand* counted_row_ = nullptr;
   unsigned operands_seen_ = 0;

@@ -162,6 +162,16 @@ inline constexpr std::string_view kNonCredentialKeyHeaders[] = {
 // namespace rather than a name given a value (rails credentials:edit,
 // Symfony's secrets:set NAME); "credentials: X" in YAML is still a value.
 inline constexpr std::string_view kTaskNamespaces[] = {"credentials", "secrets", "tokens"};
+// A secret word's task, ':' glued before it (heroku auth:token, eas
+// secret:create, php artisan jwt:secret, sfdx auth:web:login): the value
+// after a secret name's ':' is a command, not a secret, when it is one of
+// these (or ends in one, after more colons).
+inline constexpr std::string_view kTaskVerbs[] = {
+    "login",    "logout", "whoami",   "token",  "create", "list",   "ls",      "set",      "unset",
+    "get",      "delete", "remove",   "rm",     "add",    "update", "edit",    "show",     "view",
+    "generate", "rotate", "reset",    "revoke", "import", "export", "store",   "push",     "pull",
+    "bulk",     "keys",   "secret",   "status", "clear",  "grant",  "open",    "display",  "info",
+    "describe", "upload", "download", "sync",   "init",   "setup",  "destroy", "configure"};
 // Rule 1 in prose: after one of a tool's options for a message, a title or
 // a body, "Name: value" holds a secret only as one word ("password: X");
 // "auth: fix token refresh" is a commit's subject.

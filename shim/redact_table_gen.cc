@@ -182,7 +182,9 @@ std::string Render() {
          "(rule 1)\n"
       << Wrap(ToolWords(redact_rules::kProseOptions))
       << ".It names of many secrets that, ':' glued to a word, are a task's namespace (rule 1)\n"
-      << Wrap(WordList(redact_rules::kTaskNamespaces)) << ".It keywords before a secret argument\n"
+      << Wrap(WordList(redact_rules::kTaskNamespaces))
+      << ".It tasks that, ':' glued before them, make a secret name a namespace (rule 1)\n"
+      << Wrap(WordList(redact_rules::kTaskVerbs)) << ".It keywords before a secret argument\n"
       << Wrap(WordList(redact_rules::kSecretKeywords))
       << ".It SQL's comparisons: after a keyword or setting's name, no value follows (rule 8)\n"
       << Wrap(WordList(redact_rules::kSqlComparisons))

@@ -138,6 +138,20 @@ TEST_CASE("rule 3: non-secret option words keep their value") {
   CHECK(r.args[9] == "[REDACTED]");
 }
 
+TEST_CASE("rule 3: --value after a --name that names a secret") {
+  CHECK(Args({"secret:create", "--name", "API_KEY", "--value", "p1", "--scope", "project"},
+             "eas")[4] == "[REDACTED]");
+  CHECK(Args({"env:create", "--name=SECRET_TOKEN", "--value=p2"}, "eas")[2] ==
+        "--value=[REDACTED]");
+  CHECK(Args({"secret", "set", "--name", "db-password", "--value", "p3"}, "az")[5] == "[REDACTED]");
+  // Only after a secret name, and only the next --value.
+  CHECK(Args({"tag", "--name", "owner", "--value", "ops"}, "tool")[4] == "ops");
+  CHECK(Args({"--name", "TOKEN", "--value", "p4", "--value", "v"}, "tool")[5] == "v");
+  // Stdin's name is no secret, in any tool option's value.
+  CHECK(Args({"x", "-p-", "archive.rar"}, "unrar")[1] == "-p-");
+  CHECK(Args({"x", "-pp5", "archive.rar"}, "unrar")[1] == "-p[REDACTED]");
+}
+
 TEST_CASE("rule 4: URL userinfo") {
   CHECK(One("https://user:pw@example.com/x") == "https://user:[REDACTED]@example.com/x");
   CHECK(One("git+ssh://tok@host/repo") == "git+ssh://tok@host/repo");  // a user, no password
@@ -1356,6 +1370,17 @@ TEST_CASE("tool rows: keychains, runners' registration, VPN and BMC passwords") 
         "credentials:edit");
   CHECK(Args({"bin/console", "secrets:set", "DATABASE_PASSWORD"}, "php")[1] == "secrets:set");
   CHECK(One("credentials: p23") == "credentials: [REDACTED]");
+  // So is a secret word glued to its task (oclif's topic:command).
+  CHECK(Args({"auth:token"}, "heroku")[0] == "auth:token");
+  CHECK(Args({"auth:web:login", "-a", "hub"}, "sfdx")[0] == "auth:web:login");
+  CHECK(Args({"secret:create", "--name", "N"}, "eas")[0] == "secret:create");
+  CHECK(Args({"artisan", "jwt:secret"}, "php")[1] == "jwt:secret");
+  CHECK(One("password:reset") == "password:reset");
+  CHECK(One("password:p24") == "password:[REDACTED]");
+  CHECK(One("token:web:p25") == "token:[REDACTED]");
+  // Rule 8's keyword before a task is a subcommand's name.
+  CHECK(Args({"password", "create", "db", "main", "pw"}, "pscale")[1] == "create");
+  CHECK(Args({"wifi", "connect", "n", "password", "p26"}, "nmcli")[4] == "[REDACTED]");
   // Flags and counts that name a secret: gpg's, an LLM's max_tokens.
   CHECK(Args({"--list-secret-keys", "--keyid-format", "LONG"}, "gpg")[1] == "--keyid-format");
   CHECK(Args({"--export-secret-keys", "-a", "KEYID"}, "gpg")[1] == "-a");
