@@ -2430,6 +2430,17 @@ void Redactor::NextArgument(std::string_view arg, Spans* out) {
   spans.Finish(out, shell_runs ? arg : std::string_view());
 }
 
+namespace {
+
+// A positional secret's count of arguments passes over a flag
+// (attic login --set-default NAME URL TOKEN): over a long one anywhere, over
+// a short one before the secret's own slot, which may start with '-'.
+bool FlagBeforeSlot(std::string_view arg, unsigned arguments_left) {
+  return StartsWith(arg, "--"sv) || (arguments_left > 1 && arg.size() >= 2 && arg[0] == '-');
+}
+
+}  // namespace
+
 void Redactor::Collect(std::string_view arg, Collector* out) {
   Collector& spans = *out;
   const bool is_option = arg.size() >= 2 && arg[0] == '-';
@@ -2452,7 +2463,8 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
   if (positional_more_ > 0) {
     --positional_more_;
     pending_ = Pending{true, Value::kWhole, false};
-  } else if (positional_left_ > 0 && --positional_left_ == 0) {
+  } else if (positional_left_ > 0 && !FlagBeforeSlot(arg, positional_left_) &&
+             --positional_left_ == 0) {
     pending_ = Pending{true, Value::kWhole, false};
     positional_more_ = positional_count_ - 1;
   }

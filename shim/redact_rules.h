@@ -757,6 +757,8 @@ inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"net", "add", 2},                 // Samba's net rpc user add NAME PASSWORD
     {"net", "password", 2},            // Samba's net rpc password USER PASSWORD
     {"salt-call salt", "sdb.set", 2},  // salt-call sdb.set sdb://PROFILE/KEY VALUE
+    {"cachix", "authtoken", 0},        // cachix authtoken TOKEN
+    {"attic", "login", 3},             // attic login NAME URL TOKEN
 };
 
 // ---- Settings given as NAME VALUE (rule 9): once an argument equal to
@@ -782,10 +784,13 @@ inline constexpr SettingNames kSettingNames[] = {
     {"etcdctl consul", "put", false},                     // etcdctl put /config/db_password V
     {"zkCli.sh zkCli zookeeper-shell", "create", false},  // create /app/password V
     {"toml", "set", true},                                // toml set FILE db.password V
-    {"dvc", "modify", true},  // dvc remote modify [--local] REMOTE secret_access_key V
-    {"dasel", "put", true},   // dasel put string -f FILE .auth.token V
-    {"tccli", "set", true},   // configure set secretId ID secretKey V
-    {"setx", "", false},      // Windows' setx API_TOKEN V
+    {"dvc", "modify", true},       // dvc remote modify [--local] REMOTE secret_access_key V
+    {"dasel", "put", true},        // dasel put string -f FILE .auth.token V
+    {"tccli", "set", true},        // configure set secretId ID secretKey V
+    {"setx", "", false},           // Windows' setx API_TOKEN V
+    {"mix", "hex.config", false},  // mix hex.config api_key V
+    // nix --option access-tokens github.com=V
+    {"nix nix-store nix-build nix-shell nix-env nix-instantiate", "--option", false},
 };
 
 // ---- Secret stores: once an argument equal to `after` (any case) was seen,

@@ -152,6 +152,21 @@ TEST_CASE("rule 3: --value after a --name that names a secret") {
   CHECK(Args({"x", "-pp5", "archive.rar"}, "unrar")[1] == "-p[REDACTED]");
 }
 
+TEST_CASE("rule 2: package caches' and Hex's tokens; a positional secret past flags") {
+  CHECK(Args({"authtoken", "p1"}, "cachix")[1] == "[REDACTED]");
+  CHECK(Args({"login", "local", "https://c.example.com", "p2"}, "attic")[3] == "[REDACTED]");
+  CHECK(Args({"hex.config", "api_key", "p3"}, "mix")[2] == "[REDACTED]");
+  CHECK(Args({"--option", "access-tokens", "github.com=p4", "build"}, "nix")[2] == "[REDACTED]");
+  CHECK(Args({"build", "--option", "sandbox", "false"}, "nix")[3] == "false");
+  // Flags before the secret's slot are not counted; at it, a short one may
+  // be the secret.
+  Redacted attic = RedactArgs({"login", "--set-default", "local", "https://c", "p5"}, "attic");
+  CHECK(attic.args[3] == "https://c");
+  CHECK(attic.args[4] == "[REDACTED]");
+  CHECK(Args({"auth", "u", "-p6"}, "cf")[2] == "[REDACTED]");
+  CHECK(Args({"variable", "update", "--masked", "NAME", "p7"}, "glab")[4] == "[REDACTED]");
+}
+
 TEST_CASE("rule 4: URL userinfo") {
   CHECK(One("https://user:pw@example.com/x") == "https://user:[REDACTED]@example.com/x");
   CHECK(One("git+ssh://tok@host/repo") == "git+ssh://tok@host/repo");  // a user, no password
