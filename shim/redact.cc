@@ -99,6 +99,16 @@ std::string_view Tail(std::string_view text, std::size_t from) {
   return std::string_view(text.data() + from, text.size() - from);
 }
 
+// The last word of a name (db_user: user, DATABASE_URL: URL), split as
+// IsSecretName splits, but not at case changes.
+std::string_view LastNameWord(std::string_view name) {
+  std::size_t start = name.size();
+  while (start > 0 && name[start - 1] != '-' && name[start - 1] != '_' && name[start - 1] != '.' &&
+         name[start - 1] != ':')
+    --start;
+  return Tail(name, start);
+}
+
 // Which lengths (bit i: length i, up to 63) and first letters the words of
 // a list have: most names are rejected by these two loads, which keeps rules
 // that test a name at every separator (an attacker's "a=a=a=...") cheap.
@@ -395,6 +405,10 @@ std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* span
       pair != nullptr && i + 1 < arg.size() && arg[i + 1] != ' ' && arg[i + 1] != '\t';
   if (!pair_name && !pair_value && !key_header &&
       !InWords<redact_rules::kCredentialHeaders>(name) && !SecretName(name, pair != nullptr, glued))
+    return offset;
+  // A header's name is taken whole (X-Auth-Token-Path), but for who is
+  // asking: Cloudflare's X-Auth-Email, Swift's X-Auth-User.
+  if (pair == nullptr && InWords<redact_rules::kHeaderIdentityWords>(LastNameWord(name)))
     return offset;
   ++i;
   while (i < arg.size() && (arg[i] == ' ' || arg[i] == '\t')) ++i;
@@ -1743,6 +1757,12 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
     if (c == '\'' || c == '"') {
       const std::size_t end = shell_words::QuotedEnd(arg, i, false);
       if (group != nullptr && group->at_argument_start) CodeString(group, slot, i, end, arg, spans);
+      // A secret call's key= (wandb.login(key="PW")), though "key" alone
+      // names no secret elsewhere.
+      if (group != nullptr && group->call != nullptr && EqualsIgnoreCase(assigned, "key"sv)) {
+        const Span inside = QuotedInside(arg, i, end);
+        spans->Add(inside.begin, inside.end);
+      }
       if (group != nullptr) group->at_argument_start = false;
       assigned = std::string_view();
       call = nullptr;
@@ -2628,16 +2648,6 @@ void Redactor::MarkedSecret(std::string_view arg, Collector* spans) {
       spans->Add(1, arg.size());
     }
   }
-}
-
-// The last word of a name (db_user: user, DATABASE_URL: URL), split as
-// IsSecretName splits, but not at case changes.
-std::string_view LastNameWord(std::string_view name) {
-  std::size_t start = name.size();
-  while (start > 0 && name[start - 1] != '-' && name[start - 1] != '_' && name[start - 1] != '.' &&
-         name[start - 1] != ':')
-    --start;
-  return Tail(name, start);
 }
 
 // kSecretStores: once the row's word was seen, each NAME=VALUE's value,

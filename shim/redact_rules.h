@@ -158,6 +158,10 @@ inline constexpr std::string_view kCredentialHeaders[] = {
 // nonces and ids.
 inline constexpr std::string_view kNonCredentialKeyHeaders[] = {
     "idempotency-key", "x-idempotency-key", "sec-websocket-key"};
+// In a header option's value, a name ending in one of these says who asks,
+// not with what (X-Auth-Email, X-Auth-User), though its other words name a
+// credential.
+inline constexpr std::string_view kHeaderIdentityWords[] = {"email", "user", "username"};
 // Names of many secrets that, with ':' glued to a word, are a task's
 // namespace rather than a name given a value (rails credentials:edit,
 // Symfony's secrets:set NAME); "credentials: X" in YAML is still a value.

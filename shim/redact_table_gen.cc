@@ -173,6 +173,8 @@ std::string Render() {
       << Wrap(WordList(redact_rules::kCredentialHeaders))
       << ".It header option names ending in -key or _key that are no credential\n"
       << Wrap(WordList(redact_rules::kNonCredentialKeyHeaders))
+      << ".It last words of a header option's names that say who asks (rule 1)\n"
+      << Wrap(WordList(redact_rules::kHeaderIdentityWords))
       << ".It names that hold a credential in a query string, after ?, & or ; (rule 5)\n"
       << Wrap(WordList(redact_rules::kQuerySecretNames) + "; code, of " +
               std::to_string(redact_rules::kMinOAuthCodeLength) + " bytes or more")

@@ -77,6 +77,11 @@ TEST_CASE("rule 1: a header option's -key name is a credential, as X-Session-Id 
   // Elsewhere a key is an object's: a YAML line, an email's address.
   CHECK(One("partition-key: id") == "partition-key: id");
   CHECK(One("--auth-email=ops@example.com") == "--auth-email=ops@example.com");
+  // Who asks is no credential (Cloudflare's X-Auth-Email, Swift's
+  // X-Auth-User); any other header's name is taken whole.
+  CHECK(RedactArgs({"-H", "X-Auth-Email: a@b.c", "-H", "X-Auth-User: ops", "-H", "X-Auth-Key: h4"})
+            .args == std::vector<std::string>{"-H", "X-Auth-Email: a@b.c", "-H", "X-Auth-User: ops",
+                                              "-H", "X-Auth-Key: [REDACTED]"});
 }
 
 TEST_CASE("rule 2: -u/--user user:pass") {
@@ -1538,6 +1543,10 @@ TEST_CASE("rule 14: API clients given a key with no known prefix") {
         "Application.builder().token('[REDACTED]').build()");
   CHECK(One("Client('ACxxxx', 'p6')") == "Client('ACxxxx', '[REDACTED]')");
   CHECK(One("wandb.login('p7')") == "wandb.login('[REDACTED]')");
+  // key= in a call that takes a credential; elsewhere "key" names no secret.
+  CHECK(One("wandb.login(key='p8', relogin=True)") ==
+        "wandb.login(key='[REDACTED]', relogin=True)");
+  CHECK(One("d = dict(key='name')") == "d = dict(key='name')");
   CHECK(One("s.login('me', 'p8')") == "s.login('me', '[REDACTED]')");  // login's row still
   CHECK(Args({"-m", "gpt-4o", "--key", "p9", "hi"}, "llm")[3] == "[REDACTED]");
   CHECK(Args({"-k", "p10", "api", "models.list"}, "openai")[1] == "[REDACTED]");
