@@ -142,6 +142,17 @@ bool InWords(std::string_view word) {
   return false;
 }
 
+// A here-document's operator (<<, <<-) in `text`; a here-string's (<<<)
+// opens none.
+bool MayHoldHeredoc(std::string_view text) {
+  for (std::size_t at = text.find("<<"sv); at != std::string_view::npos;
+       at = text.find("<<"sv, at + 1)) {
+    if (at + 2 >= text.size() || text[at + 2] != '<') return true;
+    at += 2;
+  }
+  return false;
+}
+
 // A shell variable's reference and nothing else: $NAME, ${NAME}, $1, in
 // double quotes or not, after an authorization scheme or not ("Bearer
 // $TOKEN"). ${NAME:-default} is not one: its default may be a secret.
@@ -252,7 +263,7 @@ class Collector {
     bool any = false;
     for (std::size_t i = 0; i < count_ && !any; ++i)
       any = IsVariableReference(Slice(text, raw_[i]));
-    if (!any || text.find("<<"sv) != std::string_view::npos) return;
+    if (!any || MayHoldHeredoc(text)) return;
     std::size_t kept = 0;
     std::size_t pos = 0;
     shell_words::Token word;

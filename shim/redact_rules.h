@@ -488,6 +488,7 @@ inline constexpr ToolOption kToolOptions[] = {
     {"sendemail sendEmail", "-xp", Value::kWhole, kBoth, ""},
     {"influx", "-p", Value::kWhole, kBoth, "setup"},     // influx setup -p PASSWORD
     {"influx", "-p", Value::kWhole, kBoth, "password"},  // influx user password -n U -p PW
+    {"influx", "-p", Value::kWhole, kBoth, "create"},    // influx user create -n U -p PW
     {"mosquitto_pub mosquitto_sub mosquitto_rr mqttx", "-P", Value::kWhole, kBoth, ""},
     {"ipmitool", "-P", Value::kWhole, kBoth, ""},
     {"ldapsearch ldapmodify ldapadd ldapdelete ldapwhoami ldappasswd", "-w", Value::kWhole, kBoth,

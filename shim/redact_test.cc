@@ -159,6 +159,8 @@ TEST_CASE("rule 3: --value after a --name that names a secret") {
 
 TEST_CASE("rule 2: package caches' and Hex's tokens; a positional secret past flags") {
   CHECK(Args({"authtoken", "p1"}, "cachix")[1] == "[REDACTED]");
+  CHECK(Args({"user", "create", "-n", "bob", "-p", "p8", "-o", "org"}, "influx")[5] ==
+        "[REDACTED]");
   CHECK(Args({"login", "local", "https://c.example.com", "p2"}, "attic")[3] == "[REDACTED]");
   CHECK(Args({"hex.config", "api_key", "p3"}, "mix")[2] == "[REDACTED]");
   CHECK(Args({"--option", "access-tokens", "github.com=p4", "build"}, "nix")[2] == "[REDACTED]");
@@ -2272,6 +2274,10 @@ TEST_CASE("rule 11: a shell's variable where a secret would be is shown, not a l
   CHECK(Sh("export DB_PASSWORD=${DB_PASSWORD:-p1}") == "export DB_PASSWORD=[REDACTED]");
   CHECK(Sh("cat <<'E' > .env\nDB_PASSWORD=$ecret\nE") ==
         "cat <<'E' > .env\nDB_PASSWORD=[REDACTED]\nE");
+  // A here-string (<<<) opens no here-document: its word is hidden when
+  // read into a secret's name, references elsewhere are shown.
+  CHECK(Sh("read -r TOKEN <<< p9; curl -H \"Authorization: Bearer $TOKEN\" h") ==
+        "read -r TOKEN <<< [REDACTED]; curl -H \"Authorization: Bearer $TOKEN\" h");
   // Outside a shell's command string '$' is a literal byte of the argument.
   CHECK(Args({"-p$MYSQL_PASSWORD"}, "mysql")[0] == "-p[REDACTED]");
   CHECK(RedactArgs({"-c", "mysql -p$X"}, "psql").args[1] != "mysql -p$X");
