@@ -522,7 +522,8 @@ inline constexpr ToolOption kToolOptions[] = {
     {"rdesktop", "-p", Value::kWhole, kBoth, ""},
     {"winrm", "-p:", Value::kWhole, kAttached, ""},  // Windows' winrm -u:USER -p:PASSWORD
     {"winrm", "-password:", Value::kWhole, kAttached, ""},
-    {"az docker podman helm nerdctl buildah skopeo oc crane regctl cf cosign notation ibmcloud",
+    {"az docker podman helm nerdctl buildah skopeo oc crane regctl cf cosign notation ibmcloud "
+     "fly",  // Concourse's fly -t T login -u U -p PASSWORD (its set-pipeline -p is a name)
      "-p", Value::kWhole, kBoth, "login"},
     {"sops", "--set", Value::kWhole, kBoth, ""},  // --set 'PATH VALUE': the path too
     // PowerShell: Set-Item -Path env:DB_PASSWORD -Value V (a registry's

@@ -159,6 +159,8 @@ TEST_CASE("rule 3: --value after a --name that names a secret") {
 
 TEST_CASE("rule 2: package caches' and Hex's tokens; a positional secret past flags") {
   CHECK(Args({"authtoken", "p1"}, "cachix")[1] == "[REDACTED]");
+  CHECK(Args({"-t", "ci", "login", "-u", "admin", "-p", "p9"}, "fly")[6] == "[REDACTED]");
+  CHECK(Args({"-t", "ci", "set-pipeline", "-p", "app"}, "fly")[4] == "app");
   CHECK(Args({"user", "create", "-n", "bob", "-p", "p8", "-o", "org"}, "influx")[5] ==
         "[REDACTED]");
   CHECK(Args({"login", "local", "https://c.example.com", "p2"}, "attic")[3] == "[REDACTED]");
