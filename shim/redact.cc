@@ -1565,7 +1565,7 @@ struct CodeGroup {
   bool at_argument_start = true;
   unsigned argument = 1;   // counted from 1
   unsigned strings = 0;    // string arguments seen, for secret_value
-  Span first{0, 0};        // the first one's inside
+  Span first{0, 0};        // the first one's inside (or a lone call's first argument's)
   bool list = false;       // opened with '['
   bool object = false;     // opened with '{': its pairs are name: value (rule 10's)
   bool argv_call = false;  // a call of kArgvCalls: its strings are an argv
@@ -1681,6 +1681,7 @@ void CodeString(CodeGroup* group, std::size_t slot, std::size_t open, std::size_
       group->argument <= group->call->last) {
     spans->Add(inside.begin, inside.end);
   }
+  if (group->call != nullptr && group->call->lone && group->argument == 1) group->first = inside;
   if (group->secret_value && ++group->strings == 1) {
     group->first = inside;
   } else if (group->secret_value) {
@@ -1715,6 +1716,10 @@ void CodeString(CodeGroup* group, std::size_t slot, std::size_t open, std::size_
 // string is secret.
 void EndCodeGroup(const CodeGroup& group, Collector* spans) {
   if (group.secret_value && group.strings == 1 && !group.names_first)
+    spans->Add(group.first.begin, group.first.end);
+  // A call's only argument, a string, where the call takes it alone; in
+  // parentheses (prose may read "login 'admin' first").
+  if (group.call != nullptr && group.call->lone && !group.bare && group.argument == 1)
     spans->Add(group.first.begin, group.first.end);
 }
 

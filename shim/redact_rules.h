@@ -861,12 +861,14 @@ struct SecretCall {
   std::string_view name;
   unsigned char first;
   unsigned char last;
+  bool lone = false;  // and the argument when it is the only one (a token)
 };
 inline constexpr SecretCall kSecretCalls[] = {
     // W&B's wandb.login(KEY) (before login's row, which would match first).
     {"wandb.login", 1, 1},
-    // smtplib, ftplib, imaplib, docker's client: login(user, password)
-    {"login", 2, 2},
+    // smtplib, ftplib, imaplib, docker's client: login(user, password);
+    // alone, a token (huggingface_hub's login(TOKEN), discord's).
+    {"login", 2, 2, true},
     // requests, httpx, aiohttp: HTTPBasicAuth(user, password)
     {"HTTPBasicAuth", 2, 2},
     {"HTTPDigestAuth", 2, 2},
@@ -898,8 +900,11 @@ inline constexpr SecretCall kSecretCalls[] = {
     // MySQL's PASSWORD('x'); MongoDB's db.changeUserPassword(user, PASSWORD).
     {"PASSWORD", 1, 1},
     {"changeUserPassword", 2, 2},
-    // MongoDB's db.auth(user, password).
-    {"auth", 2, 2},
+    // MongoDB's db.auth(user, password); alone, Redis's password (ioredis'
+    // redis.auth(PW), Lua's redis:auth(PW)).
+    {"auth", 2, 2, true},
+    // Ruby's Net::SMTP.start(host, port, helo, user, PASSWORD, authtype).
+    {"SMTP.start", 5, 5},
     // Ruby's Net::HTTP and Faraday: basic_auth(user, password).
     {"basic_auth", 2, 2},
     // LDAP binds: PHP's ldap_bind(conn, dn, password), python-ldap's

@@ -330,9 +330,10 @@ std::string Render() {
   for (const redact_rules::SecretCall& call : redact_rules::kSecretCalls) {
     const std::string first = std::to_string(call.first);
     out << ".It Li " << Literal(call.name) << "\n"
-        << Wrap(call.first == call.last
-                    ? "argument " + first + "."
-                    : "arguments " + first + " to " + std::to_string(call.last) + ".");
+        << Wrap((call.first == call.last
+                     ? "argument " + first
+                     : "arguments " + first + " to " + std::to_string(call.last)) +
+                (call.lone ? ", or the only one." : "."));
   }
   out << ".El\n";
   out << ".Ss Token prefixes\n"

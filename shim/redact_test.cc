@@ -1551,6 +1551,15 @@ TEST_CASE("rule 14: API clients given a key with no known prefix") {
   CHECK(One("wandb.login(key='p8', relogin=True)") ==
         "wandb.login(key='[REDACTED]', relogin=True)");
   CHECK(One("d = dict(key='name')") == "d = dict(key='name')");
+  // A call that takes a token alone: its only argument; with a user, the
+  // second; in prose, no call.
+  CHECK(One("login('p9')") == "login('[REDACTED]')");
+  CHECK(One("redis:auth('p10')") == "redis:auth('[REDACTED]')");
+  CHECK(One("s.login('me', 'p11')") == "s.login('me', '[REDACTED]')");
+  CHECK(One("login(user)") == "login(user)");
+  CHECK(One("please login 'admin' first") == "please login 'admin' first");
+  CHECK(One("Net::SMTP.start('h', 25, 'd', 'u', 'p12', :plain)") ==
+        "Net::SMTP.start('h', 25, 'd', 'u', '[REDACTED]', :plain)");
   CHECK(One("s.login('me', 'p8')") == "s.login('me', '[REDACTED]')");  // login's row still
   CHECK(Args({"-m", "gpt-4o", "--key", "p9", "hi"}, "llm")[3] == "[REDACTED]");
   CHECK(Args({"-k", "p10", "api", "models.list"}, "openai")[1] == "[REDACTED]");
