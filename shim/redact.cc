@@ -256,7 +256,8 @@ class Collector {
   // reference ($DB_PASSWORD, "${TOKEN}") is the shell's to expand: it names
   // a secret and holds none (kubectl exec db -- sh -c 'mysql
   // -p$MYSQL_PASSWORD'). Not in a word with a single quote, where '$' is
-  // itself ('$ecret', $'...'), not after a backslash, and not at all where
+  // itself ('$ecret', $'...'), not after a backslash (or PowerShell's
+  // backtick), and not at all where
   // a here-document may be, whose body is literal when its delimiter is
   // quoted. The spans are sorted; one pass over the words.
   void ShowReferences(std::string_view text) {
@@ -276,7 +277,7 @@ class Collector {
       const bool expanded =
           have_word && !word.separator && word.begin <= s.begin && s.end <= word.end &&
           Slice(text, Span{word.begin, word.end}).find('\'') == std::string_view::npos &&
-          (s.begin == 0 || text[s.begin - 1] != '\\');
+          (s.begin == 0 || (text[s.begin - 1] != '\\' && text[s.begin - 1] != '`'));
       if (expanded && IsVariableReference(Slice(text, s))) continue;
       raw_[kept++] = s;
     }
@@ -2456,6 +2457,7 @@ void Redactor::NextArgument(std::string_view arg, Spans* out) {
   // A shell runs it (sh -c, ssh's remote command): its variables expand.
   const bool shell_runs =
       command_string && (InWords<redact_rules::kShells>(reader->tool_) ||
+                         InWords<redact_rules::kPowerShells>(reader->tool_) ||
                          (reader->runs_shell_command_lines_ &&
                           !InWords<redact_rules::kLiteralCommandRunners>(reader->tool_)));
   reader->Collect(arg, &spans);

@@ -341,6 +341,11 @@ inline constexpr std::string_view kTeeCommands[] = {"tee"};
 // it (rule 5: A_TOKEN='x y' gh pr create keeps gh pr create).
 inline constexpr std::string_view kShells[] = {"sh",  "bash", "dash", "zsh",
                                                "ksh", "mksh", "ash",  "su"};
+// PowerShell: its command string (-c) expands $name as a shell's does (a
+// backtick, not a backslash, escapes the '$'), so a variable's reference
+// there holds no secret.
+inline constexpr std::string_view kPowerShells[] = {"pwsh", "powershell", "pwsh.exe",
+                                                    "powershell.exe"};
 // Tools that hand their arguments to a shell as a command line (ssh's
 // remote command, watch's, parallel's, tmux's): a command string, as after
 // -c, where rules 8 and 9 hold for any command (ssh h 'tool config set

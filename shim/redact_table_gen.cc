@@ -205,6 +205,8 @@ std::string Render() {
       << ".It password managers' readers: rules 8 and 9 off after these subcommands\n"
       << Wrap(Subcommands(redact_rules::kFieldReaderSubcommands)) << ".It shells (rule 5)\n"
       << Wrap(WordList(redact_rules::kShells))
+      << ".It PowerShell: after its -c, a variable's reference is shown (rule 11)\n"
+      << Wrap(WordList(redact_rules::kPowerShells))
       << ".It tools whose arguments a shell runs, command strings as after -c (rule 11)\n"
       << Wrap(WordList(redact_rules::kShellCommandRunners))
       << ".It of those, the ones no shell runs: '$' is no variable's reference there (rule 11)\n"

@@ -2285,6 +2285,11 @@ TEST_CASE("rule 11: a shell's variable where a secret would be is shown, not a l
   CHECK(Sh("export DB_PASSWORD=${DB_PASSWORD:-p1}") == "export DB_PASSWORD=[REDACTED]");
   CHECK(Sh("cat <<'E' > .env\nDB_PASSWORD=$ecret\nE") ==
         "cat <<'E' > .env\nDB_PASSWORD=[REDACTED]\nE");
+  // PowerShell's command string expands a variable as a shell's does.
+  CHECK(RedactArgs({"-c", "Connect-AzAccount -Credential $c"}, "pwsh").args[1] ==
+        "Connect-AzAccount -Credential $c");
+  CHECK(RedactArgs({"-c", "Connect-AzAccount -Credential 'p13'"}, "pwsh").args[1] ==
+        "Connect-AzAccount -Credential '[REDACTED]'");
   // A here-string (<<<) opens no here-document: its word is hidden when
   // read into a secret's name, references elsewhere are shown.
   CHECK(Sh("read -r TOKEN <<< p9; curl -H \"Authorization: Bearer $TOKEN\" h") ==
