@@ -259,9 +259,12 @@ inline constexpr ToolSubcommands kFieldReaderSubcommands[] = {
 inline constexpr std::string_view kStdinSecretOptions[] = {"--password-stdin", "--with-token",
                                                            "--data-file=-"};
 // kubeseal: what it reads is a Secret to seal.
-inline constexpr std::string_view kStdinSecretCommands[] = {
-    "chpasswd", "passwd", "cryptsetup", "wpa_passphrase",     "sshpass",
-    "kubeseal", "argon2", "kinit",      "mysql_config_editor"};
+inline constexpr std::string_view
+    kStdinSecretCommands[] =
+        {
+            "chpasswd",      "passwd", "cryptsetup", "wpa_passphrase",      "sshpass",
+            "kubeseal",      "argon2", "kinit",      "mysql_config_editor", "vncpasswd",
+            "tigervncpasswd"};  // vncpasswd -f <<< PW > ~/.vnc/passwd
 // Rule 16: a substitution's pattern that is a default password, its
 // replacement the secret (sed -i 's/changeme/X/' db.conf).
 inline constexpr std::string_view kPlaceholderPasswords[] = {"changeme", "change_me", "changeit",
@@ -550,7 +553,10 @@ inline constexpr ToolOption kToolOptions[] = {
     {"pulumi", "--secret", Value::kReference, kSeparate, ""},  // a flag: config set --secret NAME V
     {"composer", "--auth", Value::kReference, kSeparate, ""},  // a flag: config --auth NAME V
     {"lpass", "--password", Value::kReference, kSeparate, "show"},  // a flag: show --password ITEM
-    {"keepassxc-cli", "-a", Value::kReference, kBoth, ""},          // show -a password: a field
+    // TigerVNC's and TightVNC's viewers: -passwd names the password file
+    // (x11vnc's -passwd is the password).
+    {"vncviewer xtigervncviewer xvncviewer", "-passwd", Value::kReference, kBoth, ""},
+    {"keepassxc-cli", "-a", Value::kReference, kBoth, ""},             // show -a password: a field
     {"trino presto", "--password", Value::kReference, kSeparate, ""},  // a flag: it prompts
     {"xcrun", "-p", Value::kWhole, kBoth, "altool"},
     {"signtool signtool.exe", "/p", Value::kWhole, kSeparate, ""},       // signtool sign /f F /p PW

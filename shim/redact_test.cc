@@ -159,6 +159,10 @@ TEST_CASE("rule 3: --value after a --name that names a secret") {
 
 TEST_CASE("rule 2: package caches' and Hex's tokens; a positional secret past flags") {
   CHECK(Args({"authtoken", "p1"}, "cachix")[1] == "[REDACTED]");
+  CHECK(Args({"-passwd", "~/.vnc/passwd", "h:1"}, "vncviewer")[1] == "~/.vnc/passwd");
+  CHECK(Args({"-passwd", "p14", "-display", ":0"}, "x11vnc")[1] == "[REDACTED]");
+  CHECK(RedactArgs({"-c", "vncpasswd -f <<< p15"}, "bash").args[1] ==
+        "vncpasswd -f <<< [REDACTED]");
   CHECK(Args({"-t", "ci", "login", "-u", "admin", "-p", "p9"}, "fly")[6] == "[REDACTED]");
   CHECK(Args({"-t", "ci", "set-pipeline", "-p", "app"}, "fly")[4] == "app");
   CHECK(Args({"user", "create", "-n", "bob", "-p", "p8", "-o", "org"}, "influx")[5] ==
