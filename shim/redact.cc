@@ -1384,13 +1384,14 @@ bool IsApostrophe(std::string_view arg, std::size_t at) {
   return !(whole_word && IsStringPrefix(std::string_view(arg.data() + word, at - word)));
 }
 
-// Whether code goes on at `at` (past blanks: ) ; , { } or the end), as it
-// does after a string's closing quote ("Password:"; send ...), not a
+// Whether code goes on at `at` (past blanks: ) ; , { } a line's end or the
+// end), as it does after a string's closing quote ("Password:"; send ...,
+// an expect script's lines), not a
 // value's text (the users' password: 'X', where an apostrophe misled).
 bool CodeAfter(std::string_view arg, std::size_t at) {
-  at = SkipSpace(arg, at);
+  while (at < arg.size() && (arg[at] == ' ' || arg[at] == '\t')) ++at;
   return at >= arg.size() || arg[at] == ')' || arg[at] == ';' || arg[at] == ',' || arg[at] == '{' ||
-         arg[at] == '}';
+         arg[at] == '}' || arg[at] == '\n' || arg[at] == '\r';
 }
 
 // Rule 13's fallback: a secret name's value that is a lookup, then || ?? //

@@ -553,9 +553,10 @@ inline constexpr ToolOption kToolOptions[] = {
     {"pulumi", "--secret", Value::kReference, kSeparate, ""},  // a flag: config set --secret NAME V
     {"composer", "--auth", Value::kReference, kSeparate, ""},  // a flag: config --auth NAME V
     {"lpass", "--password", Value::kReference, kSeparate, "show"},  // a flag: show --password ITEM
-    // TigerVNC's and TightVNC's viewers: -passwd names the password file
-    // (x11vnc's -passwd is the password).
-    {"vncviewer xtigervncviewer xvncviewer", "-passwd", Value::kReference, kBoth, ""},
+    // TigerVNC's and TightVNC's viewers: -passwd names the password file;
+    // a value not shaped as a path is still hidden (x11vnc's -passwd is the
+    // password).
+    {"vncviewer xtigervncviewer xvncviewer", "-passwd", Value::kUnlessPath, kBoth, ""},
     {"keepassxc-cli", "-a", Value::kReference, kBoth, ""},             // show -a password: a field
     {"trino presto", "--password", Value::kReference, kSeparate, ""},  // a flag: it prompts
     {"xcrun", "-p", Value::kWhole, kBoth, "altool"},

@@ -160,6 +160,7 @@ TEST_CASE("rule 3: --value after a --name that names a secret") {
 TEST_CASE("rule 2: package caches' and Hex's tokens; a positional secret past flags") {
   CHECK(Args({"authtoken", "p1"}, "cachix")[1] == "[REDACTED]");
   CHECK(Args({"-passwd", "~/.vnc/passwd", "h:1"}, "vncviewer")[1] == "~/.vnc/passwd");
+  CHECK(Args({"-passwd", "p16", "h:1"}, "vncviewer")[1] == "[REDACTED]");
   CHECK(Args({"-passwd", "p14", "-display", ":0"}, "x11vnc")[1] == "[REDACTED]");
   CHECK(RedactArgs({"-c", "vncpasswd -f <<< p15"}, "bash").args[1] ==
         "vncpasswd -f <<< [REDACTED]");
@@ -551,6 +552,9 @@ TEST_CASE("rule 15: the answer sent to a prompt that asks for a secret") {
   // A prompt's text is no code assignment (rule 13): a quote of the string's
   // own kind after "Password:" closes it and opens no value.
   CHECK(One("'Password:'); c.sendline('x')") == "'Password:'); c.sendline('x')");
+  // So does a line's end (an expect script's lines, in a here-document).
+  CHECK(tcl("spawn ssh h\nexpect \"password:\"\nsend \"k8\\r\"\nexpect \"$ \"") ==
+        "spawn ssh h\nexpect \"password:\"\nsend \"[REDACTED]\"\nexpect \"$ \"");
   CHECK(One("c.expect(\"Enter token: \"); print(\"x\")") ==
         "c.expect(\"Enter token: \"); print(\"x\")");
   // A quote of the other kind does: code in a string is still code (and
