@@ -59,8 +59,9 @@ inline constexpr std::string_view kKeyQualifiers[] = {
     "consumer",
     "ingest",
     "application",
-    "hmac",       // certbot --eab-hmac-key
-    "preshared",  // WireGuard's PresharedKey
+    "hmac",         // certbot --eab-hmac-key
+    "preshared",    // WireGuard's PresharedKey
+    "integration",  // PagerDuty's integration_key (not routing_key: RabbitMQ's is a queue's)
     // Model vendors' keys (--openai-key, ANTHROPIC_KEY).
     "openai",
     "anthropic",
@@ -540,7 +541,9 @@ inline constexpr ToolOption kToolOptions[] = {
     {"hydra medusa", "-p", Value::kWhole, kBoth, ""},  // -P is a file of passwords
     // SMB and WinRM clients: a password, or an NT hash (-H; smbmap's -H is
     // the host, its -p takes a password or a hash).
-    {"smbmap crackmapexec cme nxc netexec evil-winrm", "-p", Value::kWhole, kBoth, ""},
+    {"smbmap crackmapexec cme nxc netexec evil-winrm bloodhound-python bloodhound-ce-python "
+     "certipy certipy-ad",
+     "-p", Value::kWhole, kBoth, ""},
     {"crackmapexec cme nxc netexec evil-winrm", "-H", Value::kWhole, kBoth, ""},
     {kImpacketTargetTools, "-hashes", Value::kWhole, kBoth, ""},  // LM:NT
     {kImpacketDomainTools, "-hashes", Value::kWhole, kBoth, ""},
@@ -776,6 +779,7 @@ inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"net", "password", 2},            // Samba's net rpc password USER PASSWORD
     {"salt-call salt", "sdb.set", 2},  // salt-call sdb.set sdb://PROFILE/KEY VALUE
     {"cachix", "authtoken", 0},        // cachix authtoken TOKEN
+    {"shodan", "init", 0},             // shodan init API_KEY
     {"attic", "login", 3},             // attic login NAME URL TOKEN
 };
 

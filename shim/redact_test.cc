@@ -159,6 +159,12 @@ TEST_CASE("rule 3: --value after a --name that names a secret") {
 
 TEST_CASE("rule 2: package caches' and Hex's tokens; a positional secret past flags") {
   CHECK(Args({"authtoken", "p1"}, "cachix")[1] == "[REDACTED]");
+  CHECK(Args({"init", "p18"}, "shodan")[1] == "[REDACTED]");
+  CHECK(Args({"find", "-u", "u@dom", "-p", "p19"}, "certipy")[4] == "[REDACTED]");
+  CHECK(Args({"-u", "u", "-p", "p20", "-d", "dom"}, "bloodhound-python")[3] == "[REDACTED]");
+  CHECK(One("{\"integration_key\":\"p21\"}") == "{\"integration_key\":\"[REDACTED]\"}");
+  CHECK(One("ch.basic_publish(exchange='', routing_key='hello')") ==
+        "ch.basic_publish(exchange='', routing_key='hello')");
   CHECK(Args({"-passwd", "~/.vnc/passwd", "h:1"}, "vncviewer")[1] == "~/.vnc/passwd");
   CHECK(Args({"-passwd", "p16", "h:1"}, "vncviewer")[1] == "[REDACTED]");
   CHECK(Args({"-passwd", "p14", "-display", ":0"}, "x11vnc")[1] == "[REDACTED]");
