@@ -546,13 +546,19 @@ void TargetPassword(std::string_view arg, std::size_t offset, Collector* spans) 
 // A value that names a file: it starts as a path does (/, ~, ./ or ../)
 // or ends in a key file's extension (an option naming a key file: ansible
 // --private-key ~/.ssh/id_ed25519, wget --private-key=k.pem).
+// The AWS CLI's parameter files (--secret-string file://creds.json,
+// --plaintext fileb://data.bin), Tailscale's (--authkey
+// file:/etc/tailscale/authkey), OpenSSL's (-passin file:pw.txt): the value
+// is read from the file it names.
+bool IsFileUrl(std::string_view value) {
+  return StartsWith(value, "file:"sv) || StartsWith(value, "fileb://"sv);
+}
+
 bool NamesAFile(std::string_view value) {
   if (value.empty()) return false;
   if (value[0] == '/' || value[0] == '~') return true;
   if (StartsWith(value, "./"sv) || StartsWith(value, "../"sv)) return true;
-  // The AWS CLI's parameter files (--plaintext fileb://data.bin), and
-  // Tailscale's (--authkey file:/etc/tailscale/authkey).
-  if (StartsWith(value, "file:"sv) || StartsWith(value, "fileb://"sv)) return true;
+  if (IsFileUrl(value)) return true;
   for (std::string_view extension : redact_rules::kKeyFileExtensions) {
     if (EndsWithIgnoreCase(value, extension)) return true;
   }
@@ -563,8 +569,10 @@ void ToolValue(Value value, std::string_view arg, std::size_t offset, Collector*
   char separator = 0;
   switch (value) {
     case Value::kWhole:
-      // Stdin's name is no secret (unrar -p-: no password; --password-file -).
-      if (!InWords<redact_rules::kStdinPaths>(Tail(arg, offset))) spans->Add(offset, arg.size());
+      // Stdin's name is no secret (unrar -p-: no password; --password-file
+      // -), nor a file's URL.
+      if (!InWords<redact_rules::kStdinPaths>(Tail(arg, offset)) && !IsFileUrl(Tail(arg, offset)))
+        spans->Add(offset, arg.size());
       return;
     case Value::kHeader: HeaderRule(arg, offset, spans); return;
     case Value::kPassSource:
@@ -2557,8 +2565,8 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
   if (pending.active && pending.setting && InWords<redact_rules::kTaskVerbs>(arg))
     pending = Pending{};
   if (pending.active && pending.value == Value::kWhole) {
-    if (!InWords<redact_rules::kStdinPaths>(arg))
-      spans.Add(0, arg.size());  // not --secret-string -
+    if (!InWords<redact_rules::kStdinPaths>(arg) && !IsFileUrl(arg))
+      spans.Add(0, arg.size());  // not --secret-string - or file://creds.json
     // Still a setting's name for rule 9: pulumi config set --secret NAME V.
     SettingName(arg, is_option);
     return;

@@ -160,6 +160,11 @@ TEST_CASE("rule 3: --value after a --name that names a secret") {
 TEST_CASE("rule 2: package caches' and Hex's tokens; a positional secret past flags") {
   CHECK(Args({"authtoken", "p1"}, "cachix")[1] == "[REDACTED]");
   CHECK(Args({"init", "p18"}, "shodan")[1] == "[REDACTED]");
+  // A file's URL names where the secret is read from (the AWS CLI's).
+  CHECK(Args({"secretsmanager", "create-secret", "--name", "n", "--secret-string",
+              "file://creds.json"},
+             "aws")[5] == "file://creds.json");
+  CHECK(Args({"ssm", "put-parameter", "--value", "file://pw.txt"}, "aws")[3] == "file://pw.txt");
   CHECK(Args({"find", "-u", "u@dom", "-p", "p19"}, "certipy")[4] == "[REDACTED]");
   CHECK(Args({"-u", "u", "-p", "p20", "-d", "dom"}, "bloodhound-python")[3] == "[REDACTED]");
   CHECK(One("{\"integration_key\":\"p21\"}") == "{\"integration_key\":\"[REDACTED]\"}");
@@ -2250,11 +2255,12 @@ TEST_CASE("rule 11: a substitution that prints a secret's file or value") {
   CHECK(Sh("gcloud secrets versions add s --data-file=<(echo k2)") ==
         "gcloud secrets versions add s --data-file=<(echo [REDACTED])");
   // A file's prefix: vault's @, the AWS CLI's file://, OpenSSL's file:.
-  // (Rules 3 and 5 hide the secret name's own value, the file's prefix.)
+  // (Rule 5 hides the secret name's own value, the file's prefix; rule 3
+  // shows a file's URL.)
   CHECK(Sh("vault kv put secret/app password=@<(echo k3)") ==
         "vault kv put secret/app password=[REDACTED] [REDACTED])");
   CHECK(Sh("aws secretsmanager put-secret-value --secret-string file://<(echo k4)") ==
-        "aws secretsmanager put-secret-value --secret-string [REDACTED](echo [REDACTED])");
+        "aws secretsmanager put-secret-value --secret-string file://<(echo [REDACTED])");
   CHECK(Sh("openssl enc -aes-256-cbc -pass file:<(echo k5) -in f") ==
         "openssl enc -aes-256-cbc -pass file:<(echo [REDACTED]) -in f");
   // A command substitution given to a secret name or option.
