@@ -615,6 +615,10 @@ inline constexpr ToolOption kToolOptions[] = {
     {"expo", "-p", Value::kWhole, kBoth, "login"},
     {"apksigner", "--ks-pass", Value::kPassSource, kSeparate, ""},
     {"apksigner", "--key-pass", Value::kPassSource, kSeparate, ""},
+    // bundletool build-apks --ks-pass=pass:PW (or file:PATH)
+    {"bundletool", "--ks-pass", Value::kPassSource, kBoth, ""},
+    {"bundletool", "--key-pass", Value::kPassSource, kBoth, ""},
+    {"Unity unity-editor", "-serial", Value::kWhole, kSeparate, ""},  // a license's serial
     {"elasticsearch-users", "-p", Value::kWhole, kBoth, ""},
     {"yt-dlp youtube-dl", "-p", Value::kWhole, kBoth, ""},
     {"transmission-remote", "-n", Value::kAfterColon, kBoth, ""},
@@ -780,6 +784,7 @@ inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"salt-call salt", "sdb.set", 2},  // salt-call sdb.set sdb://PROFILE/KEY VALUE
     {"cachix", "authtoken", 0},        // cachix authtoken TOKEN
     {"shodan", "init", 0},             // shodan init API_KEY
+    {"steamcmd", "+login", 2},         // steamcmd +login USER PASSWORD [GUARD_CODE]
     {"attic", "login", 3},             // attic login NAME URL TOKEN
 };
 

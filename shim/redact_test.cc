@@ -160,6 +160,12 @@ TEST_CASE("rule 3: --value after a --name that names a secret") {
 TEST_CASE("rule 2: package caches' and Hex's tokens; a positional secret past flags") {
   CHECK(Args({"authtoken", "p1"}, "cachix")[1] == "[REDACTED]");
   CHECK(Args({"init", "p18"}, "shodan")[1] == "[REDACTED]");
+  CHECK(Args({"+login", "builder", "p22", "+app_update", "740"}, "steamcmd") ==
+        std::vector<std::string>{"+login", "builder", "[REDACTED]", "+app_update", "740"});
+  CHECK(Args({"-batchmode", "-serial", "p23", "-quit"}, "Unity")[2] == "[REDACTED]");
+  CHECK(
+      Args({"build-apks", "--ks-pass=pass:p24", "--key-pass=file:k.txt"}, "bundletool") ==
+      std::vector<std::string>{"build-apks", "--ks-pass=pass:[REDACTED]", "--key-pass=file:k.txt"});
   // A file's URL names where the secret is read from (the AWS CLI's).
   CHECK(Args({"secretsmanager", "create-secret", "--name", "n", "--secret-string",
               "file://creds.json"},
