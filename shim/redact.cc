@@ -565,6 +565,13 @@ bool NamesAFile(std::string_view value) {
   return false;
 }
 
+// Credentials given as a file (GOOGLE_APPLICATION_CREDENTIALS=/k.json,
+// --credentials ~/.config/creds.json): a path, or a JSON file's name.
+bool NamesCredentialsFile(std::string_view name, std::string_view value) {
+  return (EndsWithIgnoreCase(name, "credentials"sv) || EndsWithIgnoreCase(name, "credential"sv)) &&
+         (NamesAFile(value) || EndsWithIgnoreCase(value, ".json"sv));
+}
+
 void ToolValue(Value value, std::string_view arg, std::size_t offset, Collector* spans) {
   char separator = 0;
   switch (value) {
@@ -944,7 +951,8 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
     // from; API_KEY=%s\n in printf's format: where it goes.
     const std::string_view value(arg.data() + begin, end - begin);
     const bool short_code = query_code && value.size() < redact_rules::kMinOAuthCodeLength;
-    if (!InWords<redact_rules::kStdinPaths>(value) && !IsConversionOnly(value) && !short_code)
+    if (!InWords<redact_rules::kStdinPaths>(value) && !IsConversionOnly(value) && !short_code &&
+        !NamesCredentialsFile(name, value))
       spans->Add(begin, end);
     p = end > p ? end - 1 : p;
   }
@@ -2598,7 +2606,8 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
       // A private or client key's option may name its file instead
       // (ansible --private-key ~/.ssh/id, kubectl --client-key=k.pem): a
       // path is shown.
-      const Value value = NameEndsIn(name, "privatekey"sv) || NameEndsIn(name, "clientkey"sv)
+      const Value value = NameEndsIn(name, "privatekey"sv) || NameEndsIn(name, "clientkey"sv) ||
+                                  NameEndsIn(name, "credentials"sv)
                               ? Value::kUnlessPath
                               : Value::kWhole;
       if (eq != std::string_view::npos) {

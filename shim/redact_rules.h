@@ -17,16 +17,15 @@ namespace redact_rules {
 // compared case-insensitively.
 
 // A word that makes a name secret.
-inline constexpr std::string_view
-    kSecretWords[] =
-        {
-            "password",    "passwd",     "passphrase", "pass",       "secret",      "secrets",
-            "token",       "tokens",     "apikey",     "credential", "credentials", "auth",
-            "bearer",      "cookie",     "signature",  "sig",        "otp",         "psk",
-            "requirepass", "masterauth",  // Redis: CONFIG SET requirepass V, --requirepass V
-            "mnemonic",                   // a wallet's seed words
-            "adminpass",   "rootpass",   "dbpass",  // samba-tool --adminpass
-            "sshpass",                              // sshpass -e reads SSHPASS
+inline constexpr std::string_view kSecretWords[] =
+    {
+        "password",    "passwd",     "passphrase", "pass",       "secret",      "secrets",
+        "token",       "tokens",     "apikey",     "credential", "credentials", "auth",
+        "bearer",      "cookie",     "signature",  "sig",        "otp",         "psk",
+        "requirepass", "masterauth",            // Redis: CONFIG SET requirepass V, --requirepass V
+        "mnemonic",    "mnemonics",             // a wallet's seed words (forge --mnemonics)
+        "adminpass",   "rootpass",   "dbpass",  // samba-tool --adminpass
+        "sshpass",                              // sshpass -e reads SSHPASS
 };
 // A word that makes a name secret as its last word only: ADMIN_PW and --pw,
 // --jwt, GITHUB_PAT (a personal access token; not PW_TEST_..., JWT_ALGORITHM),
@@ -62,6 +61,7 @@ inline constexpr std::string_view kKeyQualifiers[] = {
     "hmac",         // certbot --eab-hmac-key
     "preshared",    // WireGuard's PresharedKey
     "integration",  // PagerDuty's integration_key (not routing_key: RabbitMQ's is a queue's)
+    "kaggle",       // KAGGLE_KEY
     // Model vendors' keys (--openai-key, ANTHROPIC_KEY).
     "openai",
     "anthropic",
@@ -92,6 +92,9 @@ inline constexpr std::string_view kKeyQualifiers[] = {
 inline constexpr std::string_view kLoginQualifiers[] = {"sonar"};
 // A wallet's seed words (SEED_PHRASE, recoveryPhrase).
 inline constexpr std::string_view kPhraseQualifiers[] = {"seed", "recovery", "backup"};
+// A password manager's unlocked session (Bitwarden's BW_SESSION, 1Password's
+// OP_SESSION_account); elsewhere a session is named or counted.
+inline constexpr std::string_view kSessionQualifiers[] = {"bw", "op"};
 // A word that makes a name secret only right after one of its qualifiers
 // (api key, AccountKey, sonar.login, seed phrase).
 struct QualifiedWord {
@@ -103,6 +106,7 @@ inline constexpr QualifiedWord kQualifiedWords[] = {
     {"key", kKeyQualifiers, sizeof kKeyQualifiers / sizeof kKeyQualifiers[0]},
     {"login", kLoginQualifiers, sizeof kLoginQualifiers / sizeof kLoginQualifiers[0]},
     {"phrase", kPhraseQualifiers, sizeof kPhraseQualifiers / sizeof kPhraseQualifiers[0]},
+    {"session", kSessionQualifiers, sizeof kSessionQualifiers / sizeof kSessionQualifiers[0]},
 };
 // The last word of a name that says the value is not the secret itself (a
 // flag, a file, a name, an id, an address): password-file, token_ttl,
@@ -613,6 +617,7 @@ inline constexpr ToolOption kToolOptions[] = {
     {"dotnet", "-p", Value::kWhole, kBoth, "source"},  // nuget add/update source; not run -p
     {"choco", "-k", Value::kWhole, kBoth, ""},
     {"expo", "-p", Value::kWhole, kBoth, "login"},
+    {"geth clef", "--password", Value::kReference, kBoth, ""},  // the password's file
     {"apksigner", "--ks-pass", Value::kPassSource, kSeparate, ""},
     {"apksigner", "--key-pass", Value::kPassSource, kSeparate, ""},
     // bundletool build-apks --ks-pass=pass:PW (or file:PATH)

@@ -160,6 +160,19 @@ TEST_CASE("rule 3: --value after a --name that names a secret") {
 TEST_CASE("rule 2: package caches' and Hex's tokens; a positional secret past flags") {
   CHECK(Args({"authtoken", "p1"}, "cachix")[1] == "[REDACTED]");
   CHECK(Args({"init", "p18"}, "shodan")[1] == "[REDACTED]");
+  CHECK(Args({"script", "Deploy", "--mnemonics", "p25 p26"}, "forge")[3] == "[REDACTED]");
+  CHECK(One("BW_SESSION=p27") == "BW_SESSION=[REDACTED]");
+  CHECK(One("OP_SESSION_my=p28") == "OP_SESSION_my=[REDACTED]");
+  CHECK(Args({"--session", "main"}, "tool")[1] == "main");
+  CHECK(One("KAGGLE_KEY=p29") == "KAGGLE_KEY=[REDACTED]");
+  CHECK(Args({"account", "import", "--password", "pw.txt", "key.txt"}, "geth")[3] == "pw.txt");
+  // Credentials given as a file's path are shown; inline, hidden.
+  CHECK(One("GOOGLE_APPLICATION_CREDENTIALS=/k.json") == "GOOGLE_APPLICATION_CREDENTIALS=/k.json");
+  CHECK(One("GOOGLE_APPLICATION_CREDENTIALS=sa.json") == "GOOGLE_APPLICATION_CREDENTIALS=sa.json");
+  CHECK(One("GOOGLE_CREDENTIALS=p30") == "GOOGLE_CREDENTIALS=[REDACTED]");
+  CHECK(Args({"build", "--google_credentials=/k.json"}, "bazel")[1] ==
+        "--google_credentials=/k.json");
+  CHECK(Args({"--credentials", "u:p31"}, "tool")[1] == "[REDACTED]");
   CHECK(Args({"+login", "builder", "p22", "+app_update", "740"}, "steamcmd") ==
         std::vector<std::string>{"+login", "builder", "[REDACTED]", "+app_update", "740"});
   CHECK(Args({"-batchmode", "-serial", "p23", "-quit"}, "Unity")[2] == "[REDACTED]");
