@@ -821,6 +821,8 @@ inline constexpr SettingNames kSettingNames[] = {
     {"tccli", "set", true},        // configure set secretId ID secretKey V
     {"setx", "", false},           // Windows' setx API_TOKEN V
     {"mix", "hex.config", false},  // mix hex.config api_key V
+    {"llm", "-o", false},          // llm -o api_key V 'prompt' (a model's option)
+    {"llm", "--option", false},
     // nix --option access-tokens github.com=V
     {"nix nix-store nix-build nix-shell nix-env nix-instantiate", "--option", false},
 };

@@ -160,6 +160,9 @@ TEST_CASE("rule 3: --value after a --name that names a secret") {
 TEST_CASE("rule 2: package caches' and Hex's tokens; a positional secret past flags") {
   CHECK(Args({"authtoken", "p1"}, "cachix")[1] == "[REDACTED]");
   CHECK(Args({"init", "p18"}, "shodan")[1] == "[REDACTED]");
+  CHECK(Args({"summarize", "-o", "api_key", "p32", "-o", "temperature", "0.2"}, "llm") ==
+        std::vector<std::string>{"summarize", "-o", "api_key", "[REDACTED]", "-o", "temperature",
+                                 "0.2"});
   CHECK(Args({"script", "Deploy", "--mnemonics", "p25 p26"}, "forge")[3] == "[REDACTED]");
   CHECK(One("BW_SESSION=p27") == "BW_SESSION=[REDACTED]");
   CHECK(One("OP_SESSION_my=p28") == "OP_SESSION_my=[REDACTED]");
