@@ -934,9 +934,14 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
     } else if ((end = PastOpeningQuote(arg, begin)) == begin) {
       // A quote after the value's first byte ends it ('...?token=abc'), and
       // so does \n written out (a line's end in a string: "TOKEN=X\nA=1").
+      // A session's id as a path's parameter (;jsessionid=X?q=1) ends where
+      // the query starts (a connection string's Password=, after ';', may
+      // hold a '?').
+      const bool path_parameter =
+          in_query && arg[p - 1] == ';' && InWords<redact_rules::kQuerySecretNames>(name);
       while (end < arg.size() && arg[end] != '&' && arg[end] != '#' && arg[end] != ',' &&
              !IsSpace(arg[end]) && arg[end] != '\'' && arg[end] != '"' && arg[end] != ';' &&
-             !WrittenNewlineAt(arg, end)) {
+             !(path_parameter && arg[end] == '?') && !WrittenNewlineAt(arg, end)) {
         ++end;
       }
       // auth=('u', 'PW'), auth=HTTPBasicAuth('u', 'PW'): code opening a

@@ -135,7 +135,8 @@ inline constexpr std::string_view kNonSecretLastWords[] = {
 // (?code=US is a country's).
 inline constexpr std::size_t kMinOAuthCodeLength = 10;
 inline constexpr std::string_view kQuerySecretNames[] = {
-    "key", "appid", "session", "sessionid", "sid", "phpsessid", "jsessionid", "sessid"};
+    "key",       "appid",      "session", "sessionid", "sid",
+    "phpsessid", "jsessionid", "sessid",  "passkey"};  // a private tracker's feed: ?passkey=
 // Name-value pairs: a member or assignment of one of the first names whose
 // value is a secret name makes the next of the second secret
 // ({"name": "DB_PASSWORD", "value": "V"}, ParameterKey=DbPassword,

@@ -160,6 +160,9 @@ TEST_CASE("rule 3: --value after a --name that names a secret") {
 TEST_CASE("rule 2: package caches' and Hex's tokens; a positional secret past flags") {
   CHECK(Args({"authtoken", "p1"}, "cachix")[1] == "[REDACTED]");
   CHECK(Args({"init", "p18"}, "shodan")[1] == "[REDACTED]");
+  CHECK(One("https://h/rss?passkey=p33&x=1") == "https://h/rss?passkey=[REDACTED]&x=1");
+  CHECK(One("https://h/p;jsessionid=p34?x=1") == "https://h/p;jsessionid=[REDACTED]?x=1");
+  CHECK(One("Server=h;Password=p35?b;") == "Server=h;Password=[REDACTED];");
   CHECK(Args({"summarize", "-o", "api_key", "p32", "-o", "temperature", "0.2"}, "llm") ==
         std::vector<std::string>{"summarize", "-o", "api_key", "[REDACTED]", "-o", "temperature",
                                  "0.2"});
