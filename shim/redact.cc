@@ -2499,6 +2499,15 @@ bool FlagBeforeSlot(std::string_view arg, unsigned arguments_left) {
   return StartsWith(arg, "--"sv) || (arguments_left > 1 && arg.size() >= 2 && arg[0] == '-');
 }
 
+// $PASS, "${DB_PASSWORD}": a reference to a secret's variable alone.
+bool ReferencesSecret(std::string_view word) {
+  std::string_view name = Unquoted(word);
+  if (name.size() < 2 || name[0] != '$' || !IsVariableReference(name)) return false;
+  name.remove_prefix(1);
+  if (name[0] == '{') name = std::string_view(name.data() + 1, name.size() - 2);
+  return IsSecretName(name, true);
+}
+
 }  // namespace
 
 void Redactor::Collect(std::string_view arg, Collector* out) {
@@ -2624,6 +2633,12 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
     }
   }
   PairOption(arg, is_option, &spans);
+  // A secret's variable compared: test "$TOKEN" = V, [[ $PASS == V ]] (a
+  // lone '=' elsewhere assigns: Perl's my $token = $ENV{T}).
+  const bool test_command = tool_ == "test"sv || tool_ == "["sv || tool_ == "[["sv;
+  if (after_secret_reference_ && (arg == "=="sv || arg == "!="sv || (arg == "="sv && test_command)))
+    pending_ = Pending{true, Value::kWhole, false};
+  after_secret_reference_ = ReferencesSecret(arg);
   for (std::size_t r = 0; r < row_count_; ++r) {
     if (!rows_[r]->after.empty() && arg == rows_[r]->after) seen_after_ |= 1u << r;
   }
@@ -2796,11 +2811,18 @@ void Redactor::PrintfOperand(std::string_view arg, Collector* spans) {
   if (!format_seen_) {
     if (printf_variable_next_) {
       printf_variable_next_ = false;
+      printf_secret_variable_ = IsSecretName(arg, true);
     } else if (arg == "-v"sv) {
       printf_variable_next_ = true;
     } else if (arg != "--"sv) {
       format_seen_ = true;
       secret_conversions_ = SecretConversions(arg, &conversions_);
+      // printf -v TOKEN '%s' V: the format and every conversion fill the
+      // secret's variable.
+      if (printf_secret_variable_) {
+        secret_conversions_ = ~std::uint32_t{0};
+        spans->Add(0, arg.size());
+      }
     }
     return;
   }

@@ -204,10 +204,11 @@ class Redactor {
   // value_options.
   const redact_rules::PositionalSecret* operand_row_ = nullptr;
   const redact_rules::PositionalSecret* every_operand_row_ = nullptr;
-  bool value_next_ = false;      // the last argument was one of those options
-  bool marked_secrets_ = false;  // kMarkedSecrets: after its `after`
-  bool pair_name_next_ = false;  // rule 3: the last argument was --name (kPairNames)
-  bool secret_pair_ = false;     // ... whose value was a secret name: --value is secret
+  bool value_next_ = false;              // the last argument was one of those options
+  bool marked_secrets_ = false;          // kMarkedSecrets: after its `after`
+  bool pair_name_next_ = false;          // rule 3: the last argument was --name (kPairNames)
+  bool secret_pair_ = false;             // ... whose value was a secret name: --value is secret
+  bool after_secret_reference_ = false;  // the last argument was $TOKEN: a comparison may follow
   // kCountedOperands: this tool's row, the operands seen, its flags seen.
   const redact_rules::CountedOperand* counted_row_ = nullptr;
   unsigned operands_seen_ = 0;
@@ -223,6 +224,7 @@ class Redactor {
   unsigned conversions_ = 0;
   unsigned printf_arguments_ = 0;
   bool printf_variable_next_ = false;
+  bool printf_secret_variable_ = false;       // -v named a secret's variable
   bool printf_target_next_ = false;           // the last word was a redirection: its target
   bool has_own_rows_ = false;                 // a row names this binary (not only "*" rows)
   bool after_command_string_option_ = false;  // the last argument was -c (rule 11)

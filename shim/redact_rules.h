@@ -228,8 +228,9 @@ inline constexpr std::string_view kCommandPrefixes[] = {
     "screen", "systemd-run", "watch", "parallel",
     "find",  // find -exec CMD
     "ssh",   // ssh HOST CMD
-    "then", "do", "else", "elif", "if", "while", "until", "!", "{", "ProxyCommand", "LocalCommand",
-    "RemoteCommand", "KnownHostsCommand",
+    "then", "do", "else", "elif", "if", "while", "until", "!", "{",
+    "function",  // function NAME { CMD; }: its name no command, its brace a group's
+    "ProxyCommand", "LocalCommand", "RemoteCommand", "KnownHostsCommand",
     "npx",  // package runners: npx vercel env add ...
     "bunx", "uvx",
     "RUN",  // a Dockerfile's RUN line, written by a here-document

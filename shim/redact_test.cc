@@ -2330,6 +2330,16 @@ TEST_CASE("rule 11: a shell's variable where a secret would be is shown, not a l
   CHECK(Sh("export DB_PASSWORD=${DB_PASSWORD:-p1}") == "export DB_PASSWORD=[REDACTED]");
   CHECK(Sh("cat <<'E' > .env\nDB_PASSWORD=$ecret\nE") ==
         "cat <<'E' > .env\nDB_PASSWORD=[REDACTED]\nE");
+  // A function's body; a secret's variable compared; printf -v into one.
+  CHECK(Sh("function login { curl -u admin:k10 https://h; }; login") ==
+        "function login { curl -u admin:[REDACTED] https://h; }; login");
+  CHECK(Sh("[[ $PASS == k11 ]] && echo ok") == "[[ $PASS == [REDACTED] ]] && echo ok");
+  CHECK(Sh("test \"$TOKEN\" != k12") == "test \"$TOKEN\" != [REDACTED]");
+  CHECK(Sh("[ $USER = root ]") == "[ $USER = root ]");
+  CHECK(Sh("printf -v TOKEN '%s' k13; export TOKEN") ==
+        "printf -v TOKEN '[REDACTED]' [REDACTED]; export TOKEN");
+  CHECK(Sh("printf -v TOKEN k14") == "printf -v TOKEN [REDACTED]");
+  CHECK(Sh("printf -v n '%d' 5") == "printf -v n '%d' 5");
   // PowerShell's command string expands a variable as a shell's does.
   CHECK(RedactArgs({"-c", "Connect-AzAccount -Credential $c"}, "pwsh").args[1] ==
         "Connect-AzAccount -Credential $c");
