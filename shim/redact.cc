@@ -1909,6 +1909,11 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
       // :api_key, "PW") names a secret as 'API_KEY' would.)
       group->at_argument_start = false;
     }
+    // A scope's "::" goes on with the call's name: "password" =>
+    // Hash::make('PW') is the value of the name before it.
+    const bool scope =
+        c == ':' && ((i + 1 < arg.size() && arg[i + 1] == ':') || (i > 0 && arg[i - 1] == ':'));
+    if (scope) continue;
     assigned = std::string_view();
     call = nullptr;
     argv_call = false;

@@ -620,6 +620,7 @@ inline constexpr ToolOption kToolOptions[] = {
     {"choco", "-k", Value::kWhole, kBoth, ""},
     {"expo", "-p", Value::kWhole, kBoth, "login"},
     {"geth clef", "--password", Value::kReference, kBoth, ""},  // the password's file
+    {"caprover", "-p", Value::kWhole, kBoth, ""},               // caprover deploy|login -p PASSWORD
     {"apksigner", "--ks-pass", Value::kPassSource, kSeparate, ""},
     {"apksigner", "--key-pass", Value::kPassSource, kSeparate, ""},
     // bundletool build-apks --ks-pass=pass:PW (or file:PATH)
@@ -792,6 +793,8 @@ inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"cachix", "authtoken", 0},        // cachix authtoken TOKEN
     {"shodan", "init", 0},             // shodan init API_KEY
     {"steamcmd", "+login", 2},         // steamcmd +login USER PASSWORD [GUARD_CODE]
+    {"pocketbase", "upsert", 2},       // pocketbase superuser upsert EMAIL PASSWORD
+    {"pocketbase", "create", 2},       // ... superuser create EMAIL PASSWORD
     {"attic", "login", 3},             // attic login NAME URL TOKEN
 };
 

@@ -160,6 +160,13 @@ TEST_CASE("rule 3: --value after a --name that names a secret") {
 TEST_CASE("rule 2: package caches' and Hex's tokens; a positional secret past flags") {
   CHECK(Args({"authtoken", "p1"}, "cachix")[1] == "[REDACTED]");
   CHECK(Args({"init", "p18"}, "shodan")[1] == "[REDACTED]");
+  CHECK(Args({"superuser", "upsert", "a@b.c", "p36"}, "pocketbase")[3] == "[REDACTED]");
+  CHECK(Args({"deploy", "-h", "https://c.h", "-p", "p37", "-a", "app"}, "caprover")[4] ==
+        "[REDACTED]");
+  // A scope's "::" keeps the name a call's value is given to.
+  CHECK(One("update([\"password\" => Hash::make(\"p38\")])") ==
+        "update([\"password\" => Hash::make(\"[REDACTED]\")])");
+  CHECK(One("[\"name\" => Str::upper(\"bob\")]") == "[\"name\" => Str::upper(\"bob\")]");
   CHECK(One("https://h/rss?passkey=p33&x=1") == "https://h/rss?passkey=[REDACTED]&x=1");
   CHECK(One("https://h/p;jsessionid=p34?x=1") == "https://h/p;jsessionid=[REDACTED]?x=1");
   CHECK(One("Server=h;Password=p35?b;") == "Server=h;Password=[REDACTED];");
