@@ -62,6 +62,7 @@ inline constexpr std::string_view kKeyQualifiers[] = {
     "preshared",    // WireGuard's PresharedKey
     "integration",  // PagerDuty's integration_key (not routing_key: RabbitMQ's is a queue's)
     "kaggle",       // KAGGLE_KEY
+    "setup",        // netbird up --setup-key
     // Model vendors' keys (--openai-key, ANTHROPIC_KEY).
     "openai",
     "anthropic",

@@ -161,6 +161,7 @@ TEST_CASE("rule 2: package caches' and Hex's tokens; a positional secret past fl
   CHECK(Args({"authtoken", "p1"}, "cachix")[1] == "[REDACTED]");
   CHECK(Args({"init", "p18"}, "shodan")[1] == "[REDACTED]");
   CHECK(Args({"superuser", "upsert", "a@b.c", "p36"}, "pocketbase")[3] == "[REDACTED]");
+  CHECK(Args({"up", "--setup-key", "p39"}, "netbird")[2] == "[REDACTED]");
   CHECK(Args({"deploy", "-h", "https://c.h", "-p", "p37", "-a", "app"}, "caprover")[4] ==
         "[REDACTED]");
   // A scope's "::" keeps the name a call's value is given to.
