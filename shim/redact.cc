@@ -543,9 +543,6 @@ void TargetPassword(std::string_view arg, std::size_t offset, Collector* spans) 
   if (colon < at) spans->Add(colon + 1, at);
 }
 
-// A value that names a file: it starts as a path does (/, ~, ./ or ../)
-// or ends in a key file's extension (an option naming a key file: ansible
-// --private-key ~/.ssh/id_ed25519, wget --private-key=k.pem).
 // The AWS CLI's parameter files (--secret-string file://creds.json,
 // --plaintext fileb://data.bin), Tailscale's (--authkey
 // file:/etc/tailscale/authkey), OpenSSL's (-passin file:pw.txt): the value
@@ -554,6 +551,15 @@ bool IsFileUrl(std::string_view value) {
   return StartsWith(value, "file:"sv) || StartsWith(value, "fileb://"sv);
 }
 
+// Where a secret option's whole value is read from, not the secret: stdin's
+// name (unrar -p-: no password; --secret-string -) or a file's URL.
+bool NamesSecretsSource(std::string_view value) {
+  return InWords<redact_rules::kStdinPaths>(value) || IsFileUrl(value);
+}
+
+// A value that names a file: it starts as a path does (/, ~, ./ or ../)
+// or ends in a key file's extension (an option naming a key file: ansible
+// --private-key ~/.ssh/id_ed25519, wget --private-key=k.pem).
 bool NamesAFile(std::string_view value) {
   if (value.empty()) return false;
   if (value[0] == '/' || value[0] == '~') return true;
@@ -576,10 +582,7 @@ void ToolValue(Value value, std::string_view arg, std::size_t offset, Collector*
   char separator = 0;
   switch (value) {
     case Value::kWhole:
-      // Stdin's name is no secret (unrar -p-: no password; --password-file
-      // -), nor a file's URL.
-      if (!InWords<redact_rules::kStdinPaths>(Tail(arg, offset)) && !IsFileUrl(Tail(arg, offset)))
-        spans->Add(offset, arg.size());
+      if (!NamesSecretsSource(Tail(arg, offset))) spans->Add(offset, arg.size());
       return;
     case Value::kHeader: HeaderRule(arg, offset, spans); return;
     case Value::kPassSource:
@@ -2592,8 +2595,7 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
   if (pending.active && pending.setting && InWords<redact_rules::kTaskVerbs>(arg))
     pending = Pending{};
   if (pending.active && pending.value == Value::kWhole) {
-    if (!InWords<redact_rules::kStdinPaths>(arg) && !IsFileUrl(arg))
-      spans.Add(0, arg.size());  // not --secret-string - or file://creds.json
+    if (!NamesSecretsSource(arg)) spans.Add(0, arg.size());
     // Still a setting's name for rule 9: pulumi config set --secret NAME V.
     SettingName(arg, is_option);
     return;
@@ -2640,8 +2642,9 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
   PairOption(arg, is_option, &spans);
   // A secret's variable compared: test "$TOKEN" = V, [[ $PASS == V ]] (a
   // lone '=' elsewhere assigns: Perl's my $token = $ENV{T}).
-  const bool test_command = tool_ == "test"sv || tool_ == "["sv || tool_ == "[["sv;
-  if (after_secret_reference_ && (arg == "=="sv || arg == "!="sv || (arg == "="sv && test_command)))
+  if (after_secret_reference_ &&
+      (arg == "=="sv || arg == "!="sv ||
+       (arg == "="sv && (tool_ == "test"sv || tool_ == "["sv || tool_ == "[["sv))))
     pending_ = Pending{true, Value::kWhole, false};
   after_secret_reference_ = ReferencesSecret(arg);
   for (std::size_t r = 0; r < row_count_; ++r) {
