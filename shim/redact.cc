@@ -320,6 +320,19 @@ std::size_t LineEnd(std::string_view arg, std::size_t at, char quote, bool blank
   return at;
 }
 
+// An assignment's operator that is more than '=' (Go's and Python's :=,
+// Make's ?= and +=, JavaScript's ??= and ||=, jq's |=), at `at`: where its
+// '=' is; else `at`.
+std::size_t CompoundAssignmentEquals(std::string_view arg, std::size_t at) {
+  for (const std::string_view prefix : {"::"sv, ":"sv, "??"sv, "?"sv, "||"sv, "|"sv, "+"sv}) {
+    const std::size_t equals = at + prefix.size();
+    if (StartsWith(Tail(arg, at), prefix) && equals < arg.size() && arg[equals] == '=' &&
+        (equals + 1 >= arg.size() || arg[equals + 1] != '='))
+      return equals;
+  }
+  return at;
+}
+
 // Rule 1's config file lines: after "NAME = " (`value` just past the '='),
 // the rest of the line when NAME is secret, unless the value is code's
 // (quoted: rule 13's; a list; a call or a string's subscript in its first
@@ -391,15 +404,20 @@ std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* span
   while (i < arg.size() && (arg[i] == ' ' || arg[i] == '\t')) ++i;
   // A config file's line, '=' between blanks (INI's password = x): in the
   // scan of every argument (`pair`), not in a header option's value.
-  const bool config_line = pair != nullptr && i > name_end && i + 1 < arg.size() && arg[i] == '=' &&
-                           (arg[i + 1] == ' ' || arg[i + 1] == '\t');
-  if (config_line) return ConfigLineValue(arg, offset, name, i + 1, spans);
+  // Make's too (TOKEN ?= x, PASSWORD := x).
+  const std::size_t equals = CompoundAssignmentEquals(arg, i);
+  const bool config_line = pair != nullptr && i > name_end && equals + 1 < arg.size() &&
+                           arg[equals] == '=' &&
+                           (arg[equals + 1] == ' ' || arg[equals + 1] == '\t');
+  if (config_line) return ConfigLineValue(arg, offset, name, equals + 1, spans);
   if (name.empty() || i >= arg.size() || arg[i] != ':') return offset;
   // A task's namespace, ':' glued to its task (rails credentials:edit,
   // Symfony's secrets:set NAME, heroku auth:token, eas secret:create), in
   // any argument; a header's name still takes its value.
   if (pair != nullptr && i == name_end && i + 1 < arg.size() && arg[i + 1] != ' ' &&
       arg[i + 1] != '\t' && (InWords<redact_rules::kTaskNamespaces>(name) || NamesTask(arg, i + 1)))
+    return offset;
+  if (StartsWith(name, "-"sv) && InWords<redact_rules::kOptionSources>(Tail(arg, i + 1)))
     return offset;
   const bool pair_name = pair != nullptr && InWords<redact_rules::kPairNames>(name);
   const bool pair_value = pair != nullptr && *pair && InWords<redact_rules::kPairValues>(name);
@@ -423,6 +441,7 @@ std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* span
   if (pair == nullptr && InWords<redact_rules::kHeaderIdentityWords>(LastNameWord(name)))
     return offset;
   ++i;
+  if (i < arg.size() && arg[i] == '=') ++i;  // HTTPie's password:=V, Make's TOKEN:=V
   while (i < arg.size() && (arg[i] == ' ' || arg[i] == '\t')) ++i;
   // In prose (a commit's message), a value of more than one word is text
   // ("auth: fix token refresh"): passed over to its first blank, unhidden.
@@ -1472,6 +1491,64 @@ std::size_t PastTypeAnnotation(std::string_view arg, std::size_t at) {
   return SkipSpace(arg, i + 1);
 }
 
+// The word that ends before `at`, past blanks (var in "var password"), from
+// a line's start written out (printf '\nvar password ...').
+std::string_view WordBefore(std::string_view arg, std::size_t at) {
+  std::size_t end = at;
+  while (end > 0 && (arg[end - 1] == ' ' || arg[end - 1] == '\t')) --end;
+  std::size_t begin = end;
+  while (begin > 0 && IsWordChar(arg[begin - 1]) &&
+         !(begin >= 2 && WrittenNewlineAt(arg, begin - 2)))
+    --begin;
+  return std::string_view(arg.data() + begin, end - begin);
+}
+
+// Go's typed declaration: after `var` or `const` and the name at `name`, its
+// type at `at` (string, []byte, *pkg.T), then blanks: where its '=' is; else
+// `at`. A single word: SQL's "password IS NULL AND role = 'x'" is none.
+std::size_t PastDeclaredType(std::string_view arg, std::size_t name, std::size_t at) {
+  if (at >= arg.size() || !(IsAlpha(arg[at]) || arg[at] == '[' || arg[at] == '*')) return at;
+  const std::string_view keyword = WordBefore(arg, name);
+  if (keyword != "var"sv && keyword != "const"sv) return at;
+  std::size_t i = at;
+  while (i < arg.size() &&
+         (IsWordChar(arg[i]) || arg[i] == '.' || arg[i] == '[' || arg[i] == ']' || arg[i] == '*'))
+    ++i;
+  i = SkipSpace(arg, i);
+  return i < arg.size() && arg[i] == '=' ? i : at;
+}
+
+// A string opening at `open` that is a secret's name, as an argument or a
+// block's label: '--password' in add_argument('--password', ...), 'password'
+// in config.get('db', 'password', ...), "db_password" in Terraform's
+// variable "db_password" {. Read for 64 bytes at most.
+bool NamesSecretGroup(std::string_view arg, std::size_t open) {
+  std::size_t before = open;
+  while (before > 0 && (arg[before - 1] == ' ' || arg[before - 1] == '\t')) --before;
+  if (before == 0 || !(arg[before - 1] == '(' || arg[before - 1] == ',' ||
+                       InWords<redact_rules::kNamedBlocks>(WordBefore(arg, open))))
+    return false;
+  std::size_t begin = open + 1;
+  while (begin < arg.size() && arg[begin] == '-') ++begin;
+  std::size_t end = begin;
+  while (end < arg.size() && end < open + 64 && IsNameChar(arg[end])) ++end;
+  return end > begin && end < arg.size() && arg[end] == arg[open] &&
+         IsCodeSecretName(std::string_view(arg.data() + begin, end - begin));
+}
+
+// A secret's lookup in code, from `begin` to `end` (process.env.TOKEN,
+// os.getenv('API_KEY')): one of its names is a secret's.
+bool LooksUpSecret(std::string_view arg, std::size_t begin, std::size_t end) {
+  for (std::size_t i = begin; i < end; ++i) {
+    if (!IsWordChar(arg[i])) continue;
+    std::size_t word_end = i;
+    while (word_end < end && IsWordChar(arg[word_end])) ++word_end;
+    if (NamesCodeSecret(std::string_view(arg.data() + i, word_end - i))) return true;
+    i = word_end;
+  }
+  return false;
+}
+
 // Rule 13, code: a secret name or credential header, unquoted (API_KEY,
 // $password, obj.apiKey, os.environ['TOKEN'], Perl's $ENV{TOKEN}), then '='
 // or ':' (not '=='),
@@ -1483,15 +1560,21 @@ void CodeAssignmentRule(std::string_view arg, Collector* spans) {
   bool in_single = false;
   bool in_double = false;
   bool pair_value_secret = false;  // a pair's name named a secret: its value is next
+  bool secret_group = false;       // a call or block named a secret: its default is one
   for (std::size_t p = 0; p < arg.size(); ++p) {
     const char c = arg[p];
-    if (c == '}' || c == ')') pair_value_secret = false;  // a pair is one object's or call's
+    if (c == '}' || c == ')') {  // a pair is one object's or call's
+      pair_value_secret = false;
+      secret_group = false;
+    }
     if (c == '\\' && !in_single) {
       ++p;
       continue;
     }
     if (c == '"' && !in_single) in_double = !in_double;
     if (c == '\'' && !in_double && !IsApostrophe(arg, p)) in_single = !in_single;
+    if (((c == '"' && in_double) || (c == '\'' && in_single)) && NamesSecretGroup(arg, p))
+      secret_group = true;
     if (!(IsAlpha(c) || c == '_') || (p > 0 && IsWordChar(arg[p - 1]))) continue;
     std::size_t i = p;
     while (i < arg.size() && IsWordChar(arg[i])) ++i;
@@ -1510,8 +1593,9 @@ void CodeAssignmentRule(std::string_view arg, Collector* spans) {
       ++j;  // Perl's hash element: $ENV{NAME} =
     }
     while (j < arg.size() && (arg[j] == ' ' || arg[j] == '\t')) ++j;
-    // jq's and yq's update: .auth.token |= "x".
-    if (j + 1 < arg.size() && arg[j] == '|' && arg[j + 1] == '=') ++j;
+    // token := "x", @token ||= "x", jq's and yq's .auth.token |= "x".
+    j = CompoundAssignmentEquals(arg, j);
+    j = PastDeclaredType(arg, p, j);  // var password string = "x"
     const bool assigns = j < arg.size() && (arg[j] == ':' || arg[j] == '=') &&
                          (j + 1 >= arg.size() || arg[j + 1] != '=');
     // PHP's, Perl's and Ruby's fat arrow: "password" => 'x'.
@@ -1528,20 +1612,27 @@ void CodeAssignmentRule(std::string_view arg, Collector* spans) {
     const bool escaped_quote = assigns && k + 1 < arg.size() && arg[k] == '\\' && arg[k + 1] == '"';
     // A lookup's fallback: JWT_SECRET = process.env.JWT_SECRET || 'x'.
     // (The name is looked up only for a fallback found: most are none.)
+    bool secret_fallback = false;
     if (assigns && !escaped_quote && k < arg.size() && arg[k] != '\'' && arg[k] != '"' &&
         arg[k] != '`') {
+      // And a secret's lookup whatever the name: const t = process.env.TOKEN || 'x'.
       const std::size_t fallback = FallbackStringAt(arg, k);
-      if (fallback != k && NamesCodeSecret(name)) k = fallback;
+      if (fallback != k) {
+        secret_fallback = NamesCodeSecret(name) || LooksUpSecret(arg, k, fallback);
+        if (secret_fallback) k = fallback;
+      }
     }
     // A pair given by name: put_parameter(Name='db_password', Value='x').
     // (Looked up only for an assignment: most names are none.)
-    const bool pair_name = assigns && !escaped_quote && InWords<redact_rules::kPairNames>(name);
+    const bool pair_name =
+        assigns && !escaped_quote && !secret_fallback && InWords<redact_rules::kPairNames>(name);
     const bool pair_value =
-        assigns && pair_value_secret && InWords<redact_rules::kPairValues>(name);
+        assigns && ((pair_value_secret && InWords<redact_rules::kPairValues>(name)) ||
+                    (secret_group && InWords<redact_rules::kDefaultNames>(name)));
     if (!assigns || k >= arg.size() ||
         (!escaped_quote && arg[k] != '\'' && arg[k] != '"' && arg[k] != '`') ||
         (((arg[k] == '\'' && single) || (arg[k] == '"' && double_)) && CodeAfter(arg, k + 1)) ||
-        (!pair_name && !pair_value && !NamesCodeSecret(name))) {
+        (!pair_name && !pair_value && !secret_fallback && !NamesCodeSecret(name))) {
       p = i - 1;
       continue;
     }
@@ -2556,6 +2647,7 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
     operand_row_ = nullptr;
     ToolValue(operand->value, arg, 0, &spans);
   }
+  bool positional_trigger = false;
   for (RowSet rows = positional_rows_; rows != 0; rows &= rows - 1) {
     const redact_rules::PositionalSecret& row = redact_rules::kPositionalSecrets[Lowest(rows)];
     // An operand's trigger is a subcommand, matched whole in any case
@@ -2564,6 +2656,7 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
     const bool triggered = operand ? !row.trigger.empty() && EqualsIgnoreCase(arg, row.trigger)
                                    : StartsWith(arg, row.trigger);
     if (!triggered) continue;
+    positional_trigger = true;
     if (row.offset == redact_rules::kEveryOperand) {
       every_operand_row_ = &row;
     } else if (row.offset == 0) {
@@ -2655,10 +2748,17 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
   // "password= V").
   const bool empty_assignment = !is_option && arg.size() > 1 && arg.find('=') == arg.size() - 1 &&
                                 IsSecretName(std::string_view(arg.data(), arg.size() - 1), true);
-  if (!free_text_ && !pending_.active &&
+  // A positional row's trigger is a subcommand, its secret counted from it
+  // (chef-server-ctl password USER V, ipmitool user set password ID V): no
+  // keyword of rule 8's, no setting's name of rule 9's.
+  if (!free_text_ && !pending_.active && !positional_trigger &&
       (InWords<redact_rules::kSecretKeywords>(arg) || empty_assignment))
     pending_ = Pending{true, Value::kWhole, true};
-  SettingName(arg, is_option);
+  if (positional_trigger) {
+    after_set_ = false;
+  } else {
+    SettingName(arg, is_option);
+  }
   SettingsAfter(arg);
   // A runner's subcommand: from the next argument on, it runs a command.
   for (RowSet rows = runner_rows_; rows != 0 && !runs_command_; rows &= rows - 1) {
@@ -2969,12 +3069,25 @@ void EndCommand(Level* level, char separator) {
   level->command = nullptr;
 }
 
+// `item` is one of `list`'s comma-separated parts.
+bool InCommaList(std::string_view list, std::string_view item) {
+  for (std::size_t start = 0; start <= list.size();) {
+    std::size_t end = list.find(',', start);
+    if (end == std::string_view::npos) end = list.size();
+    if (list.substr(start, end - start) == item) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
 // kToolStdinSecretOptions: `word` is one of the options (`rows`, of the
 // current command) that make it read a secret on its standard input.
 bool ToolReadsSecret(RowSet rows, std::string_view word) {
   for (; rows != 0; rows &= rows - 1) {
     const redact_rules::ToolWord& row = redact_rules::kToolStdinSecretOptions[Lowest(rows)];
     if (word == row.option) return true;
+    // sshfs -o allow_other,password_stdin: one of a list of mount options.
+    if (!StartsWith(row.option, "-"sv) && InCommaList(word, row.option)) return true;
     // -S among other one-letter flags: -kS, -Sk (not -S=x, not --stdin's).
     const std::string_view flags = BundledFlags(word);
     if (IsOneLetterOption(row.option) && flags.size() > 1 && flags.size() + 1 == word.size() &&

@@ -31,11 +31,12 @@ inline constexpr std::string_view kSecretWords[] =
 // --jwt, GITHUB_PAT (a personal access token; not PW_TEST_..., JWT_ALGORITHM),
 // fastlane's --git_basic_authorization (not --authorization-mode).
 inline constexpr std::string_view kSecretLastWords[] = {"pw", "jwt", "pat", "authorization"};
-// A word ending like this is secret too (dbpassword, accesstoken, PGPASSWORD);
-// "pwd" only inside a longer name: PWD alone is the working directory.
+// A word ending like this is secret too (dbpassword, accesstoken, PGPASSWORD,
+// keytool's -srcstorepass, -Psign.keypass); "pwd" only inside a longer
+// name: PWD alone is the working directory.
 inline constexpr std::string_view kSecretSuffixes[] = {
-    "password",  "passwd",    "token",      "secret", "apikey",
-    "accesskey", "secretkey", "accountkey", "pwd",    "authkey",
+    "password",  "passwd",     "token", "secret",  "apikey",    "accesskey",
+    "secretkey", "accountkey", "pwd",   "authkey", "storepass", "keypass",
 };
 // The qualifiers of kQualifiedWords, below. "key" alone is a file (curl
 // --key), an object (aws s3api --key) or a key id.
@@ -94,8 +95,9 @@ inline constexpr std::string_view kLoginQualifiers[] = {"sonar"};
 // A wallet's seed words (SEED_PHRASE, recoveryPhrase).
 inline constexpr std::string_view kPhraseQualifiers[] = {"seed", "recovery", "backup"};
 // A password manager's unlocked session (Bitwarden's BW_SESSION, 1Password's
-// OP_SESSION_account); elsewhere a session is named or counted.
-inline constexpr std::string_view kSessionQualifiers[] = {"bw", "op"};
+// OP_SESSION_account), fastlane's Apple ID cookie (FASTLANE_SESSION);
+// elsewhere a session is named or counted.
+inline constexpr std::string_view kSessionQualifiers[] = {"bw", "op", "fastlane"};
 // A word that makes a name secret only right after one of its qualifiers
 // (api key, AccountKey, sonar.login, seed phrase).
 struct QualifiedWord {
@@ -128,6 +130,7 @@ inline constexpr std::string_view kNonSecretLastWords[] = {
     "hasher",  "algorithm",  // PASSWORD_HASHER=bcrypt
     "flow",                  // --auth-flow USER_PASSWORD_AUTH
     "account",               // gcloud's auth/impersonate_service_account EMAIL
+    "ref",                   // flux's --secret-ref NAME, Kubernetes' secretKeyRef
 };
 // Names that hold a credential in a query string, after '?', '&' or ';'
 // (?key=, Google's and Trello's API key; OpenWeatherMap's appid; a
@@ -145,6 +148,13 @@ inline constexpr std::string_view kQuerySecretNames[] = {
 inline constexpr std::string_view kPairNames[] = {"name", "key", "parameterkey", "parametername",
                                                   "path"};  // a JSON Patch's path, then value
 inline constexpr std::string_view kPairValues[] = {"value", "parametervalue"};
+// In code, a call or block named by a quoted secret name, then one of these
+// members: the secret's default (argparse's add_argument('--password',
+// default=V), click.option, configparser's get(..., 'password',
+// fallback=V), Terraform's variable "db_password" { default = V }).
+inline constexpr std::string_view kDefaultNames[] = {"default", "fallback"};
+// The word before a block's quoted name: Terraform's variable "NAME" {.
+inline constexpr std::string_view kNamedBlocks[] = {"variable"};
 // The first word of a name that marks a flag (--no-password, gpg's
 // --list-secret-keys) or a bound or count (max_tokens=100, --max-tokens 100).
 inline constexpr std::string_view kNonSecretFirstWords[] = {
@@ -169,6 +179,9 @@ inline constexpr std::string_view kNonCredentialKeyHeaders[] = {
 // not with what (X-Auth-Email, X-Auth-User), though its other words name a
 // credential.
 inline constexpr std::string_view kHeaderIdentityWords[] = {"email", "user", "username"};
+// Glued by ':' to a secret option's name, where its value is read from
+// (keytool's and jarsigner's -storepass:env NAME, -keypass:file F).
+inline constexpr std::string_view kOptionSources[] = {"env", "file"};
 // Names of many secrets that, with ':' glued to a word, are a task's
 // namespace rather than a name given a value (rails credentials:edit,
 // Symfony's secrets:set NAME); "credentials: X" in YAML is still a value.
@@ -227,8 +240,10 @@ inline constexpr std::string_view kCommandPrefixes[] = {
     "unbuffer", "strace", "ltrace", "valgrind", "faketime", "fakeroot", "firejail", "torsocks",
     "proxychains", "proxychains4", "chrt", "taskset", "numactl", "prlimit", "setarch", "xvfb-run",
     "screen", "systemd-run", "watch", "parallel",
-    "find",  // find -exec CMD
-    "ssh",   // ssh HOST CMD
+    "bwrap",   // bwrap --ro-bind / / CMD
+    "dotenv",  // dotenv -e .env -- CMD
+    "find",    // find -exec CMD
+    "ssh",     // ssh HOST CMD
     "then", "do", "else", "elif", "if", "while", "until", "!", "{",
     "function",  // function NAME { CMD; }: its name no command, its brace a group's
     "ProxyCommand", "LocalCommand", "RemoteCommand", "KnownHostsCommand",
@@ -251,6 +266,10 @@ inline constexpr ToolSubcommands kRunnerSubcommands[] = {
     {"gdb", "--args"},              // gdb --args CMD ARGS
     {"lldb", "--"},                 // lldb -- CMD ARGS
     {"perf", "record stat trace"},  // perf record -g -- CMD
+    // Secret injectors: op run -- CMD, aws-vault exec PROFILE -- CMD.
+    {"op doppler infisical pipx", "run"},
+    {"aws-vault chamber direnv", "exec"},
+    {"distrobox toolbox", "enter run"},  // distrobox enter BOX -- CMD
 };
 // Rules 8 and 9 off after one of these subcommands: a password manager's
 // reader, whose words name an item's fields and items (bw get password
@@ -299,6 +318,7 @@ inline constexpr ToolWord kToolStdinSecretOptions[] = {
     {"kubectl oc", "secret"},          // kubectl create secret ... /dev/stdin
     {"gh", "secret"},                  // gh secret set NAME, value on stdin
     {"fly flyctl", "secrets"},         // fly secrets import
+    {"sshfs", "password_stdin"},       // sshfs -o password_stdin (or in a list of -o's)
     {"vercel", "env"},                 // vercel env add NAME ENV
     {"op", "signin"},                  // op signin --raw
     {"wrangler", "secret"},            // wrangler secret put NAME
@@ -468,6 +488,9 @@ inline constexpr ToolOption kToolOptions[] = {
     {"http https xh xhs", "-a", Value::kWhole, kBoth, "--auth-type=bearer"},
     {"http https xh xhs", "--auth", Value::kWhole, kBoth, "--auth-type=bearer"},
     {"http https xh xhs", "-a", Value::kAfterColon, kBoth, ""},
+    {"prefect", "-k", Value::kWhole, kBoth, "login"},  // prefect cloud login -k KEY
+    {"prefect", "--key", Value::kWhole, kBoth, "login"},
+    {"databricks", "--string-value", Value::kWhole, kBoth, ""},  // secrets put-secret
     {"http https xh xhs", "--auth", Value::kAfterColon, kBoth, ""},
     {"xh xhs", "--bearer", Value::kWhole, kBoth, ""},
     {"ncat", "--proxy-auth", Value::kAfterColon, kBoth, ""},
@@ -794,9 +817,11 @@ inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"cachix", "authtoken", 0},        // cachix authtoken TOKEN
     {"shodan", "init", 0},             // shodan init API_KEY
     {"steamcmd", "+login", 2},         // steamcmd +login USER PASSWORD [GUARD_CODE]
-    {"pocketbase", "upsert", 2},       // pocketbase superuser upsert EMAIL PASSWORD
-    {"pocketbase", "create", 2},       // ... superuser create EMAIL PASSWORD
-    {"attic", "login", 3},             // attic login NAME URL TOKEN
+    {"chef-server-ctl", "user-create", 5},  // user-create USER FIRST LAST EMAIL PASSWORD
+    {"chef-server-ctl", "password", 2},     // password USER PASSWORD
+    {"pocketbase", "upsert", 2},            // pocketbase superuser upsert EMAIL PASSWORD
+    {"pocketbase", "create", 2},            // ... superuser create EMAIL PASSWORD
+    {"attic", "login", 3},                  // attic login NAME URL TOKEN
 };
 
 // ---- Settings given as NAME VALUE (rule 9): once an argument equal to
@@ -831,6 +856,7 @@ inline constexpr SettingNames kSettingNames[] = {
     {"llm", "--option", false},
     // nix --option access-tokens github.com=V
     {"nix nix-store nix-build nix-shell nix-env nix-instantiate", "--option", false},
+    {"just", "--set", false},  // just --set token V deploy
 };
 
 // ---- Secret stores: once an argument equal to `after` (any case) was seen,
@@ -939,8 +965,10 @@ inline constexpr SecretCall kSecretCalls[] = {
     {"auth", 2, 2, true},
     // Ruby's Net::SMTP.start(host, port, helo, user, PASSWORD, authtype).
     {"SMTP.start", 5, 5},
-    // Ruby's Net::HTTP and Faraday: basic_auth(user, password).
+    // Ruby's Net::HTTP and Faraday, Rust's reqwest: basic_auth(user,
+    // password); reqwest's bearer_auth(TOKEN).
     {"basic_auth", 2, 2},
+    {"bearer_auth", 1, 1},
     // LDAP binds: PHP's ldap_bind(conn, dn, password), python-ldap's
     // simple_bind_s(dn, password).
     {"ldap_bind", 3, 3},

@@ -1403,6 +1403,31 @@ TEST_CASE("tool rows: clouds' logins, registries' credentials, secret files and 
   CHECK(Args({"--set", "[\"db\"][\"password\"] \"p8\"", "f.yaml"}, "sops")[1] == "[REDACTED]");
 }
 
+TEST_CASE("tool rows: signing passwords, data platforms, Chef, sshfs, just") {
+  using V = std::vector<std::string>;
+  // A store's or key's password by name (-Dsign.storepass=V); keytool's
+  // -storepass:env NAME reads it from elsewhere.
+  CHECK(Args({"-Dsign.storepass=p1", "-Dsign.keypass=p2", "dist"}, "ant") ==
+        V{"-Dsign.storepass=[REDACTED]", "-Dsign.keypass=[REDACTED]", "dist"});
+  CHECK(Args({"-list", "-storepass:env", "KS_PASS", "-keypass:file", "kp"}, "keytool") ==
+        V{"-list", "-storepass:env", "KS_PASS", "-keypass:file", "kp"});
+  CHECK(Args({"cloud", "login", "-k", "p3"}, "prefect")[3] == "[REDACTED]");
+  CHECK(Args({"config", "set", "-k", "v"}, "prefect")[3] == "v");  // before login: no row
+  CHECK(Args({"secrets", "put-secret", "s", "k", "--string-value", "p4"}, "databricks")[5] ==
+        "[REDACTED]");
+  // A positional row's trigger is its subcommand, not rule 8's keyword.
+  CHECK(Args({"password", "bob", "p5"}, "chef-server-ctl") == V{"password", "bob", "[REDACTED]"});
+  CHECK(Args({"user-create", "bob", "B", "S", "b@x.io", "p6", "--filename", "f"},
+             "chef-server-ctl")[5] == "[REDACTED]");
+  CHECK(Args({"user", "set", "password", "2", "p7"}, "ipmitool") ==
+        V{"user", "set", "password", "2", "[REDACTED]"});
+  CHECK(Sh("sshfs -o reconnect,password_stdin u@h:/ /m <<< p8") ==
+        "sshfs -o reconnect,password_stdin u@h:/ /m <<< [REDACTED]");
+  CHECK(Args({"--set", "token", "p9", "deploy"}, "just")[2] == "[REDACTED]");
+  CHECK(Args({"FASTLANE_SESSION=p10", "fastlane"}, "env")[0] == "FASTLANE_SESSION=[REDACTED]");
+  CHECK(Args({"create", "source", "helm", "s", "--secret-ref=s"}, "flux")[4] == "--secret-ref=s");
+}
+
 TEST_CASE("tool rows: keychains, runners' registration, VPN and BMC passwords") {
   CHECK(Args({"add-generic-password", "-a", "u", "-s", "svc", "-w", "p1"}, "security")[6] ==
         "[REDACTED]");
@@ -1925,6 +1950,21 @@ TEST_CASE("rule 11: a denied prefix or runner reads its command's arguments by t
   CHECK(Args({"report", "-i", "p.data"}, "perf") == V{"report", "-i", "p.data"});
 }
 
+TEST_CASE("rule 11: secret injectors, sandboxes and package runners run a command") {
+  using V = std::vector<std::string>;
+  CHECK(Args({"run", "--", "curl", "-u", "me:p1", "h"}, "op")[4] == "me:[REDACTED]");
+  CHECK(Args({"run", "--", "mysql", "-pp2"}, "doppler")[3] == "-p[REDACTED]");
+  CHECK(Args({"exec", "prod", "--", "curl", "-u", "me:p3"}, "aws-vault")[5] == "me:[REDACTED]");
+  CHECK(Args({"exec", "app", "--", "mysql", "-pp4"}, "chamber")[4] == "-p[REDACTED]");
+  CHECK(Args({"enter", "box", "--", "mysql", "-pp5"}, "distrobox")[4] == "-p[REDACTED]");
+  CHECK(Args({"run", "twine", "upload", "-p", "p6"}, "pipx")[4] == "[REDACTED]");
+  CHECK(Sh("bwrap --ro-bind / / curl -u me:p7 h; dotenv -- mysql -pp8") ==
+        "bwrap --ro-bind / / curl -u me:[REDACTED] h; dotenv -- mysql -p[REDACTED]");
+  // Before its subcommand a runner's words are its own: op item get.
+  CHECK(Args({"item", "get", "db", "--fields", "password"}, "op") ==
+        V{"item", "get", "db", "--fields", "password"});
+}
+
 TEST_CASE("positional secrets: Oracle's user/password@db, the first operand") {
   using V = std::vector<std::string>;
   CHECK(Args({"scott/p1@orcl"}, "sqlplus") == V{"scott/[REDACTED]@orcl"});
@@ -2247,6 +2287,38 @@ TEST_CASE("rule 11: a tool that hands its arguments to a shell gives command str
   CHECK(RedactArgs({"h", "rg -i passphrase config/"}, "ssh").args[1] == "rg -i passphrase config/");
   CHECK(Sh("nmcli dev wifi connect Home password w1") ==
         "nmcli dev wifi connect Home password [REDACTED]");  // others: as before
+}
+
+TEST_CASE("rule 13: compound assignments, Go's typed declarations, defaults and fallbacks") {
+  // := ?= += ||= ??=, in code and in a Makefile's lines.
+  CHECK(Sh("printf 'PASSWORD := v1\\nAPI_KEY ?= v2\\nTOKEN += v3\\n' > Makefile") ==
+        "printf 'PASSWORD := [REDACTED]\\nAPI_KEY ?= [REDACTED]\\nTOKEN += [REDACTED]\\n' > "
+        "Makefile");
+  CHECK(RedactArgs({"-c", "if (token := 'v4'): pass"}, "python3").args[1] ==
+        "if (token := '[REDACTED]'): pass");
+  CHECK(RedactArgs({"-e", "@token ||= 'v5'; cfg.apiKey ?\?= 'v6'"}, "ruby").args[1] ==
+        "@token ||= '[REDACTED]'; cfg.apiKey ?\?= '[REDACTED]'");
+  CHECK(Sh("echo 'count += 1; x := 2; TOKEN != v'") == "echo 'count += 1; x := 2; TOKEN != v'");
+  // Go: var NAME TYPE = V; one type word, so SQL's comparisons stay shown.
+  CHECK(Sh("echo 'var password string = \"v7\"; const secret []byte = \"v8\"'") ==
+        "echo 'var password string = \"[REDACTED]\"; const secret []byte = \"[REDACTED]\"'");
+  CHECK(Sh("echo \"WHERE password IS NULL AND role = 'admin'\"") ==
+        "echo \"WHERE password IS NULL AND role = 'admin'\"");
+  // A default or fallback in a call or block named by a secret's name.
+  CHECK(RedactArgs({"-c", "p.add_argument('--password', default='v9')"}, "python3").args[1] ==
+        "p.add_argument('--password', default='[REDACTED]')");
+  CHECK(RedactArgs({"-c", "c.get('db', 'password', fallback='v10')"}, "python3").args[1] ==
+        "c.get('db', 'password', fallback='[REDACTED]')");
+  CHECK(Sh("echo 'variable \"db_password\" {\n  default = \"v11\"\n}'") ==
+        "echo 'variable \"db_password\" {\n  default = \"[REDACTED]\"\n}'");
+  CHECK(RedactArgs({"-c", "p.add_argument('--password'); p.add_argument('--mode', default='a')"},
+                   "python3")
+            .args[1] == "p.add_argument('--password'); p.add_argument('--mode', default='a')");
+  // A secret's lookup, then a fallback, whatever the name it is given to.
+  CHECK(RedactArgs({"-e", "const t = process.env.API_KEY ?? 'v12'"}, "node").args[1] ==
+        "const t = process.env.API_KEY ?? '[REDACTED]'");
+  CHECK(RedactArgs({"-c", "home = os.getenv('HOME') or '/root'"}, "python3").args[1] ==
+        "home = os.getenv('HOME') or '/root'");
 }
 
 TEST_CASE("rule 1: a config file's line, NAME = V, where a line starts") {
