@@ -313,6 +313,18 @@ std::string_view Unquoted(std::string_view word) {
 // The end of the line at `at`: a newline, or one written out (printf
 // '...\nToken: X\n'), or `quote`; with `blank_ends`, a blank too (the
 // line's first word).
+// The word that ends before `at`, past blanks (var in "var password"), from
+// a line's start written out (printf '\nvar password ...').
+std::string_view WordBefore(std::string_view arg, std::size_t at) {
+  std::size_t end = at;
+  while (end > 0 && (arg[end - 1] == ' ' || arg[end - 1] == '\t')) --end;
+  std::size_t begin = end;
+  while (begin > 0 && IsWordChar(arg[begin - 1]) &&
+         !(begin >= 2 && WrittenNewlineAt(arg, begin - 2)))
+    --begin;
+  return std::string_view(arg.data() + begin, end - begin);
+}
+
 std::size_t LineEnd(std::string_view arg, std::size_t at, char quote, bool blank_ends = false) {
   while (at < arg.size() && arg[at] != '\n' && arg[at] != '\r' && arg[at] != quote &&
          !WrittenNewlineAt(arg, at) && !(blank_ends && (arg[at] == ' ' || arg[at] == '\t')))
@@ -570,10 +582,14 @@ bool IsFileUrl(std::string_view value) {
   return StartsWith(value, "file:"sv) || StartsWith(value, "fileb://"sv);
 }
 
-// Where a secret option's whole value is read from, not the secret: stdin's
-// name (unrar -p-: no password; --secret-string -) or a file's URL.
-bool NamesSecretsSource(std::string_view value) {
-  return InWords<redact_rules::kStdinPaths>(value) || IsFileUrl(value);
+// A secret option's whole value that holds no secret: where the secret is
+// read from, stdin's name (unrar -p-: no password; --secret-string -), a
+// file's or a variable's URL; or a flag's value or a mechanism
+// (kFlagValues).
+bool HoldsNoSecret(std::string_view value) {
+  return InWords<redact_rules::kStdinPaths>(value) || IsFileUrl(value) ||
+         StartsWith(value, "env://"sv) ||  // Boundary's -password env://NAME
+         InWords<redact_rules::kFlagValues>(value);
 }
 
 // A value that names a file: it starts as a path does (/, ~, ./ or ../)
@@ -601,7 +617,7 @@ void ToolValue(Value value, std::string_view arg, std::size_t offset, Collector*
   char separator = 0;
   switch (value) {
     case Value::kWhole:
-      if (!NamesSecretsSource(Tail(arg, offset))) spans->Add(offset, arg.size());
+      if (!HoldsNoSecret(Tail(arg, offset))) spans->Add(offset, arg.size());
       return;
     case Value::kHeader: HeaderRule(arg, offset, spans); return;
     case Value::kPassSource:
@@ -640,12 +656,18 @@ void ToolValue(Value value, std::string_view arg, std::size_t offset, Collector*
 // Rule 4's userinfo [begin, at): the password after the first ':', the user
 // kept; without a ':' the user is hidden when it is a token (ghp_...@) or
 // long enough to be one.
+bool IsConversionOnly(std::string_view value);
+
 void UserinfoRule(std::string_view arg, std::size_t begin, std::size_t at, Collector* spans) {
   for (std::size_t i = begin; i < at; ++i) {
-    if (arg[i] == ':') {
-      spans->Add(i + 1, at);
-      return;
-    }
+    if (arg[i] != ':') continue;
+    // A template's placeholder (Vault's {{password}}, printf's %s): none yet.
+    const std::string_view password(arg.data() + i + 1, at - i - 1);
+    const bool placeholder = (StartsWith(password, "{{"sv) && password.size() > 4 &&
+                              Tail(password, password.size() - 2) == "}}"sv) ||
+                             IsConversionOnly(password);
+    if (!placeholder) spans->Add(i + 1, at);
+    return;
   }
   if (TokenShapeAt(arg, begin) >= at || at - begin >= kOpaqueUserMin) spans->Add(begin, at);
 }
@@ -978,7 +1000,7 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
     // from; API_KEY=%s\n in printf's format: where it goes.
     const std::string_view value(arg.data() + begin, end - begin);
     const bool short_code = query_code && value.size() < redact_rules::kMinOAuthCodeLength;
-    if (!InWords<redact_rules::kStdinPaths>(value) && !IsConversionOnly(value) && !short_code &&
+    if (!HoldsNoSecret(value) && !IsConversionOnly(value) && !short_code &&
         !NamesCredentialsFile(name, value))
       spans->Add(begin, end);
     p = end > p ? end - 1 : p;
@@ -994,7 +1016,10 @@ void AuthSchemeRule(std::string_view arg, Collector* spans) {
     while (word_end < arg.size() && IsAlpha(arg[word_end])) ++word_end;
     std::string_view word(arg.data() + p, word_end - p);
     p = word_end - 1;
-    if (!InWords<redact_rules::kAuthSchemes>(word)) continue;
+    const bool sasl_plain =
+        EqualsIgnoreCase(word, redact_rules::kSaslPlain) &&
+        InWords<redact_rules::kSaslCommands>(WordBefore(arg, p + 1 - word.size()));
+    if (!InWords<redact_rules::kAuthSchemes>(word) && !sasl_plain) continue;
     std::size_t i = word_end;
     if (i >= arg.size() || !IsSpace(arg[i])) continue;
     while (i < arg.size() && IsSpace(arg[i])) ++i;
@@ -1489,18 +1514,6 @@ std::size_t PastTypeAnnotation(std::string_view arg, std::size_t at) {
     ++i;
   if (i + 1 >= arg.size() || arg[i] != '=' || arg[i + 1] == '=' || arg[i + 1] == '>') return at;
   return SkipSpace(arg, i + 1);
-}
-
-// The word that ends before `at`, past blanks (var in "var password"), from
-// a line's start written out (printf '\nvar password ...').
-std::string_view WordBefore(std::string_view arg, std::size_t at) {
-  std::size_t end = at;
-  while (end > 0 && (arg[end - 1] == ' ' || arg[end - 1] == '\t')) --end;
-  std::size_t begin = end;
-  while (begin > 0 && IsWordChar(arg[begin - 1]) &&
-         !(begin >= 2 && WrittenNewlineAt(arg, begin - 2)))
-    --begin;
-  return std::string_view(arg.data() + begin, end - begin);
 }
 
 // Go's typed declaration: after `var` or `const` and the name at `name`, its
@@ -2688,7 +2701,7 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
   if (pending.active && pending.setting && InWords<redact_rules::kTaskVerbs>(arg))
     pending = Pending{};
   if (pending.active && pending.value == Value::kWhole) {
-    if (!NamesSecretsSource(arg)) spans.Add(0, arg.size());
+    if (!HoldsNoSecret(arg)) spans.Add(0, arg.size());
     // Still a setting's name for rule 9: pulumi config set --secret NAME V.
     SettingName(arg, is_option);
     return;
@@ -3074,7 +3087,7 @@ bool InCommaList(std::string_view list, std::string_view item) {
   for (std::size_t start = 0; start <= list.size();) {
     std::size_t end = list.find(',', start);
     if (end == std::string_view::npos) end = list.size();
-    if (list.substr(start, end - start) == item) return true;
+    if (std::string_view(list.data() + start, end - start) == item) return true;
     start = end + 1;
   }
   return false;

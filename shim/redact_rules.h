@@ -358,6 +358,12 @@ inline constexpr ToolWord kToolStdinSecretOptions[] = {
 inline constexpr std::string_view kStdinPaths[] = {
     "-", "/dev/stdin", "file:///dev/stdin", "@-", "@/dev/stdin", "/dev/fd/0", "/proc/self/fd/0",
 };
+// A secret option's value that says whether or how, not what: a flag's
+// (--secret true, msmtp's --auth=on) or an SASL mechanism (swaks --auth
+// LOGIN, mailx -S smtp-auth=login).
+inline constexpr std::string_view kFlagValues[] = {
+    "true", "false", "on", "off", "login", "plain", "cram-md5", "xoauth2", "oauthbearer", "ntlm",
+};
 inline constexpr std::string_view kEchoCommands[] = {"echo", "printf"};
 // Rule 11, files: what an echo or printf writes to a file (> FILE, >> FILE)
 // or pipes into tee FILE is secret when the file's name, without a leading
@@ -397,6 +403,10 @@ inline constexpr std::string_view kPatternSearchers[] = {
     "grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "ugrep", "pcregrep", "git-grep"};
 // Authorization schemes followed by a credential in free text.
 inline constexpr std::string_view kAuthSchemes[] = {"bearer", "basic"};
+// SASL's PLAIN after SMTP's AUTH or IMAP's AUTHENTICATE: its initial
+// response, base64 of the user and password (AUTH PLAIN X).
+inline constexpr std::string_view kSaslCommands[] = {"auth", "authenticate"};
+inline constexpr std::string_view kSaslPlain = "plain";
 
 // ---- Capability URLs: the URL itself is the credential.
 // After a path segment named like this, the rest of the path is secret.
@@ -628,6 +638,9 @@ inline constexpr ToolOption kToolOptions[] = {
     {"copilot", "--values", Value::kWhole, kBoth, "secret"},  // copilot secret init --values ENV=V
     {"aws", "--value", Value::kWhole, kBoth, "put-parameter"},
     {"aws", "--value", Value::kWhole, kBoth, "create-api-key"},  // API Gateway's key
+    // ElastiCache's users (elsewhere --passwords is a word list: wpscan's).
+    {"aws", "--passwords", Value::kWhole, kBoth, "create-user"},
+    {"aws", "--passwords", Value::kWhole, kBoth, "modify-user"},
     {"gh", "-b", Value::kWhole, kBoth, "secret"},
     {"gh", "--body", Value::kWhole, kBoth, "secret"},
     {"swift", "-K", Value::kWhole, kBoth, ""},  // OpenStack Swift's key

@@ -1428,6 +1428,30 @@ TEST_CASE("tool rows: signing passwords, data platforms, Chef, sshfs, just") {
   CHECK(Args({"create", "source", "helm", "s", "--secret-ref=s"}, "flux")[4] == "--secret-ref=s");
 }
 
+TEST_CASE("a secret option's value that holds none: a flag, a mechanism, a source, a placeholder") {
+  using V = std::vector<std::string>;
+  CHECK(Args({"variable", "create", "--name", "t", "--value", "p1", "--secret", "true"}, "az") ==
+        V{"variable", "create", "--name", "t", "--value", "[REDACTED]", "--secret", "true"});
+  CHECK(Args({"--auth=on", "--user=u", "--password=p2"}, "msmtp") ==
+        V{"--auth=on", "--user=u", "--password=[REDACTED]"});
+  CHECK(Args({"--auth", "LOGIN", "--auth-password", "p3"}, "swaks") ==
+        V{"--auth", "LOGIN", "--auth-password", "[REDACTED]"});
+  CHECK(Args({"-S", "smtp-auth=login", "-S", "smtp-auth-password=p4"}, "mailx") ==
+        V{"-S", "smtp-auth=login", "-S", "smtp-auth-password=[REDACTED]"});
+  CHECK(Args({"authenticate", "password", "-password", "env://PW"}, "boundary")[3] == "env://PW");
+  // A template's placeholder as a URL's password: Vault's {{password}}.
+  CHECK(Args({"write", "db/config/x", "connection_url=postgresql://{{username}}:{{password}}@h/d"},
+             "vault")[2] == "connection_url=postgresql://{{username}}:{{password}}@h/d");
+  CHECK(One("https://u:{{p5@h/") == "https://u:[REDACTED]@h/");
+  // SMTP's AUTH PLAIN and IMAP's AUTHENTICATE PLAIN: the initial response.
+  CHECK(Sh("printf 'AUTH PLAIN AGJvYgBwNgAA\\r\\n' | openssl s_client -connect h:465") ==
+        "printf 'AUTH PLAIN [REDACTED]\\r\\n' | openssl s_client -connect h:465");
+  CHECK(Sh("echo 'plain language matters'") == "echo 'plain language matters'");
+  // ElastiCache's --passwords; wpscan's is a word list.
+  CHECK(Args({"elasticache", "create-user", "--passwords", "p7"}, "aws")[3] == "[REDACTED]");
+  CHECK(Args({"--url", "h", "--passwords", "pw.txt"}, "wpscan")[3] == "pw.txt");
+}
+
 TEST_CASE("tool rows: keychains, runners' registration, VPN and BMC passwords") {
   CHECK(Args({"add-generic-password", "-a", "u", "-s", "svc", "-w", "p1"}, "security")[6] ==
         "[REDACTED]");
