@@ -888,9 +888,12 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
     first = 2;
   // An option's attached value starts like an argument: --from-literal=password=a b.
   std::size_t option_value = std::string_view::npos;
+  bool file_option = false;  // kubectl's --from-file=NAME=PATH
   if (!arg.empty() && arg[0] == '-') {
     const std::size_t eq = arg.find('=');
     if (eq != std::string_view::npos) option_value = eq + 1;
+    file_option = eq != std::string_view::npos &&
+                  InWords<redact_rules::kStoreFileOptions>(std::string_view(arg.data(), eq));
   }
   bool pair_value_secret = false;  // a pair's name named a secret: its value is next
   for (std::size_t p = 0; p < arg.size(); ++p) {
@@ -1001,7 +1004,8 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
     const std::string_view value(arg.data() + begin, end - begin);
     const bool short_code = query_code && value.size() < redact_rules::kMinOAuthCodeLength;
     if (!HoldsNoSecret(value) && !IsConversionOnly(value) && !short_code &&
-        !NamesCredentialsFile(name, value))
+        !NamesCredentialsFile(name, value) &&
+        !(file_option && p == option_value && NamesAFile(value)))
       spans->Add(begin, end);
     p = end > p ? end - 1 : p;
   }
@@ -2841,16 +2845,19 @@ void Redactor::StoredValue(std::string_view arg, Collector* spans) {
     return;
   }
   std::size_t at = 0;  // --from-literal=NAME=VALUE: past the option's '='
+  bool file_option = false;
   if (StartsWith(arg, "-"sv)) {
     const std::size_t eq = arg.find('=');
     if (eq == std::string_view::npos) return;
     at = eq + 1;
+    file_option = InWords<redact_rules::kStoreFileOptions>(std::string_view(arg.data(), eq));
   }
   std::size_t name_end = 0;
   if (!AssignmentAt(arg, at, &name_end)) return;
   const std::string_view name(arg.data() + at, name_end - at);
+  const std::string_view value = Tail(arg, name_end + 1);
   if (!InWords<redact_rules::kNonSecretLastWords>(LastNameWord(name)) &&
-      !InWords<redact_rules::kStdinPaths>(Tail(arg, name_end + 1)))
+      !InWords<redact_rules::kStdinPaths>(value) && !(file_option && NamesAFile(value)))
     spans->Add(name_end + 1, arg.size());
 }
 

@@ -117,20 +117,23 @@ inline constexpr QualifiedWord kQualifiedWords[] = {
 // PasswordAuthentication=no. "id" right after "secret" (Vault's secret_id)
 // does not count.
 inline constexpr std::string_view kNonSecretLastWords[] = {
-    "stdin",   "file",      "path",    "prompt",    "type",
-    "env",     "cmd",       "command", "helper",    "length",
-    "id",      "dir",       "fd",      "name",      "url",
-    "uri",     "method",    "mode",    "user",      "username",
-    "sock",    "socket",    "jar",     "ttl",       "header",
-    "store",   "policy",    "min",     "max",       "version",
-    "format",  "endpoint",  "expired", "expires",   "expiry",
-    "changed", "at",        "count",   "required",  "enabled",
-    "flags",   "email",     "source",  "mechanism", "authentication",
-    "plugin",  "identity",   // --auth-plugin CLASS, --tls-psk-identity ID
-    "hasher",  "algorithm",  // PASSWORD_HASHER=bcrypt
-    "flow",                  // --auth-flow USER_PASSWORD_AUTH
-    "account",               // gcloud's auth/impersonate_service_account EMAIL
-    "ref",                   // flux's --secret-ref NAME, Kubernetes' secretKeyRef
+    "stdin", "file", "path", "prompt", "type", "env", "cmd", "command", "helper", "length", "id",
+    "dir", "fd", "name", "url", "uri", "method", "mode", "user", "username", "sock", "socket",
+    "jar", "ttl", "header", "store", "policy", "min", "max", "version", "format", "endpoint",
+    "expired", "expires", "expiry", "changed", "at", "count", "required", "enabled", "flags",
+    "email", "source", "mechanism", "authentication",
+    // A setting about the secret: AUTH_PROVIDER=github, SECRETS_BACKEND=vault,
+    // TOKEN_ISSUER=URL, AUTH_HOST=H, TOKEN_TIMEOUT=30, SECRET_BUCKET=B.
+    "provider", "providers", "backend", "strategy", "scheme", "realm", "scope", "scopes", "issuer",
+    "audience", "host", "hostname", "port", "server", "domain", "region", "bucket", "location",
+    "storage", "engine", "level", "callback", "timeout", "lifetime", "duration", "interval",
+    "expiration", "rotation", "limit", "prefix",
+    "plugin",               // --auth-plugin CLASS
+    "identity",             // --tls-psk-identity ID
+    "hasher", "algorithm",  // PASSWORD_HASHER=bcrypt
+    "flow",                 // --auth-flow USER_PASSWORD_AUTH
+    "account",              // gcloud's auth/impersonate_service_account EMAIL
+    "ref",                  // flux's --secret-ref NAME, Kubernetes' secretKeyRef
 };
 // Names that hold a credential in a query string, after '?', '&' or ';'
 // (?key=, Google's and Trello's API key; OpenWeatherMap's appid; a
@@ -881,6 +884,9 @@ struct SecretStore {
   std::string_view tools;  // space-separated names
   std::string_view after;
 };
+// An option of a store whose NAME=VALUE gives a file to read the value
+// from (kubectl create secret generic s --from-file=password=./pw.txt).
+inline constexpr std::string_view kStoreFileOptions[] = {"--from-file"};
 inline constexpr SecretStore kSecretStores[] = {
     {"fly flyctl doppler infisical", "secrets"},  // fly secrets set NAME=V
     {"kubectl oc", "generic"},  // kubectl create secret generic s --from-literal=NAME=V

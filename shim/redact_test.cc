@@ -1428,6 +1428,22 @@ TEST_CASE("tool rows: signing passwords, data platforms, Chef, sshfs, just") {
   CHECK(Args({"create", "source", "helm", "s", "--secret-ref=s"}, "flux")[4] == "--secret-ref=s");
 }
 
+TEST_CASE("a setting about a secret keeps its value; a store's key given as a file") {
+  using V = std::vector<std::string>;
+  CHECK(Args({"AUTH_PROVIDER=github", "SECRETS_BACKEND=vault", "TOKEN_ISSUER=https://i",
+              "AUTH_HOST=auth.x.io", "TOKEN_TIMEOUT=30", "SECRET_BUCKET=b", "app"},
+             "env") == V{"AUTH_PROVIDER=github", "SECRETS_BACKEND=vault", "TOKEN_ISSUER=https://i",
+                         "AUTH_HOST=auth.x.io", "TOKEN_TIMEOUT=30", "SECRET_BUCKET=b", "app"});
+  CHECK(Args({"SECRET_KEY_BASE=p1", "AUTH_TOKEN=p2", "app"}, "env") ==
+        V{"SECRET_KEY_BASE=[REDACTED]", "AUTH_TOKEN=[REDACTED]", "app"});
+  CHECK(Args({"create", "secret", "generic", "s", "--from-file=password=./pw.txt",
+              "--from-literal=token=./p3"},
+             "kubectl") == V{"create", "secret", "generic", "s", "--from-file=password=./pw.txt",
+                             "--from-literal=token=[REDACTED]"});
+  CHECK(Args({"create", "secret", "generic", "s", "--from-file=password=p4"}, "kubectl")[4] ==
+        "--from-file=password=[REDACTED]");
+}
+
 TEST_CASE("a secret option's value that holds none: a flag, a mechanism, a source, a placeholder") {
   using V = std::vector<std::string>;
   CHECK(Args({"variable", "create", "--name", "t", "--value", "p1", "--secret", "true"}, "az") ==
