@@ -2103,6 +2103,18 @@ void PromptAnswerRule(std::string_view arg, Collector* spans) {
 // secret name set off by marks on both sides (__DB_PASSWORD__,
 // {{ api_token }}, ${TOKEN}, @password@, %SECRET%, <password>), or a
 // default password's word (changeme, changeit).
+// One of `name`'s words, split at '_', '-' and '.', is in kPlaceholderWords.
+bool HasPlaceholderWord(std::string_view name) {
+  std::size_t begin = 0;
+  for (std::size_t i = 0; i <= name.size(); ++i) {
+    if (i < name.size() && name[i] != '_' && name[i] != '-' && name[i] != '.') continue;
+    if (InWords<redact_rules::kPlaceholderWords>(std::string_view(name.data() + begin, i - begin)))
+      return true;
+    begin = i + 1;
+  }
+  return false;
+}
+
 bool IsSecretPlaceholder(std::string_view pattern) {
   if (InWords<redact_rules::kPlaceholderPasswords>(pattern)) return true;
   std::size_t begin = 0;
@@ -2113,12 +2125,14 @@ bool IsSecretPlaceholder(std::string_view pattern) {
   };
   while (begin < end && mark(pattern[begin])) ++begin;
   while (end > begin && mark(pattern[end - 1])) --end;
-  if (begin == 0 || end == pattern.size() || begin == end) return false;
+  if (begin == end) return false;
   const std::string_view name(pattern.data() + begin, end - begin);
   for (const char c : name) {
     if (!IsNameChar(c)) return false;
   }
-  return IsSecretName(name, true);
+  // Unmarked, a word must say it is one (TOKEN_PLACEHOLDER, YOUR_API_KEY).
+  const bool marked = begin > 0 && end < pattern.size();
+  return (marked || HasPlaceholderWord(name)) && IsSecretName(name, true);
 }
 
 // Rule 16, substitutions: s/PATTERN/REPLACEMENT/ (sed, perl -pe, vim's :s)
@@ -2946,10 +2960,10 @@ void Redactor::PrintfOperand(std::string_view arg, Collector* spans) {
       format_seen_ = true;
       secret_conversions_ = SecretConversions(arg, &conversions_);
       // printf -v TOKEN '%s' V: the format and every conversion fill the
-      // secret's variable.
+      // secret's variable (a format of conversions alone holds none).
       if (printf_secret_variable_) {
         secret_conversions_ = ~std::uint32_t{0};
-        spans->Add(0, arg.size());
+        if (!IsConversionOnly(arg)) spans->Add(0, arg.size());
       }
     }
     return;
@@ -3041,6 +3055,11 @@ struct Level {
   // The current command named a secret (docker secret create, gcloud
   // secrets versions add): a process substitution after it is the secret.
   bool after_secret_word;
+  // The last word assigned an array (args=(, declare -a A+=(): the '('
+  // next opens its elements, read as one nameless command's arguments
+  // (args=(--password X); mysql "${args[@]}"), or a named one's after a
+  // tool's name, as after a prefix (CMD=(curl -u u:X h)).
+  bool array_next;
 };
 Level g_levels[kMaxCommandDepth];
 alignas(Redactor) AGT_LATE_BSS unsigned char g_commands[kMaxCommandDepth][sizeof(Redactor)];
@@ -3068,6 +3087,15 @@ void FeedSecret(const Level& level, Collector* spans) {
 
 // A separator ends the current command; a single '|' pipes an echo's
 // arguments into the next.
+// NAME= or NAME+= before an array's '(' (args=(...), args+=(...)).
+bool AssignsArray(std::string_view word) {
+  if (word.empty() || word.back() != '=') return false;
+  word.remove_suffix(1);
+  if (!word.empty() && word.back() == '+') word.remove_suffix(1);
+  std::size_t name_end = 0;
+  return !word.empty() && !AssignmentAt(word, 0, &name_end) && name_end == word.size();
+}
+
 void EndCommand(Level* level, char separator) {
   const bool pipe = separator == '|' && !level->last_was_pipe;
   // An echo's arguments, or a command's <<< word (cat <<< X | vault login -).
@@ -3239,7 +3267,8 @@ void PipelineWord(Level* level, std::string_view word, std::size_t begin, std::s
       if (!target.empty() && IsCredentialFile(target))
         spans->Add(level->echo_args.begin, level->echo_args.end);
     } else if (level->echo && !level->echo_redirected &&
-               !(level->echo_args.end == 0 && IsEchoFlag(word))) {
+               !(level->echo_args.end == 0 && (IsEchoFlag(word) || IsConversionOnly(word)))) {
+      // printf %s X > token: the format alone holds no secret.
       if (level->echo_args.end == 0) level->echo_args.begin = begin;
       level->echo_args.end = end;
     }
@@ -3387,11 +3416,19 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, bool prin
       if (separator == '\n') level.heredoc_delimiter = std::string_view();
       SecretSubstitution(&level, separator);
       EndCommand(&level, separator);
+      if (separator == '(' && level.array_next && Charge()) {
+        level.command = new (g_commands[top]) Redactor(""sv);
+        level.command->free_text_ = !level.command_string;  // as for a command no row names
+        level.prefix = true;  // a command's words: CMD=(curl -u u:X h)
+      }
+      level.array_next = false;
       continue;
     }
     level.last_was_pipe = false;
     const std::string_view previous = level.last_argument;
     const std::string_view word = Inner(level.text, token);
+    level.array_next =
+        token.end < level.text.size() && level.text[token.end] == '(' && AssignsArray(word);
     const std::size_t at = level.base + token.inner_begin;
     std::size_t name_end = 0;
     const bool quoted_command_line = IsQuotedCommandLine(token, word);
@@ -3447,9 +3484,11 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, bool prin
       // string for any command inside it.
       inner_command_string = quoted_command_line && level.command->after_command_string_option_;
       PipelineWord(&level, word, level.base + token.begin, level.base + token.end, false, spans);
-      level.secret_substitution_next = token.end < level.text.size() &&
-                                       level.text[token.end] == '(' &&
-                                       (level.after_secret_word || FeedsSecretFile(word, previous));
+      // docker login --password-stdin < <(echo X): the input redirected.
+      level.secret_substitution_next =
+          token.end < level.text.size() && level.text[token.end] == '(' &&
+          (level.after_secret_word || FeedsSecretFile(word, previous) ||
+           (word == "<"sv && level.reads_secret));
       if (NamesSecretStore(word)) level.after_secret_word = true;
       spans->set_base(outer_base + at);
       level.command->Collect(word, spans);

@@ -299,6 +299,9 @@ inline constexpr std::string_view
 // replacement the secret (sed -i 's/changeme/X/' db.conf).
 inline constexpr std::string_view kPlaceholderPasswords[] = {"changeme", "change_me", "changeit",
                                                              "replaceme", "replace_me"};
+// A word that makes a secret's name a placeholder without marks around it
+// (s/TOKEN_PLACEHOLDER/X/, s/YOUR_API_KEY/X/; marked: s/__TOKEN__/X/).
+inline constexpr std::string_view kPlaceholderWords[] = {"placeholder", "your", "replace"};
 // Rule 11: an option or variable whose value is a command that prints a
 // secret (restic --password-command 'echo X', BORG_PASSCOMMAND="echo X",
 // msmtp --passwordeval): what an echo or printf in it prints is secret.
@@ -350,8 +353,9 @@ inline constexpr ToolWord kToolStdinSecretOptions[] = {
     {"ldappasswd ldapsearch ldapmodify ldapadd ldapdelete ldapwhoami", "-y"},  // -y /dev/stdin
     {"ssh-keygen", "/dev/stdin"},  // ssh-keygen -y -f /dev/stdin: a private key
     {"openconnect", "--passwd-on-stdin"},
-    {"p4", "login"},                 // Perforce's p4 login reads the password
-    {"keyring", "set"},              // keyring set SERVICE USER
+    {"ftp", "-n"},       // ftp -n h <<END: its commands give the password (user NAME PASSWORD)
+    {"p4", "login"},     // Perforce's p4 login reads the password
+    {"keyring", "set"},  // keyring set SERVICE USER
     {"lpass", "--non-interactive"},  // lpass add --non-interactive NAME: its fields
 };
 // Rule 11, pipelines: a value that names the standard input, as the value
@@ -367,7 +371,7 @@ inline constexpr std::string_view kStdinPaths[] = {
 inline constexpr std::string_view kFlagValues[] = {
     "true", "false", "on", "off", "login", "plain", "cram-md5", "xoauth2", "oauthbearer", "ntlm",
 };
-inline constexpr std::string_view kEchoCommands[] = {"echo", "printf"};
+inline constexpr std::string_view kEchoCommands[] = {"echo", "printf", "yes"};  // yes PW | passwd
 // Rule 11, files: what an echo or printf writes to a file (> FILE, >> FILE)
 // or pipes into tee FILE is secret when the file's name, without a leading
 // '.', is a secret name (token, api_key.txt, git-credentials) or one of

@@ -2137,7 +2137,7 @@ TEST_CASE("rule 11: what is piped into a command that reads a secret on its inpu
   CHECK(Sh("echo p1 | docker login -u bob --password-stdin r.io") ==
         "echo [REDACTED] | docker login -u bob --password-stdin r.io");
   CHECK(Sh("printf '%s' \"p2\" | sudo podman login --password-stdin") ==
-        "printf [REDACTED] | sudo podman login --password-stdin");
+        "printf '%s' [REDACTED] | sudo podman login --password-stdin");
   CHECK(Sh("sudo echo p13 | sudo docker login --password-stdin") ==
         "sudo echo [REDACTED] | sudo docker login --password-stdin");
   CHECK(Sh("echo t3 | gh auth login --with-token") ==
@@ -2212,7 +2212,7 @@ TEST_CASE("rule 11: what is piped into a command that reads a secret on its inpu
   CHECK(Sh("echo \"machine h login u password p12\" > ~/.netrc") == "echo [REDACTED] > ~/.netrc");
   CHECK(Sh("echo -n p13 >>/run/secrets/api_token && echo ok") ==
         "echo -n [REDACTED] >>/run/secrets/api_token && echo ok");
-  CHECK(Sh("printf '%s' p14 1> ~/.pgpass") == "printf [REDACTED] 1> ~/.pgpass");
+  CHECK(Sh("printf '%s' p14 1> ~/.pgpass") == "printf '%s' [REDACTED] 1> ~/.pgpass");
   CHECK(Sh("echo p15 | sudo tee /etc/app/token > /dev/null") ==
         "echo [REDACTED] | sudo tee /etc/app/token > /dev/null");
   CHECK(Sh("echo p16 | sudo passwd --stdin bob") == "echo [REDACTED] | sudo passwd --stdin bob");
@@ -2280,6 +2280,29 @@ TEST_CASE("rule 11: more commands that read a secret on their input") {
   CHECK(Sh("echo p12 | base64 -d > ~/.ssh/id_ed25519") ==
         "echo [REDACTED] | base64 -d > ~/.ssh/id_ed25519");
   CHECK(Sh("echo hello | openssl enc -base64") == "echo hello | openssl enc -base64");
+  // ftp -n: its commands on stdin log in (user NAME PASSWORD); without -n
+  // a .netrc does.
+  CHECK(Sh("ftp -inv h <<END\nuser deploy p13\nput f\nEND") == "ftp -inv h <<END\n[REDACTED]\nEND");
+  CHECK(Sh("ftp h <<END\nls\nEND") == "ftp h <<END\nls\nEND");
+  // yes prints its words as echo does; printf's format of conversions alone
+  // holds none; a process substitution as the redirected input.
+  CHECK(Sh("yes p14 | passwd bob; yes | apt-get install x") ==
+        "yes [REDACTED] | passwd bob; yes | apt-get install x");
+  CHECK(Sh("printf '%s\\n' p15 | docker login -u u --password-stdin h") ==
+        "printf '%s\\n' [REDACTED] | docker login -u u --password-stdin h");
+  CHECK(Sh("docker login -u u --password-stdin h < <(echo p16); sort < <(echo hi)") ==
+        "docker login -u u --password-stdin h < <(echo [REDACTED]); sort < <(echo hi)");
+}
+
+TEST_CASE("rule 11: an array's elements are a command's arguments") {
+  CHECK(Sh("args=(--password p1 --user bob); mysql \"${args[@]}\"") ==
+        "args=(--password [REDACTED] --user bob); mysql \"${args[@]}\"");
+  CHECK(Sh("args+=(--token p2); declare -a B=(password p3)") ==
+        "args+=(--token [REDACTED]); declare -a B=(password [REDACTED])");
+  // A tool's name among them starts that command, as after a prefix.
+  CHECK(Sh("CMD=(curl -u bob:p4 h); \"${CMD[@]}\"") ==
+        "CMD=(curl -u bob:[REDACTED] h); \"${CMD[@]}\"");
+  CHECK(Sh("arr=(a b c); echo ${arr[1]} $(date)") == "arr=(a b c); echo ${arr[1]} $(date)");
 }
 
 TEST_CASE("rule 11: printf's arguments for conversions that follow a secret name") {
@@ -2430,6 +2453,10 @@ TEST_CASE("rule 16: a substitution of a secret's placeholder writes the secret")
   // The option's value hides the operator too: an argument "<<<" may be one.
   CHECK(Sh("mysql_config_editor set --login-path=p --user=u --password <<< p6") ==
         "mysql_config_editor set --login-path=p --user=u --password [REDACTED] [REDACTED]");
+  // Unmarked, a placeholder says it is one.
+  CHECK(Sh("sed -i 's|TOKEN_PLACEHOLDER|p20|; s/YOUR_API_KEY/p21/' c") ==
+        "sed -i 's|TOKEN_PLACEHOLDER|[REDACTED]|; s/YOUR_API_KEY/[REDACTED]/' c");
+  CHECK(Sh("sed -i 's/API_KEY/API_TOKEN/' c") == "sed -i 's/API_KEY/API_TOKEN/' c");
 }
 
 TEST_CASE("rule 11: a shell's variable where a secret would be is shown, not a literal") {
