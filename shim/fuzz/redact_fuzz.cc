@@ -3,8 +3,9 @@
 // Properties: spans are sorted, inside the text, never overlapping or
 // touching, at most kMaxSpans; the same argv gives the same spans twice; and
 // a value after "--password" is redacted whole, whatever came before it,
-// unless it names the standard input (kStdinPaths: where the secret is read
-// from, shown).
+// unless it holds none: it names the standard input (kStdinPaths) or a
+// file's or variable's URL (where the secret is read from), or it is a
+// flag's value or a mechanism (kFlagValues).
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <string>
@@ -34,17 +35,24 @@ bool SameSpans(const redact::Spans& a, const redact::Spans& b) {
   return true;
 }
 
-bool IsStdinPath(std::string_view value) {
-  for (std::string_view path : redact_rules::kStdinPaths) {
-    if (value.size() != path.size()) continue;
+template <const auto& kTable>
+bool InTable(std::string_view value) {
+  for (std::string_view word : kTable) {
+    if (value.size() != word.size()) continue;
     bool same = true;
     for (std::size_t i = 0; i < value.size(); ++i) {
       const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c; };
-      same = same && lower(value[i]) == lower(path[i]);
+      same = same && lower(value[i]) == lower(word[i]);
     }
     if (same) return true;
   }
   return false;
+}
+
+bool HoldsNoSecret(std::string_view value) {
+  return InTable<redact_rules::kStdinPaths>(value) || InTable<redact_rules::kFlagValues>(value) ||
+         value.rfind("file:", 0) == 0 || value.rfind("fileb://", 0) == 0 ||
+         value.rfind("env://", 0) == 0;
 }
 
 constexpr std::string_view kBinaries[] = {"curl", "az",      "docker", "git",
@@ -78,7 +86,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     }
     first.NextArgument(secret, &spans);
     CheckSpans(spans, secret);
-    if (!secret.empty() && !IsStdinPath(secret)) {
+    if (!secret.empty() && !HoldsNoSecret(secret)) {
       FUZZ_CHECK(spans.count == 1 && spans.items[0].begin == 0 &&
                  spans.items[0].end == secret.size());
     }
