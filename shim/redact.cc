@@ -155,7 +155,8 @@ bool MayHoldHeredoc(std::string_view text) {
 
 // A shell variable's reference and nothing else: $NAME, ${NAME}, $1, in
 // double quotes or not, after an authorization scheme or not ("Bearer
-// $TOKEN"). ${NAME:-default} is not one: its default may be a secret.
+// $TOKEN"); with an empty default too (${NAME:-}, ${NAME-}, ${NAME:=}).
+// ${NAME:-default} is not one: its default may be a secret.
 bool IsVariableReference(std::string_view text) {
   // Longer is no name anyone writes; the bound keeps the test of every span
   // (up to 2 * kMaxSpans of them) linear in the argument.
@@ -179,6 +180,11 @@ bool IsVariableReference(std::string_view text) {
     while (i < text.size() && (IsAlnum(text[i]) || text[i] == '_')) ++i;
   }
   if (braced) {
+    if (i + 1 < text.size() && text[i] == ':' && (text[i + 1] == '-' || text[i + 1] == '=')) {
+      i += 2;
+    } else if (i < text.size() && text[i] == '-') {
+      ++i;
+    }
     if (i >= text.size() || text[i] != '}') return false;
     ++i;
   }
@@ -216,6 +222,16 @@ class Collector {
       return;
     }
     raw_[count_++] = Span{begin, end};
+  }
+
+  // A span added so far ends at `end` (relative to the base): the text
+  // before it is hidden to there.
+  bool HidesTo(std::size_t end) const {
+    if (overflow_) return true;
+    for (std::size_t i = 0; i < count_; ++i) {
+      if (raw_[i].end == base_ + end) return true;
+    }
+    return false;
   }
 
   // `shell_text`, when not empty, is the argument: a shell's command
@@ -363,6 +379,9 @@ std::size_t ConfigLineValue(std::string_view arg, std::size_t offset, std::strin
     ++word_end;
   }
   if (word_end < arg.size() && !IsSpace(arg[word_end])) return offset;
+  // Code's null, true or false (api_key = None) holds none.
+  if (InWords<redact_rules::kCodeLiterals>(std::string_view(arg.data() + value, word_end - value)))
+    return offset;
   if (!IsSecretName(name, true)) return offset;  // last: the costliest look
   const std::size_t end = LineEnd(arg, value, '\n');
   if (end == value) return offset;
@@ -1003,7 +1022,10 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
     // from; API_KEY=%s\n in printf's format: where it goes.
     const std::string_view value(arg.data() + begin, end - begin);
     const bool short_code = query_code && value.size() < redact_rules::kMinOAuthCodeLength;
-    if (!HoldsNoSecret(value) && !IsConversionOnly(value) && !short_code &&
+    // TOKEN=$(cat f): a command substitution, whose commands rule 11 reads
+    // (a command line's word ends at its '(': TOKEN=$).
+    const bool substitution = value == "$"sv || StartsWith(value, "$("sv);
+    if (!HoldsNoSecret(value) && !IsConversionOnly(value) && !short_code && !substitution &&
         !NamesCredentialsFile(name, value) &&
         !(file_option && p == option_value && NamesAFile(value)))
       spans->Add(begin, end);
@@ -1229,11 +1251,11 @@ void QuotedMemberRule(std::string_view arg, Collector* spans) {
              arg[end] != '\\' && !IsSpace(arg[end]))
         ++end;
     }
+    const std::string_view value(arg.data() + begin, end - begin);
     if (pair_name) {
-      pair_value_secret = !value_quote.empty() &&
-                          IsCodeSecretName(std::string_view(arg.data() + begin, end - begin));
-    } else {
-      spans->Add(begin, end);
+      pair_value_secret = !value_quote.empty() && IsCodeSecretName(value);
+    } else if (!value_quote.empty() || !InWords<redact_rules::kCodeLiterals>(value)) {
+      spans->Add(begin, end);  // a bare null, true or false holds none
     }
     p = end;  // on to after the value: its closing quote opens no name
   }
@@ -1648,7 +1670,10 @@ void CodeAssignmentRule(std::string_view arg, Collector* spans) {
                     (secret_group && InWords<redact_rules::kDefaultNames>(name)));
     if (!assigns || k >= arg.size() ||
         (!escaped_quote && arg[k] != '\'' && arg[k] != '"' && arg[k] != '`') ||
-        (((arg[k] == '\'' && single) || (arg[k] == '"' && double_)) && CodeAfter(arg, k + 1)) ||
+        // Inside a string, its closing quote opens no value ("Password: " x,
+        // a prompt's text); a single quote may be an apostrophe that misled
+        // (the users' password: 'X'), unless code goes on after it.
+        (arg[k] == '"' && double_) || (arg[k] == '\'' && single && CodeAfter(arg, k + 1)) ||
         (!pair_name && !pair_value && !secret_fallback && !NamesCodeSecret(name))) {
       p = i - 1;
       continue;
@@ -2099,10 +2124,6 @@ void PromptAnswerRule(std::string_view arg, Collector* spans) {
   }
 }
 
-// A template's placeholder for a secret, as a substitution's pattern: a
-// secret name set off by marks on both sides (__DB_PASSWORD__,
-// {{ api_token }}, ${TOKEN}, @password@, %SECRET%, <password>), or a
-// default password's word (changeme, changeit).
 // One of `name`'s words, split at '_', '-' and '.', is in kPlaceholderWords.
 bool HasPlaceholderWord(std::string_view name) {
   std::size_t begin = 0;
@@ -2115,6 +2136,11 @@ bool HasPlaceholderWord(std::string_view name) {
   return false;
 }
 
+// A template's placeholder for a secret, as a substitution's pattern: a
+// secret name set off by marks on both sides (__DB_PASSWORD__,
+// {{ api_token }}, ${TOKEN}, @password@, %SECRET%, <password>) or holding
+// a word that says it is one (TOKEN_PLACEHOLDER, YOUR_API_KEY), or a
+// default password's word (changeme, changeit).
 bool IsSecretPlaceholder(std::string_view pattern) {
   if (InWords<redact_rules::kPlaceholderPasswords>(pattern)) return true;
   std::size_t begin = 0;
@@ -2813,9 +2839,13 @@ void Redactor::PairOption(std::string_view arg, bool is_option, Collector* spans
     secret_pair_ = IsSecretName(Unquoted(arg), true);
     return;
   }
-  if (!is_option || arg[1] != '-') return;
+  // --key NAME, --key=NAME; or a NAME=VALUE argument (glab api -f
+  // key=TOKEN -f value=V).
   const std::size_t eq = arg.find('=');
-  const std::string_view name(arg.data() + 2, (eq == std::string_view::npos ? arg.size() : eq) - 2);
+  const std::size_t name_begin = is_option ? 2 : 0;
+  if (is_option ? arg[1] != '-' : eq == std::string_view::npos) return;
+  const std::string_view name(arg.data() + name_begin,
+                              (eq == std::string_view::npos ? arg.size() : eq) - name_begin);
   if (InWords<redact_rules::kPairNames>(name)) {
     if (eq == std::string_view::npos) {
       pair_name_next_ = true;
@@ -3492,6 +3522,11 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, bool prin
       if (NamesSecretStore(word)) level.after_secret_word = true;
       spans->set_base(outer_base + at);
       level.command->Collect(word, spans);
+      // mysql -p$(echo X), curl -u u:$(echo X): the secret a tool's row hid
+      // is what the substitution prints.
+      if (token.end < level.text.size() && level.text[token.end] == '(' && !word.empty() &&
+          word.back() == '$' && spans->HidesTo(word.size()))
+        level.secret_substitution_next = true;
       spans->set_base(outer_base);
       // docker exec db mysql -pX: past its subcommand a runner is a prefix.
       if (level.command->runs_command_) level.prefix = true;

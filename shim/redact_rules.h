@@ -371,6 +371,10 @@ inline constexpr std::string_view kStdinPaths[] = {
 inline constexpr std::string_view kFlagValues[] = {
     "true", "false", "on", "off", "login", "plain", "cram-md5", "xoauth2", "oauthbearer", "ntlm",
 };
+// Code's literals that hold no secret, as a secret name's bare value
+// ({'verify_signature': False}, api_key = None, "token": null).
+inline constexpr std::string_view kCodeLiterals[] = {"none", "null",  "nil",
+                                                     "true", "false", "undefined"};
 inline constexpr std::string_view kEchoCommands[] = {"echo", "printf", "yes"};  // yes PW | passwd
 // Rule 11, files: what an echo or printf writes to a file (> FILE, >> FILE)
 // or pipes into tee FILE is secret when the file's name, without a leading
@@ -1071,8 +1075,9 @@ inline constexpr SecretCall kSecretCalls[] = {
 // require('jsonwebtoken'), token = os.getenv('API_TOKEN'), password =
 // getpass('Password: ')); a second is still secret (os.getenv('T', 'PW')).
 inline constexpr std::string_view kNamingCalls[] = {
-    "require", "import", "getenv", "get",          "fetch",       "getpass",
-    "input",   "prompt", "open",   "readFileSync", "read_secret",
+    "require",   "import", "getenv",        "get",          "fetch",       "getpass",
+    "input",     "prompt", "open",          "readFileSync", "read_secret", "get_secret",
+    "getSecret", "lookup", "get_parameter", "getParameter",
 };
 
 // Rule 14: names whose list holds command lines, one a string (aws ssm

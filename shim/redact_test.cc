@@ -152,6 +152,10 @@ TEST_CASE("rule 3: --value after a --name that names a secret") {
   // Only after a secret name, and only the next --value.
   CHECK(Args({"tag", "--name", "owner", "--value", "ops"}, "tool")[4] == "ops");
   CHECK(Args({"--name", "TOKEN", "--value", "p4", "--value", "v"}, "tool")[5] == "v");
+  // The pair's fields as NAME=VALUE arguments (glab api -f key=K -f value=V).
+  CHECK(Args({"api", "vars", "-f", "key=TOKEN", "-f", "value=p6"}, "glab")[5] ==
+        "value=[REDACTED]");
+  CHECK(Args({"api", "vars", "-f", "key=REGION", "-f", "value=eu"}, "glab")[5] == "value=eu");
   // Stdin's name is no secret, in any tool option's value.
   CHECK(Args({"x", "-p-", "archive.rar"}, "unrar")[1] == "-p-");
   CHECK(Args({"x", "-pp5", "archive.rar"}, "unrar")[1] == "-p[REDACTED]");
@@ -2294,6 +2298,36 @@ TEST_CASE("rule 11: more commands that read a secret on their input") {
         "docker login -u u --password-stdin h < <(echo [REDACTED]); sort < <(echo hi)");
 }
 
+TEST_CASE("rule 11: a command substitution as a secret's value") {
+  // A tool row's value: what the substitution prints is the secret.
+  CHECK(Sh("mysql -p$(echo p1); curl -u bob:$(echo p2) h; sshpass -p $(echo p3) ssh h") ==
+        "mysql -p[REDACTED](echo [REDACTED]); curl -u bob:[REDACTED](echo [REDACTED]) h; "
+        "sshpass -p [REDACTED](echo [REDACTED]) ssh h");
+  // A secret name's: the substitution's commands are read, the '$' shown.
+  CHECK(
+      Sh("export DB_PASSWORD=$(vault kv get -field=password secret/db); TOKEN=$(echo p4) ./run") ==
+      "export DB_PASSWORD=$(vault kv get -field=password secret/db); TOKEN=$(echo [REDACTED]) "
+      "./run");
+  // A reference with an empty default is a reference; a default may be a secret.
+  CHECK(Sh("export API_KEY=\"${API_KEY:-}\" T=\"${T-}\"") ==
+        "export API_KEY=\"${API_KEY:-}\" T=\"${T-}\"");
+  CHECK(Sh("export API_KEY=\"${API_KEY:-p5}\"") == "export API_KEY=[REDACTED]");
+  // A prompt's text in double quotes opens no value.
+  CHECK(Sh("read -rs -p \"Password: \" PASSWORD; export PASSWORD") ==
+        "read -rs -p \"Password: \" PASSWORD; export PASSWORD");
+}
+
+TEST_CASE("rules 10 and 13: code's null, true and false; a secret fetched by name") {
+  CHECK(RedactArgs({"-c", "jwt.decode(t, options={'verify_signature': False}); api_key = None"},
+                   "python3")
+            .args[1] == "jwt.decode(t, options={'verify_signature': False}); api_key = None");
+  CHECK(One("{\"token\": null, \"password\": \"p1\", \"secret\": nullx}") ==
+        "{\"token\": null, \"password\": \"[REDACTED]\", \"secret\": [REDACTED]}");
+  CHECK(
+      RedactArgs({"-c", "secret = get_secret('db'); password = get_secret('db', 'p2')"}, "python3")
+          .args[1] == "secret = get_secret('db'); password = get_secret('db', '[REDACTED]')");
+}
+
 TEST_CASE("rule 11: an array's elements are a command's arguments") {
   CHECK(Sh("args=(--password p1 --user bob); mysql \"${args[@]}\"") ==
         "args=(--password [REDACTED] --user bob); mysql \"${args[@]}\"");
@@ -2433,7 +2467,7 @@ TEST_CASE("rule 11: a substitution that prints a secret's file or value") {
         "openssl enc -aes-256-cbc -pass file:<(echo [REDACTED]) -in f");
   // A command substitution given to a secret name or option.
   CHECK(Sh("TOKEN=$(echo k6) ./run; A=$(echo shown) ./run") ==
-        "TOKEN=[REDACTED](echo [REDACTED]) ./run; A=$(echo shown) ./run");
+        "TOKEN=$(echo [REDACTED]) ./run; A=$(echo shown) ./run");
   // A <<< word piped into a command that reads a secret.
   CHECK(Sh("cat <<< k7 | vault login -") == "cat <<< [REDACTED] | vault login -");
   // Elsewhere, what a substitution prints is kept.
