@@ -2650,9 +2650,15 @@ namespace {
 
 // A positional secret's count of arguments passes over a flag
 // (attic login --set-default NAME URL TOKEN): over a long one anywhere, over
-// a short one before the secret's own slot, which may start with '-'.
+// a short one before the secret's own slot, which may start with '-'; and
+// over a Windows option with a value (net use \\h\s /user:bob PASSWORD).
 bool FlagBeforeSlot(std::string_view arg, unsigned arguments_left) {
-  return StartsWith(arg, "--"sv) || (arguments_left > 1 && arg.size() >= 2 && arg[0] == '-');
+  std::size_t letters = 1;
+  while (letters < arg.size() && IsAlpha(arg[letters])) ++letters;
+  const bool windows_option =
+      arg.size() > 2 && arg[0] == '/' && letters > 1 && letters < arg.size() && arg[letters] == ':';
+  return StartsWith(arg, "--"sv) || windows_option ||
+         (arguments_left > 1 && arg.size() >= 2 && arg[0] == '-');
 }
 
 // $PASS, "${DB_PASSWORD}": a reference to a secret's variable alone.

@@ -581,6 +581,8 @@ inline constexpr ToolOption kToolOptions[] = {
     {"xfreerdp wlfreerdp freerdp sdl-freerdp", "/p:", Value::kWhole, kAttached, ""},
     {"rdesktop", "-p", Value::kWhole, kBoth, ""},
     {"winrm", "-p:", Value::kWhole, kAttached, ""},  // Windows' winrm -u:USER -p:PASSWORD
+    {"winrs", "-p:", Value::kWhole, kAttached, ""},  // winrs -r:HOST -u:USER -p:PASSWORD
+    {"winrs", "-password:", Value::kWhole, kAttached, ""},
     {"winrm", "-password:", Value::kWhole, kAttached, ""},
     {"az docker podman helm nerdctl buildah skopeo oc crane regctl cf cosign notation ibmcloud "
      "fly",  // Concourse's fly -t T login -u U -p PASSWORD (its set-pipeline -p is a name)

@@ -1632,6 +1632,10 @@ TEST_CASE("tool rows: keychains, runners' registration, VPN and BMC passwords") 
   // Windows' tools.
   CHECK(Args({"/add:srv", "/user:ops", "/pass:p62"}, "cmdkey")[2] == "/pass:[REDACTED]");
   CHECK(Args({"use", "Z:", "\\\\srv\\share", "p63", "/user:ops"}, "net")[3] == "[REDACTED]");
+  // A Windows option with a value is passed over: /user: before the password.
+  CHECK(Args({"use", "\\\\srv\\share", "/user:ops", "p65"}, "net") ==
+        std::vector<std::string>{"use", "\\\\srv\\share", "/user:ops", "[REDACTED]"});
+  CHECK(Args({"-r:h", "-u:ops", "-p:p66", "ipconfig"}, "winrs")[2] == "-p:[REDACTED]");
   CHECK(Args({"user", "ops", "p64", "/add"}, "net")[2] == "[REDACTED]");
   CHECK(Args({"rpc", "user", "add", "alice", "p69"}, "net")[4] == "[REDACTED]");
   CHECK(Args({"rpc", "password", "alice", "p70"}, "net")[3] == "[REDACTED]");
