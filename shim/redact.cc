@@ -326,9 +326,6 @@ std::string_view Unquoted(std::string_view word) {
   return word;
 }
 
-// The end of the line at `at`: a newline, or one written out (printf
-// '...\nToken: X\n'), or `quote`; with `blank_ends`, a blank too (the
-// line's first word).
 // The word that ends before `at`, past blanks (var in "var password"), from
 // a line's start written out (printf '\nvar password ...').
 std::string_view WordBefore(std::string_view arg, std::size_t at) {
@@ -341,6 +338,9 @@ std::string_view WordBefore(std::string_view arg, std::size_t at) {
   return std::string_view(arg.data() + begin, end - begin);
 }
 
+// The end of the line at `at`: a newline, or one written out (printf
+// '...\nToken: X\n'), or `quote`; with `blank_ends`, a blank too (the
+// line's first word).
 std::size_t LineEnd(std::string_view arg, std::size_t at, char quote, bool blank_ends = false) {
   while (at < arg.size() && arg[at] != '\n' && arg[at] != '\r' && arg[at] != quote &&
          !WrittenNewlineAt(arg, at) && !(blank_ends && (arg[at] == ' ' || arg[at] == '\t')))
@@ -352,6 +352,8 @@ std::size_t LineEnd(std::string_view arg, std::size_t at, char quote, bool blank
 // Make's ?= and +=, JavaScript's ??= and ||=, jq's |=), at `at`: where its
 // '=' is; else `at`.
 std::size_t CompoundAssignmentEquals(std::string_view arg, std::size_t at) {
+  if (at >= arg.size() || (arg[at] != ':' && arg[at] != '?' && arg[at] != '|' && arg[at] != '+'))
+    return at;
   for (const std::string_view prefix : {"::"sv, ":"sv, "??"sv, "?"sv, "||"sv, "|"sv, "+"sv}) {
     const std::size_t equals = at + prefix.size();
     if (StartsWith(Tail(arg, at), prefix) && equals < arg.size() && arg[equals] == '=' &&
@@ -436,7 +438,7 @@ std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* span
   // A config file's line, '=' between blanks (INI's password = x): in the
   // scan of every argument (`pair`), not in a header option's value.
   // Make's too (TOKEN ?= x, PASSWORD := x).
-  const std::size_t equals = CompoundAssignmentEquals(arg, i);
+  const std::size_t equals = i > name_end ? CompoundAssignmentEquals(arg, i) : i;
   const bool config_line = pair != nullptr && i > name_end && equals + 1 < arg.size() &&
                            arg[equals] == '=' &&
                            (arg[equals + 1] == ' ' || arg[equals + 1] == '\t');
@@ -672,11 +674,11 @@ void ToolValue(Value value, std::string_view arg, std::size_t offset, Collector*
   }
 }
 
+bool IsConversionOnly(std::string_view value);
+
 // Rule 4's userinfo [begin, at): the password after the first ':', the user
 // kept; without a ':' the user is hidden when it is a token (ghp_...@) or
 // long enough to be one.
-bool IsConversionOnly(std::string_view value);
-
 void UserinfoRule(std::string_view arg, std::size_t begin, std::size_t at, Collector* spans) {
   for (std::size_t i = begin; i < at; ++i) {
     if (arg[i] != ':') continue;
@@ -1557,23 +1559,42 @@ std::size_t PastDeclaredType(std::string_view arg, std::size_t name, std::size_t
   return i < arg.size() && arg[i] == '=' ? i : at;
 }
 
-// A string opening at `open` that is a secret's name, as an argument or a
-// block's label: '--password' in add_argument('--password', ...), 'password'
-// in config.get('db', 'password', ...), "db_password" in Terraform's
-// variable "db_password" {. Read for 64 bytes at most.
-bool NamesSecretGroup(std::string_view arg, std::size_t open) {
+// A string opening at `open` that is a name, as an argument or a block's
+// label: --password in add_argument('--password', ...), password in
+// config.get('db', 'password', ...), db_password in Terraform's variable
+// "db_password" {. Its name, read for 64 bytes at most; else empty.
+std::string_view GroupNameAt(std::string_view arg, std::size_t open) {
   std::size_t before = open;
   while (before > 0 && (arg[before - 1] == ' ' || arg[before - 1] == '\t')) --before;
   if (before == 0 || !(arg[before - 1] == '(' || arg[before - 1] == ',' ||
-                       InWords<redact_rules::kNamedBlocks>(WordBefore(arg, open))))
-    return false;
+                       (IsWordChar(arg[before - 1]) &&
+                        InWords<redact_rules::kNamedBlocks>(WordBefore(arg, open)))))
+    return {};
   std::size_t begin = open + 1;
   while (begin < arg.size() && arg[begin] == '-') ++begin;
   std::size_t end = begin;
   while (end < arg.size() && end < open + 64 && IsNameChar(arg[end])) ++end;
-  return end > begin && end < arg.size() && arg[end] == arg[open] &&
-         IsCodeSecretName(std::string_view(arg.data() + begin, end - begin));
+  if (end == begin || end >= arg.size() || arg[end] != arg[open]) return {};
+  return std::string_view(arg.data() + begin, end - begin);
 }
+
+// The names a call's arguments or a block's label hold so far (GroupNameAt),
+// the first few: its default is secret when one names a secret. Looked up
+// only at a default's assignment: most groups have none.
+struct GroupNames {
+  std::string_view names[4];
+  std::size_t count = 0;
+
+  void Add(std::string_view name) {
+    if (!name.empty() && count < std::size(names)) names[count++] = name;
+  }
+  bool NameSecret() const {
+    for (std::size_t i = 0; i < count; ++i) {
+      if (IsCodeSecretName(names[i])) return true;
+    }
+    return false;
+  }
+};
 
 // A secret's lookup in code, from `begin` to `end` (process.env.TOKEN,
 // os.getenv('API_KEY')): one of its names is a secret's.
@@ -1599,12 +1620,12 @@ void CodeAssignmentRule(std::string_view arg, Collector* spans) {
   bool in_single = false;
   bool in_double = false;
   bool pair_value_secret = false;  // a pair's name named a secret: its value is next
-  bool secret_group = false;       // a call or block named a secret: its default is one
+  GroupNames group;                // a call's or block's names: a secret's makes its default one
   for (std::size_t p = 0; p < arg.size(); ++p) {
     const char c = arg[p];
     if (c == '}' || c == ')') {  // a pair is one object's or call's
       pair_value_secret = false;
-      secret_group = false;
+      group.count = 0;
     }
     if (c == '\\' && !in_single) {
       ++p;
@@ -1612,8 +1633,7 @@ void CodeAssignmentRule(std::string_view arg, Collector* spans) {
     }
     if (c == '"' && !in_single) in_double = !in_double;
     if (c == '\'' && !in_double && !IsApostrophe(arg, p)) in_single = !in_single;
-    if (((c == '"' && in_double) || (c == '\'' && in_single)) && NamesSecretGroup(arg, p))
-      secret_group = true;
+    if ((c == '"' && in_double) || (c == '\'' && in_single)) group.Add(GroupNameAt(arg, p));
     if (!(IsAlpha(c) || c == '_') || (p > 0 && IsWordChar(arg[p - 1]))) continue;
     std::size_t i = p;
     while (i < arg.size() && IsWordChar(arg[i])) ++i;
@@ -1667,7 +1687,7 @@ void CodeAssignmentRule(std::string_view arg, Collector* spans) {
         assigns && !escaped_quote && !secret_fallback && InWords<redact_rules::kPairNames>(name);
     const bool pair_value =
         assigns && ((pair_value_secret && InWords<redact_rules::kPairValues>(name)) ||
-                    (secret_group && InWords<redact_rules::kDefaultNames>(name)));
+                    (InWords<redact_rules::kDefaultNames>(name) && group.NameSecret()));
     if (!assigns || k >= arg.size() ||
         (!escaped_quote && arg[k] != '\'' && arg[k] != '"' && arg[k] != '`') ||
         // Inside a string, its closing quote opens no value ("Password: " x,
@@ -3121,8 +3141,6 @@ void FeedSecret(const Level& level, Collector* spans) {
   spans->Add(level.here_string.begin, level.here_string.end);
 }
 
-// A separator ends the current command; a single '|' pipes an echo's
-// arguments into the next.
 // NAME= or NAME+= before an array's '(' (args=(...), args+=(...)).
 bool AssignsArray(std::string_view word) {
   if (word.empty() || word.back() != '=') return false;
@@ -3132,6 +3150,8 @@ bool AssignsArray(std::string_view word) {
   return !word.empty() && !AssignmentAt(word, 0, &name_end) && name_end == word.size();
 }
 
+// A separator ends the current command; a single '|' pipes an echo's
+// arguments into the next.
 void EndCommand(Level* level, char separator) {
   const bool pipe = separator == '|' && !level->last_was_pipe;
   // An echo's arguments, or a command's <<< word (cat <<< X | vault login -).
