@@ -354,7 +354,8 @@ std::size_t LineEnd(std::string_view arg, std::size_t at, char quote, bool blank
 std::size_t CompoundAssignmentEquals(std::string_view arg, std::size_t at) {
   if (at >= arg.size() || (arg[at] != ':' && arg[at] != '?' && arg[at] != '|' && arg[at] != '+'))
     return at;
-  for (const std::string_view prefix : {"::"sv, ":"sv, "??"sv, "?"sv, "||"sv, "|"sv, "+"sv}) {
+  static constexpr std::string_view kPrefixes[] = {"::", ":", "??", "?", "||", "|", "+"};
+  for (const std::string_view prefix : kPrefixes) {
     const std::size_t equals = at + prefix.size();
     if (StartsWith(Tail(arg, at), prefix) && equals < arg.size() && arg[equals] == '=' &&
         (equals + 1 >= arg.size() || arg[equals + 1] != '='))
@@ -1578,19 +1579,22 @@ std::string_view GroupNameAt(std::string_view arg, std::size_t open) {
   return std::string_view(arg.data() + begin, end - begin);
 }
 
-// The names a call's arguments or a block's label hold so far (GroupNameAt),
-// the first few: its default is secret when one names a secret. Looked up
-// only at a default's assignment: most groups have none.
+// Where the strings a call's arguments or a block's label open so far, the
+// first few: its default is secret when one is a secret's name
+// (GroupNameAt). Looked up only at a default's assignment: most groups have
+// none. (Offsets, not names: the rule runs deep in rule 11's nesting, where
+// each byte of its frame counts against the smallest stack.)
 struct GroupNames {
-  std::string_view names[4];
-  std::size_t count = 0;
+  std::uint32_t opens[4];
+  unsigned char count = 0;
 
-  void Add(std::string_view name) {
-    if (!name.empty() && count < std::size(names)) names[count++] = name;
+  void Add(std::size_t open) {
+    if (count < std::size(opens)) opens[count++] = static_cast<std::uint32_t>(open);
   }
-  bool NameSecret() const {
-    for (std::size_t i = 0; i < count; ++i) {
-      if (IsCodeSecretName(names[i])) return true;
+  bool NameSecret(std::string_view arg) const {
+    for (unsigned char i = 0; i < count; ++i) {
+      const std::string_view name = GroupNameAt(arg, opens[i]);
+      if (!name.empty() && IsCodeSecretName(name)) return true;
     }
     return false;
   }
@@ -1633,7 +1637,8 @@ void CodeAssignmentRule(std::string_view arg, Collector* spans) {
     }
     if (c == '"' && !in_single) in_double = !in_double;
     if (c == '\'' && !in_double && !IsApostrophe(arg, p)) in_single = !in_single;
-    if ((c == '"' && in_double) || (c == '\'' && in_single)) group.Add(GroupNameAt(arg, p));
+    if (((c == '"' && in_double) || (c == '\'' && in_single)) && !GroupNameAt(arg, p).empty())
+      group.Add(p);
     if (!(IsAlpha(c) || c == '_') || (p > 0 && IsWordChar(arg[p - 1]))) continue;
     std::size_t i = p;
     while (i < arg.size() && IsWordChar(arg[i])) ++i;
@@ -1687,7 +1692,7 @@ void CodeAssignmentRule(std::string_view arg, Collector* spans) {
         assigns && !escaped_quote && !secret_fallback && InWords<redact_rules::kPairNames>(name);
     const bool pair_value =
         assigns && ((pair_value_secret && InWords<redact_rules::kPairValues>(name)) ||
-                    (InWords<redact_rules::kDefaultNames>(name) && group.NameSecret()));
+                    (InWords<redact_rules::kDefaultNames>(name) && group.NameSecret(arg)));
     if (!assigns || k >= arg.size() ||
         (!escaped_quote && arg[k] != '\'' && arg[k] != '"' && arg[k] != '`') ||
         // Inside a string, its closing quote opens no value ("Password: " x,
@@ -2225,10 +2230,14 @@ void SubstitutionRule(std::string_view arg, Collector* spans) {
   }
 }
 
+// The rules that read the text alone, all but rule 14's calls. Out of line:
+// their locals are gone before a call's argv list nests another redactor,
+// whose rules then run on stack this frame does not hold (a denial must
+// still record under the smallest stack a static no-op survives).
 // `shell_words_end`: rule 5's, for a shell's command string.
 // `prose`: the text is a message, a title or a body (kProseOptions).
-void ContextFreeRules(std::string_view text, Collector* spans, bool shell_words_end = false,
-                      bool prose = false) {
+[[gnu::noinline]] void TextRules(std::string_view text, Collector* spans, bool shell_words_end,
+                                 bool prose) {
   HeadersAnywhere(text, spans, prose);
   UrlRule(text, spans);
   SchemelessUserinfoRule(text, spans);
@@ -2241,9 +2250,14 @@ void ContextFreeRules(std::string_view text, Collector* spans, bool shell_words_
   QuotedMemberRule(text, spans);
   KeywordPasswordRule(text, spans);
   CodeAssignmentRule(text, spans);
-  CodeCallRule(text, spans);
   PromptAnswerRule(text, spans);
   SubstitutionRule(text, spans);
+}
+
+void ContextFreeRules(std::string_view text, Collector* spans, bool shell_words_end = false,
+                      bool prose = false) {
+  TextRules(text, spans, shell_words_end, prose);
+  CodeCallRule(text, spans);
 }
 
 // Whether `word` is one of the space-separated `list`, or `any` is.
