@@ -432,7 +432,11 @@ std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* span
   char quote = '\n';
   if (i < arg.size() && (arg[i] == '\'' || arg[i] == '"')) quote = arg[i++];
   std::size_t name_begin = i;
-  while (i < arg.size() && (IsAlnum(arg[i]) || arg[i] == '-' || arg[i] == '_')) ++i;
+  // A YAML or properties key may be dotted (spring.datasource.password: V);
+  // a header's name is not, nor is jq's path (.db.password = $pw).
+  while (i < arg.size() && (IsAlnum(arg[i]) || arg[i] == '-' || arg[i] == '_' ||
+                            (pair != nullptr && arg[i] == '.' && i > name_begin)))
+    ++i;
   std::string_view name(arg.data() + name_begin, i - name_begin);
   const std::size_t name_end = i;
   while (i < arg.size() && (arg[i] == ' ' || arg[i] == '\t')) ++i;
@@ -3224,6 +3228,44 @@ bool IsCredentialFile(std::string_view path) {
          (InWords<redact_rules::kCredentialFiles>(name) || IsSecretName(name, true));
 }
 
+// A config file of "NAME VALUE" lines by its name (kConfigFileSuffixes).
+bool IsConfigFile(std::string_view path) {
+  const std::string_view name = Basename(path);
+  for (const std::string_view suffix : redact_rules::kConfigFileSuffixes) {
+    if (name.size() > suffix.size() && EndsWithIgnoreCase(name, suffix)) return true;
+  }
+  return name.size() > 3 && name[0] == '.' && EndsWithIgnoreCase(name, "rc"sv);
+}
+
+// The lines an echo writes to a config file, [begin, end) of `text` (which
+// starts at `base` in the argument): after a secret name and blanks at a
+// line's start (its quote passed over), the rest of the line, to a newline
+// (real or written out) or a quote.
+void ConfigWordLines(std::string_view text, std::size_t begin, std::size_t end, std::size_t base,
+                     Collector* spans) {
+  const std::string_view lines(text.data(), std::min(end, text.size()));
+  std::size_t i = begin;
+  while (i < lines.size()) {
+    while (i < lines.size() && (IsSpace(lines[i]) || lines[i] == '\'' || lines[i] == '"')) ++i;
+    const std::size_t name_begin = i;
+    while (i < lines.size() && IsNameChar(lines[i])) ++i;
+    const std::string_view name(lines.data() + name_begin, i - name_begin);
+    const std::size_t blanks = i;
+    while (i < lines.size() && (lines[i] == ' ' || lines[i] == '\t')) ++i;
+    // NAME = V, NAME: V are rules 1's and 5's.
+    const bool word_value = i < lines.size() && lines[i] != '=' && lines[i] != ':';
+    std::size_t value_end = i;
+    while (value_end < lines.size() && lines[value_end] != '\n' && lines[value_end] != '\'' &&
+           lines[value_end] != '"' && !WrittenNewlineAt(lines, value_end))
+      ++value_end;
+    if (word_value && i > blanks && value_end > i && !name.empty() && IsSecretName(name, true))
+      spans->Add(base + i, base + value_end);
+    i = value_end;  // on to the line's end: each byte is read once
+    while (i < lines.size() && lines[i] != '\n' && !WrittenNewlineAt(lines, i)) ++i;
+    i += i < lines.size() && lines[i] == '\\' ? 2 : 1;
+  }
+}
+
 // echo's -n, -e, -E (printf's format may hold the secret: it stays in).
 bool IsEchoFlag(std::string_view word) {
   if (word.size() < 2 || word[0] != '-') return false;
@@ -3334,8 +3376,12 @@ void PipelineWord(Level* level, std::string_view word, std::size_t begin, std::s
     level->after_redirect_operator = redirection && target.empty();
     if (level->echo && to_file) {
       level->echo_redirected = true;
-      if (!target.empty() && IsCredentialFile(target))
+      if (!target.empty() && IsCredentialFile(target)) {
         spans->Add(level->echo_args.begin, level->echo_args.end);
+      } else if (!target.empty() && IsConfigFile(target)) {
+        ConfigWordLines(level->text, level->echo_args.begin - level->base,
+                        level->echo_args.end - level->base, level->base, spans);
+      }
     } else if (level->echo && !level->echo_redirected &&
                !(level->echo_args.end == 0 && (IsEchoFlag(word) || IsConversionOnly(word)))) {
       // printf %s X > token: the format alone holds no secret.
@@ -3346,6 +3392,11 @@ void PipelineWord(Level* level, std::string_view word, std::size_t begin, std::s
     // tee FILE: what is piped in is written there.
     if (level->tee && !to_file && !word.empty() && word[0] != '-' && IsCredentialFile(word))
       level->reads_secret = true;
+    // ... or a config file's lines (echo "masterauth X" | tee -a redis.conf).
+    if (level->tee && !to_file && !word.empty() && word[0] != '-' && IsConfigFile(word) &&
+        level->piped.end > level->piped.begin)
+      ConfigWordLines(level->text, level->piped.begin - level->base, level->piped.end - level->base,
+                      level->base, spans);
     // A command writing to a credential file: what it reads is written
     // there (cat >> ~/.pgpass <<< X, echo X | base64 -d > ~/.kube/token).
     if (to_file && !target.empty() && IsCredentialFile(target)) level->reads_secret = true;

@@ -123,11 +123,12 @@ inline constexpr std::string_view kNonSecretLastWords[] = {
     "expired", "expires", "expiry", "changed", "at", "count", "required", "enabled", "flags",
     "email", "source", "mechanism", "authentication",
     // A setting about the secret: AUTH_PROVIDER=github, SECRETS_BACKEND=vault,
-    // TOKEN_ISSUER=URL, AUTH_HOST=H, TOKEN_TIMEOUT=30, SECRET_BUCKET=B.
+    // TOKEN_ISSUER=URL, AUTH_HOST=H, TOKEN_TIMEOUT=30, SECRET_BUCKET=B,
+    // Postfix's smtp_sasl_password_maps = hash:F.
     "provider", "providers", "backend", "strategy", "scheme", "realm", "scope", "scopes", "issuer",
     "audience", "host", "hostname", "port", "server", "domain", "region", "bucket", "location",
     "storage", "engine", "level", "callback", "timeout", "lifetime", "duration", "interval",
-    "expiration", "rotation", "limit", "prefix",
+    "expiration", "rotation", "limit", "prefix", "map", "maps",
     "plugin",               // --auth-plugin CLASS
     "identity",             // --tls-psk-identity ID
     "hasher", "algorithm",  // PASSWORD_HASHER=bcrypt
@@ -383,6 +384,12 @@ inline constexpr std::string_view kEchoCommands[] = {"echo", "printf", "yes"};  
 inline constexpr std::string_view kCredentialFiles[] = {
     "netrc",  "pgpass",     "npmrc",    "pypirc", "my.cnf",
     "id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", "kaggle.json"};
+// Rule 11, config files: what an echo or printf writes to one (> FILE,
+// >> FILE, or piped into tee FILE) is lines of "NAME VALUE", whose value is
+// secret after a secret name (echo "requirepass X" >> redis.conf, ~/.msmtprc's
+// "password X"): a file's name ending in one of these, or a dot file ending
+// in "rc".
+inline constexpr std::string_view kConfigFileSuffixes[] = {".conf", ".cfg", ".cnf", ".ini"};
 inline constexpr std::string_view kTeeCommands[] = {"tee"};
 // Shells: after -c (-lc, ...) their argument is a shell's command string,
 // where a leading assignment's value ends with its word as the shell reads

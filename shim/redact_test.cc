@@ -2437,6 +2437,25 @@ TEST_CASE("rule 1: a config file's line, NAME = V, where a line starts") {
   CHECK(RedactArgs({"-e", "token = ENV[\"API_TOKEN\"] || \"v7\""}, "ruby").args[1] ==
         "token = ENV[\"API_TOKEN\"] || \"[REDACTED]\"");
   CHECK(One("sort = asc") == "sort = asc");
+  // A dotted key (Spring's YAML, properties); not jq's path.
+  CHECK(Sh("echo 'spring.datasource.password: v8' >> application.yml") ==
+        "echo 'spring.datasource.password: [REDACTED]' >> application.yml");
+  CHECK(Sh("jq --arg pw v9 '.db.password = $pw' c.json") ==
+        "jq --arg pw [REDACTED] '.db.password = $pw' c.json");
+}
+
+TEST_CASE("rule 11: NAME VALUE lines an echo writes to a config file") {
+  CHECK(Sh("echo 'requirepass v1' >> /etc/redis/redis.conf") ==
+        "echo 'requirepass [REDACTED]' >> /etc/redis/redis.conf");
+  CHECK(Sh("echo \"masterauth v2\" | sudo tee -a /etc/redis/redis.conf") ==
+        "echo \"masterauth [REDACTED]\" | sudo tee -a /etc/redis/redis.conf");
+  CHECK(Sh("printf 'account x\\nuser bob\\npassword v3\\n' > ~/.msmtprc") ==
+        "printf 'account x\\nuser bob\\npassword [REDACTED]\\n' > ~/.msmtprc");
+  // Not to a log or a note, and not NAME = V (rule 1's).
+  CHECK(Sh("echo 'token expired' >> app.log; echo 'password reset' > notes.txt") ==
+        "echo 'token expired' >> app.log; echo 'password reset' > notes.txt");
+  CHECK(Sh("echo 'PresharedKey = v4' >> wg0.conf") ==
+        "echo 'PresharedKey = [REDACTED]' >> wg0.conf");
 }
 
 TEST_CASE("rule 11: a process substitution given as a secret's file prints the secret") {
