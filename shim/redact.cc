@@ -3237,14 +3237,15 @@ bool IsConfigFile(std::string_view path) {
   return name.size() > 3 && name[0] == '.' && EndsWithIgnoreCase(name, "rc"sv);
 }
 
-// The lines an echo writes to a config file, [begin, end) of `text` (which
-// starts at `base` in the argument): after a secret name and blanks at a
-// line's start (its quote passed over), the rest of the line, to a newline
-// (real or written out) or a quote.
-void ConfigWordLines(std::string_view text, std::size_t begin, std::size_t end, std::size_t base,
-                     Collector* spans) {
-  const std::string_view lines(text.data(), std::min(end, text.size()));
-  std::size_t i = begin;
+// The lines an echo writes to a config file, `written` (an echo's arguments,
+// in the level's text): after a secret name and blanks at a line's start
+// (its quote passed over), the rest of the line, to a newline (real or
+// written out) or a quote.
+void ConfigWordLines(const Level& level, Span written, Collector* spans) {
+  if (written.end <= written.begin) return;
+  const std::size_t base = level.base;
+  const std::string_view lines(level.text.data(), std::min(written.end - base, level.text.size()));
+  std::size_t i = written.begin - base;
   while (i < lines.size()) {
     while (i < lines.size() && (IsSpace(lines[i]) || lines[i] == '\'' || lines[i] == '"')) ++i;
     const std::size_t name_begin = i;
@@ -3379,8 +3380,7 @@ void PipelineWord(Level* level, std::string_view word, std::size_t begin, std::s
       if (!target.empty() && IsCredentialFile(target)) {
         spans->Add(level->echo_args.begin, level->echo_args.end);
       } else if (!target.empty() && IsConfigFile(target)) {
-        ConfigWordLines(level->text, level->echo_args.begin - level->base,
-                        level->echo_args.end - level->base, level->base, spans);
+        ConfigWordLines(*level, level->echo_args, spans);
       }
     } else if (level->echo && !level->echo_redirected &&
                !(level->echo_args.end == 0 && (IsEchoFlag(word) || IsConversionOnly(word)))) {
@@ -3389,14 +3389,15 @@ void PipelineWord(Level* level, std::string_view word, std::size_t begin, std::s
       level->echo_args.end = end;
     }
     if (ToolReadsSecret(level->stdin_rows, word)) level->reads_secret = true;
-    // tee FILE: what is piped in is written there.
-    if (level->tee && !to_file && !word.empty() && word[0] != '-' && IsCredentialFile(word))
-      level->reads_secret = true;
-    // ... or a config file's lines (echo "masterauth X" | tee -a redis.conf).
-    if (level->tee && !to_file && !word.empty() && word[0] != '-' && IsConfigFile(word) &&
-        level->piped.end > level->piped.begin)
-      ConfigWordLines(level->text, level->piped.begin - level->base, level->piped.end - level->base,
-                      level->base, spans);
+    // tee FILE: what is piped in is written there, a secret whole or a
+    // config file's lines (echo "masterauth X" | tee -a redis.conf).
+    if (level->tee && !to_file && !word.empty() && word[0] != '-') {
+      if (IsCredentialFile(word)) {
+        level->reads_secret = true;
+      } else if (IsConfigFile(word)) {
+        ConfigWordLines(*level, level->piped, spans);
+      }
+    }
     // A command writing to a credential file: what it reads is written
     // there (cat >> ~/.pgpass <<< X, echo X | base64 -d > ~/.kube/token).
     if (to_file && !target.empty() && IsCredentialFile(target)) level->reads_secret = true;
@@ -3548,8 +3549,9 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, bool prin
     level.last_was_pipe = false;
     const std::string_view previous = level.last_argument;
     const std::string_view word = Inner(level.text, token);
-    level.array_next =
-        token.end < level.text.size() && level.text[token.end] == '(' && AssignsArray(word);
+    // A '(' right after the word: a substitution's ($(, <() or an array's.
+    const bool opens_paren = token.end < level.text.size() && level.text[token.end] == '(';
+    level.array_next = opens_paren && AssignsArray(word);
     const std::size_t at = level.base + token.inner_begin;
     std::size_t name_end = 0;
     const bool quoted_command_line = IsQuotedCommandLine(token, word);
@@ -3573,9 +3575,7 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, bool prin
           !quoted_command_line && !value_is_command &&
           (AssignmentAt(word, 0, &name_end) || IsCronSchedule(word));
       // TOKEN=$(echo X) ./run: what the substitution prints is the value.
-      level.secret_substitution_next = skipped && token.end < level.text.size() &&
-                                       level.text[token.end] == '(' &&
-                                       FeedsSecretFile(word, previous);
+      level.secret_substitution_next = skipped && opens_paren && FeedsSecretFile(word, previous);
       if (skipped && !nests) continue;
       if (!skipped && !Charge()) {
         spans->Add(level.base + token.begin, arg.size());  // past the bound: the rest, unread
@@ -3607,16 +3607,14 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, bool prin
       PipelineWord(&level, word, level.base + token.begin, level.base + token.end, false, spans);
       // docker login --password-stdin < <(echo X): the input redirected.
       level.secret_substitution_next =
-          token.end < level.text.size() && level.text[token.end] == '(' &&
-          (level.after_secret_word || FeedsSecretFile(word, previous) ||
-           (word == "<"sv && level.reads_secret));
+          opens_paren && (level.after_secret_word || FeedsSecretFile(word, previous) ||
+                          (word == "<"sv && level.reads_secret));
       if (NamesSecretStore(word)) level.after_secret_word = true;
       spans->set_base(outer_base + at);
       level.command->Collect(word, spans);
       // mysql -p$(echo X), curl -u u:$(echo X): the secret a tool's row hid
       // is what the substitution prints.
-      if (token.end < level.text.size() && level.text[token.end] == '(' && !word.empty() &&
-          word.back() == '$' && spans->HidesTo(word.size()))
+      if (opens_paren && !word.empty() && word.back() == '$' && spans->HidesTo(word.size()))
         level.secret_substitution_next = true;
       spans->set_base(outer_base);
       // docker exec db mysql -pX: past its subcommand a runner is a prefix.
