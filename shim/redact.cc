@@ -338,6 +338,12 @@ std::string_view WordBefore(std::string_view arg, std::size_t at) {
   return std::string_view(arg.data() + begin, end - begin);
 }
 
+// A double quote written escaped, \", at `at` (in a double-quoted shell word:
+// data = \"password=X\").
+bool EscapedQuoteAt(std::string_view arg, std::size_t at) {
+  return at + 1 < arg.size() && arg[at] == '\\' && arg[at + 1] == '"';
+}
+
 // The end of the line at `at`: a newline, or one written out (printf
 // '...\nToken: X\n'), or `quote`; with `blank_ends`, a blank too (the
 // line's first word).
@@ -373,7 +379,7 @@ std::size_t ConfigLineValue(std::string_view arg, std::size_t offset, std::strin
                             std::size_t value, Collector* spans) {
   while (value < arg.size() && (arg[value] == ' ' || arg[value] == '\t')) ++value;
   if (value >= arg.size() || arg[value] == '\'' || arg[value] == '"' || arg[value] == '[' ||
-      arg[value] == '{')
+      arg[value] == '{' || EscapedQuoteAt(arg, value))
     return offset;
   std::size_t word_end = value;
   while (word_end < arg.size() && !IsSpace(arg[word_end]) && arg[word_end] != '(' &&
@@ -413,6 +419,13 @@ bool NamesTask(std::string_view arg, std::size_t at) {
   }
   return InWords<redact_rules::kTaskVerbs>(
       std::string_view(arg.data() + word_begin, i - word_begin));
+}
+
+// A header's name ending in -key or _key that names a credential (Fastly-Key,
+// X-API-Key), not kNonCredentialKeyHeaders.
+bool IsKeyHeader(std::string_view name) {
+  return (EndsWithIgnoreCase(name, "-key"sv) || EndsWithIgnoreCase(name, "_key"sv)) &&
+         !InWords<redact_rules::kNonCredentialKeyHeaders>(name);
 }
 
 // Rule 1 on the text from `offset`: "Name: value", the value ending at a
@@ -461,10 +474,7 @@ std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* span
   const bool pair_value = pair != nullptr && *pair && InWords<redact_rules::kPairValues>(name);
   // A header option's -key (Fastly-Key: V); elsewhere a key is an object's
   // (partition-key: id in YAML).
-  const bool key_header =
-      pair == nullptr &&
-      (EndsWithIgnoreCase(name, "-key"sv) || EndsWithIgnoreCase(name, "_key"sv)) &&
-      !InWords<redact_rules::kNonCredentialKeyHeaders>(name);
+  const bool key_header = pair == nullptr && IsKeyHeader(name);
   // In YAML a name's exclusions hold as in NAME=value (token_path: F,
   // password_file: F); a header's name is taken whole. With ':' glued to
   // its value outside a header option, the name's last word decides
@@ -1014,7 +1024,8 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
           in_query && arg[p - 1] == ';' && InWords<redact_rules::kQuerySecretNames>(name);
       while (end < arg.size() && arg[end] != '&' && arg[end] != '#' && arg[end] != ',' &&
              !IsSpace(arg[end]) && arg[end] != '\'' && arg[end] != '"' && arg[end] != ';' &&
-             !(path_parameter && arg[end] == '?') && !WrittenNewlineAt(arg, end)) {
+             !(path_parameter && arg[end] == '?') && !WrittenNewlineAt(arg, end) &&
+             !EscapedQuoteAt(arg, end)) {
         ++end;
       }
       // auth=('u', 'PW'), auth=HTTPBasicAuth('u', 'PW'): code opening a
@@ -1159,9 +1170,11 @@ std::size_t SkipSpace(std::string_view text, std::size_t at) {
 bool IsCodeSecretName(std::string_view name) { return name == "pwd"sv || IsSecretName(name, true); }
 
 // A name in code whose value is secret: a secret name or a credential
-// header (rules 13 and 14: API_KEY = 'x', auth=(...), ('X-Api-Key', 'x')).
+// header (rules 13 and 14: API_KEY = 'x', auth=(...), ('X-Api-Key', 'x'),
+// s.headers['X-API-Key'] = 'x').
 bool NamesCodeSecret(std::string_view name) {
-  return IsCodeSecretName(name) || InWords<redact_rules::kCredentialHeaders>(name);
+  return IsCodeSecretName(name) || InWords<redact_rules::kCredentialHeaders>(name) ||
+         (name.find('-') != std::string_view::npos && IsKeyHeader(name));
 }
 
 // Rule 10: a quoted member name holding a secret word, then ':' and a quoted
@@ -1644,8 +1657,10 @@ void CodeAssignmentRule(std::string_view arg, Collector* spans) {
     if (((c == '"' && in_double) || (c == '\'' && in_single)) && !GroupNameAt(arg, p).empty())
       group.Add(p);
     if (!(IsAlpha(c) || c == '_') || (p > 0 && IsWordChar(arg[p - 1]))) continue;
+    // A quoted name may be a header's (s.headers['X-API-Key'] = 'x').
+    const bool quoted_name = p > 0 && (arg[p - 1] == '\'' || arg[p - 1] == '"');
     std::size_t i = p;
-    while (i < arg.size() && IsWordChar(arg[i])) ++i;
+    while (i < arg.size() && (IsWordChar(arg[i]) || (quoted_name && arg[i] == '-'))) ++i;
     std::size_t j = i;
     bool single = in_single;
     bool double_ = in_double;
@@ -2790,6 +2805,8 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
     pending = Pending{};
   if (pending.active && pending.value == Value::kWhole) {
     if (!HoldsNoSecret(arg)) spans.Add(0, arg.size());
+    // az login -p /dev/stdin: the secret is what the command reads.
+    if (InWords<redact_rules::kStdinPaths>(arg)) reads_secret_on_stdin_ = true;
     // Still a setting's name for rule 9: pulumi config set --secret NAME V.
     SettingName(arg, is_option);
     return;
@@ -2883,11 +2900,12 @@ void Redactor::PairOption(std::string_view arg, bool is_option, Collector* spans
     secret_pair_ = IsSecretName(Unquoted(arg), true);
     return;
   }
-  // --key NAME, --key=NAME; or a NAME=VALUE argument (glab api -f
-  // key=TOKEN -f value=V).
+  // --key NAME, --key=NAME, PowerShell's -Path NAME (New-Item -Path
+  // Env:\API_KEY -Value V); or a NAME=VALUE argument (glab api -f key=TOKEN
+  // -f value=V).
   const std::size_t eq = arg.find('=');
-  const std::size_t name_begin = is_option ? 2 : 0;
-  if (is_option ? arg[1] != '-' : eq == std::string_view::npos) return;
+  const std::size_t name_begin = !is_option ? 0 : arg[1] == '-' ? 2 : 1;
+  if (!is_option && eq == std::string_view::npos) return;
   const std::string_view name(arg.data() + name_begin,
                               (eq == std::string_view::npos ? arg.size() : eq) - name_begin);
   if (InWords<redact_rules::kPairNames>(name)) {
@@ -3088,6 +3106,23 @@ void Redactor::SettingsAfter(std::string_view arg) {
 
 namespace {
 
+// What one command, or a group of them, prints: an echo's arguments, a <<<
+// word; a group's, up to four (those of a longer group merge into the
+// fourth, the text between them hidden too, never shown).
+struct Printed {
+  static constexpr std::size_t kMaxTexts = 4;
+  Span texts[kMaxTexts];
+  std::size_t count;
+  void Add(Span text) {
+    if (text.end <= text.begin) return;
+    if (count == kMaxTexts) {
+      texts[kMaxTexts - 1].end = text.end;
+      return;
+    }
+    texts[count++] = text;
+  }
+};
+
 // Rule 11's state, in static storage like the spans: a command line nested
 // in quotes is followed without recursion, so a denial's stack stays as
 // small as before. Level 0 is the argument; level N + 1 the inside of a
@@ -3102,10 +3137,15 @@ struct Level {
   // Pipelines into a command that reads a secret on its standard input
   // (kStdinSecretOptions, kStdinSecretCommands): the text that feeds it, as
   // [begin, end) in the argument (end 0: none).
-  bool echo;         // the current command is echo or printf
-  Span echo_args;    // its arguments so far
-  Span piped;        // an echo's arguments or a <<< word piped into the current command
-  Span here_string;  // the current command's <<< word
+  bool echo;       // the current command is echo or printf
+  Span echo_args;  // its arguments so far
+  Printed piped;   // what the command or group before a '|' printed into the current one
+  // A group, ( ... ) or { ...; }: what its commands printed so far, and
+  // whether it closed just before (its ')' or '}'), for a '|' after it
+  // ((echo X; echo X) | smbpasswd -s, { echo u; echo X; } | ftp -n h).
+  Printed group_output;
+  bool group_closed;
+  Span here_string;                 // the current command's <<< word
   bool after_here_string_operator;  // the last word was <<<
   // A here-document (<<EOF, <<-'EOF'): its delimiter, until the line after
   // the command line's end, where its body starts (empty: none).
@@ -3129,6 +3169,14 @@ struct Level {
   // The current command named a secret (docker secret create, gcloud
   // secrets versions add): a process substitution after it is the secret.
   bool after_secret_word;
+  // curl's config (curl -K <(echo 'user = u:X') h, echo ... | curl -K - h,
+  // cat > ~/.curlrc <<EOF): the '(' of a process substitution after -K is
+  // next, then how deep inside it the commands are; or the current command
+  // reads one on its input.
+  bool curl;  // the current command is curl
+  bool curl_config_next;
+  unsigned curl_config_depth;
+  bool reads_curl_config;
   // The last word assigned an array (args=(, declare -a A+=(): the '('
   // next opens its elements, read as one nameless command's arguments
   // (args=(--password X); mysql "${args[@]}"), or a named one's after a
@@ -3138,14 +3186,23 @@ struct Level {
 Level g_levels[kMaxCommandDepth];
 alignas(Redactor) AGT_LATE_BSS unsigned char g_commands[kMaxCommandDepth][sizeof(Redactor)];
 
-// A new level's state: nothing seen yet.
-Level NewLevel(std::string_view text, std::size_t base, bool command_string, bool prints_secret) {
-  Level level{};
-  level.text = text;
-  level.base = base;
-  level.command_string = command_string;
-  level.prints_secret = prints_secret;
-  return level;
+// A new level's state: nothing seen yet. Set in place: a Level on the stack
+// would sit under every rule the level's commands run.
+void StartLevel(Level* level, std::string_view text, std::size_t base, bool command_string,
+                bool prints_secret) {
+  *level = Level{};
+  level->text = text;
+  level->base = base;
+  level->command_string = command_string;
+  level->prints_secret = prints_secret;
+}
+
+// A text fed to a command that is an answer to a question, not a secret
+// (echo yes | keytool -importcert ...).
+bool IsConfirmation(const Level& level, Span text) {
+  const std::string_view word = Unquoted(
+      std::string_view(level.text.data() + (text.begin - level.base), text.end - text.begin));
+  return InWords<redact_rules::kConfirmations>(word);
 }
 
 // The text fed to the current command on its standard input is secret once
@@ -3155,8 +3212,12 @@ void FeedSecret(const Level& level, Collector* spans) {
   if (level.prints_secret || level.secret_substitution_depth > 0)
     spans->Add(level.echo_args.begin, level.echo_args.end);
   if (!level.reads_secret) return;
-  spans->Add(level.piped.begin, level.piped.end);
-  spans->Add(level.here_string.begin, level.here_string.end);
+  for (std::size_t i = 0; i < level.piped.count; ++i) {
+    if (!IsConfirmation(level, level.piped.texts[i]))
+      spans->Add(level.piped.texts[i].begin, level.piped.texts[i].end);
+  }
+  if (level.here_string.end > level.here_string.begin && !IsConfirmation(level, level.here_string))
+    spans->Add(level.here_string.begin, level.here_string.end);
 }
 
 // NAME= or NAME+= before an array's '(' (args=(...), args+=(...)).
@@ -3168,12 +3229,24 @@ bool AssignsArray(std::string_view word) {
   return !word.empty() && !AssignmentAt(word, 0, &name_end) && name_end == word.size();
 }
 
-// A separator ends the current command; a single '|' pipes an echo's
-// arguments into the next.
+// A separator ends the current command; a single '|' pipes what it, or
+// the group that closed before it, printed into the next.
 void EndCommand(Level* level, char separator) {
   const bool pipe = separator == '|' && !level->last_was_pipe;
   // An echo's arguments, or a command's <<< word (cat <<< X | vault login -).
-  level->piped = !pipe ? Span{0, 0} : level->echo ? level->echo_args : level->here_string;
+  const Span own = level->echo ? level->echo_args : level->here_string;
+  if (pipe && level->group_closed) {
+    level->piped = level->group_output;
+  } else {
+    level->piped.count = 0;
+    if (pipe) level->piped.Add(own);
+  }
+  if (separator == '(' || pipe || level->group_closed) {
+    level->group_output = Printed{};  // a group opens, or its output went to a command
+  } else {
+    level->group_output.Add(own);
+  }
+  level->group_closed = separator == ')';
   level->last_was_pipe = separator == '|';
   level->echo = false;
   level->echo_args = Span{0, 0};
@@ -3185,6 +3258,8 @@ void EndCommand(Level* level, char separator) {
   level->tee = false;
   level->read = false;
   level->reads_secret = false;
+  level->curl = false;
+  level->reads_curl_config = false;
   level->stdin_rows = 0;
   level->last_argument = std::string_view();
   level->after_secret_word = false;
@@ -3265,6 +3340,85 @@ void ConfigWordLines(const Level& level, Span written, Collector* spans) {
     while (i < lines.size() && lines[i] != '\n' && !WrittenNewlineAt(lines, i)) ++i;
     i += i < lines.size() && lines[i] == '\\' ? 2 : 1;
   }
+}
+
+// The value of a curl config line's option, `value` at `at` in the
+// argument, read as curl reads its option's (user = u:X, header =
+// "Authorization: Bearer X"): by curl's rows, and "*" rows, for --NAME (or
+// -N, `dashes` 1); else whole where the name is secret (oauth2-bearer X).
+void CurlConfigOption(std::string_view name, std::size_t dashes, std::string_view value,
+                      std::size_t at, Collector* spans) {
+  const ToolName curl("curl"sv);
+  Value read = IsSecretName(name, false) ? Value::kWhole : Value::kReference;
+  for (std::size_t i = 0; i < std::size(redact_rules::kToolOptions); ++i) {
+    const redact_rules::ToolOption& row = redact_rules::kToolOptions[i];
+    const std::size_t row_dashes = StartsWith(row.option, "--"sv) ? 2 : 1;
+    if ((dashes == 1) == (row_dashes == 1) && Tail(row.option, row_dashes) == name &&
+        row.after.empty() && RowNames<redact_rules::kToolOptions>(i, curl, true)) {
+      read = row.value;
+      break;
+    }
+  }
+  const std::size_t saved = spans->base();
+  spans->set_base(saved + at);
+  ToolValue(read, value, 0, spans);  // kReference: nothing
+  spans->set_base(saved);
+}
+
+// The lines of a curl config written to it, `written` (in the level's text):
+// an option's long name, with its dashes or none (or a one-letter one with
+// its dash), then blanks, '=' or ':', and its value, in double quotes
+// (written \" inside a double-quoted word) or to a blank.
+void CurlConfigLines(const Level& level, Span written, Collector* spans) {
+  if (written.end <= written.begin) return;
+  const std::size_t base = level.base;
+  const std::string_view lines(level.text.data(), std::min(written.end - base, level.text.size()));
+  std::size_t i = written.begin - base;
+  while (i < lines.size()) {
+    while (i < lines.size() && (IsSpace(lines[i]) || lines[i] == '\'' || lines[i] == '"')) ++i;
+    std::size_t dashes = 0;
+    while (i < lines.size() && lines[i] == '-') ++i, ++dashes;
+    const std::size_t name_begin = i;
+    while (i < lines.size() && (IsAlnum(lines[i]) || lines[i] == '-')) ++i;
+    const std::string_view name(lines.data() + name_begin, i - name_begin);
+    while (i < lines.size() && (lines[i] == ' ' || lines[i] == '\t')) ++i;
+    if (i < lines.size() && (lines[i] == '=' || lines[i] == ':')) ++i;
+    while (i < lines.size() && (lines[i] == ' ' || lines[i] == '\t')) ++i;
+    const bool escaped_quote = EscapedQuoteAt(lines, i);
+    const bool quoted = escaped_quote || (i < lines.size() && lines[i] == '"');
+    i += escaped_quote ? 2 : quoted ? 1 : 0;
+    std::size_t value_end = i;
+    while (value_end < lines.size() && lines[value_end] != '\n' && lines[value_end] != '"' &&
+           lines[value_end] != '\'' && !WrittenNewlineAt(lines, value_end) &&
+           !(escaped_quote && EscapedQuoteAt(lines, value_end)) &&
+           !(!quoted && IsSpace(lines[value_end])))
+      ++value_end;
+    if (!name.empty() && value_end > i)
+      CurlConfigOption(name, dashes == 1 && name.size() == 1 ? 1 : 2,
+                       std::string_view(lines.data() + i, value_end - i), base + i, spans);
+    i = value_end;  // on to the line's end: each byte is read once
+    while (i < lines.size() && lines[i] != '\n' && !WrittenNewlineAt(lines, i)) ++i;
+    i += i < lines.size() && lines[i] == '\\' ? 2 : 1;
+  }
+}
+
+// curl's option that names its config file, -K or --config.
+bool IsCurlConfigOption(std::string_view word) { return word == "-K"sv || word == "--config"sv; }
+
+// What a command that reads curl's config was fed: its lines.
+void CurlConfigInput(const Level& level, Collector* spans) {
+  if (!level.reads_curl_config) return;
+  for (std::size_t i = 0; i < level.piped.count; ++i)
+    CurlConfigLines(level, level.piped.texts[i], spans);
+  CurlConfigLines(level, level.here_string, spans);
+}
+
+// curl's config file by its name: ~/.curlrc, Windows' _curlrc,
+// $XDG_CONFIG_HOME/curlrc.
+bool IsCurlConfigFile(std::string_view path) {
+  std::string_view name = Basename(path);
+  if (!name.empty() && (name[0] == '.' || name[0] == '_')) name.remove_prefix(1);
+  return name == "curlrc"sv;
 }
 
 // echo's -n, -e, -E (printf's format may hold the secret: it stays in).
@@ -3363,9 +3517,12 @@ void PipelineWord(Level* level, std::string_view word, std::size_t begin, std::s
   }
   if (is_name) {
     const std::string_view name = Basename(word);
+    if (name == "{"sv) level->group_output = Printed{};
+    level->group_closed = name == "}"sv;
     level->echo = InWords<redact_rules::kEchoCommands>(name);
     level->tee = InWords<redact_rules::kTeeCommands>(name);
     level->read = name == "read"sv;
+    level->curl = name == "curl"sv;
     level->reads_secret = level->reads_secret || InWords<redact_rules::kStdinSecretCommands>(name);
     level->stdin_rows = RowsFor<redact_rules::kToolStdinSecretOptions>(name);
   } else {
@@ -3379,6 +3536,8 @@ void PipelineWord(Level* level, std::string_view word, std::size_t begin, std::s
       level->echo_redirected = true;
       if (!target.empty() && IsCredentialFile(target)) {
         spans->Add(level->echo_args.begin, level->echo_args.end);
+      } else if (!target.empty() && IsCurlConfigFile(target)) {
+        CurlConfigLines(*level, level->echo_args, spans);
       } else if (!target.empty() && IsConfigFile(target)) {
         ConfigWordLines(*level, level->echo_args, spans);
       }
@@ -3394,13 +3553,21 @@ void PipelineWord(Level* level, std::string_view word, std::size_t begin, std::s
     if (level->tee && !to_file && !word.empty() && word[0] != '-') {
       if (IsCredentialFile(word)) {
         level->reads_secret = true;
+      } else if (IsCurlConfigFile(word)) {
+        level->reads_curl_config = true;
       } else if (IsConfigFile(word)) {
-        ConfigWordLines(*level, level->piped, spans);
+        for (std::size_t i = 0; i < level->piped.count; ++i)
+          ConfigWordLines(*level, level->piped.texts[i], spans);
       }
     }
     // A command writing to a credential file: what it reads is written
     // there (cat >> ~/.pgpass <<< X, echo X | base64 -d > ~/.kube/token).
     if (to_file && !target.empty() && IsCredentialFile(target)) level->reads_secret = true;
+    // cat > ~/.curlrc <<EOF, curl -K - <<< 'user = u:X': curl's config.
+    if (to_file && !target.empty() && IsCurlConfigFile(target)) level->reads_curl_config = true;
+    if (level->curl && ((word == "-"sv && IsCurlConfigOption(level->last_argument)) ||
+                        word == "-K-"sv || word == "--config=-"sv))
+      level->reads_curl_config = true;
     if (StdinForSecret(word, level->last_argument)) level->reads_secret = true;
     // read -r TOKEN <<< X: what is read into a secret name.
     if (level->read && !word.empty() && word[0] != '-' && IsSecretName(word, true))
@@ -3466,15 +3633,21 @@ bool FeedsSecretFile(std::string_view word, std::string_view previous) {
 
 // Counts the parentheses of a process substitution that feeds a secret's
 // file, from its '(' to the ')' that closes it.
-void SecretSubstitution(Level* level, char separator) {
-  if (separator == '(' && level->secret_substitution_next) {
-    level->secret_substitution_depth = 1;
-  } else if (separator == '(' && level->secret_substitution_depth > 0) {
-    ++level->secret_substitution_depth;
-  } else if (separator == ')' && level->secret_substitution_depth > 0) {
-    --level->secret_substitution_depth;
+void CountSubstitution(char separator, bool* next, unsigned* depth) {
+  if (separator == '(' && *next) {
+    *depth = 1;
+  } else if (separator == '(' && *depth > 0) {
+    ++*depth;
+  } else if (separator == ')' && *depth > 0) {
+    --*depth;
   }
-  level->secret_substitution_next = false;
+  *next = false;
+}
+
+// The same for one that is curl's config (curl -K <(echo 'user = u:X')).
+void SecretSubstitution(Level* level, char separator) {
+  CountSubstitution(separator, &level->secret_substitution_next, &level->secret_substitution_depth);
+  CountSubstitution(separator, &level->curl_config_next, &level->curl_config_depth);
 }
 
 // The value of NAME=VALUE, or of an option's --name=VALUE: what follows '='
@@ -3513,11 +3686,12 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, bool prin
     ~Reading() { g_in_command_lines = outer; }
   } reading;
   int top = 0;
-  g_levels[0] = NewLevel(arg, 0, command_string, prints_secret);
+  StartLevel(&g_levels[0], arg, 0, command_string, prints_secret);
   while (top >= 0) {
     Level& level = g_levels[top];
     shell_words::Token token;
     if (!shell_words::Next(level.text, &level.pos, &token)) {
+      CurlConfigInput(level, spans);
       --top;
       continue;
     }
@@ -3528,13 +3702,23 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, bool prin
       // not read as commands (cat <<EOF | docker login --password-stdin).
       // Only then is the body looked for: it is skipped, so each byte is
       // scanned once.
-      if (separator == '\n' && !level.heredoc_delimiter.empty() && level.reads_secret) {
+      if (separator == '\n' && !level.heredoc_delimiter.empty() &&
+          (level.reads_secret || level.reads_curl_config)) {
         std::size_t resume = 0;
         const Span body = HeredocBody(level.text, level.pos, level.heredoc_delimiter,
                                       level.heredoc_tabs, &resume);
-        spans->Add(level.base + body.begin, level.base + body.end);
+        if (level.reads_secret) {
+          spans->Add(level.base + body.begin, level.base + body.end);
+        } else {  // cat > ~/.curlrc <<EOF: its lines
+          CurlConfigLines(level, Span{level.base + body.begin, level.base + body.end}, spans);
+        }
         level.pos = resume;
       }
+      // An echo in a substitution read as curl's config; a command's input
+      // that is one.
+      if (level.curl_config_depth > 0)
+        CurlConfigLines(level, level.echo ? level.echo_args : level.here_string, spans);
+      CurlConfigInput(level, spans);
       if (separator == '\n') level.heredoc_delimiter = std::string_view();
       SecretSubstitution(&level, separator);
       EndCommand(&level, separator);
@@ -3609,6 +3793,10 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, bool prin
       level.secret_substitution_next =
           opens_paren && (level.after_secret_word || FeedsSecretFile(word, previous) ||
                           (word == "<"sv && level.reads_secret));
+      // curl -K <(echo 'user = u:X'), --config=<(...).
+      level.curl_config_next = opens_paren && level.curl &&
+                               ((word == "<"sv && IsCurlConfigOption(previous)) ||
+                                word == "-K<"sv || word == "--config=<"sv);
       if (NamesSecretStore(word)) level.after_secret_word = true;
       spans->set_base(outer_base + at);
       level.command->Collect(word, spans);
@@ -3617,6 +3805,10 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, bool prin
       if (opens_paren && !word.empty() && word.back() == '$' && spans->HidesTo(word.size()))
         level.secret_substitution_next = true;
       spans->set_base(outer_base);
+      if (level.command->reads_secret_on_stdin_ && !level.reads_secret) {
+        level.reads_secret = true;
+        FeedSecret(level, spans);
+      }
       // docker exec db mysql -pX: past its subcommand a runner is a prefix.
       if (level.command->runs_command_) level.prefix = true;
     }
@@ -3635,7 +3827,7 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, bool prin
     const bool nested_prints_secret =
         quoted_command_line ? StartsWith(previous, "-"sv) && NamesSecretCommand(previous)
                             : NamesSecretCommand(word);
-    g_levels[top] = NewLevel(nested, nested_at, inner_command_string, nested_prints_secret);
+    StartLevel(&g_levels[top], nested, nested_at, inner_command_string, nested_prints_secret);
   }
 }
 

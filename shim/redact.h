@@ -231,6 +231,7 @@ class Redactor {
   bool runs_shell_command_lines_ = false;     // kShellCommandRunners: as after -c, always
   bool after_secret_command_option_ = false;  // ... was --password-command (rule 11)
   bool free_text_ = false;                    // rules 8 and 9 off (rule 11)
+  bool reads_secret_on_stdin_ = false;        // a secret option's value was stdin (rule 11)
   RowSet prose_rows_ = 0;                     // kProseOptions
   bool after_prose_option_ = false;           // the last argument was git commit's -m (rule 1)
   // Rule 11 at the top: a prefix (kCommandPrefixes), or a runner past its

@@ -290,12 +290,15 @@ inline constexpr ToolSubcommands kFieldReaderSubcommands[] = {
 inline constexpr std::string_view kStdinSecretOptions[] = {"--password-stdin", "--with-token",
                                                            "--data-file=-"};
 // kubeseal: what it reads is a Secret to seal.
-inline constexpr std::string_view
-    kStdinSecretCommands[] =
-        {
-            "chpasswd",      "passwd", "cryptsetup", "wpa_passphrase",      "sshpass",
-            "kubeseal",      "argon2", "kinit",      "mysql_config_editor", "vncpasswd",
-            "tigervncpasswd"};  // vncpasswd -f <<< PW > ~/.vnc/passwd
+inline constexpr std::string_view kStdinSecretCommands[] = {
+    "chpasswd",       "passwd", "cryptsetup", "wpa_passphrase",      "sshpass",
+    "kubeseal",       "argon2", "kinit",      "mysql_config_editor", "vncpasswd",
+    "tigervncpasswd",  // vncpasswd -f <<< PW > ~/.vnc/passwd
+    "keepassxc-cli",   // the database's password (echo yes answers: kConfirmations)
+    "keytool"};        // a keystore's passwords, when none is given as an option
+// Rule 11: a text fed to such a command that answers a question (echo yes |
+// keytool -importcert ...), no secret.
+inline constexpr std::string_view kConfirmations[] = {"y", "yes", "n", "no"};
 // Rule 16: a substitution's pattern that is a default password, its
 // replacement the secret (sed -i 's/changeme/X/' db.conf).
 inline constexpr std::string_view kPlaceholderPasswords[] = {"changeme", "change_me", "changeit",
@@ -358,6 +361,19 @@ inline constexpr ToolWord kToolStdinSecretOptions[] = {
     {"p4", "login"},     // Perforce's p4 login reads the password
     {"keyring", "set"},  // keyring set SERVICE USER
     {"lpass", "--non-interactive"},  // lpass add --non-interactive NAME: its fields
+    {"veracrypt", "--stdin"},
+    {"psql", "-W"},  // psql -W: a password prompt, read from stdin without a terminal
+    {"psql", "--password"},
+    {"nmcli", "--ask"},  // nmcli --ask dev wifi connect SSID: the Wi-Fi password
+    {"nmcli", "-a"},
+    {"mkpasswd", "-s"},  // mkpasswd -s: the password to hash
+    {"mkpasswd", "--stdin"},
+    {"cosign", "--key"},  // cosign sign --key k.key: the key's password
+    {"cosign", "generate-key-pair"},
+    {"cosign", "import-key-pair"},
+    {"bw", "unlock"},  // Bitwarden's master password
+    {"bw", "login"},
+    {"firebase", "functions:secrets:set"},  // firebase functions:secrets:set NAME
 };
 // Rule 11, pipelines: a value that names the standard input, as the value
 // of a secret name (password=-, --from-file=token=/dev/stdin) or after an
@@ -1076,6 +1092,10 @@ inline constexpr SecretCall kSecretCalls[] = {
     // ldap3's and kombu's Connection(server, user, password).
     {"Connection", 3, 3},
     {"Credentials", 4, 4},  // sbt's Credentials(realm, host, user, PASSWORD)
+    // Azure's identity: ClientSecretCredential(tenant, client, SECRET),
+    // UsernamePasswordCredential(client, user, PASSWORD).
+    {"ClientSecretCredential", 3, 3},
+    {"UsernamePasswordCredential", 3, 3},
 };
 
 // Rule 14: calls whose first string argument names a secret or asks for one

@@ -1723,6 +1723,19 @@ TEST_CASE("Windows and R: setx, Set-Item's -Value, a personal access token") {
   CHECK(One("Sys.setenv(GITHUB_PAT = \"p3\")") == "Sys.setenv(GITHUB_PAT = \"[REDACTED]\")");
   CHECK(One("AZURE_DEVOPS_PAT=p4") == "AZURE_DEVOPS_PAT=[REDACTED]");
   CHECK(One("PATH=/usr/bin") == "PATH=/usr/bin");
+  // A pair of PowerShell's options: -Path names the secret, -Value is it.
+  CHECK(Args({"-c", "New-Item -Path Env:\\DB_PASSWORD -Value 'p5'"}, "pwsh")[1] ==
+        "New-Item -Path Env:\\DB_PASSWORD -Value '[REDACTED]'");
+  CHECK(Args({"-c", "New-Item -Path notes.txt -Value 'hello'"}, "pwsh")[1] ==
+        "New-Item -Path notes.txt -Value 'hello'");
+}
+
+TEST_CASE("rules 13 and 14: a header's name in a subscript; Azure's credentials") {
+  CHECK(One("s.headers['X-API-Key'] = 'p1'") == "s.headers['X-API-Key'] = '[REDACTED]'");
+  CHECK(One("s.headers['Content-Type'] = 'text/plain'") ==
+        "s.headers['Content-Type'] = 'text/plain'");
+  CHECK(One("ClientSecretCredential('t', 'c', 'p2')") ==
+        "ClientSecretCredential('t', 'c', '[REDACTED]')");
 }
 
 TEST_CASE("no tool has more option rows than a redactor holds") {
@@ -2300,6 +2313,56 @@ TEST_CASE("rule 11: more commands that read a secret on their input") {
         "printf '%s\\n' [REDACTED] | docker login -u u --password-stdin h");
   CHECK(Sh("docker login -u u --password-stdin h < <(echo p16); sort < <(echo hi)") ==
         "docker login -u u --password-stdin h < <(echo [REDACTED]); sort < <(echo hi)");
+  // A secret option's value that names the input (az login -p /dev/stdin).
+  CHECK(Sh("echo p17 | az login --service-principal -u app -p /dev/stdin --tenant t") ==
+        "echo [REDACTED] | az login --service-principal -u app -p /dev/stdin --tenant t");
+  // A prompt's answer is no secret (echo yes | keytool -importcert).
+  CHECK(Sh("echo yes | keytool -importcert -file c.pem -keystore k.jks -storepass:env KS") ==
+        "echo yes | keytool -importcert -file c.pem -keystore k.jks -storepass:env KS");
+  CHECK(Sh("echo p18 | keytool -list -keystore k.jks") ==
+        "echo [REDACTED] | keytool -list -keystore k.jks");
+  CHECK(Sh("echo p19 | psql -h h -U u -W; echo p20 | nmcli --ask dev wifi connect home") ==
+        "echo [REDACTED] | psql -h h -U u -W; echo [REDACTED] | nmcli --ask dev wifi connect home");
+  CHECK(Sh("echo p21 | cosign sign --key k.key img; echo p22 | mkpasswd -m sha-512 -s") ==
+        "echo [REDACTED] | cosign sign --key k.key img; echo [REDACTED] | mkpasswd -m sha-512 -s");
+}
+
+TEST_CASE("rule 11: what a group of commands prints into one that reads a secret") {
+  CHECK(Sh("(echo p1; echo p1) | smbpasswd -s -a bob") ==
+        "(echo [REDACTED]; echo [REDACTED]) | smbpasswd -s -a bob");
+  CHECK(Sh("{ echo p2; } | docker login -u bob --password-stdin") ==
+        "{ echo [REDACTED]; } | docker login -u bob --password-stdin");
+  CHECK(Sh("{\n  echo p3\n  echo p3\n} | passwd bob") ==
+        "{\n  echo [REDACTED]\n  echo [REDACTED]\n} | passwd bob");
+  // Only the group's own echoes, and only into such a command.
+  CHECK(Sh("echo hi; (echo p4) | docker login --password-stdin") ==
+        "echo hi; (echo [REDACTED]) | docker login --password-stdin");
+  CHECK(Sh("(echo a; echo b) | sort; { echo c; } | wc -l") ==
+        "(echo a; echo b) | sort; { echo c; } | wc -l");
+  // More echoes than a group's texts: the last ones hidden together.
+  CHECK(Sh("(echo p5; echo p6; echo p7; echo p8; echo p9) | passwd bob") ==
+        "(echo [REDACTED]; echo [REDACTED]; echo [REDACTED]; echo [REDACTED]) | passwd bob");
+}
+
+TEST_CASE("rule 11: curl's config, its options read by curl's rows") {
+  CHECK(Sh("curl -K <(echo 'user = bob:p1') https://h") ==
+        "curl -K <(echo 'user = bob:[REDACTED]') https://h");
+  CHECK(Sh("curl --config <(printf 'header = \"Authorization: Bearer p2\"\\n') h") ==
+        "curl --config <(printf 'header = \"Authorization: [REDACTED]\"\\n') h");
+  CHECK(Sh("curl -K <(echo \"--user bob:p3\") h; curl -K <(echo '-u bob:p4') h") ==
+        "curl -K <(echo \"--user bob:[REDACTED]\") h; curl -K <(echo '-u bob:[REDACTED]') h");
+  CHECK(Sh("curl -K <(echo \"data = \\\"password=p5\\\"\") h") ==
+        "curl -K <(echo \"data = \\\"password=[REDACTED]\\\"\") h");
+  CHECK(Sh("echo 'user = bob:p6' | curl -K - h; curl -K - h <<< 'oauth2-bearer p7'") ==
+        "echo 'user = bob:[REDACTED]' | curl -K - h; curl -K - h <<< 'oauth2-bearer [REDACTED]'");
+  CHECK(Sh("echo 'user = bob:p8' >> ~/.curlrc; echo 'proxy-user p:p9' | tee ~/.config/curlrc") ==
+        "echo 'user = bob:[REDACTED]' >> ~/.curlrc; echo 'proxy-user p:[REDACTED]' | tee "
+        "~/.config/curlrc");
+  CHECK(Sh("cat > ~/.curlrc <<EOF\nuser = bob:p10\nsilent\nEOF\ncurl h") ==
+        "cat > ~/.curlrc <<EOF\nuser = bob:[REDACTED]\nsilent\nEOF\ncurl h");
+  // Its other options, and a config not curl's, stay.
+  CHECK(Sh("curl -K <(echo 'url = \"https://h/x\"') -s; echo 'user = bob:x' > app.conf") ==
+        "curl -K <(echo 'url = \"https://h/x\"') -s; echo 'user = bob:x' > app.conf");
 }
 
 TEST_CASE("rule 11: a command substitution as a secret's value") {
