@@ -932,6 +932,9 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
                   InWords<redact_rules::kStoreFileOptions>(std::string_view(arg.data(), eq));
   }
   bool pair_value_secret = false;  // a pair's name named a secret: its value is next
+  // Inside braces a '}' ends a value (the AWS CLI's shorthand
+  // Variables={API_KEY=X}); one brace found is enough to know.
+  const std::size_t first_brace = arg.find('{');
   for (std::size_t p = 0; p < arg.size(); ++p) {
     bool at_start = p == 0 || p == first || p == option_value;
     if (!at_start) {
@@ -940,14 +943,19 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
       // (printf 'username=u\npassword=X\n' | git credential approve).
       const bool escaped_newline = p >= 2 && WrittenNewlineAt(arg, p - 2);
       // A string's opening quote too: print('API_KEY=X'), f.write("TOKEN=X\n").
+      // A list item's member too: Helm's --set env[0].name=TOKEN,env[0].value=X.
+      const bool item_member = before == '.' && p >= 2 && arg[p - 2] == ']';
       if (before != '?' && before != '&' && before != '#' && before != ';' && before != '=' &&
           before != ',' && before != ':' && before != '{' && before != '(' && before != '[' &&
-          before != '\'' && before != '"' && !IsSpace(before) && !escaped_newline) {
+          before != '\'' && before != '"' && !IsSpace(before) && !escaped_newline && !item_member) {
         continue;
       }
-      // An option in a value: GRADLE_OPTS=-Dsigning.password=X, its dashes
-      // no part of the name.
-      if (arg[p] == '-') p += p + 1 < arg.size() && arg[p + 1] == '-' ? 2 : 1;
+    }
+    // An option in a value: GRADLE_OPTS=-Dsigning.password=X, an option's
+    // (-Dspring-boot.run.arguments=--db.password=X), its dashes no part of
+    // the name.
+    if ((!at_start || p == option_value) && arg[p] == '-') {
+      p += p + 1 < arg.size() && arg[p + 1] == '-' ? 2 : 1;
       if (p >= arg.size()) break;
     }
     if (!(IsAlpha(arg[p]) || arg[p] == '_')) continue;
@@ -1025,7 +1033,7 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
       while (end < arg.size() && arg[end] != '&' && arg[end] != '#' && arg[end] != ',' &&
              !IsSpace(arg[end]) && arg[end] != '\'' && arg[end] != '"' && arg[end] != ';' &&
              !(path_parameter && arg[end] == '?') && !WrittenNewlineAt(arg, end) &&
-             !EscapedQuoteAt(arg, end)) {
+             !EscapedQuoteAt(arg, end) && !(arg[end] == '}' && first_brace < p)) {
         ++end;
       }
       // auth=('u', 'PW'), auth=HTTPBasicAuth('u', 'PW'): code opening a
@@ -1757,8 +1765,32 @@ std::string_view Basename(std::string_view path) {
 // Rule 14's open groups ( [ { in code, in static storage like the spans:
 // the innermost kMaxCodeGroups are followed, in a ring (deeper code takes
 // the outermost's place, which is then followed no more).
+// A file whose contents are a secret by its name (kCredentialFiles).
+bool IsCredentialFile(std::string_view path) {
+  std::string_view name = Basename(path);
+  if (!name.empty() && name[0] == '.') name.remove_prefix(1);
+  return !name.empty() &&
+         (InWords<redact_rules::kCredentialFiles>(name) || IsSecretName(name, true));
+}
+
+// A call that opens a file (open(F, 'w'), Path(F)) or writes one
+// (f.write(S), File.write(F, S), fs.writeFileSync(F, S)): kFileCalls.
+enum class FileCall : unsigned char { kNone, kOpens, kWrites };
+
+FileCall FileCallNamed(std::string_view name) {
+  if (InWords<redact_rules::kFileOpenCalls>(name)) return FileCall::kOpens;
+  if (InWords<redact_rules::kFileWriteCalls>(name)) return FileCall::kWrites;
+  return FileCall::kNone;
+}
+
+// A credential file (IsCredentialFile) opened by the last file call that
+// closed: the strings its .write() is given are secret.
+bool g_credential_file_open = false;
+
 struct CodeGroup {
   const redact_rules::SecretCall* call = nullptr;  // a call of kSecretCalls, or none
+  FileCall file_call = FileCall::kNone;
+  bool credential_file = false;  // a file call's first argument names a credential file
   // The value of a secret name (auth=('u', 'PW'), auth=HTTPBasicAuth(...)):
   // each string argument but the first, or the only one.
   bool secret_value = false;
@@ -1890,6 +1922,14 @@ void CodeString(CodeGroup* group, std::size_t slot, std::size_t open, std::size_
   } else if (group->secret_value) {
     spans->Add(inside.begin, inside.end);
   }
+  // A credential file written: File.write('.netrc', 'PW'),
+  // fs.writeFileSync('.pgpass', 'PW'); open('token.txt', 'w').write('PW').
+  if (group->file_call != FileCall::kNone && group->argument == 1 && IsCredentialFile(text)) {
+    group->credential_file = true;
+  } else if (group->file_call == FileCall::kWrites &&
+             (group->credential_file || g_credential_file_open)) {
+    spans->Add(inside.begin, inside.end);
+  }
   // A name, then its value: os.environ.setdefault('API_KEY', 'PW'),
   // setRequestHeader('X-Api-Key', 'PW'), ('password', 'PW').
   if (group->secret_name_argument != 0 && group->argument == group->secret_name_argument + 1)
@@ -1900,7 +1940,7 @@ void CodeString(CodeGroup* group, std::size_t slot, std::size_t open, std::size_
   // (add_argument('--token', '-t')).
   const bool one_word = IsOneWord(text);
   if (one_word && !group->list && !group->argv_call && !group->object && text[0] != '-' &&
-      NamesCodeSecret(text))
+      group->file_call == FileCall::kNone && NamesCodeSecret(text))
     group->secret_name_argument = group->argument;
   // Argv lists: ['sshpass', '-p', 'PW', 'ssh', 'h'] is sshpass's argv;
   // ['--password', 'PW'] one without a command.
@@ -1918,6 +1958,7 @@ void CodeString(CodeGroup* group, std::size_t slot, std::size_t open, std::size_
 // A group closed (or the argument ended in it): a secret value's only
 // string is secret.
 void EndCodeGroup(const CodeGroup& group, Collector* spans) {
+  if (group.file_call == FileCall::kOpens) g_credential_file_open = group.credential_file;
   if (group.secret_value && group.strings == 1 && !group.names_first)
     spans->Add(group.first.begin, group.first.end);
   // A call's only argument, a string, where the call takes it alone; in
@@ -1956,6 +1997,8 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
   const redact_rules::SecretCall* call = nullptr;  // the name just before '(' names one
   bool argv_call = false;                          // ... or one of kArgvCalls
   bool naming_call = false;                        // ... or one of kNamingCalls
+  FileCall file_call = FileCall::kNone;            // ... or a file's
+  g_credential_file_open = false;
   // The name before the last '=' or ':', when only a name came since: a
   // group opening now is its value (looked up only then: most are not).
   std::string_view assigned;
@@ -1986,6 +2029,7 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
       assigned = std::string_view();
       call = nullptr;
       argv_call = false;
+      file_call = FileCall::kNone;
       // A quoted name given a value: "password" => bcrypt('x'), 'token': f('x').
       const std::size_t next = SkipSpace(arg, end);
       const std::size_t past = MemberOperatorEnd(arg, next);
@@ -2018,6 +2062,7 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
         assigned = name;
         call = nullptr;
         argv_call = false;
+        file_call = FileCall::kNone;
         const std::size_t past = MemberOperatorEnd(arg, next);  // ':' or "=>"
         i = past > next ? past - 1 : next;                      // on past it, or past '='
         continue;
@@ -2039,6 +2084,7 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
         const bool opens = end < arg.size() && arg[end] == '(';
         call = opens ? SecretCallNamed(name) : nullptr;
         argv_call = opens && InWords<redact_rules::kArgvCalls>(LastDottedPart(name));
+        file_call = opens ? FileCallNamed(LastDottedPart(name)) : FileCall::kNone;
         naming_call =
             opens && !assigned.empty() && InWords<redact_rules::kNamingCalls>(LastDottedPart(name));
         i = end - 1;
@@ -2060,6 +2106,7 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
       CodeGroup& opened = g_code_groups[opened_slot];
       opened = CodeGroup{};
       opened.call = c == '(' ? call : nullptr;
+      opened.file_call = c == '(' ? file_call : FileCall::kNone;
       opened.secret_value = secret_value;
       opened.names_first = c == '(' && naming_call;
       opened.list = c == '[';
@@ -2098,6 +2145,7 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
     call = nullptr;
     argv_call = false;
     naming_call = false;
+    file_call = FileCall::kNone;
   }
   for (std::size_t d = depth < kMaxCodeGroups ? depth : kMaxCodeGroups; d > 0; --d)
     EndCodeGroup(g_code_groups[d - 1], spans);  // the ring's slots, in any order
@@ -3155,6 +3203,7 @@ struct Level {
   bool echo_redirected;            // the echo's output went to a file: no more arguments
   bool after_redirect_operator;    // the last word was > or >>
   bool tee;                        // the current command is tee
+  bool copies;                     // ... is install or cp (kCopyCommands)
   bool read;                       // the current command is the shell's read
   bool reads_secret;               // the current command reads a secret on its input
   RowSet stdin_rows;               // the kToolStdinSecretOptions rows of the current command
@@ -3256,6 +3305,7 @@ void EndCommand(Level* level, char separator) {
   level->echo_redirected = false;
   level->after_redirect_operator = false;
   level->tee = false;
+  level->copies = false;
   level->read = false;
   level->reads_secret = false;
   level->curl = false;
@@ -3295,14 +3345,6 @@ bool ToolReadsSecret(RowSet rows, std::string_view word) {
   return false;
 }
 
-// A file whose contents are a secret by its name (kCredentialFiles).
-bool IsCredentialFile(std::string_view path) {
-  std::string_view name = Basename(path);
-  if (!name.empty() && name[0] == '.') name.remove_prefix(1);
-  return !name.empty() &&
-         (InWords<redact_rules::kCredentialFiles>(name) || IsSecretName(name, true));
-}
-
 // A config file of "NAME VALUE" lines by its name (kConfigFileSuffixes).
 bool IsConfigFile(std::string_view path) {
   const std::string_view name = Basename(path);
@@ -3323,9 +3365,25 @@ void ConfigWordLines(const Level& level, Span written, Collector* spans) {
   std::size_t i = written.begin - base;
   while (i < lines.size()) {
     while (i < lines.size() && (IsSpace(lines[i]) || lines[i] == '\'' || lines[i] == '"')) ++i;
-    const std::size_t name_begin = i;
+    std::size_t name_begin = i;
     while (i < lines.size() && IsNameChar(lines[i])) ++i;
-    const std::string_view name(lines.data() + name_begin, i - name_begin);
+    std::string_view name(lines.data() + name_begin, i - name_begin);
+    // A shell's own (config.fish's set -gx NAME V, .cshrc's setenv NAME V):
+    // the name after the command and its options.
+    if (name == "set"sv || name == "setenv"sv) {
+      while (i < lines.size() &&
+             (lines[i] == ' ' || lines[i] == '\t' ||
+              (lines[i] == '-' && (lines[i - 1] == ' ' || lines[i - 1] == '\t')))) {
+        if (lines[i] != '-') {
+          ++i;
+          continue;
+        }
+        while (i < lines.size() && !IsSpace(lines[i])) ++i;  // an option: -gx, -Ux
+      }
+      name_begin = i;
+      while (i < lines.size() && IsNameChar(lines[i])) ++i;
+      name = std::string_view(lines.data() + name_begin, i - name_begin);
+    }
     const std::size_t blanks = i;
     while (i < lines.size() && (lines[i] == ' ' || lines[i] == '\t')) ++i;
     // NAME = V, NAME: V are rules 1's and 5's.
@@ -3521,6 +3579,7 @@ void PipelineWord(Level* level, std::string_view word, std::size_t begin, std::s
     level->group_closed = name == "}"sv;
     level->echo = InWords<redact_rules::kEchoCommands>(name);
     level->tee = InWords<redact_rules::kTeeCommands>(name);
+    level->copies = InWords<redact_rules::kCopyCommands>(name);
     level->read = name == "read"sv;
     level->curl = name == "curl"sv;
     level->reads_secret = level->reads_secret || InWords<redact_rules::kStdinSecretCommands>(name);
@@ -3563,6 +3622,9 @@ void PipelineWord(Level* level, std::string_view word, std::size_t begin, std::s
     // A command writing to a credential file: what it reads is written
     // there (cat >> ~/.pgpass <<< X, echo X | base64 -d > ~/.kube/token).
     if (to_file && !target.empty() && IsCredentialFile(target)) level->reads_secret = true;
+    // install -m 600 /dev/stdin ~/.pgpass <<< X: copied there.
+    if (level->copies && !word.empty() && word[0] != '-' && IsCredentialFile(word))
+      level->reads_secret = true;
     // cat > ~/.curlrc <<EOF, curl -K - <<< 'user = u:X': curl's config.
     if (to_file && !target.empty() && IsCurlConfigFile(target)) level->reads_curl_config = true;
     if (level->curl && ((word == "-"sv && IsCurlConfigOption(level->last_argument)) ||

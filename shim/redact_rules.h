@@ -405,8 +405,13 @@ inline constexpr std::string_view kCredentialFiles[] = {
 // secret after a secret name (echo "requirepass X" >> redis.conf, ~/.msmtprc's
 // "password X"): a file's name ending in one of these, or a dot file ending
 // in "rc".
-inline constexpr std::string_view kConfigFileSuffixes[] = {".conf", ".cfg", ".cnf", ".ini"};
+inline constexpr std::string_view kConfigFileSuffixes[] = {".conf", ".cfg", ".cnf", ".ini",
+                                                           ".fish"};
 inline constexpr std::string_view kTeeCommands[] = {"tee"};
+// Rule 11: commands that copy a file, its input too (install -m 600
+// /dev/stdin ~/.pgpass <<< X): to a credential file, what they read is
+// secret.
+inline constexpr std::string_view kCopyCommands[] = {"install", "cp"};
 // Shells: after -c (-lc, ...) their argument is a shell's command string,
 // where a leading assignment's value ends with its word as the shell reads
 // it (rule 5: A_TOKEN='x y' gh pr create keeps gh pr create).
@@ -1097,6 +1102,17 @@ inline constexpr SecretCall kSecretCalls[] = {
     {"ClientSecretCredential", 3, 3},
     {"UsernamePasswordCredential", 3, 3},
 };
+
+// Rule 14: calls that open a file, and that write one, by the last part of
+// a dotted name: what is written to a credential file (kCredentialFiles or
+// a secret name: open('token.txt', 'w').write(S), File.write('.netrc', S),
+// fs.writeFileSync('.pgpass', S), Path('~/.netrc').write_text(S)) is secret.
+inline constexpr std::string_view kFileOpenCalls[] = {"open", "fopen", "Path", "joinpath",
+                                                      "createWriteStream"};
+inline constexpr std::string_view kFileWriteCalls[] = {
+    "write",     "write_text", "write_bytes",    "writelines",        "writeFileSync",
+    "writeFile", "appendFile", "appendFileSync", "file_put_contents", "fwrite",
+    "fputs",     "puts",       "binwrite"};
 
 // Rule 14: calls whose first string argument names a secret or asks for one
 // and holds none (a module, a variable, a file, a prompt): a call of theirs

@@ -1140,6 +1140,22 @@ TEST_CASE("leading assignments end where another NAME= starts; positional secret
   CHECK(One("GITHUB_TOKEN=x y") == "GITHUB_TOKEN=[REDACTED]");
   CHECK(One("Variables={DB_PASSWORD=p1,STAGE=prod}") ==
         "Variables={DB_PASSWORD=[REDACTED],STAGE=prod}");
+  // Inside braces a '}' ends the value; outside it is the value's.
+  CHECK(One("Variables={API_KEY=p2}") == "Variables={API_KEY=[REDACTED]}");
+  CHECK(One("environment=[{name=TOKEN,value=p3}]") ==
+        "environment=[{name=TOKEN,value=[REDACTED]}]");
+  CHECK(One("password=ab}c") == "password=[REDACTED]");
+  // An option given as an option's value (Spring Boot's Maven plugin).
+  CHECK(One("-Dspring-boot.run.arguments=--db.password=p4") ==
+        "-Dspring-boot.run.arguments=--db.password=[REDACTED]");
+  CHECK(One("-Dspring-boot.run.jvmArguments=-Djwt.secret=p5") ==
+        "-Dspring-boot.run.jvmArguments=-Djwt.secret=[REDACTED]");
+  CHECK(One("-Dspring-boot.run.arguments=--server.port=8081") ==
+        "-Dspring-boot.run.arguments=--server.port=8081");
+  // A list item's pair (Helm's --set env[0].name=TOKEN,env[0].value=V).
+  CHECK(One("env[0].name=API_TOKEN,env[0].value=p6") ==
+        "env[0].name=API_TOKEN,env[0].value=[REDACTED]");
+  CHECK(One("env[0].name=REGION,env[0].value=eu") == "env[0].name=REGION,env[0].value=eu");
   Redacted composer =
       RedactArgs({"config", "http-basic.repo.example.com", "user", "cpw1"}, "composer");
   CHECK(composer.args[2] == "user");
@@ -1730,6 +1746,22 @@ TEST_CASE("Windows and R: setx, Set-Item's -Value, a personal access token") {
         "New-Item -Path notes.txt -Value 'hello'");
 }
 
+TEST_CASE("rule 14: what code writes to a credential file") {
+  CHECK(One("open('token.txt', 'w').write('p1')") == "open('token.txt', 'w').write('[REDACTED]')");
+  CHECK(One("with open('/root/.pgpass', 'w') as f:\n    f.write('h:5432:*:u:p2')") ==
+        "with open('/root/.pgpass', 'w') as f:\n    f.write('[REDACTED]')");
+  CHECK(One("File.write('.netrc', 'machine h login u password p3')") ==
+        "File.write('.netrc', '[REDACTED]')");
+  CHECK(One("fs.writeFileSync(home + '/.npmrc', '//r/:_authToken=p4')") ==
+        "fs.writeFileSync(home + '/.npmrc', '//r/:_authToken=[REDACTED]')");
+  CHECK(One("Path.home().joinpath('.netrc').write_text('p5')") ==
+        "Path.home().joinpath('.netrc').write_text('[REDACTED]')");
+  // Not to another file, nor read from one.
+  CHECK(One("open('out.txt', 'w').write('hello')") == "open('out.txt', 'w').write('hello')");
+  CHECK(One("t = open('token.txt').read(); open('log.txt', 'w').write('done')") ==
+        "t = open('token.txt').read(); open('log.txt', 'w').write('done')");
+}
+
 TEST_CASE("rules 13 and 14: a header's name in a subscript; Azure's credentials") {
   CHECK(One("s.headers['X-API-Key'] = 'p1'") == "s.headers['X-API-Key'] = '[REDACTED]'");
   CHECK(One("s.headers['Content-Type'] = 'text/plain'") ==
@@ -2300,6 +2332,9 @@ TEST_CASE("rule 11: more commands that read a secret on their input") {
         "echo [REDACTED] | ssh-keygen -y -f /dev/stdin");
   CHECK(Sh("echo p12 | base64 -d > ~/.ssh/id_ed25519") ==
         "echo [REDACTED] | base64 -d > ~/.ssh/id_ed25519");
+  CHECK(Sh("install -m 600 /dev/stdin ~/.pgpass <<< 'h:5432:*:u:p30'") ==
+        "install -m 600 /dev/stdin ~/.pgpass <<< [REDACTED]");
+  CHECK(Sh("echo hi | cp /dev/stdin notes.txt") == "echo hi | cp /dev/stdin notes.txt");
   CHECK(Sh("echo hello | openssl enc -base64") == "echo hello | openssl enc -base64");
   // ftp -n: its commands on stdin log in (user NAME PASSWORD); without -n
   // a .netrc does.
@@ -2519,6 +2554,11 @@ TEST_CASE("rule 11: NAME VALUE lines an echo writes to a config file") {
         "echo 'token expired' >> app.log; echo 'password reset' > notes.txt");
   CHECK(Sh("echo 'PresharedKey = v4' >> wg0.conf") ==
         "echo 'PresharedKey = [REDACTED]' >> wg0.conf");
+  // A shell's own: fish's set -gx NAME V, csh's setenv NAME V.
+  CHECK(Sh("echo 'set -gx API_KEY v5' >> ~/.config/fish/config.fish") ==
+        "echo 'set -gx API_KEY [REDACTED]' >> ~/.config/fish/config.fish");
+  CHECK(Sh("echo 'setenv GITHUB_TOKEN v6' >> ~/.cshrc; echo 'set -U fish_greeting' >> a.fish") ==
+        "echo 'setenv GITHUB_TOKEN [REDACTED]' >> ~/.cshrc; echo 'set -U fish_greeting' >> a.fish");
 }
 
 TEST_CASE("rule 11: a process substitution given as a secret's file prints the secret") {
