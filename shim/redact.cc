@@ -657,7 +657,10 @@ void ToolValue(Value value, std::string_view arg, std::size_t offset, Collector*
       return;
     case Value::kHeader: HeaderRule(arg, offset, spans); return;
     case Value::kPassSource:
-      if (StartsWith(Tail(arg, offset), "pass:"sv)) spans->Add(offset + 5, arg.size());
+      static constexpr std::string_view kSecretSources[] = {"pass:"sv, "key:"sv, "hexkey:"sv};
+      for (const std::string_view source : kSecretSources) {
+        if (StartsWith(Tail(arg, offset), source)) spans->Add(offset + source.size(), arg.size());
+      }
       return;
     case Value::kCookies:
       if (Tail(arg, offset).find('=') != std::string_view::npos) spans->Add(offset, arg.size());
@@ -2776,10 +2779,13 @@ bool ReferencesSecret(std::string_view word) {
 void Redactor::Collect(std::string_view arg, Collector* out) {
   Collector& spans = *out;
   const bool is_option = arg.size() >= 2 && arg[0] == '-';
+  // env -S 'A=1 cmd args': a command line split into words as a shell does.
+  const bool splits_string = tool_ == "env"sv;
   const bool shell_command_string =
       after_command_string_option_ &&
-      (runs_shell_command_lines_ || InWords<redact_rules::kShells>(tool_));
-  after_command_string_option_ = runs_shell_command_lines_ || IsCommandStringOption(arg);
+      (runs_shell_command_lines_ || splits_string || InWords<redact_rules::kShells>(tool_));
+  after_command_string_option_ = runs_shell_command_lines_ || IsCommandStringOption(arg) ||
+                                 (splits_string && (arg == "-S"sv || arg == "--split-string"sv));
   // A message, a title or a body: this argument after such an option, or
   // its attached value (--message=...).
   bool prose = after_prose_option_;

@@ -274,6 +274,14 @@ inline constexpr ToolSubcommands kRunnerSubcommands[] = {
     {"op doppler infisical pipx", "run"},
     {"aws-vault chamber direnv", "exec"},
     {"distrobox toolbox", "enter run"},  // distrobox enter BOX -- CMD
+    // Package and environment managers: npm exec -- CMD, mise exec -- CMD,
+    // nix develop -c CMD, bundle exec CMD, poetry run CMD.
+    {"npm pnpm yarn bun", "exec dlx x"},
+    {"mise rtx asdf pyenv rbenv nodenv goenv", "exec x"},
+    {"nix", "develop shell"},
+    {"devbox pixi poetry pdm hatch uv rye pipenv conda mamba micromamba", "run"},
+    {"bundle", "exec"},
+    {"multipass devcontainer", "exec"},
 };
 // Rules 8 and 9 off after one of these subcommands: a password manager's
 // reader, whose words name an item's fields and items (bw get password
@@ -490,7 +498,8 @@ enum class Value : unsigned char {
   kAfterComma,     // user,pass (lftp)
   kAfterPercent,   // user%pass (smbclient)
   kHeader,         // "Name: value", secret when Name is (see kCredentialHeaders)
-  kPassSource,     // OpenSSL's pass:SECRET (env:, file:, fd: and stdin name no secret)
+  kPassSource,     // OpenSSL's pass:SECRET, key:SECRET, hexkey:SECRET (env:, file:, fd:,
+                   // stdin and digest:NAME hold none)
   kCookies,        // name=value cookies (a value without '=' is a cookie file)
   kConnectString,  // Oracle's user/pass@db: after the first '/' before any '@', to the '@'
   kUnlessPath,     // the whole value, unless it names a file (/ ~ . file: or kKeyFileExtensions)
@@ -593,6 +602,8 @@ inline constexpr ToolOption kToolOptions[] = {
     {"openssl", "-k", Value::kWhole, kSeparate, ""},
     {"openssl", "-K", Value::kWhole, kSeparate, ""},              // enc's raw key, in hex
     {"openssl", "-password", Value::kPassSource, kSeparate, ""},  // pkcs12 -password pass:V
+    {"openssl", "-hmac", Value::kWhole, kSeparate, ""},           // dgst -hmac KEY
+    {"openssl", "-macopt", Value::kPassSource, kSeparate, ""},    // mac -macopt key:V, hexkey:V
     {"keytool jarsigner", "-storepass", Value::kWhole, kSeparate, ""},
     {"keytool jarsigner", "-keypass", Value::kWhole, kSeparate, ""},
     {"keytool", "-srcstorepass", Value::kWhole, kSeparate, ""},

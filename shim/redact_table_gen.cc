@@ -82,7 +82,8 @@ std::string_view ValueText(redact_rules::Value value) {
     case redact_rules::Value::kAfterComma: return "after the first ,";
     case redact_rules::Value::kAfterPercent: return "after the first %";
     case redact_rules::Value::kHeader: return "a credential header's value";
-    case redact_rules::Value::kPassSource: return "after pass: (env:, file:, fd: name no secret)";
+    case redact_rules::Value::kPassSource:
+      return "after pass:, key: or hexkey: (env:, file:, fd: name no secret)";
     case redact_rules::Value::kCookies: return "the value when it holds = (else a cookie file)";
     case redact_rules::Value::kConnectString:
       return "in user/password@db, the password (after the first / before any @)";

@@ -1770,6 +1770,14 @@ TEST_CASE("rules 13 and 14: a header's name in a subscript; Azure's credentials"
         "ClientSecretCredential('t', 'c', '[REDACTED]')");
 }
 
+TEST_CASE("OpenSSL's MAC and HMAC keys") {
+  CHECK(Args({"dgst", "-sha256", "-hmac", "p1", "f"}, "openssl")[3] == "[REDACTED]");
+  CHECK(Args({"mac", "-macopt", "key:p2", "-macopt", "hexkey:p3", "HMAC"}, "openssl") ==
+        std::vector<std::string>{"mac", "-macopt", "key:[REDACTED]", "-macopt", "hexkey:[REDACTED]",
+                                 "HMAC"});
+  CHECK(Args({"mac", "-macopt", "digest:SHA256", "HMAC"}, "openssl")[2] == "digest:SHA256");
+}
+
 TEST_CASE("no tool has more option rows than a redactor holds") {
   // Every name in every row, with the rows that name it and the "*" rows.
   std::size_t every_tool = 0;
@@ -2053,6 +2061,14 @@ TEST_CASE("rule 11: secret injectors, sandboxes and package runners run a comman
   CHECK(Args({"run", "twine", "upload", "-p", "p6"}, "pipx")[4] == "[REDACTED]");
   CHECK(Sh("bwrap --ro-bind / / curl -u me:p7 h; dotenv -- mysql -pp8") ==
         "bwrap --ro-bind / / curl -u me:[REDACTED] h; dotenv -- mysql -p[REDACTED]");
+  // Package and environment managers.
+  CHECK(Args({"exec", "--", "curl", "-u", "me:p9", "h"}, "npm")[4] == "me:[REDACTED]");
+  CHECK(Sh("mise exec -- mysql -pp10; nix develop -c curl -u me:p11 h") ==
+        "mise exec -- mysql -p[REDACTED]; nix develop -c curl -u me:[REDACTED] h");
+  CHECK(Sh("bundle exec mysql -pp12; poetry run mysql -pp13") ==
+        "bundle exec mysql -p[REDACTED]; poetry run mysql -p[REDACTED]");
+  // env -S's string: a command line split into words.
+  CHECK(Args({"-S", "API_KEY=p14 ./run --fast"}, "env")[1] == "API_KEY=[REDACTED] ./run --fast");
   // Before its subcommand a runner's words are its own: op item get.
   CHECK(Args({"item", "get", "db", "--fields", "password"}, "op") ==
         V{"item", "get", "db", "--fields", "password"});
