@@ -338,6 +338,24 @@ std::string_view WordBefore(std::string_view arg, std::size_t at) {
   return std::string_view(arg.data() + begin, end - begin);
 }
 
+// A Python string prefix (f'...', rb"..."): at most two of these letters.
+bool IsStringPrefix(std::string_view word) {
+  if (word.empty() || word.size() > 2) return false;
+  for (char c : word) {
+    const char l = Lower(c);
+    if (l != 'f' && l != 'r' && l != 'b' && l != 'u') return false;
+  }
+  return true;
+}
+
+// Where a string's prefix ends (f"x", rb'x', Python's), or `begin`.
+std::size_t PastStringPrefix(std::string_view arg, std::size_t begin) {
+  std::size_t end = begin;
+  while (end < arg.size() && end - begin < 2 && IsAlpha(arg[end])) ++end;
+  const bool quoted = end < arg.size() && (arg[end] == '\'' || arg[end] == '"');
+  return quoted && IsStringPrefix(std::string_view(arg.data() + begin, end - begin)) ? end : begin;
+}
+
 // A double quote written escaped, \", at `at` (in a double-quoted shell word:
 // data = \"password=X\").
 bool EscapedQuoteAt(std::string_view arg, std::size_t at) {
@@ -378,6 +396,7 @@ std::size_t CompoundAssignmentEquals(std::string_view arg, std::size_t at) {
 std::size_t ConfigLineValue(std::string_view arg, std::size_t offset, std::string_view name,
                             std::size_t value, Collector* spans) {
   while (value < arg.size() && (arg[value] == ' ' || arg[value] == '\t')) ++value;
+  value = PastStringPrefix(arg, value);  // Python's f'...': quoted too
   if (value >= arg.size() || arg[value] == '\'' || arg[value] == '"' || arg[value] == '[' ||
       arg[value] == '{' || EscapedQuoteAt(arg, value))
     return offset;
@@ -419,6 +438,24 @@ bool NamesTask(std::string_view arg, std::size_t at) {
   }
   return InWords<redact_rules::kTaskVerbs>(
       std::string_view(arg.data() + word_begin, i - word_begin));
+}
+
+// A value that only refers to a secret held elsewhere: a template's
+// placeholder, after an optional scheme, in quotes or not (JavaScript's
+// `Bearer ${token}`, Python's f"Bearer {token}", Ruby's "Bearer #{token}").
+bool IsTemplateReference(std::string_view value) {
+  while (!value.empty() && (value.front() == '`' || value.front() == '"' || value.front() == '\''))
+    value.remove_prefix(1);
+  while (!value.empty() && (value.back() == '`' || value.back() == '"' || value.back() == '\''))
+    value.remove_suffix(1);
+  const std::size_t space = value.find(' ');
+  if (space != std::string_view::npos) value = Tail(value, space + 1);  // the scheme's
+  if (!value.empty() && (value[0] == '$' || value[0] == '#')) value.remove_prefix(1);
+  if (value.size() < 3 || value.front() != '{' || value.back() != '}') return false;
+  for (std::size_t i = 1; i + 1 < value.size(); ++i) {
+    if (!IsWordChar(value[i]) && value[i] != '.') return false;
+  }
+  return true;
 }
 
 // A header's name ending in -key or _key that names a credential (Fastly-Key,
@@ -503,7 +540,7 @@ std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* span
     return end;
   }
   if (pair != nullptr) *pair = false;
-  spans->Add(i, end);
+  if (!IsTemplateReference(std::string_view(arg.data() + i, end - i))) spans->Add(i, end);
   return end;
 }
 
@@ -842,24 +879,6 @@ std::size_t EndOfLeadingValue(std::string_view arg, std::size_t begin) {
 Span QuotedInside(std::string_view arg, std::size_t open, std::size_t end) {
   const bool closed = end - open >= 2 && arg[end - 1] == arg[open];
   return Span{open + 1, closed ? end - 1 : end};
-}
-
-// A Python string prefix (f'...', rb"..."): at most two of these letters.
-bool IsStringPrefix(std::string_view word) {
-  if (word.empty() || word.size() > 2) return false;
-  for (char c : word) {
-    const char l = Lower(c);
-    if (l != 'f' && l != 'r' && l != 'b' && l != 'u') return false;
-  }
-  return true;
-}
-
-// Where a string's prefix ends (f"x", rb'x', Python's), or `begin`.
-std::size_t PastStringPrefix(std::string_view arg, std::size_t begin) {
-  std::size_t end = begin;
-  while (end < arg.size() && end - begin < 2 && IsAlpha(arg[end])) ++end;
-  const bool quoted = end < arg.size() && (arg[end] == '\'' || arg[end] == '"');
-  return quoted && IsStringPrefix(std::string_view(arg.data() + begin, end - begin)) ? end : begin;
 }
 
 // Past a value that opens with a quote ('x y', "x y", $'x y', b"x y"):
@@ -1285,8 +1304,9 @@ void QuotedMemberRule(std::string_view arg, Collector* spans) {
     const std::string_view value(arg.data() + begin, end - begin);
     if (pair_name) {
       pair_value_secret = !value_quote.empty() && IsCodeSecretName(value);
-    } else if (!value_quote.empty() || !InWords<redact_rules::kCodeLiterals>(value)) {
-      spans->Add(begin, end);  // a bare null, true or false holds none
+    } else if ((!value_quote.empty() && !IsTemplateReference(value)) ||
+               (value_quote.empty() && !InWords<redact_rules::kCodeLiterals>(value))) {
+      spans->Add(begin, end);  // a bare null, true or false holds none; f"{token}" refers
     }
     p = end;  // on to after the value: its closing quote opens no name
   }
@@ -1306,7 +1326,9 @@ bool KeywordAt(std::string_view text, std::size_t at, std::string_view word, std
 std::size_t AddQuotedInside(std::string_view arg, std::size_t open, Collector* spans) {
   const std::size_t end = shell_words::QuotedEnd(arg, open, false);
   const Span inside = QuotedInside(arg, open, end);
-  spans->Add(inside.begin, inside.end);
+  // f"Bearer {token}": a reference to the secret, not the secret.
+  if (!IsTemplateReference(std::string_view(arg.data() + inside.begin, inside.end - inside.begin)))
+    spans->Add(inside.begin, inside.end);
   return end;
 }
 

@@ -682,8 +682,10 @@ inline constexpr ToolOption kToolOptions[] = {
     {"skopeo", "--dest-creds", Value::kAfterColon, kBoth, ""},
     {"pscp psftp plink putty", "-pw", Value::kWhole, kSeparate, ""},
     {"az", "--value", Value::kWhole, kBoth, "secret"},
-    {"az", "-p", Value::kWhole, kBoth, "server"},      // az sql server create -p PASSWORD
-    {"glab", "-v", Value::kWhole, kBoth, "variable"},  // glab variable set -k NAME -v V
+    {"az", "-p", Value::kWhole, kBoth, "server"},        // az sql server create -p PASSWORD
+    {"az", "-p", Value::kWhole, kBoth, "user"},          // az vm user update -u U -p PASSWORD
+    {"vercel", "--value", Value::kWhole, kBoth, "env"},  // vercel env add NAME ENV --value V
+    {"glab", "-v", Value::kWhole, kBoth, "variable"},    // glab variable set -k NAME -v V
     {"glab", "--value", Value::kWhole, kBoth, "variable"},
     // Azure Pipelines' variables, secret or not (--secret true may follow).
     {"az", "--value", Value::kWhole, kBoth, "variable"},

@@ -1770,12 +1770,31 @@ TEST_CASE("rules 13 and 14: a header's name in a subscript; Azure's credentials"
         "ClientSecretCredential('t', 'c', '[REDACTED]')");
 }
 
+TEST_CASE("rules 1, 10 and 13: a template's reference to a secret is none") {
+  CHECK(One("fetch(u, { headers: { Authorization: `Bearer ${token}` } })") ==
+        "fetch(u, { headers: { Authorization: `Bearer ${token}` } })");
+  CHECK(One("requests.get(u, headers={'Authorization': f'Bearer {token}'})") ==
+        "requests.get(u, headers={'Authorization': f'Bearer {token}'})");
+  CHECK(One("req['Authorization'] = \"Bearer #{token}\"; token = f'{cfg.token}'") ==
+        "req['Authorization'] = \"Bearer #{token}\"; token = f'{cfg.token}'");
+  // Text around the reference is no template's alone.
+  CHECK(One("token = f'p1{x}'") == "token = f'[REDACTED]'");
+  CHECK(One("password = f'p2'") == "password = f'[REDACTED]'");
+  CHECK(One("curl -H 'Authorization: Bearer p3' h") == "curl -H 'Authorization: [REDACTED]' h");
+}
+
 TEST_CASE("OpenSSL's MAC and HMAC keys") {
   CHECK(Args({"dgst", "-sha256", "-hmac", "p1", "f"}, "openssl")[3] == "[REDACTED]");
   CHECK(Args({"mac", "-macopt", "key:p2", "-macopt", "hexkey:p3", "HMAC"}, "openssl") ==
         std::vector<std::string>{"mac", "-macopt", "key:[REDACTED]", "-macopt", "hexkey:[REDACTED]",
                                  "HMAC"});
   CHECK(Args({"mac", "-macopt", "digest:SHA256", "HMAC"}, "openssl")[2] == "digest:SHA256");
+}
+
+TEST_CASE("Azure's VM user and Vercel's env values") {
+  CHECK(Args({"vm", "user", "update", "-u", "bob", "-p", "p1"}, "az")[6] == "[REDACTED]");
+  CHECK(Args({"env", "add", "API_KEY", "production", "--value", "p2"}, "vercel")[5] ==
+        "[REDACTED]");
 }
 
 TEST_CASE("no tool has more option rows than a redactor holds") {
