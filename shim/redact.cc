@@ -2310,10 +2310,12 @@ void SubstitutionRule(std::string_view arg, Collector* spans) {
     const std::size_t begin = ends[0] + 1;
     const std::string_view line(arg.data(), ends[1]);  // the replacement is its tail
     std::size_t name_end = 0;
+    bool pair = false;  // a config file's line, read as rule 1 reads one (password_min_length: 12)
     if (begin < ends[1] &&
         IsSecretPlaceholder(std::string_view(arg.data() + p + 2, ends[0] - p - 2))) {
       spans->Add(begin, ends[1]);
-    } else if (HeaderRule(line, begin, spans) == begin && AssignmentAt(line, begin, &name_end) &&
+    } else if (HeaderRule(line, begin, spans, &pair) == begin &&
+               AssignmentAt(line, begin, &name_end) &&
                IsSecretName(std::string_view(arg.data() + begin, name_end - begin), true) &&
                name_end + 1 < ends[1]) {
       spans->Add(name_end + 1, ends[1]);

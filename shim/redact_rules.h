@@ -162,8 +162,10 @@ inline constexpr std::string_view kNamedBlocks[] = {"variable"};
 // The first word of a name that marks a flag (--no-password, gpg's
 // --list-secret-keys) or a bound or count (max_tokens=100, --max-tokens 100).
 inline constexpr std::string_view kNonSecretFirstWords[] = {
-    "no",  "stdin", "list",   "delete",  "max",
-    "min", "num",   "enable", "disable", "require"};  // build and feature flags: -DENABLE_AUTH=ON
+    "no",      "stdin", "list", "delete", "max", "min", "num", "enable", "disable",
+    "require",  // build and feature flags: -DENABLE_AUTH=ON
+    "ask",      // a prompt's flag: ansible-playbook --ask-vault-pass --ask-become-pass
+    "prompt"};
 // A word anywhere in a name that makes it a reference to a secret kept
 // elsewhere (Helm charts' auth.existingSecret=NAME).
 inline constexpr std::string_view kReferenceWords[] = {"existing"};

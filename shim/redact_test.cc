@@ -1783,6 +1783,14 @@ TEST_CASE("rules 1, 10 and 13: a template's reference to a secret is none") {
   CHECK(One("curl -H 'Authorization: Bearer p3' h") == "curl -H 'Authorization: [REDACTED]' h");
 }
 
+TEST_CASE("a prompt's flag and a substitution's config line hold no secret") {
+  CHECK(Args({"site.yml", "--ask-vault-pass", "--ask-become-pass"}, "ansible-playbook")[2] ==
+        "--ask-become-pass");
+  CHECK(One("s/password_min_length: 8/password_min_length: 12/") ==
+        "s/password_min_length: 8/password_min_length: 12/");
+  CHECK(One("s/^password:.*/password: p1/") == "s/^password:.*/password: [REDACTED]/");
+}
+
 TEST_CASE("OpenSSL's MAC and HMAC keys") {
   CHECK(Args({"dgst", "-sha256", "-hmac", "p1", "f"}, "openssl")[3] == "[REDACTED]");
   CHECK(Args({"mac", "-macopt", "key:p2", "-macopt", "hexkey:p3", "HMAC"}, "openssl") ==
