@@ -657,12 +657,16 @@ bool IsFileUrl(std::string_view value) {
 
 // A secret option's whole value that holds no secret: where the secret is
 // read from, stdin's name (unrar -p-: no password; --secret-string -), a
-// file's or a variable's URL; or a flag's value or a mechanism
-// (kFlagValues).
+// file's or a variable's URL, a path after '@'; or a flag's value or a
+// mechanism (kFlagValues).
+bool NamesAFile(std::string_view value);
+
 bool HoldsNoSecret(std::string_view value) {
   return InWords<redact_rules::kStdinPaths>(value) || IsFileUrl(value) ||
          StartsWith(value, "env://"sv) ||  // Boundary's -password env://NAME
-         InWords<redact_rules::kFlagValues>(value);
+         InWords<redact_rules::kFlagValues>(value) ||
+         // A file's path after '@': jenkins-cli -auth @/run/creds.
+         (value.size() > 1 && value[0] == '@' && NamesAFile(Tail(value, 1)));
 }
 
 // A value that names a file: it starts as a path does (/, ~, ./ or ../)

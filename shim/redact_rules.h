@@ -1094,6 +1094,7 @@ inline constexpr SecretCall kSecretCalls[] = {
     {"telegram.Bot", 1, 1},
     {"token", 1, 1},
     {"Github", 1, 1},
+    {"WithAuthToken", 1, 1},  // go-github's github.NewClient(nil).WithAuthToken(TOKEN)
     {"Client", 2, 2},
     {"Stripe", 1, 1},  // Node's new Stripe(KEY)
     // Supabase's create_client(URL, KEY); tweepy's OAuthHandler(KEY,

@@ -1768,6 +1768,8 @@ TEST_CASE("rules 13 and 14: a header's name in a subscript; Azure's credentials"
         "s.headers['Content-Type'] = 'text/plain'");
   CHECK(One("ClientSecretCredential('t', 'c', 'p2')") ==
         "ClientSecretCredential('t', 'c', '[REDACTED]')");
+  CHECK(One("github.NewClient(nil).WithAuthToken(\"p3\")") ==
+        "github.NewClient(nil).WithAuthToken(\"[REDACTED]\")");
 }
 
 TEST_CASE("rules 1, 10 and 13: a template's reference to a secret is none") {
@@ -1797,6 +1799,14 @@ TEST_CASE("OpenSSL's MAC and HMAC keys") {
         std::vector<std::string>{"mac", "-macopt", "key:[REDACTED]", "-macopt", "hexkey:[REDACTED]",
                                  "HMAC"});
   CHECK(Args({"mac", "-macopt", "digest:SHA256", "HMAC"}, "openssl")[2] == "digest:SHA256");
+}
+
+TEST_CASE("a secret option's value that is a file's path after '@'") {
+  CHECK(Args({"-s", "https://j", "-auth", "@/run/creds", "who-am-i"}, "jenkins-cli")[3] ==
+        "@/run/creds");
+  CHECK(Args({"-s", "https://j", "-auth", "bob:p1", "who-am-i"}, "jenkins-cli")[3] ==
+        "bob:[REDACTED]");
+  CHECK(One("--password=@p2") == "--password=[REDACTED]");
 }
 
 TEST_CASE("Azure's VM user and Vercel's env values") {
