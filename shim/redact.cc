@@ -2812,8 +2812,12 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
   const bool shell_command_string =
       after_command_string_option_ &&
       (runs_shell_command_lines_ || splits_string || InWords<redact_rules::kShells>(tool_));
-  after_command_string_option_ = runs_shell_command_lines_ || IsCommandStringOption(arg) ||
-                                 (splits_string && (arg == "-S"sv || arg == "--split-string"sv));
+  // Windows' cmd /c and /k: a command string, %VAR% its variables.
+  const bool cmd = tool_ == "cmd"sv || tool_ == "cmd.exe"sv;
+  after_command_string_option_ =
+      runs_shell_command_lines_ || IsCommandStringOption(arg) ||
+      (splits_string && (arg == "-S"sv || arg == "--split-string"sv)) ||
+      (cmd && (EqualsIgnoreCase(arg, "/c"sv) || EqualsIgnoreCase(arg, "/k"sv)));
   // A message, a title or a body: this argument after such an option, or
   // its attached value (--message=...).
   bool prose = after_prose_option_;
@@ -2981,6 +2985,16 @@ void Redactor::PairOption(std::string_view arg, bool is_option, Collector* spans
   if (names_pair && !is_option) {
     secret_pair_ = IsSecretName(Unquoted(arg), true);
     return;
+  }
+  // A Windows tool's pair (reg add KEY /v ApiKey /d V): kSlashPairs.
+  for (const redact_rules::SlashPair& row : redact_rules::kSlashPairs) {
+    if (!InList(row.tools, tool_)) continue;
+    if (EqualsIgnoreCase(arg, row.name_option)) {
+      pair_name_next_ = true;
+    } else if (secret_pair_ && EqualsIgnoreCase(arg, row.value_option)) {
+      secret_pair_ = false;
+      pending_ = Pending{true, Value::kWhole, false};
+    }
   }
   // --key NAME, --key=NAME, PowerShell's -Path NAME (New-Item -Path
   // Env:\API_KEY -Value V); or a NAME=VALUE argument (glab api -f key=TOKEN

@@ -143,7 +143,7 @@ inline constexpr std::string_view kNonSecretLastWords[] = {
 // (?code=US is a country's).
 inline constexpr std::size_t kMinOAuthCodeLength = 10;
 inline constexpr std::string_view kQuerySecretNames[] = {
-    "key",       "appid",      "session", "sessionid", "sid",
+    "key",       "appid",      "session", "sessionid", "session_id", "sid",
     "phpsessid", "jsessionid", "sessid",  "passkey"};  // a private tracker's feed: ?passkey=
 // Name-value pairs: a member or assignment of one of the first names whose
 // value is a secret name makes the next of the second secret
@@ -152,6 +152,14 @@ inline constexpr std::string_view kQuerySecretNames[] = {
 inline constexpr std::string_view kPairNames[] = {"name", "key", "parameterkey", "parametername",
                                                   "path"};  // a JSON Patch's path, then value
 inline constexpr std::string_view kPairValues[] = {"value", "parametervalue"};
+// The same for a Windows tool's options, in any case: reg add KEY /v
+// ApiKey /d V.
+struct SlashPair {
+  std::string_view tools;  // space-separated names
+  std::string_view name_option;
+  std::string_view value_option;
+};
+inline constexpr SlashPair kSlashPairs[] = {{"reg reg.exe", "/v", "/d"}};
 // In code, a call or block named by a quoted secret name, then one of these
 // members: the secret's default (argparse's add_argument('--password',
 // default=V), click.option, configparser's get(..., 'password',

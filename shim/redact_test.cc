@@ -1744,6 +1744,12 @@ TEST_CASE("Windows and R: setx, Set-Item's -Value, a personal access token") {
         "New-Item -Path Env:\\DB_PASSWORD -Value '[REDACTED]'");
   CHECK(Args({"-c", "New-Item -Path notes.txt -Value 'hello'"}, "pwsh")[1] ==
         "New-Item -Path notes.txt -Value 'hello'");
+  // cmd's /c string is a command string; reg add's /v NAME /d DATA a pair.
+  CHECK(Args({"/c", "sc.exe config svc obj= .\\bob password= p6"}, "cmd")[1] ==
+        "sc.exe config svc obj= .\\bob password= [REDACTED]");
+  CHECK(Args({"add", "HKLM\\App", "/v", "ApiKey", "/t", "REG_SZ", "/d", "p7"}, "reg")[7] ==
+        "[REDACTED]");
+  CHECK(Args({"add", "HKLM\\App", "/v", "Version", "/d", "1.2"}, "reg")[5] == "1.2");
 }
 
 TEST_CASE("rule 14: what code writes to a credential file") {
@@ -1783,6 +1789,10 @@ TEST_CASE("rules 1, 10 and 13: a template's reference to a secret is none") {
   CHECK(One("token = f'p1{x}'") == "token = f'[REDACTED]'");
   CHECK(One("password = f'p2'") == "password = f'[REDACTED]'");
   CHECK(One("curl -H 'Authorization: Bearer p3' h") == "curl -H 'Authorization: [REDACTED]' h");
+}
+
+TEST_CASE("a session's id in a query string") {
+  CHECK(One("https://h/api?session_id=p1&x=1") == "https://h/api?session_id=[REDACTED]&x=1");
 }
 
 TEST_CASE("a prompt's flag and a substitution's config line hold no secret") {
