@@ -959,8 +959,10 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
   }
   bool pair_value_secret = false;  // a pair's name named a secret: its value is next
   // Inside braces a '}' ends a value (the AWS CLI's shorthand
-  // Variables={API_KEY=X}); one brace found is enough to know.
+  // Variables={API_KEY=X}), and inside a command substitution a ')'
+  // ($(echo TOKEN=X)); one opening found is enough to know.
   const std::size_t first_brace = arg.find('{');
+  const std::size_t first_substitution = arg.find("$("sv);
   for (std::size_t p = 0; p < arg.size(); ++p) {
     bool at_start = p == 0 || p == first || p == option_value;
     if (!at_start) {
@@ -1059,7 +1061,8 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
       while (end < arg.size() && arg[end] != '&' && arg[end] != '#' && arg[end] != ',' &&
              !IsSpace(arg[end]) && arg[end] != '\'' && arg[end] != '"' && arg[end] != ';' &&
              !(path_parameter && arg[end] == '?') && !WrittenNewlineAt(arg, end) &&
-             !EscapedQuoteAt(arg, end) && !(arg[end] == '}' && first_brace < p)) {
+             !EscapedQuoteAt(arg, end) && !(arg[end] == '}' && first_brace < p) &&
+             !(arg[end] == ')' && first_substitution < p)) {
         ++end;
       }
       // auth=('u', 'PW'), auth=HTTPBasicAuth('u', 'PW'): code opening a

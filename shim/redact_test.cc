@@ -1145,6 +1145,8 @@ TEST_CASE("leading assignments end where another NAME= starts; positional secret
   CHECK(One("environment=[{name=TOKEN,value=p3}]") ==
         "environment=[{name=TOKEN,value=[REDACTED]}]");
   CHECK(One("password=ab}c") == "password=[REDACTED]");
+  CHECK(One("$(echo TOKEN=p7)") == "$(echo TOKEN=[REDACTED])");
+  CHECK(One("password=ab)c") == "password=[REDACTED]");
   // An option given as an option's value (Spring Boot's Maven plugin).
   CHECK(One("-Dspring-boot.run.arguments=--db.password=p4") ==
         "-Dspring-boot.run.arguments=--db.password=[REDACTED]");
