@@ -655,12 +655,12 @@ bool IsFileUrl(std::string_view value) {
   return StartsWith(value, "file:"sv) || StartsWith(value, "fileb://"sv);
 }
 
+bool NamesAFile(std::string_view value);
+
 // A secret option's whole value that holds no secret: where the secret is
 // read from, stdin's name (unrar -p-: no password; --secret-string -), a
 // file's or a variable's URL, a path after '@'; or a flag's value or a
 // mechanism (kFlagValues).
-bool NamesAFile(std::string_view value);
-
 bool HoldsNoSecret(std::string_view value) {
   return InWords<redact_rules::kStdinPaths>(value) || IsFileUrl(value) ||
          StartsWith(value, "env://"sv) ||  // Boundary's -password env://NAME
@@ -697,12 +697,13 @@ void ToolValue(Value value, std::string_view arg, std::size_t offset, Collector*
       if (!HoldsNoSecret(Tail(arg, offset))) spans->Add(offset, arg.size());
       return;
     case Value::kHeader: HeaderRule(arg, offset, spans); return;
-    case Value::kPassSource:
+    case Value::kPassSource: {
       static constexpr std::string_view kSecretSources[] = {"pass:"sv, "key:"sv, "hexkey:"sv};
       for (const std::string_view source : kSecretSources) {
         if (StartsWith(Tail(arg, offset), source)) spans->Add(offset + source.size(), arg.size());
       }
       return;
+    }
     case Value::kCookies:
       if (Tail(arg, offset).find('=') != std::string_view::npos) spans->Add(offset, arg.size());
       return;
@@ -1794,9 +1795,6 @@ std::string_view Basename(std::string_view path) {
   return slash == std::string_view::npos ? path : Tail(path, slash + 1);
 }
 
-// Rule 14's open groups ( [ { in code, in static storage like the spans:
-// the innermost kMaxCodeGroups are followed, in a ring (deeper code takes
-// the outermost's place, which is then followed no more).
 // A file whose contents are a secret by its name (kCredentialFiles).
 bool IsCredentialFile(std::string_view path) {
   std::string_view name = Basename(path);
@@ -1806,7 +1804,8 @@ bool IsCredentialFile(std::string_view path) {
 }
 
 // A call that opens a file (open(F, 'w'), Path(F)) or writes one
-// (f.write(S), File.write(F, S), fs.writeFileSync(F, S)): kFileCalls.
+// (f.write(S), File.write(F, S), fs.writeFileSync(F, S)): kFileOpenCalls,
+// kFileWriteCalls.
 enum class FileCall : unsigned char { kNone, kOpens, kWrites };
 
 FileCall FileCallNamed(std::string_view name) {
@@ -1819,6 +1818,9 @@ FileCall FileCallNamed(std::string_view name) {
 // closed: the strings its .write() is given are secret.
 bool g_credential_file_open = false;
 
+// Rule 14's open groups ( [ { in code, in static storage like the spans:
+// the innermost kMaxCodeGroups are followed, in a ring (deeper code takes
+// the outermost's place, which is then followed no more).
 struct CodeGroup {
   const redact_rules::SecretCall* call = nullptr;  // a call of kSecretCalls, or none
   FileCall file_call = FileCall::kNone;
@@ -3405,17 +3407,37 @@ bool IsConfigFile(std::string_view path) {
   return name.size() > 3 && name[0] == '.' && EndsWithIgnoreCase(name, "rc"sv);
 }
 
+// The level's text to the end of `written` (an echo's arguments, a piped or
+// here-string's text), where its lines are read from *start (empty: none).
+std::string_view WrittenLines(const Level& level, Span written, std::size_t* start) {
+  if (written.end <= written.begin) return std::string_view();
+  *start = written.begin - level.base;
+  return std::string_view(level.text.data(), std::min(written.end - level.base, level.text.size()));
+}
+
+// Past a line's opening blanks and quotes (echo 'NAME VALUE', "...\n NAME V").
+std::size_t PastLineOpening(std::string_view lines, std::size_t at) {
+  while (at < lines.size() && (IsSpace(lines[at]) || lines[at] == '\'' || lines[at] == '"')) ++at;
+  return at;
+}
+
+// Where the line after the one at `at` starts: past its newline, real or
+// written out (\n).
+std::size_t NextLine(std::string_view lines, std::size_t at) {
+  while (at < lines.size() && lines[at] != '\n' && !WrittenNewlineAt(lines, at)) ++at;
+  return at + (at < lines.size() && lines[at] == '\\' ? 2 : 1);
+}
+
 // The lines an echo writes to a config file, `written` (an echo's arguments,
 // in the level's text): after a secret name and blanks at a line's start
 // (its quote passed over), the rest of the line, to a newline (real or
 // written out) or a quote.
 void ConfigWordLines(const Level& level, Span written, Collector* spans) {
-  if (written.end <= written.begin) return;
   const std::size_t base = level.base;
-  const std::string_view lines(level.text.data(), std::min(written.end - base, level.text.size()));
-  std::size_t i = written.begin - base;
+  std::size_t i = 0;
+  const std::string_view lines = WrittenLines(level, written, &i);
   while (i < lines.size()) {
-    while (i < lines.size() && (IsSpace(lines[i]) || lines[i] == '\'' || lines[i] == '"')) ++i;
+    i = PastLineOpening(lines, i);
     std::size_t name_begin = i;
     while (i < lines.size() && IsNameChar(lines[i])) ++i;
     std::string_view name(lines.data() + name_begin, i - name_begin);
@@ -3445,9 +3467,7 @@ void ConfigWordLines(const Level& level, Span written, Collector* spans) {
       ++value_end;
     if (word_value && i > blanks && value_end > i && !name.empty() && IsSecretName(name, true))
       spans->Add(base + i, base + value_end);
-    i = value_end;  // on to the line's end: each byte is read once
-    while (i < lines.size() && lines[i] != '\n' && !WrittenNewlineAt(lines, i)) ++i;
-    i += i < lines.size() && lines[i] == '\\' ? 2 : 1;
+    i = NextLine(lines, value_end);  // each byte is read once
   }
 }
 
@@ -3479,12 +3499,11 @@ void CurlConfigOption(std::string_view name, std::size_t dashes, std::string_vie
 // its dash), then blanks, '=' or ':', and its value, in double quotes
 // (written \" inside a double-quoted word) or to a blank.
 void CurlConfigLines(const Level& level, Span written, Collector* spans) {
-  if (written.end <= written.begin) return;
   const std::size_t base = level.base;
-  const std::string_view lines(level.text.data(), std::min(written.end - base, level.text.size()));
-  std::size_t i = written.begin - base;
+  std::size_t i = 0;
+  const std::string_view lines = WrittenLines(level, written, &i);
   while (i < lines.size()) {
-    while (i < lines.size() && (IsSpace(lines[i]) || lines[i] == '\'' || lines[i] == '"')) ++i;
+    i = PastLineOpening(lines, i);
     std::size_t dashes = 0;
     while (i < lines.size() && lines[i] == '-') ++i, ++dashes;
     const std::size_t name_begin = i;
@@ -3505,9 +3524,7 @@ void CurlConfigLines(const Level& level, Span written, Collector* spans) {
     if (!name.empty() && value_end > i)
       CurlConfigOption(name, dashes == 1 && name.size() == 1 ? 1 : 2,
                        std::string_view(lines.data() + i, value_end - i), base + i, spans);
-    i = value_end;  // on to the line's end: each byte is read once
-    while (i < lines.size() && lines[i] != '\n' && !WrittenNewlineAt(lines, i)) ++i;
-    i += i < lines.size() && lines[i] == '\\' ? 2 : 1;
+    i = NextLine(lines, value_end);  // each byte is read once
   }
 }
 
@@ -3744,8 +3761,8 @@ bool FeedsSecretFile(std::string_view word, std::string_view previous) {
                            NameEndsIn(name, "askpass"sv));
 }
 
-// Counts the parentheses of a process substitution that feeds a secret's
-// file, from its '(' to the ')' that closes it.
+// Counts the parentheses of a process substitution, from its '(' (*next
+// says one opens there) to the ')' that closes it.
 void CountSubstitution(char separator, bool* next, unsigned* depth) {
   if (separator == '(' && *next) {
     *depth = 1;
@@ -3757,7 +3774,8 @@ void CountSubstitution(char separator, bool* next, unsigned* depth) {
   *next = false;
 }
 
-// The same for one that is curl's config (curl -K <(echo 'user = u:X')).
+// Those that feed a secret's file, and those that are curl's config (curl
+// -K <(echo 'user = u:X')).
 void SecretSubstitution(Level* level, char separator) {
   CountSubstitution(separator, &level->secret_substitution_next, &level->secret_substitution_depth);
   CountSubstitution(separator, &level->curl_config_next, &level->curl_config_depth);

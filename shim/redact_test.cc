@@ -1134,18 +1134,13 @@ TEST_CASE("worst cases at 128 KiB are redacted correctly") {
   }
 }
 
-TEST_CASE("leading assignments end where another NAME= starts; positional secrets") {
-  CHECK(One("db_password=x1 db_user=app") == "db_password=[REDACTED] db_user=app");
-  CHECK(One("API_KEY=k1,MODE=prod") == "API_KEY=[REDACTED],MODE=prod");
-  CHECK(One("GITHUB_TOKEN=x y") == "GITHUB_TOKEN=[REDACTED]");
-  CHECK(One("Variables={DB_PASSWORD=p1,STAGE=prod}") ==
-        "Variables={DB_PASSWORD=[REDACTED],STAGE=prod}");
+TEST_CASE("rule 5: a value's end in braces and substitutions; options and list items") {
   // Inside braces a '}' ends the value; outside it is the value's.
   CHECK(One("Variables={API_KEY=p2}") == "Variables={API_KEY=[REDACTED]}");
   CHECK(One("environment=[{name=TOKEN,value=p3}]") ==
         "environment=[{name=TOKEN,value=[REDACTED]}]");
   CHECK(One("password=ab}c") == "password=[REDACTED]");
-  CHECK(One("$(echo TOKEN=p7)") == "$(echo TOKEN=[REDACTED])");
+  CHECK(One("$(echo TOKEN=p1)") == "$(echo TOKEN=[REDACTED])");
   CHECK(One("password=ab)c") == "password=[REDACTED]");
   // An option given as an option's value (Spring Boot's Maven plugin).
   CHECK(One("-Dspring-boot.run.arguments=--db.password=p4") ==
@@ -1158,6 +1153,14 @@ TEST_CASE("leading assignments end where another NAME= starts; positional secret
   CHECK(One("env[0].name=API_TOKEN,env[0].value=p6") ==
         "env[0].name=API_TOKEN,env[0].value=[REDACTED]");
   CHECK(One("env[0].name=REGION,env[0].value=eu") == "env[0].name=REGION,env[0].value=eu");
+}
+
+TEST_CASE("leading assignments end where another NAME= starts; positional secrets") {
+  CHECK(One("db_password=x1 db_user=app") == "db_password=[REDACTED] db_user=app");
+  CHECK(One("API_KEY=k1,MODE=prod") == "API_KEY=[REDACTED],MODE=prod");
+  CHECK(One("GITHUB_TOKEN=x y") == "GITHUB_TOKEN=[REDACTED]");
+  CHECK(One("Variables={DB_PASSWORD=p1,STAGE=prod}") ==
+        "Variables={DB_PASSWORD=[REDACTED],STAGE=prod}");
   Redacted composer =
       RedactArgs({"config", "http-basic.repo.example.com", "user", "cpw1"}, "composer");
   CHECK(composer.args[2] == "user");
@@ -1734,7 +1737,7 @@ TEST_CASE("rule 12: Oracle's bare password, Neo4j's FROM and TO") {
         "ALTER CURRENT USER SET PASSWORD FROM '[REDACTED]' TO '[REDACTED]'");
 }
 
-TEST_CASE("Windows and R: setx, Set-Item's -Value, a personal access token") {
+TEST_CASE("Windows and R: setx, PowerShell's and reg's pairs, cmd /c, a personal access token") {
   CHECK(Args({"/c", "setx API_TOKEN p1"}, "cmd")[1] == "setx API_TOKEN [REDACTED]");
   CHECK(Args({"-c", "Set-Item -Path env:DB_PASSWORD -Value \"p2\""}, "pwsh")[1] ==
         "Set-Item -Path env:DB_PASSWORD -Value \"[REDACTED]\"");
