@@ -3891,6 +3891,13 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, bool prin
           (AssignmentAt(word, 0, &name_end) || IsCronSchedule(word));
       // TOKEN=$(echo X) ./run: what the substitution prints is the value.
       level.secret_substitution_next = skipped && opens_paren && FeedsSecretFile(word, previous);
+      // 0 * * * * root mysqldump -pX (an /etc/cron.d line): from a schedule
+      // on, the words until a command's name (the user's) are a prefix's.
+      if (skipped && !nests && level.command == nullptr && IsCronSchedule(word) && Charge()) {
+        level.command = new (g_commands[top]) Redactor(""sv);
+        level.command->free_text_ = !level.command_string;  // as for a command no row names
+        level.prefix = true;
+      }
       if (skipped && !nests) continue;
       if (!skipped && !Charge()) {
         spans->Add(level.base + token.begin, arg.size());  // past the bound: the rest, unread

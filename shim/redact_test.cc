@@ -1519,6 +1519,12 @@ TEST_CASE("tool rows: keychains, runners' registration, VPN and BMC passwords") 
         "(crontab -l; echo '0 3 * * 1-5 curl -u u:[REDACTED] h') | crontab -");
   CHECK(Sh("echo '@daily mysql -pp17 db' | crontab -") ==
         "echo '@daily mysql -p[REDACTED] db' | crontab -");
+  // An /etc/cron.d line's user, between the schedule and the command; a
+  // script no row names still has its options read.
+  CHECK(Sh("echo '0 * * * * root mysqldump -pp30 db' > /etc/cron.d/backup") ==
+        "echo '0 * * * * root mysqldump -p[REDACTED] db' > /etc/cron.d/backup");
+  CHECK(Sh("echo '0 3 * * * ./backup.sh --password p31' | crontab -") ==
+        "echo '0 3 * * * ./backup.sh --password [REDACTED]' | crontab -");
   // A credential header's name given a value with '=' (az rest --headers,
   // bazel --remote_header); authentication=ldap is a setting.
   CHECK(Args({"rest", "--headers", "Authorization=Bearer p18"}, "az")[2] ==
