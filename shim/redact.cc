@@ -153,23 +153,29 @@ bool MayHoldHeredoc(std::string_view text) {
   return false;
 }
 
+// Past an authorization scheme and its blank at the start of `text`
+// (Bearer $TOKEN): false when the first of two words is no scheme.
+bool PastAuthScheme(std::string_view* text) {
+  const std::size_t space = text->find(' ');
+  if (space == std::string_view::npos) return true;
+  if (!InWords<redact_rules::kAuthSchemes>(std::string_view(text->data(), space))) return false;
+  text->remove_prefix(space + 1);
+  return true;
+}
+
+// Longer is no reference anyone writes; the bound keeps the test of every
+// span (up to 2 * kMaxSpans of them) linear in the argument.
+constexpr std::size_t kMaxReferenceLength = 256;
+
 // A shell variable's reference and nothing else: $NAME, ${NAME}, $1, in
 // double quotes or not, after an authorization scheme or not ("Bearer
 // $TOKEN"); with an empty default too (${NAME:-}, ${NAME-}, ${NAME:=}).
 // ${NAME:-default} is not one: its default may be a secret.
 bool IsVariableReference(std::string_view text) {
-  // Longer is no name anyone writes; the bound keeps the test of every span
-  // (up to 2 * kMaxSpans of them) linear in the argument.
-  if (text.size() > 256) return false;
+  if (text.size() > kMaxReferenceLength) return false;
   if (text.size() >= 2 && text.front() == '"' && text.back() == '"')
     text = std::string_view(text.data() + 1, text.size() - 2);
-  // An authorization scheme before it: Bearer $TOKEN.
-  const std::size_t space = text.find(' ');
-  if (space != std::string_view::npos) {
-    if (!InWords<redact_rules::kAuthSchemes>(std::string_view(text.data(), space))) return false;
-    text.remove_prefix(space + 1);
-  }
-  if (text.size() < 2 || text[0] != '$') return false;
+  if (!PastAuthScheme(&text) || text.size() < 2 || text[0] != '$') return false;
   std::size_t i = 1;
   const bool braced = text[1] == '{';
   if (braced) i = 2;
@@ -441,15 +447,16 @@ bool NamesTask(std::string_view arg, std::size_t at) {
 }
 
 // A value that only refers to a secret held elsewhere: a template's
-// placeholder, after an optional scheme, in quotes or not (JavaScript's
+// placeholder, after an optional authorization scheme as a shell
+// variable's (IsVariableReference), in quotes or not (JavaScript's
 // `Bearer ${token}`, Python's f"Bearer {token}", Ruby's "Bearer #{token}").
 bool IsTemplateReference(std::string_view value) {
+  if (value.size() > kMaxReferenceLength) return false;
   while (!value.empty() && (value.front() == '`' || value.front() == '"' || value.front() == '\''))
     value.remove_prefix(1);
   while (!value.empty() && (value.back() == '`' || value.back() == '"' || value.back() == '\''))
     value.remove_suffix(1);
-  const std::size_t space = value.find(' ');
-  if (space != std::string_view::npos) value = Tail(value, space + 1);  // the scheme's
+  if (!PastAuthScheme(&value)) return false;
   if (!value.empty() && (value[0] == '$' || value[0] == '#')) value.remove_prefix(1);
   if (value.size() < 3 || value.front() != '{' || value.back() != '}') return false;
   for (std::size_t i = 1; i + 1 < value.size(); ++i) {

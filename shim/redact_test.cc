@@ -1798,6 +1798,7 @@ TEST_CASE("rules 1, 10 and 13: a template's reference to a secret is none") {
         "req['Authorization'] = \"Bearer #{token}\"; token = f'{cfg.token}'");
   // Text around the reference is no template's alone.
   CHECK(One("token = f'p1{x}'") == "token = f'[REDACTED]'");
+  CHECK(One("token = f'p4 {x}'") == "token = f'[REDACTED]'");  // p4 is no scheme
   CHECK(One("password = f'p2'") == "password = f'[REDACTED]'");
   CHECK(One("curl -H 'Authorization: Bearer p3' h") == "curl -H 'Authorization: [REDACTED]' h");
 }
