@@ -3,9 +3,9 @@
 // Properties: spans are sorted, inside the text, never overlapping or
 // touching, at most kMaxSpans; the same argv gives the same spans twice; and
 // a value after "--password" is redacted whole, whatever came before it,
-// unless it holds none: it names the standard input (kStdinPaths) or a
-// file's or variable's URL (where the secret is read from), or it is a
-// flag's value or a mechanism (kFlagValues).
+// unless it holds none: it names the standard input (kStdinPaths), a
+// file's or variable's URL or a file's path after '@' (where the secret is
+// read from), or it is a flag's value or a mechanism (kFlagValues).
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <string>
@@ -35,24 +35,46 @@ bool SameSpans(const redact::Spans& a, const redact::Spans& b) {
   return true;
 }
 
+bool SameIgnoringCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c; };
+    if (lower(a[i]) != lower(b[i])) return false;
+  }
+  return true;
+}
+
 template <const auto& kTable>
 bool InTable(std::string_view value) {
   for (std::string_view word : kTable) {
-    if (value.size() != word.size()) continue;
-    bool same = true;
-    for (std::size_t i = 0; i < value.size(); ++i) {
-      const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c; };
-      same = same && lower(value[i]) == lower(word[i]);
-    }
-    if (same) return true;
+    if (SameIgnoringCase(value, word)) return true;
+  }
+  return false;
+}
+
+bool IsFileUrl(std::string_view value) {
+  return value.rfind("file:", 0) == 0 || value.rfind("fileb://", 0) == 0;
+}
+
+// '@' and a path's start (/, ~, ./, ../, a file's URL) or a key file's
+// extension: jenkins-cli -auth @/run/creds.
+bool FilePathAfterAt(std::string_view value) {
+  if (value.size() < 2 || value[0] != '@') return false;
+  value.remove_prefix(1);
+  if (value[0] == '/' || value[0] == '~' || value.rfind("./", 0) == 0 ||
+      value.rfind("../", 0) == 0 || IsFileUrl(value))
+    return true;
+  for (std::string_view extension : redact_rules::kKeyFileExtensions) {
+    if (value.size() >= extension.size() &&
+        SameIgnoringCase(value.substr(value.size() - extension.size()), extension))
+      return true;
   }
   return false;
 }
 
 bool HoldsNoSecret(std::string_view value) {
   return InTable<redact_rules::kStdinPaths>(value) || InTable<redact_rules::kFlagValues>(value) ||
-         value.rfind("file:", 0) == 0 || value.rfind("fileb://", 0) == 0 ||
-         value.rfind("env://", 0) == 0;
+         IsFileUrl(value) || value.rfind("env://", 0) == 0 || FilePathAfterAt(value);
 }
 
 constexpr std::string_view kBinaries[] = {"curl", "az",      "docker", "git",
