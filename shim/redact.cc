@@ -368,6 +368,17 @@ bool EscapedQuoteAt(std::string_view arg, std::size_t at) {
   return at + 1 < arg.size() && arg[at] == '\\' && arg[at + 1] == '"';
 }
 
+// Whether a '[' before `at` is still open there: Kafka's
+// SCRAM-SHA-256=[password=X] (not Helm's env[0].value=X, closed before).
+bool InOpenBracket(std::string_view arg, std::size_t at) {
+  while (at > 0) {
+    --at;
+    if (arg[at] == ']') return false;
+    if (arg[at] == '[') return true;
+  }
+  return false;
+}
+
 // The end of the line at `at`: a newline, or one written out (printf
 // '...\nToken: X\n'), or `quote`; with `blank_ends`, a blank too (the
 // line's first word).
@@ -968,7 +979,8 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
   bool pair_value_secret = false;  // a pair's name named a secret: its value is next
   // Inside braces a '}' ends a value (the AWS CLI's shorthand
   // Variables={API_KEY=X}), and inside a command substitution a ')'
-  // ($(echo TOKEN=X)); one opening found is enough to know.
+  // ($(echo TOKEN=X)); one opening found is enough to know. Inside a
+  // bracket still open a ']' does (InOpenBracket).
   const std::size_t first_brace = arg.find('{');
   const std::size_t first_substitution = arg.find("$("sv);
   for (std::size_t p = 0; p < arg.size(); ++p) {
@@ -1066,11 +1078,12 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
       // hold a '?').
       const bool path_parameter =
           in_query && arg[p - 1] == ';' && InWords<redact_rules::kQuerySecretNames>(name);
+      const bool in_bracket = InOpenBracket(arg, p);
       while (end < arg.size() && arg[end] != '&' && arg[end] != '#' && arg[end] != ',' &&
              !IsSpace(arg[end]) && arg[end] != '\'' && arg[end] != '"' && arg[end] != ';' &&
              !(path_parameter && arg[end] == '?') && !WrittenNewlineAt(arg, end) &&
              !EscapedQuoteAt(arg, end) && !(arg[end] == '}' && first_brace < p) &&
-             !(arg[end] == ')' && first_substitution < p)) {
+             !(arg[end] == ')' && first_substitution < p) && !(arg[end] == ']' && in_bracket)) {
         ++end;
       }
       // auth=('u', 'PW'), auth=HTTPBasicAuth('u', 'PW'): code opening a
@@ -1187,20 +1200,54 @@ void PemPrivateKeyRule(std::string_view arg, Collector* spans) {
   }
 }
 
+// Where the line a CI's command masks ends, from `begin`.
+std::size_t MaskedLineEnd(std::string_view arg, std::size_t begin) {
+  std::size_t end = begin;
+  while (end < arg.size() && arg[end] != '"' && arg[end] != '\'' && arg[end] != '\n' &&
+         arg[end] != '\r' && !WrittenNewlineAt(arg, end))
+    ++end;
+  return end;
+}
+
+// Whether the properties of Azure Pipelines' task.setvariable, as
+// "variable=NAME;issecret=true", make its value a secret.
+bool SetsSecretVariable(std::string_view properties) {
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= properties.size(); ++i) {
+    if (i < properties.size() && properties[i] != ';' && !IsSpace(properties[i])) continue;
+    const std::string_view property(properties.data() + start, i - start);
+    start = i + 1;
+    const std::size_t eq = property.find('=');
+    if (eq == std::string_view::npos) continue;
+    const std::string_view name(property.data(), eq);
+    const std::string_view value = Tail(property, eq + 1);
+    if ((EqualsIgnoreCase(name, "issecret"sv) && EqualsIgnoreCase(value, "true"sv)) ||
+        (EqualsIgnoreCase(name, "variable"sv) && IsSecretName(value, true)))
+      return true;
+  }
+  return false;
+}
+
 // Rule 7, a CI's command to mask a value in its logs (GitHub Actions'
-// ::add-mask::VALUE, kMaskMarkers): the value, to its line's end or a quote.
+// ::add-mask::VALUE, kMaskMarkers) or to set a secret variable (Azure
+// Pipelines', kSetVariableCommand): the value, to its line's end or a quote.
 void MaskCommandRule(std::string_view arg, Collector* spans) {
   for (std::string_view marker : redact_rules::kMaskMarkers) {
     std::size_t p = 0;
     while ((p = arg.find(marker, p)) != std::string_view::npos) {
       const std::size_t begin = p + marker.size();
-      std::size_t end = begin;
-      while (end < arg.size() && arg[end] != '"' && arg[end] != '\'' && arg[end] != '\n' &&
-             arg[end] != '\r' && !WrittenNewlineAt(arg, end))
-        ++end;
-      spans->Add(begin, end);
-      p = end;
+      p = MaskedLineEnd(arg, begin);
+      spans->Add(begin, p);
     }
+  }
+  constexpr std::string_view kSetVariable = redact_rules::kSetVariableCommand;
+  for (std::size_t p = 0; (p = arg.find(kSetVariable, p)) != std::string_view::npos;) {
+    p += kSetVariable.size();
+    const std::size_t close = arg.find(']', p);
+    if (close == std::string_view::npos) return;
+    const std::size_t end = MaskedLineEnd(arg, close + 1);
+    if (SetsSecretVariable(std::string_view(arg.data() + p, close - p))) spans->Add(close + 1, end);
+    p = end;
   }
 }
 
@@ -2294,6 +2341,19 @@ bool IsSecretPlaceholder(std::string_view pattern) {
   return (marked || HasPlaceholderWord(name)) && IsSecretName(name, true);
 }
 
+// Rule 16: a line [begin, end) of `arg` that a command writes to a file, read
+// as rule 1 reads a config file's (token: X; password_min_length: 12 shown)
+// or as a secret name's assignment (DB_PASSWORD=X), hidden to `end`.
+void WrittenLineRule(std::string_view arg, std::size_t begin, std::size_t end, Collector* spans) {
+  const std::string_view line(arg.data(), end);
+  std::size_t name_end = 0;
+  bool pair = false;
+  if (HeaderRule(line, begin, spans, &pair) == begin && AssignmentAt(line, begin, &name_end) &&
+      IsSecretName(std::string_view(arg.data() + begin, name_end - begin), true) &&
+      name_end + 1 < end)
+    spans->Add(name_end + 1, end);
+}
+
 // Rule 16, substitutions: s/PATTERN/REPLACEMENT/ (sed, perl -pe, vim's :s)
 // writes REPLACEMENT as a line of a file, so it gets the rules for a line's
 // start: a header (token: X) or a secret name's assignment (DB_PASSWORD=X),
@@ -2324,19 +2384,36 @@ void SubstitutionRule(std::string_view arg, Collector* spans) {
       continue;
     }
     const std::size_t begin = ends[0] + 1;
-    const std::string_view line(arg.data(), ends[1]);  // the replacement is its tail
-    std::size_t name_end = 0;
-    bool pair = false;  // a config file's line, read as rule 1 reads one (password_min_length: 12)
     if (begin < ends[1] &&
         IsSecretPlaceholder(std::string_view(arg.data() + p + 2, ends[0] - p - 2))) {
       spans->Add(begin, ends[1]);
-    } else if (HeaderRule(line, begin, spans, &pair) == begin &&
-               AssignmentAt(line, begin, &name_end) &&
-               IsSecretName(std::string_view(arg.data() + begin, name_end - begin), true) &&
-               name_end + 1 < ends[1]) {
-      spans->Add(name_end + 1, ends[1]);
+    } else {
+      WrittenLineRule(arg, begin, ends[1], spans);
     }
     p = ends[1];  // past the replacement
+  }
+}
+
+// Rule 16, sed's text: ADDRESS a\TEXT, i TEXT, c\TEXT (GNU's one-line
+// forms, or the text on the next line) write TEXT as a file's line, read as
+// a substitution's replacement is (/^token:/c\token: X). The command's
+// letter follows an address ($, a line's number, /regex/), a separator or
+// the script's start, and precedes '\', a blank or the end.
+void SedTextRule(std::string_view script, Collector* spans) {
+  for (std::size_t p = 0; p < script.size(); ++p) {
+    const char command = script[p];
+    if (command != 'a' && command != 'i' && command != 'c') continue;
+    const char before = p == 0 ? ';' : script[p - 1];
+    if (before != '$' && before != '/' && before != ';' && before != '{' && before != '!' &&
+        before != '\n' && before != ' ' && !IsDigit(before))
+      continue;
+    std::size_t begin = p + 1;
+    if (begin < script.size() && script[begin] != '\\' && !IsSpace(script[begin])) continue;
+    if (begin < script.size() && script[begin] == '\\') ++begin;
+    while (begin < script.size() && IsSpace(script[begin])) ++begin;
+    const std::size_t end = LineEnd(script, begin, '\n');
+    WrittenLineRule(script, begin, end, spans);
+    p = end;
   }
 }
 
@@ -2680,6 +2757,7 @@ Redactor::Redactor(std::string_view binary) : tool_(binary) {
   runs_command_ = InWords<redact_rules::kCommandPrefixes>(binary);
   runs_shell_command_lines_ = InWords<redact_rules::kShellCommandRunners>(binary);
   printf_ = binary == "printf"sv;
+  sed_ = InWords<redact_rules::kSedCommands>(binary);
   free_text_ = InWords<redact_rules::kPatternSearchers>(binary);
   runner_rows_ = RowsFor<redact_rules::kRunnerSubcommands>(tool);
   field_reader_rows_ = RowsFor<redact_rules::kFieldReaderSubcommands>(tool);
@@ -2923,9 +3001,17 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
     std::size_t name_end = eq == std::string_view::npos ? arg.size() : eq;
     std::string_view name(arg.data() + name_begin, name_end - name_begin);
     // -Dname=value (Java's, CMake's): the name is past the D
-    // (-DENABLE_AUTH=ON, -Ddb.password=X).
-    if (name_begin == 1 && arg[1] == 'D' && eq != std::string_view::npos && name.size() > 1)
-      name.remove_prefix(1);
+    // (-DENABLE_AUTH=ON, -Ddb.password=X); a launcher passes one on to its
+    // JVM as -J-D or -R-D (keytool -J-Dx=V, jshell -R-Dapi.key=X).
+    if (name_begin == 1 && eq != std::string_view::npos) {
+      const bool passed_on =
+          name.size() > 3 && (name[0] == 'J' || name[0] == 'R') && name[1] == '-' && name[2] == 'D';
+      if (passed_on) {
+        name.remove_prefix(3);
+      } else if (name[0] == 'D' && name.size() > 1) {
+        name.remove_prefix(1);
+      }
+    }
     bool long_enough = name_begin == 2 ? !name.empty() : name.size() >= 3;
     bool plain = true;
     for (char c : name) plain = plain && IsNameChar(c);
@@ -2987,6 +3073,7 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
       free_text_ = true;
   }
   if (!reference) ContextFreeRules(arg, &spans, shell_command_string, prose);
+  if (sed_ && !is_option) SedTextRule(arg, &spans);
 }
 
 // Rule 3's pairs: --value V after --name API_KEY, a pair name's option whose
@@ -2998,8 +3085,8 @@ void Redactor::PairOption(std::string_view arg, bool is_option, Collector* spans
     secret_pair_ = IsSecretName(Unquoted(arg), true);
     return;
   }
-  // A Windows tool's pair (reg add KEY /v ApiKey /d V): kSlashPairs.
-  for (const redact_rules::SlashPair& row : redact_rules::kSlashPairs) {
+  // A tool's pair of options (reg add KEY /v ApiKey /d V): kOptionPairs.
+  for (const redact_rules::OptionPair& row : redact_rules::kOptionPairs) {
     if (!InList(row.tools, tool_)) continue;
     if (EqualsIgnoreCase(arg, row.name_option)) {
       pair_name_next_ = true;
@@ -3190,6 +3277,10 @@ bool HasCamelHump(std::string_view word) {
 // secret_access_key, secretKey, pass: not a value such as wpa-psk).
 void Redactor::SettingName(std::string_view arg, bool is_option) {
   if (free_text_ || is_option) return;
+  if (after_set_ && operands_before_name_ > 0) {
+    --operands_before_name_;
+    return;
+  }
   const bool name = after_set_ || (every_name_ &&
                                    (arg.find_first_of("._"sv) != std::string_view::npos ||
                                     HasCamelHump(arg) || InWords<redact_rules::kSecretWords>(arg)));
@@ -3208,6 +3299,7 @@ void Redactor::SettingsAfter(std::string_view arg) {
       every_name_ = true;
     } else {
       after_set_ = true;
+      operands_before_name_ = row.operands_before;
     }
   }
 }

@@ -186,9 +186,10 @@ class Redactor {
   Pending pending_;
   const redact_rules::ToolOption* rows_[kMaxToolRows];  // the rows for this binary
   std::size_t row_count_ = 0;
-  unsigned seen_after_ = 0;  // bit i: rows_[i]->after has been seen
-  bool after_set_ = false;   // rule 9: the next non-option argument is a name
-  bool every_name_ = false;  // rule 9: every non-option argument is a name
+  unsigned seen_after_ = 0;                 // bit i: rows_[i]->after has been seen
+  bool after_set_ = false;                  // rule 9: the next non-option argument is a name
+  unsigned char operands_before_name_ = 0;  // ... after so many more (rule 9)
+  bool every_name_ = false;                 // rule 9: every non-option argument is a name
   // Bit i: row i of the table names this binary.
   RowSet setting_rows_ = 0;     // kSettingNames
   RowSet positional_rows_ = 0;  // kPositionalSecrets
@@ -232,6 +233,7 @@ class Redactor {
   bool after_secret_command_option_ = false;  // ... was --password-command (rule 11)
   bool free_text_ = false;                    // rules 8 and 9 off (rule 11)
   bool reads_secret_on_stdin_ = false;        // a secret option's value was stdin (rule 11)
+  bool sed_ = false;                          // kSedCommands: a script's text lines (rule 16)
   RowSet prose_rows_ = 0;                     // kProseOptions
   bool after_prose_option_ = false;           // the last argument was git commit's -m (rule 1)
   // Rule 11 at the top: a prefix (kCommandPrefixes), or a runner past its

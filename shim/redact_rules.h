@@ -64,6 +64,7 @@ inline constexpr std::string_view kKeyQualifiers[] = {
     "integration",  // PagerDuty's integration_key (not routing_key: RabbitMQ's is a queue's)
     "kaggle",       // KAGGLE_KEY
     "setup",        // netbird up --setup-key
+    "libsodium",    // WAL-G's WALG_LIBSODIUM_KEY
     // Model vendors' keys (--openai-key, ANTHROPIC_KEY).
     "openai",
     "anthropic",
@@ -152,14 +153,20 @@ inline constexpr std::string_view kQuerySecretNames[] = {
 inline constexpr std::string_view kPairNames[] = {"name", "key", "parameterkey", "parametername",
                                                   "path"};  // a JSON Patch's path, then value
 inline constexpr std::string_view kPairValues[] = {"value", "parametervalue"};
-// The same for a Windows tool's options, in any case: reg add KEY /v
-// ApiKey /d V.
-struct SlashPair {
+// The same for a tool's own options, in any case: reg add KEY /v ApiKey
+// /d V; xmlstarlet ed -u //password -v V (an XPath's last step names it).
+struct OptionPair {
   std::string_view tools;  // space-separated names
   std::string_view name_option;
   std::string_view value_option;
 };
-inline constexpr SlashPair kSlashPairs[] = {{"reg reg.exe", "/v", "/d"}};
+inline constexpr OptionPair kOptionPairs[] = {
+    {"reg reg.exe", "/v", "/d"},
+    {"xmlstarlet xml", "-u", "-v"},  // ed -u XPATH -v V
+    {"xmlstarlet xml", "--update", "--value"},
+    {"xmlstarlet xml", "-n", "-v"},  // ed -s XPATH -t elem -n NAME -v V
+    {"xmlstarlet xml", "--name", "--value"},
+};
 // In code, a call or block named by a quoted secret name, then one of these
 // members: the secret's default (argparse's add_argument('--password',
 // default=V), click.option, configparser's get(..., 'password',
@@ -309,11 +316,23 @@ inline constexpr std::string_view kStdinSecretOptions[] = {"--password-stdin", "
                                                            "--data-file=-"};
 // kubeseal: what it reads is a Secret to seal.
 inline constexpr std::string_view kStdinSecretCommands[] = {
-    "chpasswd",       "passwd", "cryptsetup", "wpa_passphrase",      "sshpass",
-    "kubeseal",       "argon2", "kinit",      "mysql_config_editor", "vncpasswd",
+    "chpasswd",
+    "passwd",
+    "cryptsetup",
+    "wpa_passphrase",
+    "sshpass",
+    "kubeseal",
+    "argon2",
+    "kinit",
+    "mysql_config_editor",
+    "vncpasswd",
     "tigervncpasswd",  // vncpasswd -f <<< PW > ~/.vnc/passwd
     "keepassxc-cli",   // the database's password (echo yes answers: kConfirmations)
-    "keytool"};        // a keystore's passwords, when none is given as an option
+    "keytool",         // a keystore's passwords, when none is given as an option
+    "gocryptfs",       // gocryptfs -init DIR, gocryptfs DIR MOUNT: the password
+    "ecryptfs-add-passphrase",
+    "ecryptfs-wrap-passphrase",
+    "ecryptfs-unwrap-passphrase"};
 // Rule 11: a text fed to such a command that answers a question (echo yes |
 // keytool -importcert ...), no secret.
 inline constexpr std::string_view kConfirmations[] = {"y", "yes", "n", "no"};
@@ -375,6 +394,7 @@ inline constexpr ToolWord kToolStdinSecretOptions[] = {
     {"ldappasswd ldapsearch ldapmodify ldapadd ldapdelete ldapwhoami", "-y"},  // -y /dev/stdin
     {"ssh-keygen", "/dev/stdin"},  // ssh-keygen -y -f /dev/stdin: a private key
     {"openconnect", "--passwd-on-stdin"},
+    {"etcdctl", "--interactive=false"},  // etcdctl user add|passwd NAME --interactive=false
     {"ftp", "-n"},       // ftp -n h <<END: its commands give the password (user NAME PASSWORD)
     {"p4", "login"},     // Perforce's p4 login reads the password
     {"keyring", "set"},  // keyring set SERVICE USER
@@ -392,6 +412,9 @@ inline constexpr ToolWord kToolStdinSecretOptions[] = {
     {"bw", "unlock"},  // Bitwarden's master password
     {"bw", "login"},
     {"firebase", "functions:secrets:set"},  // firebase functions:secrets:set NAME
+    {"zfs", "load-key"},                    // a dataset's passphrase (keylocation=prompt)
+    {"zfs", "change-key"},
+    {"zfs", "keyformat=passphrase"},  // zfs create -o encryption=on -o keyformat=passphrase
 };
 // Rule 11, pipelines: a value that names the standard input, as the value
 // of a secret name (password=-, --from-file=token=/dev/stdin) or after an
@@ -426,6 +449,8 @@ inline constexpr std::string_view kCredentialFiles[] = {
 inline constexpr std::string_view kConfigFileSuffixes[] = {".conf", ".cfg", ".cnf", ".ini",
                                                            ".fish"};
 inline constexpr std::string_view kTeeCommands[] = {"tee"};
+// Rule 16: a sed script's a, i and c commands write their text as a line.
+inline constexpr std::string_view kSedCommands[] = {"sed", "gsed"};
 // Rule 11: commands that copy a file, its input too (install -m 600
 // /dev/stdin ~/.pgpass <<< X): to a credential file, what they read is
 // secret.
@@ -475,8 +500,13 @@ inline constexpr std::string_view kCapabilityHostPrefix = "hooks.";
 // Bot API: /bot123:AA.../sendMessage, /file/bot123:AA.../path): after "bot".
 inline constexpr std::string_view kBotTokenHosts[] = {"api.telegram.org"};
 // Rule 7: a CI's command that masks the rest of its line in its logs, which
-// is therefore a secret (echo "::add-mask::$TOKEN", GitHub Actions').
-inline constexpr std::string_view kMaskMarkers[] = {"::add-mask::"};
+// is therefore a secret (echo "::add-mask::$TOKEN", GitHub Actions';
+// Azure Pipelines' ##vso[task.setsecret]V).
+inline constexpr std::string_view kMaskMarkers[] = {"::add-mask::", "##vso[task.setsecret]"};
+// Azure Pipelines' command that sets a variable to the rest of its line:
+// a secret's when its properties say issecret=true or name a secret
+// (##vso[task.setvariable variable=dbPassword;issecret=true]V).
+inline constexpr std::string_view kSetVariableCommand = "##vso[task.setvariable";
 // Image digests look like userinfo without a scheme (img:tag@sha256:...).
 inline constexpr std::string_view kDigestPrefixes[] = {"sha256:", "sha512:"};
 
@@ -493,11 +523,15 @@ inline constexpr std::string_view kImpacketValueOptions =
     "-hashes -aesKey -target-ip -dc-ip -dc-host -port -codec -file -service-name "
     "-remote-binary-name -shell-type -outputfile -keytab -db -usersfile -format -spn";
 
-// Key files' extensions: a value ending in one names a file (Value::kUnlessPath).
+// Net-SNMP's commands, which share its options.
+inline constexpr std::string_view kSnmpTools =
+    "snmpwalk snmpget snmpset snmpbulkwalk snmpbulkget snmpgetnext snmptrap snmpinform snmptable "
+    "snmpdelta snmpstatus snmpdf snmpnetstat snmpusm snmpvacm snmptest";
 // Poppler's PDF tools, which take -upw and -opw.
 inline constexpr std::string_view kPopplerTools =
     "pdftotext pdftoppm pdfinfo pdfimages pdffonts pdftohtml pdftocairo pdfseparate pdfunite "
     "pdfdetach pdfattach pdftops pdfsig";
+// Key files' extensions: a value ending in one names a file (Value::kUnlessPath).
 inline constexpr std::string_view kKeyFileExtensions[] = {".pem", ".key", ".p12", ".pfx",
                                                           ".der", ".jks", ".ppk"};
 
@@ -582,10 +616,11 @@ inline constexpr ToolOption kToolOptions[] = {
     {"smbclient rpcclient smbcacls winexe", "--user", Value::kAfterPercent, kBoth, ""},
     {"mysql mariadb mysqldump mysqladmin mysqlimport mysqlshow mysqlcheck mysqlpump mysqlbinlog "
      "mysqlslap mariadb-dump mariadb-admin mariadb-import mariadb-show mariadb-check "
-     "mariadb-binlog mariadb-slap mysqlsh",
+     "mariadb-binlog mariadb-slap mysqlsh mariabackup xtrabackup innobackupex",
      "-p", Value::kWhole, kAttached, ""},
     {"sshpass", "-p", Value::kWhole, kBoth, ""},
-    {"cqlsh cypher-shell mycli couchbase-cli beeline", "-p", Value::kWhole, kBoth, ""},
+    {"cqlsh cypher-shell mycli couchbase-cli beeline mydumper myloader", "-p", Value::kWhole, kBoth,
+     ""},
     {"redis-cli keydb-cli valkey-cli redis-benchmark valkey-benchmark memtier_benchmark", "-a",
      Value::kWhole, kBoth, ""},
     {"mongo mongosh mongodump mongorestore mongoexport mongoimport", "-p", Value::kWhole, kBoth,
@@ -600,9 +635,9 @@ inline constexpr ToolOption kToolOptions[] = {
     {"ipmitool", "-P", Value::kWhole, kBoth, ""},
     {"ldapsearch ldapmodify ldapadd ldapdelete ldapwhoami ldappasswd", "-w", Value::kWhole, kBoth,
      ""},
-    {"snmpwalk snmpget snmpset snmpbulkwalk", "-c", Value::kWhole, kBoth, ""},
-    {"snmpwalk snmpget snmpset snmpbulkwalk", "-A", Value::kWhole, kBoth, ""},
-    {"snmpwalk snmpget snmpset snmpbulkwalk", "-X", Value::kWhole, kBoth, ""},
+    {kSnmpTools, "-c", Value::kWhole, kBoth, ""},  // a community
+    {kSnmpTools, "-A", Value::kWhole, kBoth, ""},  // SNMPv3's authentication passphrase
+    {kSnmpTools, "-X", Value::kWhole, kBoth, ""},  // and its privacy passphrase
     {"zip unzip", "-P", Value::kWhole, kSeparate, ""},
     {"7z 7za rar unrar", "-p", Value::kWhole, kAttached, ""},
     {"rar", "-hp", Value::kWhole, kAttached, ""},  // headers encrypted too
@@ -681,6 +716,16 @@ inline constexpr ToolOption kToolOptions[] = {
     {"curlftpfs", "-o", Value::kAfterColon, kBoth, ""},         // -o user=USER:PASSWORD,...
     {"ktutil", "-password", Value::kReference, kSeparate, ""},  // a flag: addent -password -p P
     {"openvpn", "--auth-user-pass", Value::kReference, kSeparate, ""},  // a file, or a prompt
+    {"forticlient openfortivpn", "-p", Value::kWhole, kBoth, ""},
+    {"agent-auth wazuh-agent-auth", "-P", Value::kWhole, kBoth, ""},  // an enrollment password
+    // Nagios' plugins (monitoring-plugins).
+    {"check_http check_curl", "-a", Value::kAfterColon, kBoth, ""},  // -a USER:PASSWORD
+    {"check_mysql check_mysql_query check_pgsql check_disk_smb check_radius", "-p", Value::kWhole,
+     kBoth, ""},
+    {"check_ldap check_ldaps check_smtp check_mssql", "-P", Value::kWhole, kBoth, ""},
+    {"check_snmp", "-C", Value::kWhole, kBoth, ""},  // a community
+    {"check_snmp", "-A", Value::kWhole, kBoth, ""},  // SNMPv3's passphrases
+    {"check_snmp", "-X", Value::kWhole, kBoth, ""},
     {"gcloud", "--secret", Value::kReference, kBoth, ""},  // a Secret Manager secret's name
     // --set-secrets=ENV=SECRET:VERSION: Cloud Run's references.
     {"gcloud", "--set-secrets", Value::kReference, kBoth, ""},
@@ -858,6 +903,7 @@ inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"drush", "user-password", 2},
     {"rclone", "obscure", 0},                       // rclone obscure PASSWORD
     {"rabbitmqctl", "authenticate_user", 2},        // authenticate_user USER PASSWORD
+    {"hostapd_cli wpa_cli", "wps_pin", 2},          // wps_pin UUID|any PIN
     {"etcdctl", "add", 0, {}, Value::kAfterColon},  // etcdctl user add root:PASSWORD
     {"mc", "add", 3},                               // mc admin user add ALIAS USER SECRET
     {"travis", "encrypt", kEveryOperand},           // travis encrypt SECRET
@@ -906,11 +952,13 @@ inline constexpr PositionalSecret kPositionalSecrets[] = {
 // not an option (`every`: each such argument with '.' or '_', as setting
 // names have and values such as wpa-psk lack, or that is a secret word)
 // makes the next argument secret, unless that is an option, when it is a
-// secret name.
+// secret name. `operands_before`: the name is so many non-options later
+// (crudini --set FILE SECTION NAME V).
 struct SettingNames {
   std::string_view tools;  // space-separated names; "*" is every tool
   std::string_view after;
   bool every;
+  unsigned char operands_before = 0;
 };
 inline constexpr SettingNames kSettingNames[] = {
     {"*", "set", false},         // aws configure set aws_secret_access_key V
@@ -933,7 +981,8 @@ inline constexpr SettingNames kSettingNames[] = {
     {"llm", "--option", false},
     // nix --option access-tokens github.com=V
     {"nix nix-store nix-build nix-shell nix-env nix-instantiate", "--option", false},
-    {"just", "--set", false},  // just --set token V deploy
+    {"just", "--set", false},        // just --set token V deploy
+    {"crudini", "--set", false, 2},  // crudini --set FILE SECTION admin_token V
 };
 
 // ---- Secret stores: once an argument equal to `after` (any case) was seen,

@@ -131,6 +131,12 @@ std::string FormsText(unsigned char forms) {
   return out;
 }
 
+// "first" for 1, as the Settings rows count their operands.
+std::string Ordinal(unsigned n) {
+  static constexpr std::string_view kWords[] = {"first", "second", "third", "fourth"};
+  return n >= 1 && n <= std::size(kWords) ? std::string(kWords[n - 1]) : std::to_string(n) + "th";
+}
+
 std::string_view BodyText(redact_rules::Body body) {
   switch (body) {
     case redact_rules::Body::kAlnum: return "A\\-Z a\\-z 0\\-9";
@@ -323,7 +329,8 @@ std::string Render() {
         << Wrap(row.every ? where + ", each argument that is no option and has " +
                                 "\\&. or _, a lower-case letter before an upper-case one, or is a "
                                 "secret word."
-                          : where + ", the first argument that is no option.");
+                          : where + ", the " + Ordinal(row.operands_before + 1) +
+                                " argument that is no option.");
   }
   out << ".El\n";
   out << ".Ss Calls\n"

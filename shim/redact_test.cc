@@ -1153,6 +1153,10 @@ TEST_CASE("rule 5: a value's end in braces and substitutions; options and list i
   CHECK(One("env[0].name=API_TOKEN,env[0].value=p6") ==
         "env[0].name=API_TOKEN,env[0].value=[REDACTED]");
   CHECK(One("env[0].name=REGION,env[0].value=eu") == "env[0].name=REGION,env[0].value=eu");
+  // Inside a bracket still open a ']' ends it (Kafka's SCRAM credentials).
+  CHECK(One("SCRAM-SHA-256=[iterations=8192,password=p7]") ==
+        "SCRAM-SHA-256=[iterations=8192,password=[REDACTED]]");
+  CHECK(One("env[0].password=ab]c") == "env[0].password=[REDACTED]");
 }
 
 TEST_CASE("leading assignments end where another NAME= starts; positional secrets") {
@@ -1761,6 +1765,13 @@ TEST_CASE("Windows and R: setx, PowerShell's and reg's pairs, cmd /c, a personal
   CHECK(Args({"add", "HKLM\\App", "/v", "ApiKey", "/t", "REG_SZ", "/d", "p7"}, "reg")[7] ==
         "[REDACTED]");
   CHECK(Args({"add", "HKLM\\App", "/v", "Version", "/d", "1.2"}, "reg")[5] == "1.2");
+  // xmlstarlet's -u XPATH -v V: the XPath's last step names the value.
+  CHECK(Args({"ed", "-u", "//password", "-v", "p8", "settings.xml"}, "xmlstarlet")[4] ==
+        "[REDACTED]");
+  CHECK(Args({"ed", "-u", "/config/apiKey", "-v", "p9", "c.xml"}, "xmlstarlet")[4] == "[REDACTED]");
+  CHECK(Args({"ed", "-s", "/s", "-t", "elem", "-n", "token", "-v", "p10", "c.xml"},
+             "xmlstarlet")[8] == "[REDACTED]");
+  CHECK(Args({"ed", "-u", "//timeout", "-v", "30", "c.xml"}, "xmlstarlet")[4] == "30");
 }
 
 TEST_CASE("rule 14: what code writes to a credential file") {
@@ -1813,6 +1824,54 @@ TEST_CASE("a prompt's flag and a substitution's config line hold no secret") {
   CHECK(One("s/password_min_length: 8/password_min_length: 12/") ==
         "s/password_min_length: 8/password_min_length: 12/");
   CHECK(One("s/^password:.*/password: p1/") == "s/^password:.*/password: [REDACTED]/");
+  // sed's a, i and c commands write their text as a line too.
+  CHECK(Args({"-i", "/^token:/c\\token: p2", "c.yml"}, "sed")[1] ==
+        "/^token:/c\\token: [REDACTED]");
+  CHECK(Args({"-i", "1i password: p3", "c.yml"}, "sed")[1] == "1i password: [REDACTED]");
+  CHECK(Args({"/^db:/a\\\n  api_key: p4"}, "sed")[0] == "/^db:/a\\\n  api_key: [REDACTED]");
+  CHECK(Args({"/^s/a password_min_length: 12"}, "sed")[0] == "/^s/a password_min_length: 12");
+  CHECK(Args({"s/a/b/i", "f"}, "sed")[0] == "s/a/b/i");
+  // Elsewhere such a letter is no command.
+  CHECK(Args({"1i password: p5"}, "cat")[0] == "1i password: p5");
+}
+
+TEST_CASE("monitoring, VPN, backup and SNMP tools' secrets") {
+  using V = std::vector<std::string>;
+  CHECK(Args({"-v3", "-u", "u", "-A", "p1", "-X", "p2", "h", "''", "1.3.6"}, "snmptrap") ==
+        V{"-v3", "-u", "u", "-A", "[REDACTED]", "-X", "[REDACTED]", "h", "''", "1.3.6"});
+  CHECK(Args({"-H", "h", "-a", "u:p3", "-u", "/status"}, "check_http")[3] == "u:[REDACTED]");
+  CHECK(Args({"-H", "db", "-u", "mon", "-p", "p4", "-P", "3306"}, "check_mysql") ==
+        V{"-H", "db", "-u", "mon", "-p", "[REDACTED]", "-P", "3306"});
+  CHECK(Args({"-H", "h", "-P", "p5", "-p", "389"}, "check_ldap") ==
+        V{"-H", "h", "-P", "[REDACTED]", "-p", "389"});
+  CHECK(Args({"-H", "h", "-C", "p6", "-o", "sysUpTime.0"}, "check_snmp")[3] == "[REDACTED]");
+  CHECK(Args({"vpn", "connect", "-s", "gw", "-u", "u", "-p", "p7"}, "forticlient")[7] ==
+        "[REDACTED]");
+  CHECK(Args({"-m", "manager", "-P", "p8"}, "agent-auth")[3] == "[REDACTED]");
+  CHECK(Args({"wps_pin", "any", "p9"}, "hostapd_cli")[2] == "[REDACTED]");
+  CHECK(Args({"-u", "root", "-p", "p10", "-B", "db"}, "mydumper")[3] == "[REDACTED]");
+  CHECK(Args({"--backup", "-u", "root", "-pp11"}, "mariabackup")[3] == "-p[REDACTED]");
+  CHECK(Args({"--set", "k.conf", "DEFAULT", "admin_token", "p12"}, "crudini")[4] == "[REDACTED]");
+  CHECK(Args({"--set", "k.conf", "DEFAULT", "debug", "true"}, "crudini")[4] == "true");
+  // The section is no setting's name (keystone_authtoken), the third operand is.
+  CHECK(Args({"--set", "nova.conf", "keystone_authtoken", "region", "eu"}, "crudini") ==
+        V{"--set", "nova.conf", "keystone_authtoken", "region", "eu"});
+  CHECK(One("WALG_LIBSODIUM_KEY=p13") == "WALG_LIBSODIUM_KEY=[REDACTED]");
+  // An option a launcher passes on to its JVM.
+  CHECK(Args({"-R-Dapi.key=p14"}, "jshell")[0] == "-R-Dapi.key=[REDACTED]");
+  CHECK(Args({"-J-Xmx1g", "A.java"}, "javac")[0] == "-J-Xmx1g");
+}
+
+TEST_CASE("rule 7: Azure Pipelines' secret variables") {
+  CHECK(One("echo \"##vso[task.setvariable variable=dbPassword;issecret=true]p1\"") ==
+        "echo \"##vso[task.setvariable variable=dbPassword;issecret=true][REDACTED]\"");
+  CHECK(One("##vso[task.setvariable variable=x;isSecret=true;isOutput=true]p2") ==
+        "##vso[task.setvariable variable=x;isSecret=true;isOutput=true][REDACTED]");
+  CHECK(One("##vso[task.setvariable variable=apiToken]p3") ==
+        "##vso[task.setvariable variable=apiToken][REDACTED]");
+  CHECK(One("##vso[task.setsecret]p4") == "##vso[task.setsecret][REDACTED]");
+  CHECK(One("##vso[task.setvariable variable=region]westeurope") ==
+        "##vso[task.setvariable variable=region]westeurope");
 }
 
 TEST_CASE("OpenSSL's MAC and HMAC keys") {
@@ -2435,6 +2494,11 @@ TEST_CASE("rule 11: more commands that read a secret on their input") {
         "echo [REDACTED] | psql -h h -U u -W; echo [REDACTED] | nmcli --ask dev wifi connect home");
   CHECK(Sh("echo p21 | cosign sign --key k.key img; echo p22 | mkpasswd -m sha-512 -s") ==
         "echo [REDACTED] | cosign sign --key k.key img; echo [REDACTED] | mkpasswd -m sha-512 -s");
+  CHECK(Sh("echo p23 | zfs load-key pool/enc; printf %s p24 | gocryptfs -init /c") ==
+        "echo [REDACTED] | zfs load-key pool/enc; printf %s [REDACTED] | gocryptfs -init /c");
+  CHECK(Sh("etcdctl user add bob --interactive=false <<< p25") ==
+        "etcdctl user add bob --interactive=false <<< [REDACTED]");
+  CHECK(Sh("echo p26 | ecryptfs-add-passphrase") == "echo [REDACTED] | ecryptfs-add-passphrase");
 }
 
 TEST_CASE("rule 11: what a group of commands prints into one that reads a secret") {
