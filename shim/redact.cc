@@ -3176,8 +3176,10 @@ void Redactor::CountedOperand(std::string_view arg, Collector* spans) {
   }
   if (value || StartsWith(arg, "-"sv)) return;
   ++operands_seen_;
-  const unsigned secret = row.operand - (fewer_flag_ ? 1u : 0u);
-  if ((row.flag == 0 || counted_flag_) && operands_seen_ == secret) spans->Add(0, arg.size());
+  const unsigned fewer = fewer_flag_ ? 1u : 0u;
+  const bool secret = operands_seen_ == row.operand - fewer ||
+                      (row.also_operand != 0 && operands_seen_ == row.also_operand - fewer);
+  if ((row.flag == 0 || counted_flag_) && secret) spans->Add(0, arg.size());
 }
 
 namespace {
@@ -3854,10 +3856,11 @@ bool FeedsSecretFile(std::string_view word, std::string_view previous) {
     name = std::string_view(word.data(), word.size() - 1);
   }
   while (!name.empty() && name[0] == '-') name.remove_prefix(1);
-  // curl --netrc-file <(printf 'machine h login u password X'), openvpn
-  // --askpass <(echo X).
-  return !name.empty() && (IsSecretName(name, false) || NameEndsIn(name, "netrcfile"sv) ||
-                           NameEndsIn(name, "askpass"sv));
+  if (name.empty() || IsSecretName(name, false)) return !name.empty();
+  for (std::string_view file : redact_rules::kSecretFileOptionEnds) {
+    if (NameEndsIn(name, file)) return true;
+  }
+  return false;
 }
 
 // Counts the parentheses of a process substitution, from its '(' (*next

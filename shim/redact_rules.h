@@ -136,6 +136,7 @@ inline constexpr std::string_view kNonSecretLastWords[] = {
     "flow",                 // --auth-flow USER_PASSWORD_AUTH
     "account",              // gcloud's auth/impersonate_service_account EMAIL
     "ref",                  // flux's --secret-ref NAME, Kubernetes' secretKeyRef
+    "database",             // MongoDB's auth database (Bitnami's auth.database=app)
 };
 // Names that hold a credential in a query string, after '?', '&' or ';'
 // (?key=, Google's and Trello's API key; OpenWeatherMap's appid; a
@@ -412,7 +413,11 @@ inline constexpr ToolWord kToolStdinSecretOptions[] = {
     {"bw", "unlock"},  // Bitwarden's master password
     {"bw", "login"},
     {"firebase", "functions:secrets:set"},  // firebase functions:secrets:set NAME
-    {"zfs", "load-key"},                    // a dataset's passphrase (keylocation=prompt)
+    {"pdbedit", "-t"},                      // pdbedit -a -t -u USER: the password, twice
+    {"pdbedit", "--password-from-stdin"},
+    {"ipa", "--password"},  // ipa user-add NAME --password: read without a terminal
+    {"saslpasswd2", "-p"},  // saslpasswd2 -p -c USER: the password, on a line
+    {"zfs", "load-key"},    // a dataset's passphrase (keylocation=prompt)
     {"zfs", "change-key"},
     {"zfs", "keyformat=passphrase"},  // zfs create -o encryption=on -o keyformat=passphrase
 };
@@ -433,6 +438,12 @@ inline constexpr std::string_view kFlagValues[] = {
 // ({'verify_signature': False}, api_key = None, "token": null).
 inline constexpr std::string_view kCodeLiterals[] = {"none", "null",  "nil",
                                                      "true", "false", "undefined"};
+// Rule 11: an option's name ending so, without '-', '_' and '.', names a
+// file of secrets though it holds no secret word: curl --netrc-file
+// <(printf 'machine h login u password X'), openvpn --askpass <(echo X),
+// initdb --pwfile=<(echo X).
+inline constexpr std::string_view kSecretFileOptionEnds[] = {"netrcfile", "askpass", "pwfile",
+                                                             "passfile"};
 inline constexpr std::string_view kEchoCommands[] = {"echo", "printf", "yes"};  // yes PW | passwd
 // Rule 11, files: what an echo or printf writes to a file (> FILE, >> FILE)
 // or pipes into tee FILE is secret when the file's name, without a leading
@@ -469,11 +480,14 @@ inline constexpr std::string_view kPowerShells[] = {"pwsh", "powershell", "pwsh.
 // remote command, watch's, parallel's, tmux's): a command string, as after
 // -c, where rules 8 and 9 hold for any command (ssh h 'tool config set
 // api_key V').
-inline constexpr std::string_view kShellCommandRunners[] = {"ssh", "watch", "parallel", "tmux",
-                                                            "msfconsole"};  // -x 'set PASSWORD V'
+inline constexpr std::string_view kShellCommandRunners[] = {
+    "ssh",        "watch",       "parallel", "tmux",
+    "msfconsole",                   // -x 'set PASSWORD V'
+    "kadmin",     "kadmin.local"};  // -q 'addprinc -pw V NAME'
 // Of those, the ones whose command lines no POSIX shell runs: there '$' is
 // itself, never a variable's reference.
-inline constexpr std::string_view kLiteralCommandRunners[] = {"msfconsole"};
+inline constexpr std::string_view kLiteralCommandRunners[] = {"msfconsole", "kadmin",
+                                                              "kadmin.local"};
 // A crontab line's schedule before its command (0 3 * * * curl ..., echo
 // '@daily curl ...' | crontab -): words of digits and "*,-/" only, or one
 // of these.
@@ -717,6 +731,12 @@ inline constexpr ToolOption kToolOptions[] = {
     {"ktutil", "-password", Value::kReference, kSeparate, ""},  // a flag: addent -password -p P
     {"openvpn", "--auth-user-pass", Value::kReference, kSeparate, ""},  // a file, or a prompt
     {"forticlient openfortivpn", "-p", Value::kWhole, kBoth, ""},
+    // kadmin's requests (kadmin -q 'addprinc -pw V NAME'): a principal's password.
+    {"addprinc add_principal ank cpw change_password", "-pw", Value::kWhole, kSeparate, ""},
+    // FreeIPA's installers: -a the admin's password, -p the Directory Manager's.
+    {"ipa-server-install", "-a", Value::kWhole, kBoth, ""},
+    {"ipa-server-install ipa-replica-install", "-p", Value::kWhole, kBoth, ""},
+    {"ipa-replica-install ipa-client-install", "-w", Value::kWhole, kBoth, ""},
     {"agent-auth wazuh-agent-auth", "-P", Value::kWhole, kBoth, ""},  // an enrollment password
     // Nagios' plugins (monitoring-plugins).
     {"check_http check_curl", "-a", Value::kAfterColon, kBoth, ""},  // -a USER:PASSWORD
@@ -1020,12 +1040,16 @@ struct CountedOperand {
   unsigned char operand;  // 1-based
   char fewer_flag;        // 0: none
   std::string_view value_options;
+  unsigned char also_operand = 0;  // a second secret operand, 1-based; 0: none
 };
 inline constexpr CountedOperand kCountedOperands[] = {
     {"htpasswd", 'b', 3, 'n', "-C -r"},
     {"mosquitto_passwd", 'b', 3, 0, ""},  // mosquitto_passwd -b FILE USER PASSWORD
     {"wpa_passphrase", 0, 2, 0, ""},      // wpa_passphrase SSID PASSPHRASE
     {"isql", 0, 3, 0, ""},                // unixODBC's isql DSN USER PASSWORD
+    // radtest USER PASSWORD SERVER NAS_PORT SECRET: a RADIUS client's shared secret too.
+    {"radtest", 0, 2, 0, "-t -P", 5},
+    {"radclient", 0, 3, 0, "-c -d -D -f -i -n -p -P -r -S -t"},  // radclient SERVER auth SECRET
 };
 
 // ---- Passwords marked by a leading character: after an argument equal to

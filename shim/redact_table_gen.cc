@@ -238,6 +238,8 @@ std::string Render() {
       << Wrap(WordList(redact_rules::kEchoCommands))
       << ".It names whose value is a command that prints a secret, by their end (rule 11)\n"
       << Wrap(WordList(redact_rules::kSecretCommandNames))
+      << ".It names of a file of secrets, by their end (rule 11)\n"
+      << Wrap(WordList(redact_rules::kSecretFileOptionEnds))
       << ".It credential files, besides secret names (rule 11)\n"
       << Wrap(WordList(redact_rules::kCredentialFiles))
       << ".It commands that write their input to the files they name (rule 11)\n"
@@ -295,6 +297,7 @@ std::string Render() {
                                      : "with -" + std::string(1, row.flag) +
                                            " among the one-letter flags, operand " +
                                            std::to_string(row.operand);
+    if (row.also_operand != 0) text += " and operand " + std::to_string(row.also_operand);
     if (row.fewer_flag != 0) {
       text += " (with -" + std::string(1, row.fewer_flag) + ", operand " +
               std::to_string(row.operand - 1) + ")";

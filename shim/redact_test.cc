@@ -1862,6 +1862,30 @@ TEST_CASE("monitoring, VPN, backup and SNMP tools' secrets") {
   CHECK(Args({"-J-Xmx1g", "A.java"}, "javac")[0] == "-J-Xmx1g");
 }
 
+TEST_CASE("identity and authentication servers' secrets") {
+  using V = std::vector<std::string>;
+  // kadmin's request is a command line: addprinc's -pw.
+  CHECK(Args({"-p", "admin/admin", "-q", "addprinc -pw p1 bob"}, "kadmin.local")[3] ==
+        "addprinc -pw [REDACTED] bob");
+  CHECK(Args({"-q", "listprincs"}, "kadmin")[1] == "listprincs");
+  CHECK(Args({"-a", "p2", "-p", "p3", "-r", "E.COM", "-U"}, "ipa-server-install") ==
+        V{"-a", "[REDACTED]", "-p", "[REDACTED]", "-r", "E.COM", "-U"});
+  // radtest USER PASSWORD SERVER PORT SECRET; radclient SERVER auth SECRET.
+  CHECK(Args({"-t", "pap", "bob", "p4", "localhost", "0", "p5"}, "radtest") ==
+        V{"-t", "pap", "bob", "[REDACTED]", "localhost", "0", "[REDACTED]"});
+  CHECK(Args({"-x", "localhost:1812", "auth", "p6"}, "radclient") ==
+        V{"-x", "localhost:1812", "auth", "[REDACTED]"});
+  CHECK(Sh("(echo p7; echo p7) | pdbedit -a -t -u bob; echo p8 | saslpasswd2 -p -c bob") ==
+        "(echo [REDACTED]; echo [REDACTED]) | pdbedit -a -t -u bob; echo [REDACTED] | saslpasswd2 "
+        "-p -c bob");
+  CHECK(Sh("echo p9 | ipa user-add bob --first=B --last=O --password") ==
+        "echo [REDACTED] | ipa user-add bob --first=B --last=O --password");
+  CHECK(Sh("initdb -D /d --pwfile=<(echo p10)") == "initdb -D /d --pwfile=<(echo [REDACTED])");
+  // An auth database is a place, no secret.
+  CHECK(One("auth.rootPassword=p11,auth.database=app") ==
+        "auth.rootPassword=[REDACTED],auth.database=app");
+}
+
 TEST_CASE("rule 7: Azure Pipelines' secret variables") {
   CHECK(One("echo \"##vso[task.setvariable variable=dbPassword;issecret=true]p1\"") ==
         "echo \"##vso[task.setvariable variable=dbPassword;issecret=true][REDACTED]\"");
