@@ -978,11 +978,13 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
   }
   bool pair_value_secret = false;  // a pair's name named a secret: its value is next
   // Inside braces a '}' ends a value (the AWS CLI's shorthand
-  // Variables={API_KEY=X}), and inside a command substitution a ')'
-  // ($(echo TOKEN=X)); one opening found is enough to know. Inside a
+  // Variables={API_KEY=X}), and inside a command or process substitution a
+  // ')' ($(echo TOKEN=X), --env-file <(echo TOKEN=X)); one opening found is
+  // enough to know. Inside a
   // bracket still open a ']' does (InOpenBracket).
   const std::size_t first_brace = arg.find('{');
-  const std::size_t first_substitution = arg.find("$("sv);
+  const std::size_t first_substitution =
+      std::min({arg.find("$("sv), arg.find("<("sv), arg.find(">("sv)});
   for (std::size_t p = 0; p < arg.size(); ++p) {
     bool at_start = p == 0 || p == first || p == option_value;
     if (!at_start) {
@@ -4038,6 +4040,15 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, bool prin
                                ((word == "<"sv && IsCurlConfigOption(previous)) ||
                                 word == "-K<"sv || word == "--config=<"sv);
       if (NamesSecretStore(word)) level.after_secret_word = true;
+      // gh auth login --with-token < token.txt: a redirection, written
+      // unquoted, is no value of the option before it; an input's is what
+      // the option asks for (mytool --password <<< X).
+      const char first = level.text[token.begin];
+      if (level.command->pending_.active && (first == '<' || first == '>') &&
+          ParseRedirection(word).found) {
+        level.command->pending_ = Pending{};
+        if (first == '<') level.command->reads_secret_on_stdin_ = true;
+      }
       spans->set_base(outer_base + at);
       level.command->Collect(word, spans);
       // mysql -p$(echo X), curl -u u:$(echo X): the secret a tool's row hid

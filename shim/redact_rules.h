@@ -752,7 +752,10 @@ inline constexpr ToolOption kToolOptions[] = {
     {"gcloud", "--update-secrets", Value::kReference, kBoth, ""},
     {"knife", "-P", Value::kWhole, kBoth, ""},            // knife bootstrap's SSH password
     {"drone", "--data", Value::kWhole, kBoth, "secret"},  // drone secret add --data V
-    {"skopeo podman buildah", "--creds", Value::kAfterColon, kBoth, ""},
+    {"skopeo podman buildah crictl", "--creds", Value::kAfterColon, kBoth, ""},
+    {"ctr", "--user", Value::kAfterColon, kBoth, ""},  // ctr images pull --user USER:PASSWORD
+    {"ctr", "-u", Value::kAfterColon, kBoth, ""},
+    {"singularity apptainer", "-p", Value::kWhole, kBoth, "login"},
     {"skopeo", "--src-creds", Value::kAfterColon, kBoth, ""},
     {"skopeo", "--dest-creds", Value::kAfterColon, kBoth, ""},
     {"pscp psftp plink putty", "-pw", Value::kWhole, kSeparate, ""},
@@ -1003,6 +1006,7 @@ inline constexpr SettingNames kSettingNames[] = {
     {"nix nix-store nix-build nix-shell nix-env nix-instantiate", "--option", false},
     {"just", "--set", false},        // just --set token V deploy
     {"crudini", "--set", false, 2},  // crudini --set FILE SECTION admin_token V
+    {"lxc incus", "set", true},      // lxc config set INSTANCE environment.API_KEY V
 };
 
 // ---- Secret stores: once an argument equal to `after` (any case) was seen,

@@ -1886,6 +1886,30 @@ TEST_CASE("identity and authentication servers' secrets") {
         "auth.rootPassword=[REDACTED],auth.database=app");
 }
 
+TEST_CASE("rule 11: a redirection after a secret option is no value of it") {
+  CHECK(Sh("gh auth login --with-token < token.txt") == "gh auth login --with-token < token.txt");
+  CHECK(Sh("mytool --password <pw.txt") == "mytool --password <pw.txt");
+  CHECK(Sh("mytool --password >out") == "mytool --password >out");
+  // An input's is what the option asks for.
+  CHECK(Sh("mytool --password <<< p1") == "mytool --password <<< [REDACTED]");
+  CHECK(Sh("mytool --password < <(echo p2)") == "mytool --password < <(echo [REDACTED])");
+  // Quoted, it is the value.
+  CHECK(Sh("mytool --password '<p3>'") == "mytool --password '[REDACTED]'");
+  // A process substitution's ')' ends a value inside it.
+  CHECK(Sh("docker run --env-file <(echo TOKEN=p4) app") ==
+        "docker run --env-file <(echo TOKEN=[REDACTED]) app");
+}
+
+TEST_CASE("containers' registries and environments") {
+  CHECK(Args({"images", "pull", "--user", "u:p1", "docker.io/library/alpine:latest"}, "ctr")[3] ==
+        "u:[REDACTED]");
+  CHECK(Args({"pull", "--creds", "u:p2", "h/i"}, "crictl")[2] == "u:[REDACTED]");
+  CHECK(Args({"remote", "login", "-u", "u", "-p", "p3", "docker://h"}, "singularity")[5] ==
+        "[REDACTED]");
+  CHECK(Args({"config", "set", "c", "environment.API_KEY", "p4"}, "lxc")[4] == "[REDACTED]");
+  CHECK(Args({"config", "set", "c", "limits.cpu", "2"}, "lxc")[4] == "2");
+}
+
 TEST_CASE("rule 7: Azure Pipelines' secret variables") {
   CHECK(One("echo \"##vso[task.setvariable variable=dbPassword;issecret=true]p1\"") ==
         "echo \"##vso[task.setvariable variable=dbPassword;issecret=true][REDACTED]\"");
@@ -2773,9 +2797,10 @@ TEST_CASE("rule 16: a substitution of a secret's placeholder writes the secret")
   // A word renamed is no placeholder.
   CHECK(One("s/password/passphrase/g") == "s/password/passphrase/g");
   CHECK(One("s/__VERSION__/1.2/") == "s/__VERSION__/1.2/");
-  // The option's value hides the operator too: an argument "<<<" may be one.
+  // Unquoted in a command string "<<<" is an operator, no option's value:
+  // its word is what the option asks for.
   CHECK(Sh("mysql_config_editor set --login-path=p --user=u --password <<< p6") ==
-        "mysql_config_editor set --login-path=p --user=u --password [REDACTED] [REDACTED]");
+        "mysql_config_editor set --login-path=p --user=u --password <<< [REDACTED]");
   // Unmarked, a placeholder says it is one.
   CHECK(Sh("sed -i 's|TOKEN_PLACEHOLDER|p20|; s/YOUR_API_KEY/p21/' c") ==
         "sed -i 's|TOKEN_PLACEHOLDER|[REDACTED]|; s/YOUR_API_KEY/[REDACTED]/' c");
