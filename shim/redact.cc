@@ -2611,6 +2611,13 @@ Redirection ParseRedirection(std::string_view word) {
   return redirection;
 }
 
+// '<' or '>' when `word`, whose first byte as written is `first` (no
+// quote), is a redirection; else 0. Out of line: its locals stay off the
+// frame of rule 11's loop, which nested commands run under.
+[[gnu::noinline]] char UnquotedRedirection(char first, std::string_view word) {
+  return (first == '<' || first == '>') && ParseRedirection(word).found ? first : 0;
+}
+
 // -c, -lc, -ec: the option after which sh, bash, su and zsh take the
 // command string.
 bool IsCommandStringOption(std::string_view arg) {
@@ -4043,11 +4050,11 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, bool prin
       // gh auth login --with-token < token.txt: a redirection, written
       // unquoted, is no value of the option before it; an input's is what
       // the option asks for (mytool --password <<< X).
-      const char first = level.text[token.begin];
-      if (level.command->pending_.active && (first == '<' || first == '>') &&
-          ParseRedirection(word).found) {
-        level.command->pending_ = Pending{};
-        if (first == '<') level.command->reads_secret_on_stdin_ = true;
+      if (level.command->pending_.active) {
+        if (const char direction = UnquotedRedirection(level.text[token.begin], word)) {
+          level.command->pending_ = Pending{};
+          if (direction == '<') level.command->reads_secret_on_stdin_ = true;
+        }
       }
       spans->set_base(outer_base + at);
       level.command->Collect(word, spans);
