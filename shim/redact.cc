@@ -4021,7 +4021,9 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, bool prin
         ContextFreeRules(word, spans);
         spans->set_base(outer_base);
       } else if (!skipped) {
-        const std::string_view name_word = value_is_command ? value : word;
+        std::string_view name_word = value_is_command ? value : word;
+        // \curl: the backslash only keeps an alias from expanding.
+        if (name_word.size() > 1 && name_word[0] == '\\') name_word.remove_prefix(1);
         const std::size_t name_begin = level.base + token.end - name_word.size();
         PipelineWord(&level, name_word, name_begin, level.base + token.end, true, spans);
         const std::string_view name = Basename(name_word);
@@ -4094,6 +4096,7 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, bool prin
 // left it counts as one, which CommandLines then redacts.
 bool Redactor::StartsCommand(std::string_view word) {
   std::size_t name_end = 0;
+  if (word.size() > 1 && word[0] == '\\') word.remove_prefix(1);  // \curl, as below
   if (word.empty() || word[0] == '-' || AssignmentAt(word, 0, &name_end)) return false;
   const std::string_view name = Basename(word);
   if (InWords<redact_rules::kCommandPrefixes>(name)) return true;

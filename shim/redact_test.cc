@@ -1886,7 +1886,7 @@ TEST_CASE("identity and authentication servers' secrets") {
         "auth.rootPassword=[REDACTED],auth.database=app");
 }
 
-TEST_CASE("rule 11: a redirection after a secret option is no value of it") {
+TEST_CASE("rule 11: redirections, escaped names, credential files, process substitutions") {
   CHECK(Sh("gh auth login --with-token < token.txt") == "gh auth login --with-token < token.txt");
   CHECK(Sh("mytool --password <pw.txt") == "mytool --password <pw.txt");
   CHECK(Sh("mytool --password >out") == "mytool --password >out");
@@ -1895,6 +1895,12 @@ TEST_CASE("rule 11: a redirection after a secret option is no value of it") {
   CHECK(Sh("mytool --password < <(echo p2)") == "mytool --password < <(echo [REDACTED])");
   // Quoted, it is the value.
   CHECK(Sh("mytool --password '<p3>'") == "mytool --password '[REDACTED]'");
+  // A backslash before a command's name only keeps an alias from expanding.
+  CHECK(Sh("\\curl -u u:p5 h; sudo \\curl -u u:p6 h") ==
+        "\\curl -u u:[REDACTED] h; sudo \\curl -u u:[REDACTED] h");
+  // PgBouncer's auth_file is a credential file.
+  CHECK(Sh("echo '\"app\" \"p7\"' >> /etc/pgbouncer/userlist.txt") ==
+        "echo [REDACTED] >> /etc/pgbouncer/userlist.txt");
   // A process substitution's ')' ends a value inside it.
   CHECK(Sh("docker run --env-file <(echo TOKEN=p4) app") ==
         "docker run --env-file <(echo TOKEN=[REDACTED]) app");
