@@ -415,9 +415,11 @@ inline constexpr ToolWord kToolStdinSecretOptions[] = {
     {"firebase", "functions:secrets:set"},  // firebase functions:secrets:set NAME
     {"pdbedit", "-t"},                      // pdbedit -a -t -u USER: the password, twice
     {"pdbedit", "--password-from-stdin"},
-    {"ipa", "--password"},  // ipa user-add NAME --password: read without a terminal
-    {"saslpasswd2", "-p"},  // saslpasswd2 -p -c USER: the password, on a line
-    {"zfs", "load-key"},    // a dataset's passphrase (keylocation=prompt)
+    {"ipa", "--password"},        // ipa user-add NAME --password: read without a terminal
+    {"saslpasswd2", "-p"},        // saslpasswd2 -p -c USER: the password, on a line
+    {"codex", "--with-api-key"},  // codex login --with-api-key
+    {"llm", "keys"},              // llm keys set NAME: the key, without a terminal
+    {"zfs", "load-key"},          // a dataset's passphrase (keylocation=prompt)
     {"zfs", "change-key"},
     {"zfs", "keyformat=passphrase"},  // zfs create -o encryption=on -o keyformat=passphrase
 };
@@ -624,6 +626,7 @@ inline constexpr ToolOption kToolOptions[] = {
     // Secret managers' values: akeyless create-secret --value V, conjur
     // variable set -v V.
     {"akeyless", "--value", Value::kWhole, kBoth, ""},
+    {"koyeb", "--value", Value::kWhole, kBoth, "secrets"},  // koyeb secrets create NAME --value V
     {"conjur", "-v", Value::kWhole, kBoth, "set"},
     {"conjur", "--value", Value::kWhole, kBoth, "set"},
     {"lftp open", "-u", Value::kAfterComma, kBoth, ""},  // open: lftp -e "open -u u,p h"

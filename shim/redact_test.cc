@@ -1906,7 +1906,7 @@ TEST_CASE("rule 11: redirections, escaped names, credential files, process subst
         "docker run --env-file <(echo TOKEN=[REDACTED]) app");
 }
 
-TEST_CASE("containers' registries and environments") {
+TEST_CASE("containers' and platforms' credentials") {
   CHECK(Args({"images", "pull", "--user", "u:p1", "docker.io/library/alpine:latest"}, "ctr")[3] ==
         "u:[REDACTED]");
   CHECK(Args({"pull", "--creds", "u:p2", "h/i"}, "crictl")[2] == "u:[REDACTED]");
@@ -1914,6 +1914,7 @@ TEST_CASE("containers' registries and environments") {
         "[REDACTED]");
   CHECK(Args({"config", "set", "c", "environment.API_KEY", "p4"}, "lxc")[4] == "[REDACTED]");
   CHECK(Args({"config", "set", "c", "limits.cpu", "2"}, "lxc")[4] == "2");
+  CHECK(Args({"secrets", "create", "db", "--value", "p5"}, "koyeb")[4] == "[REDACTED]");
 }
 
 TEST_CASE("rule 7: Azure Pipelines' secret variables") {
@@ -2553,6 +2554,8 @@ TEST_CASE("rule 11: more commands that read a secret on their input") {
   CHECK(Sh("etcdctl user add bob --interactive=false <<< p25") ==
         "etcdctl user add bob --interactive=false <<< [REDACTED]");
   CHECK(Sh("echo p26 | ecryptfs-add-passphrase") == "echo [REDACTED] | ecryptfs-add-passphrase");
+  CHECK(Sh("echo p27 | codex login --with-api-key; echo p28 | llm keys set anthropic") ==
+        "echo [REDACTED] | codex login --with-api-key; echo [REDACTED] | llm keys set anthropic");
 }
 
 TEST_CASE("rule 11: what a group of commands prints into one that reads a secret") {
