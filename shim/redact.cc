@@ -2988,6 +2988,9 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
   // Nor a task: the keyword is a subcommand (pscale password create db).
   if (pending.active && pending.setting && InWords<redact_rules::kTaskVerbs>(arg))
     pending = Pending{};
+  // Nor a lone one-letter flag, no password: the secret option before it
+  // asks for one (psql --password -h h, age --passphrase -o f.age).
+  if (pending.active && arg.size() == 2 && arg[0] == '-' && IsAlpha(arg[1])) pending = Pending{};
   if (pending.active && pending.value == Value::kWhole) {
     if (!HoldsNoSecret(arg)) spans.Add(0, arg.size());
     // az login -p /dev/stdin: the secret is what the command reads.

@@ -65,6 +65,8 @@ inline constexpr std::string_view kKeyQualifiers[] = {
     "kaggle",       // KAGGLE_KEY
     "setup",        // netbird up --setup-key
     "libsodium",    // WAL-G's WALG_LIBSODIUM_KEY
+    "cf",
+    "gd",  // acme.sh's CF_Key (Cloudflare's), GD_Key (GoDaddy's)
     // Model vendors' keys (--openai-key, ANTHROPIC_KEY).
     "openai",
     "anthropic",
@@ -331,6 +333,7 @@ inline constexpr std::string_view kStdinSecretCommands[] = {
     "keepassxc-cli",   // the database's password (echo yes answers: kConfirmations)
     "keytool",         // a keystore's passwords, when none is given as an option
     "gocryptfs",       // gocryptfs -init DIR, gocryptfs DIR MOUNT: the password
+    "ssh-add",         // a key's passphrase without a terminal, or the key (ssh-add -)
     "ecryptfs-add-passphrase",
     "ecryptfs-wrap-passphrase",
     "ecryptfs-unwrap-passphrase"};
@@ -627,6 +630,7 @@ inline constexpr ToolOption kToolOptions[] = {
     // variable set -v V.
     {"akeyless", "--value", Value::kWhole, kBoth, ""},
     {"koyeb", "--value", Value::kWhole, kBoth, "secrets"},  // koyeb secrets create NAME --value V
+    {"lego", "--hmac", Value::kWhole, kBoth, ""},  // lego --eab --kid K --hmac V: an EAB key
     {"conjur", "-v", Value::kWhole, kBoth, "set"},
     {"conjur", "--value", Value::kWhole, kBoth, "set"},
     {"lftp open", "-u", Value::kAfterComma, kBoth, ""},  // open: lftp -e "open -u u,p h"

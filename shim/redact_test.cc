@@ -1857,6 +1857,12 @@ TEST_CASE("monitoring, VPN, backup and SNMP tools' secrets") {
   CHECK(Args({"--set", "nova.conf", "keystone_authtoken", "region", "eu"}, "crudini") ==
         V{"--set", "nova.conf", "keystone_authtoken", "region", "eu"});
   CHECK(One("WALG_LIBSODIUM_KEY=p13") == "WALG_LIBSODIUM_KEY=[REDACTED]");
+  CHECK(Args({"--eab", "--kid", "k", "--hmac", "p15", "run"}, "lego")[4] == "[REDACTED]");
+  CHECK(One("CF_Key=p16") == "CF_Key=[REDACTED]");
+  // A lone one-letter flag after a secret option is no password: it asks
+  // for one.
+  CHECK(Args({"--password", "-h", "h"}, "psql") == V{"--password", "-h", "h"});
+  CHECK(Args({"--passphrase", "-o", "f.age", "f"}, "age")[1] == "-o");
   // An option a launcher passes on to its JVM.
   CHECK(Args({"-R-Dapi.key=p14"}, "jshell")[0] == "-R-Dapi.key=[REDACTED]");
   CHECK(Args({"-J-Xmx1g", "A.java"}, "javac")[0] == "-J-Xmx1g");
@@ -2554,6 +2560,7 @@ TEST_CASE("rule 11: more commands that read a secret on their input") {
   CHECK(Sh("etcdctl user add bob --interactive=false <<< p25") ==
         "etcdctl user add bob --interactive=false <<< [REDACTED]");
   CHECK(Sh("echo p26 | ecryptfs-add-passphrase") == "echo [REDACTED] | ecryptfs-add-passphrase");
+  CHECK(Sh("ssh-add -q k <<< p29") == "ssh-add -q k <<< [REDACTED]");
   CHECK(Sh("echo p27 | codex login --with-api-key; echo p28 | llm keys set anthropic") ==
         "echo [REDACTED] | codex login --with-api-key; echo [REDACTED] | llm keys set anthropic");
 }
