@@ -517,6 +517,10 @@ std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* span
                            (arg[equals + 1] == ' ' || arg[equals + 1] == '\t');
   if (config_line) return ConfigLineValue(arg, offset, name, equals + 1, spans);
   if (name.empty() || i >= arg.size() || arg[i] != ':') return offset;
+  // A path's separator, no value's: Rust's and C++'s token::tests (not
+  // Make's TOKEN ::= x).
+  if (i + 1 < arg.size() && arg[i + 1] == ':' && !(i + 2 < arg.size() && arg[i + 2] == '='))
+    return offset;
   // A task's namespace, ':' glued to its task (rails credentials:edit,
   // Symfony's secrets:set NAME, heroku auth:token, eas secret:create), in
   // any argument; a header's name still takes its value.
@@ -1231,8 +1235,9 @@ bool SetsSecretVariable(std::string_view properties) {
 }
 
 // Rule 7, a CI's command to mask a value in its logs (GitHub Actions'
-// ::add-mask::VALUE, kMaskMarkers) or to set a secret variable (Azure
-// Pipelines', kSetVariableCommand): the value, to its line's end or a quote.
+// ::add-mask::VALUE, kMaskMarkers) or to set a secret variable (GitHub
+// Actions' kWorkflowSetCommands, Azure Pipelines' kSetVariableCommand): the
+// value, to its line's end or a quote.
 void MaskCommandRule(std::string_view arg, Collector* spans) {
   for (std::string_view marker : redact_rules::kMaskMarkers) {
     std::size_t p = 0;
@@ -1240,6 +1245,18 @@ void MaskCommandRule(std::string_view arg, Collector* spans) {
       const std::size_t begin = p + marker.size();
       p = MaskedLineEnd(arg, begin);
       spans->Add(begin, p);
+    }
+  }
+  for (std::string_view command : redact_rules::kWorkflowSetCommands) {
+    for (std::size_t p = 0; (p = arg.find(command, p)) != std::string_view::npos;) {
+      p += command.size();
+      const std::size_t close = arg.find("::"sv, p);
+      if (close == std::string_view::npos) break;
+      const std::size_t end = MaskedLineEnd(arg, close + 2);
+      const std::string_view properties(arg.data() + p, close - p);
+      if (StartsWith(properties, "name="sv) && IsSecretName(Tail(properties, 5), true))
+        spans->Add(close + 2, end);
+      p = end;
     }
   }
   constexpr std::string_view kSetVariable = redact_rules::kSetVariableCommand;

@@ -527,6 +527,10 @@ inline constexpr std::string_view kMaskMarkers[] = {"::add-mask::", "##vso[task.
 // a secret's when its properties say issecret=true or name a secret
 // (##vso[task.setvariable variable=dbPassword;issecret=true]V).
 inline constexpr std::string_view kSetVariableCommand = "##vso[task.setvariable";
+// GitHub Actions' commands that set a named value to the rest of the line,
+// a secret's when the name is (::set-output name=token::V).
+inline constexpr std::string_view kWorkflowSetCommands[] = {"::set-output ", "::set-env ",
+                                                            "::save-state "};
 // Image digests look like userinfo without a scheme (img:tag@sha256:...).
 inline constexpr std::string_view kDigestPrefixes[] = {"sha256:", "sha512:"};
 

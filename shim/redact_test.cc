@@ -1824,6 +1824,9 @@ TEST_CASE("a prompt's flag and a substitution's config line hold no secret") {
   CHECK(One("s/password_min_length: 8/password_min_length: 12/") ==
         "s/password_min_length: 8/password_min_length: 12/");
   CHECK(One("s/^password:.*/password: p1/") == "s/^password:.*/password: [REDACTED]/");
+  // "::" separates a path's parts (Rust's, C++'s): no name and value.
+  CHECK(One("token::tests::expired_token_rejected") == "token::tests::expired_token_rejected");
+  CHECK(One("TOKEN ::= p6") == "TOKEN ::= [REDACTED]");
   // sed's a, i and c commands write their text as a line too.
   CHECK(Args({"-i", "/^token:/c\\token: p2", "c.yml"}, "sed")[1] ==
         "/^token:/c\\token: [REDACTED]");
@@ -1923,7 +1926,7 @@ TEST_CASE("containers' and platforms' credentials") {
   CHECK(Args({"secrets", "create", "db", "--value", "p5"}, "koyeb")[4] == "[REDACTED]");
 }
 
-TEST_CASE("rule 7: Azure Pipelines' secret variables") {
+TEST_CASE("rule 7: CI's secret variables") {
   CHECK(One("echo \"##vso[task.setvariable variable=dbPassword;issecret=true]p1\"") ==
         "echo \"##vso[task.setvariable variable=dbPassword;issecret=true][REDACTED]\"");
   CHECK(One("##vso[task.setvariable variable=x;isSecret=true;isOutput=true]p2") ==
@@ -1933,6 +1936,11 @@ TEST_CASE("rule 7: Azure Pipelines' secret variables") {
   CHECK(One("##vso[task.setsecret]p4") == "##vso[task.setsecret][REDACTED]");
   CHECK(One("##vso[task.setvariable variable=region]westeurope") ==
         "##vso[task.setvariable variable=region]westeurope");
+  // GitHub Actions' commands that set a named value.
+  CHECK(One("echo \"::set-output name=token::p5\"") ==
+        "echo \"::set-output name=token::[REDACTED]\"");
+  CHECK(One("::save-state name=api_key::p6") == "::save-state name=api_key::[REDACTED]");
+  CHECK(One("::set-output name=region::eu") == "::set-output name=region::eu");
 }
 
 TEST_CASE("OpenSSL's MAC and HMAC keys") {
