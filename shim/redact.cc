@@ -964,6 +964,29 @@ bool PinsVersion(std::string_view arg, std::size_t eq) {
   return dot && (i >= arg.size() || !IsAlnum(arg[i]));
 }
 
+// Rule 5, a shell parameter's default: ${TOKEN:-X}, ${TOKEN:=X}, ${TOKEN-X},
+// ${TOKEN=X} with a secret name: X, to the closing brace. A default that
+// is a reference ($OTHER) is shown; one that nests a substitution or a
+// brace is left to the other rules.
+[[gnu::noinline]] void ParameterDefaultRule(std::string_view arg, Collector* spans) {
+  for (std::size_t p = 0; (p = arg.find("${"sv, p)) != std::string_view::npos;) {
+    p += 2;
+    std::size_t i = p;
+    while (i < arg.size() && (IsAlnum(arg[i]) || arg[i] == '_')) ++i;
+    const std::string_view name(arg.data() + p, i - p);
+    if (i < arg.size() && arg[i] == ':') ++i;
+    if (name.empty() || i >= arg.size() || (arg[i] != '-' && arg[i] != '=')) continue;
+    const std::size_t begin = i + 1;
+    std::size_t close = begin;
+    while (close < arg.size() && arg[close] != '}' && arg[close] != '$' && arg[close] != '{' &&
+           arg[close] != '`')
+      ++close;
+    if (close >= arg.size() || arg[close] != '}' || close == begin) continue;
+    if (IsSecretName(name, true)) spans->Add(begin, close);
+    p = close;
+  }
+}
+
 // Rule 5. `shell_words_end`: the argument is a shell's command string, where
 // a leading value ends with its word (A_TOKEN='x y' gh pr create).
 void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end) {
@@ -2448,6 +2471,7 @@ void SedTextRule(std::string_view script, Collector* spans) {
   UrlRule(text, spans);
   SchemelessUserinfoRule(text, spans);
   AssignmentRule(text, spans, shell_words_end);
+  ParameterDefaultRule(text, spans);
   AuthSchemeRule(text, spans);
   TokenShapeRule(text, spans);
   JwtRule(text, spans);
@@ -3387,7 +3411,7 @@ struct Level {
   bool after_redirect_operator;    // the last word was > or >>
   bool tee;                        // the current command is tee
   bool copies;                     // ... is install or cp (kCopyCommands)
-  bool read;                       // the current command is the shell's read
+  bool read;                       // ... is read, mapfile or readarray (kReadCommands)
   bool reads_secret;               // the current command reads a secret on its input
   RowSet stdin_rows;               // the kToolStdinSecretOptions rows of the current command
   bool last_was_pipe;              // the last token was '|' ('||' is no pipe)
@@ -3778,7 +3802,7 @@ void PipelineWord(Level* level, std::string_view word, std::size_t begin, std::s
     level->echo = InWords<redact_rules::kEchoCommands>(name);
     level->tee = InWords<redact_rules::kTeeCommands>(name);
     level->copies = InWords<redact_rules::kCopyCommands>(name);
-    level->read = name == "read"sv;
+    level->read = InWords<redact_rules::kReadCommands>(name);
     level->curl = name == "curl"sv;
     level->reads_secret = level->reads_secret || InWords<redact_rules::kStdinSecretCommands>(name);
     level->stdin_rows = RowsFor<redact_rules::kToolStdinSecretOptions>(name);
@@ -3829,7 +3853,8 @@ void PipelineWord(Level* level, std::string_view word, std::size_t begin, std::s
                         word == "-K-"sv || word == "--config=-"sv))
       level->reads_curl_config = true;
     if (StdinForSecret(word, level->last_argument)) level->reads_secret = true;
-    // read -r TOKEN <<< X: what is read into a secret name.
+    // read -r TOKEN <<< X, mapfile -t TOKENS <<< X: what is read into a
+    // secret name.
     if (level->read && !word.empty() && word[0] != '-' && IsSecretName(word, true))
       level->reads_secret = true;
     level->last_argument = word;

@@ -449,6 +449,9 @@ inline constexpr std::string_view kCodeLiterals[] = {"none", "null",  "nil",
 // initdb --pwfile=<(echo X).
 inline constexpr std::string_view kSecretFileOptionEnds[] = {"netrcfile", "askpass", "pwfile",
                                                              "passfile"};
+// Rule 11: the shell's builtins that read their input into the variables
+// they name (read -r TOKEN <<< X).
+inline constexpr std::string_view kReadCommands[] = {"read", "mapfile", "readarray"};
 inline constexpr std::string_view kEchoCommands[] = {"echo", "printf", "yes"};  // yes PW | passwd
 // Rule 11, files: what an echo or printf writes to a file (> FILE, >> FILE)
 // or pipes into tee FILE is secret when the file's name, without a leading

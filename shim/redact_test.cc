@@ -1134,6 +1134,14 @@ TEST_CASE("worst cases at 128 KiB are redacted correctly") {
   }
 }
 
+TEST_CASE("rule 5: a shell parameter's default") {
+  CHECK(One("echo ${TOKEN:-p1}") == "echo ${TOKEN:-[REDACTED]}");
+  CHECK(One(": \"${API_KEY:=p2}\"") == ": \"${API_KEY:=[REDACTED]}\"");
+  CHECK(One("${TOKEN-p3} ${TOKEN=p4}") == "${TOKEN-[REDACTED]} ${TOKEN=[REDACTED]}");
+  CHECK(One("${TOKEN:-$OTHER} ${REGION:-eu} ${TOKEN:+--token}") ==
+        "${TOKEN:-$OTHER} ${REGION:-eu} ${TOKEN:+--token}");
+}
+
 TEST_CASE("rule 5: a value's end in braces and substitutions; options and list items") {
   // Inside braces a '}' ends the value; outside it is the value's.
   CHECK(One("Variables={API_KEY=p2}") == "Variables={API_KEY=[REDACTED]}");
@@ -1910,6 +1918,9 @@ TEST_CASE("rule 11: redirections, escaped names, credential files, process subst
   // PgBouncer's auth_file is a credential file.
   CHECK(Sh("echo '\"app\" \"p7\"' >> /etc/pgbouncer/userlist.txt") ==
         "echo [REDACTED] >> /etc/pgbouncer/userlist.txt");
+  // mapfile and readarray read into the variables they name, as read does.
+  CHECK(Sh("readarray -t tokens <<< p8") == "readarray -t tokens <<< [REDACTED]");
+  CHECK(Sh("mapfile -t lines <<< hi") == "mapfile -t lines <<< hi");
   // A process substitution's ')' ends a value inside it.
   CHECK(Sh("docker run --env-file <(echo TOKEN=p4) app") ==
         "docker run --env-file <(echo TOKEN=[REDACTED]) app");
