@@ -5,7 +5,8 @@
 // a value after "--password" is redacted whole, whatever came before it,
 // unless it holds none: it names the standard input (kStdinPaths), a
 // file's or variable's URL or a file's path after '@' (where the secret is
-// read from), or it is a flag's value or a mechanism (kFlagValues).
+// read from), or it is a flag's value or a mechanism (kFlagValues), or a
+// lone one-letter flag (psql --password -h: the option asks for one).
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <string>
@@ -72,9 +73,15 @@ bool FilePathAfterAt(std::string_view value) {
   return false;
 }
 
+bool OneLetterFlag(std::string_view value) {
+  return value.size() == 2 && value[0] == '-' &&
+         ((value[1] >= 'a' && value[1] <= 'z') || (value[1] >= 'A' && value[1] <= 'Z'));
+}
+
 bool HoldsNoSecret(std::string_view value) {
   return InTable<redact_rules::kStdinPaths>(value) || InTable<redact_rules::kFlagValues>(value) ||
-         IsFileUrl(value) || value.rfind("env://", 0) == 0 || FilePathAfterAt(value);
+         IsFileUrl(value) || value.rfind("env://", 0) == 0 || FilePathAfterAt(value) ||
+         OneLetterFlag(value);
 }
 
 constexpr std::string_view kBinaries[] = {"curl", "az",      "docker", "git",
