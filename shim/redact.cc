@@ -368,16 +368,20 @@ bool EscapedQuoteAt(std::string_view arg, std::size_t at) {
   return at + 1 < arg.size() && arg[at] == '\\' && arg[at + 1] == '"';
 }
 
-// Whether a '[' before `at` is still open there: Kafka's
+// Whether a '[' is still open at a position: Kafka's
 // SCRAM-SHA-256=[password=X] (not Helm's env[0].value=X, closed before).
-bool InOpenBracket(std::string_view arg, std::size_t at) {
-  while (at > 0) {
-    --at;
-    if (arg[at] == ']') return false;
-    if (arg[at] == '[') return true;
+// Asked at positions that only grow, it reads each byte once.
+struct BracketScan {
+  std::size_t scanned = 0;
+  bool open = false;
+  bool OpenAt(std::string_view arg, std::size_t at) {
+    for (; scanned < at && scanned < arg.size(); ++scanned) {
+      if (arg[scanned] == '[') open = true;
+      if (arg[scanned] == ']') open = false;
+    }
+    return open;
   }
-  return false;
-}
+};
 
 // The end of the line at `at`: a newline, or one written out (printf
 // '...\nToken: X\n'), or `quote`; with `blank_ends`, a blank too (the
@@ -1007,8 +1011,8 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
   // Inside braces a '}' ends a value (the AWS CLI's shorthand
   // Variables={API_KEY=X}), and inside a command or process substitution a
   // ')' ($(echo TOKEN=X), --env-file <(echo TOKEN=X)); one opening found is
-  // enough to know. Inside a
-  // bracket still open a ']' does (InOpenBracket).
+  // enough to know. Inside a bracket still open, a ']' does.
+  BracketScan brackets;
   const std::size_t first_brace = arg.find('{');
   const std::size_t first_substitution =
       std::min({arg.find("$("sv), arg.find("<("sv), arg.find(">("sv)});
@@ -1107,7 +1111,7 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
       // hold a '?').
       const bool path_parameter =
           in_query && arg[p - 1] == ';' && InWords<redact_rules::kQuerySecretNames>(name);
-      const bool in_bracket = InOpenBracket(arg, p);
+      const bool in_bracket = brackets.OpenAt(arg, p);
       while (end < arg.size() && arg[end] != '&' && arg[end] != '#' && arg[end] != ',' &&
              !IsSpace(arg[end]) && arg[end] != '\'' && arg[end] != '"' && arg[end] != ';' &&
              !(path_parameter && arg[end] == '?') && !WrittenNewlineAt(arg, end) &&
