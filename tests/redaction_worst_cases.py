@@ -64,6 +64,11 @@ WORST_UNITS = {
     "code: type annotations": "apiKey: Record<string, string> | undefined ",
     "code: string prefixes": "token = f",
     "CI mask commands": "::add-mask::",
+    "CI set commands": "::set-output name=token::",
+    "CI set variables": "##vso[task.setvariable variable=token]",
+    "values in open brackets": "[password=",
+    "parameter defaults": "${TOKEN:-",
+    "parameter defaults, closed": "${TOKEN:-x}",
     "query string names": "?key=&code=",
     "quoted secret members": "\"password\":",
     "escaped quoted members": "\\\"password\\\":",
@@ -87,6 +92,9 @@ WORST_UNITS = {
     "command lines: assignment values": "a=curk ",
     "command lines: quoted assignment values": "a='b c' ",
     "command lines: nested assignment values": "a='b=\"c d\" e' ",
+    "command lines: sed's text": "sed '1a token: x' ",
+    "command lines: redirections after secret options": "a --password < f;",
+    "command lines: escaped names": "\\curl -u a:b ",
 }
 
 
