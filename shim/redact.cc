@@ -1014,8 +1014,11 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
   // enough to know. Inside a bracket still open, a ']' does.
   BracketScan brackets;
   const std::size_t first_brace = arg.find('{');
+  const std::size_t first_paren = arg.find('(');  // most arguments have none
   const std::size_t first_substitution =
-      std::min({arg.find("$("sv), arg.find("<("sv), arg.find(">("sv)});
+      first_paren == std::string_view::npos
+          ? first_paren
+          : std::min({arg.find("$("sv), arg.find("<("sv), arg.find(">("sv)});
   for (std::size_t p = 0; p < arg.size(); ++p) {
     bool at_start = p == 0 || p == first || p == option_value;
     if (!at_start) {
@@ -1266,6 +1269,8 @@ bool SetsSecretVariable(std::string_view properties) {
 // Actions' kWorkflowSetCommands, Azure Pipelines' kSetVariableCommand): the
 // value, to its line's end or a quote.
 void MaskCommandRule(std::string_view arg, Collector* spans) {
+  // Every command starts with "::" or "##": most arguments have neither.
+  if (arg.find_first_of(":#"sv) == std::string_view::npos) return;
   for (std::string_view marker : redact_rules::kMaskMarkers) {
     std::size_t p = 0;
     while ((p = arg.find(marker, p)) != std::string_view::npos) {
@@ -2815,6 +2820,7 @@ Redactor::Redactor(std::string_view binary) : tool_(binary) {
   free_text_ = InWords<redact_rules::kPatternSearchers>(binary);
   runner_rows_ = RowsFor<redact_rules::kRunnerSubcommands>(tool);
   field_reader_rows_ = RowsFor<redact_rules::kFieldReaderSubcommands>(tool);
+  option_pair_rows_ = RowsFor<redact_rules::kOptionPairs>(tool);
   prose_rows_ = RowsFor<redact_rules::kProseOptions>(tool);
   if (const RowSet rows = RowsFor<redact_rules::kCountedOperands>(tool); rows != 0)
     counted_row_ = &redact_rules::kCountedOperands[Lowest(rows)];
@@ -3143,8 +3149,8 @@ void Redactor::PairOption(std::string_view arg, bool is_option, Collector* spans
     return;
   }
   // A tool's pair of options (reg add KEY /v ApiKey /d V): kOptionPairs.
-  for (const redact_rules::OptionPair& row : redact_rules::kOptionPairs) {
-    if (!InList(row.tools, tool_)) continue;
+  for (RowSet rows = option_pair_rows_; rows != 0; rows &= rows - 1) {
+    const redact_rules::OptionPair& row = redact_rules::kOptionPairs[Lowest(rows)];
     if (EqualsIgnoreCase(arg, row.name_option)) {
       pair_name_next_ = true;
     } else if (secret_pair_ && EqualsIgnoreCase(arg, row.value_option)) {

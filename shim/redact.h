@@ -243,6 +243,7 @@ class Redactor {
   bool runs_command_ = false;
   RowSet runner_rows_ = 0;        // kRunnerSubcommands
   RowSet field_reader_rows_ = 0;  // kFieldReaderSubcommands
+  RowSet option_pair_rows_ = 0;   // kOptionPairs
   Redactor* running_ = this;
   unsigned run_depth_ = 0;
   unsigned commands_left_ = kMaxCommands;  // rule 11, for the whole record
