@@ -1114,12 +1114,12 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
       // hold a '?').
       const bool path_parameter =
           in_query && arg[p - 1] == ';' && InWords<redact_rules::kQuerySecretNames>(name);
-      const bool in_bracket = brackets.OpenAt(arg, p);
       while (end < arg.size() && arg[end] != '&' && arg[end] != '#' && arg[end] != ',' &&
              !IsSpace(arg[end]) && arg[end] != '\'' && arg[end] != '"' && arg[end] != ';' &&
              !(path_parameter && arg[end] == '?') && !WrittenNewlineAt(arg, end) &&
              !EscapedQuoteAt(arg, end) && !(arg[end] == '}' && first_brace < p) &&
-             !(arg[end] == ')' && first_substitution < p) && !(arg[end] == ']' && in_bracket)) {
+             !(arg[end] == ')' && first_substitution < p) &&
+             !(arg[end] == ']' && brackets.OpenAt(arg, p))) {
         ++end;
       }
       // auth=('u', 'PW'), auth=HTTPBasicAuth('u', 'PW'): code opening a
@@ -1270,7 +1270,7 @@ bool SetsSecretVariable(std::string_view properties) {
 // value, to its line's end or a quote.
 void MaskCommandRule(std::string_view arg, Collector* spans) {
   // Every command starts with "::" or "##": most arguments have neither.
-  if (arg.find_first_of(":#"sv) == std::string_view::npos) return;
+  if (arg.find(':') == std::string_view::npos && arg.find('#') == std::string_view::npos) return;
   for (std::string_view marker : redact_rules::kMaskMarkers) {
     std::size_t p = 0;
     while ((p = arg.find(marker, p)) != std::string_view::npos) {
