@@ -456,11 +456,11 @@ inline constexpr std::string_view kEchoCommands[] = {"echo", "printf", "yes"};  
 // Rule 11, files: what an echo or printf writes to a file (> FILE, >> FILE)
 // or pipes into tee FILE is secret when the file's name, without a leading
 // '.', is a secret name (token, api_key.txt, git-credentials) or one of
-// these credential files (echo "machine h login u password X" > ~/.netrc).
+// these credential files (echo "machine h login u password X" > ~/.netrc;
+// PgBouncer's userlist.txt holds "user" "password" lines).
 inline constexpr std::string_view kCredentialFiles[] = {
     "netrc",      "pgpass",   "npmrc",  "pypirc",      "my.cnf",      "id_rsa",
-    "id_ed25519", "id_ecdsa", "id_dsa", "kaggle.json", "userlist.txt"};  // PgBouncer's auth_file:
-                                                                         // "user" "password" lines
+    "id_ed25519", "id_ecdsa", "id_dsa", "kaggle.json", "userlist.txt"};
 // Rule 11, config files: what an echo or printf writes to one (> FILE,
 // >> FILE, or piped into tee FILE) is lines of "NAME VALUE", whose value is
 // secret after a secret name (echo "requirepass X" >> redis.conf, ~/.msmtprc's
