@@ -1167,6 +1167,58 @@ void AuthSchemeRule(std::string_view arg, Collector* spans) {
   }
 }
 
+// Whether a protocol's line may start at `p`: the text's start, after a
+// newline real or written out (\n, \r), or after a quote opening a string.
+bool ProtocolLineStart(std::string_view text, std::size_t p) {
+  return p == 0 || text[p - 1] == '\n' || text[p - 1] == '\r' || text[p - 1] == '"' ||
+         text[p - 1] == '\'' ||
+         (p >= 2 && text[p - 2] == '\\' && (text[p - 1] == 'n' || text[p - 1] == 'r'));
+}
+
+// Whether one of kProtocolPasswordCommands ends at `at`, at a line's start
+// (printf 'AUTH %s\r\n' X | nc h 6379: the conversion after it).
+bool ProtocolPasswordBefore(std::string_view text, std::size_t at) {
+  for (std::string_view name : redact_rules::kProtocolPasswordCommands) {
+    if (at >= name.size() &&
+        std::string_view(text.data() + at - name.size(), name.size()) == name &&
+        ProtocolLineStart(text, at - name.size()))
+      return true;
+  }
+  return false;
+}
+
+// Rule 6, a line protocol's password (kProtocolPasswordCommands): the rest of
+// the line after AUTH or PASS at a line's start, to the line's end or a
+// quote. Not in prose, nor after a SASL mechanism (kFlagValues).
+[[gnu::noinline]] void ProtocolPasswordRule(std::string_view arg, Collector* spans) {
+  for (std::size_t p = 0; p < arg.size(); ++p) {
+    if (!ProtocolLineStart(arg, p) || (arg[p] != 'A' && arg[p] != 'P')) continue;
+    std::size_t word_end = p;
+    while (word_end < arg.size() && IsUpper(arg[word_end])) ++word_end;
+    const std::string_view word(arg.data() + p, word_end - p);
+    p = word_end > p ? word_end - 1 : p;
+    if (word_end >= arg.size() || arg[word_end] != ' ') continue;
+    bool command = false;
+    for (std::string_view name : redact_rules::kProtocolPasswordCommands) command |= word == name;
+    if (!command) continue;
+    const std::size_t begin = word_end + 1;
+    std::size_t end = begin;
+    // To a newline, real or written out, or a quote.
+    while (
+        end < arg.size() && arg[end] != '\n' && arg[end] != '\r' && arg[end] != '"' &&
+        arg[end] != '\'' &&
+        !(arg[end] == '\\' && end + 1 < arg.size() && (arg[end + 1] == 'n' || arg[end + 1] == 'r')))
+      ++end;
+    std::size_t first_end = begin;
+    while (first_end < end && arg[first_end] != ' ') ++first_end;
+    const std::string_view first(arg.data() + begin, first_end - begin);
+    // printf 'AUTH %s\r\n' X: the conversion is a placeholder (rule 11 hides X).
+    if (end > begin && !InWords<redact_rules::kFlagValues>(first) && !IsConversionOnly(first))
+      spans->Add(begin, end);
+    p = end > p ? end - 1 : p;
+  }
+}
+
 // Rule 7: token shapes at word starts. After a token the scan goes on past
 // its end; after a failed try the next start is at least one word later.
 void TokenShapeRule(std::string_view arg, Collector* spans) {
@@ -2482,6 +2534,7 @@ void SedTextRule(std::string_view script, Collector* spans) {
   AssignmentRule(text, spans, shell_words_end);
   ParameterDefaultRule(text, spans);
   AuthSchemeRule(text, spans);
+  if (!prose) ProtocolPasswordRule(text, spans);
   TokenShapeRule(text, spans);
   JwtRule(text, spans);
   PemPrivateKeyRule(text, spans);
@@ -3281,6 +3334,8 @@ std::uint32_t SecretConversions(std::string_view format, unsigned* count) {
       if (name_begin > 0 && format[name_begin - 1] == '\\') ++name_begin;
       const std::string_view name(format.data() + name_begin, name_end - name_begin);
       if (!name.empty() && IsSecretName(name, true)) secret |= 1u << (*count < 31 ? *count : 31);
+    } else if (j < i && ProtocolPasswordBefore(format, j)) {  // 'AUTH %s\r\n'
+      secret |= 1u << (*count < 31 ? *count : 31);
     }
     ++*count;
     i = end - 1;

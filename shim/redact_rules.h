@@ -25,6 +25,7 @@ inline constexpr std::string_view kSecretWords[] =
         "requirepass", "masterauth",            // Redis: CONFIG SET requirepass V, --requirepass V
         "mnemonic",    "mnemonics",             // a wallet's seed words (forge --mnemonics)
         "adminpass",   "rootpass",   "dbpass",  // samba-tool --adminpass
+        "remotepass",                           // offlineimap's remotepass = V
         "sshpass",                              // sshpass -e reads SSHPASS
 };
 // A word that makes a name secret as its last word only: ADMIN_PW and --pw,
@@ -512,6 +513,12 @@ inline constexpr std::string_view kAuthSchemes[] = {"bearer", "basic"};
 // response, base64 of the user and password (AUTH PLAIN X).
 inline constexpr std::string_view kSaslCommands[] = {"auth", "authenticate"};
 inline constexpr std::string_view kSaslPlain = "plain";
+// Rule 6: a line protocol's command whose argument is a password, at a
+// line's start and in capitals, as it is written to a client's input
+// (nc h 6379 <<< "AUTH X", Redis'; telnet h 110 <<< "PASS X", POP3's and
+// FTP's). A SASL mechanism after AUTH (AUTH PLAIN X) is left to the rule
+// above.
+inline constexpr std::string_view kProtocolPasswordCommands[] = {"AUTH", "PASS"};
 
 // ---- Capability URLs: the URL itself is the credential.
 // After a path segment named like this, the rest of the path is secret.

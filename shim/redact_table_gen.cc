@@ -244,7 +244,9 @@ std::string Render() {
       << Wrap(WordList(redact_rules::kCredentialFiles))
       << ".It commands that write their input to the files they name (rule 11)\n"
       << Wrap(WordList(redact_rules::kTeeCommands)) << ".It authorization schemes\n"
-      << Wrap(WordList(redact_rules::kAuthSchemes)) << ".It capability path segments\n"
+      << Wrap(WordList(redact_rules::kAuthSchemes))
+      << ".It a line protocol's password commands, in capitals (rule 6)\n"
+      << Wrap(WordList(redact_rules::kProtocolPasswordCommands)) << ".It capability path segments\n"
       << Wrap(WordList(redact_rules::kCapabilitySegments)) << ".It capability hosts starting with\n"
       << Wrap(Roff(redact_rules::kCapabilityHostPrefix)) << ".It bot token hosts\n"
       << Wrap(WordList(redact_rules::kBotTokenHosts))

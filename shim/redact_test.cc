@@ -1937,6 +1937,24 @@ TEST_CASE("containers' and platforms' credentials") {
   CHECK(Args({"secrets", "create", "db", "--value", "p5"}, "koyeb")[4] == "[REDACTED]");
 }
 
+TEST_CASE("rule 6: a line protocol's password written to a client's input") {
+  CHECK(Sh("nc h 6379 <<< \"AUTH p1\"") == "nc h 6379 <<< \"AUTH [REDACTED]\"");
+  CHECK(Sh("echo -e \"AUTH p2\\nPING\" | redis-cli") ==
+        "echo -e \"AUTH [REDACTED]\\nPING\" | redis-cli");
+  CHECK(Sh("printf 'USER u\\r\\nPASS p3\\r\\nLIST\\r\\n' | nc h 110") ==
+        "printf 'USER u\\r\\nPASS [REDACTED]\\r\\nLIST\\r\\n' | nc h 110");
+  // printf's conversion after it: its argument (rule 11).
+  CHECK(Sh("printf 'AUTH %s\\r\\n' p6 | nc h 6379") ==
+        "printf 'AUTH %s\\r\\n' [REDACTED] | nc h 6379");
+  // A SASL mechanism is rule 6's scheme; prose, lower case and other words are no command.
+  CHECK(One("AUTH PLAIN short") == "AUTH PLAIN short");
+  CHECK(RedactArgs({"commit", "-m", "AUTH fix login"}, "git").args[2] == "AUTH fix login");
+  CHECK(One("auth p4") == "auth p4");
+  CHECK(One("PASSWORD here") == "PASSWORD here");
+  CHECK(One("offlineimap -k 'Repository r:remotepass=p5'") ==
+        "offlineimap -k 'Repository r:remotepass=[REDACTED]'");
+}
+
 TEST_CASE("rule 7: CI's secret variables") {
   CHECK(One("echo \"##vso[task.setvariable variable=dbPassword;issecret=true]p1\"") ==
         "echo \"##vso[task.setvariable variable=dbPassword;issecret=true][REDACTED]\"");

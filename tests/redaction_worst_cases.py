@@ -64,6 +64,7 @@ WORST_UNITS = {
     "code: type annotations": "apiKey: Record<string, string> | undefined ",
     "code: string prefixes": "token = f",
     "CI mask commands": "::add-mask::",
+    "protocol passwords": "\nAUTH x",
     "CI set commands": "::set-output name=token::",
     "CI set variables": "##vso[task.setvariable variable=token]",
     "values in open brackets": "[password=",
