@@ -1187,28 +1187,31 @@ bool ProtocolPasswordBefore(std::string_view text, std::size_t at) {
   return false;
 }
 
+// Where a line in a text ends, from `begin`: at a newline, real or written
+// out (\n; with `written_return`, \r too, as printf's protocol lines end),
+// or at a quote.
+std::size_t LineOrQuoteEnd(std::string_view arg, std::size_t begin, bool written_return = false) {
+  std::size_t end = begin;
+  while (end < arg.size() && arg[end] != '"' && arg[end] != '\'' && arg[end] != '\n' &&
+         arg[end] != '\r' && !WrittenNewlineAt(arg, end) &&
+         !(written_return && end + 1 < arg.size() && arg[end] == '\\' && arg[end + 1] == 'r'))
+    ++end;
+  return end;
+}
+
 // Rule 6, a line protocol's password (kProtocolPasswordCommands): the rest of
 // the line after AUTH or PASS at a line's start, to the line's end or a
 // quote. Not in prose, nor after a SASL mechanism (kFlagValues).
 [[gnu::noinline]] void ProtocolPasswordRule(std::string_view arg, Collector* spans) {
   for (std::size_t p = 0; p < arg.size(); ++p) {
-    if (!ProtocolLineStart(arg, p) || (arg[p] != 'A' && arg[p] != 'P')) continue;
+    if (!ProtocolLineStart(arg, p) || !IsUpper(arg[p])) continue;
     std::size_t word_end = p;
     while (word_end < arg.size() && IsUpper(arg[word_end])) ++word_end;
-    const std::string_view word(arg.data() + p, word_end - p);
-    p = word_end > p ? word_end - 1 : p;
-    if (word_end >= arg.size() || arg[word_end] != ' ') continue;
-    bool command = false;
-    for (std::string_view name : redact_rules::kProtocolPasswordCommands) command |= word == name;
-    if (!command) continue;
+    p = word_end - 1;
+    if (word_end >= arg.size() || arg[word_end] != ' ' || !ProtocolPasswordBefore(arg, word_end))
+      continue;
     const std::size_t begin = word_end + 1;
-    std::size_t end = begin;
-    // To a newline, real or written out, or a quote.
-    while (
-        end < arg.size() && arg[end] != '\n' && arg[end] != '\r' && arg[end] != '"' &&
-        arg[end] != '\'' &&
-        !(arg[end] == '\\' && end + 1 < arg.size() && (arg[end + 1] == 'n' || arg[end + 1] == 'r')))
-      ++end;
+    const std::size_t end = LineOrQuoteEnd(arg, begin, true);
     std::size_t first_end = begin;
     while (first_end < end && arg[first_end] != ' ') ++first_end;
     const std::string_view first(arg.data() + begin, first_end - begin);
@@ -1288,15 +1291,6 @@ void PemPrivateKeyRule(std::string_view arg, Collector* spans) {
   }
 }
 
-// Where the line a CI's command masks ends, from `begin`.
-std::size_t MaskedLineEnd(std::string_view arg, std::size_t begin) {
-  std::size_t end = begin;
-  while (end < arg.size() && arg[end] != '"' && arg[end] != '\'' && arg[end] != '\n' &&
-         arg[end] != '\r' && !WrittenNewlineAt(arg, end))
-    ++end;
-  return end;
-}
-
 // Whether the properties of Azure Pipelines' task.setvariable, as
 // "variable=NAME;issecret=true", make its value a secret.
 bool SetsSecretVariable(std::string_view properties) {
@@ -1316,6 +1310,23 @@ bool SetsSecretVariable(std::string_view properties) {
   return false;
 }
 
+// A CI's command that sets a value to the rest of its line (`command`, its
+// properties, `close`, the value): the value, to its line's end or a quote,
+// when `secret` says the properties make it one.
+template <typename PropertiesSecret>
+void SetCommandValues(std::string_view arg, std::string_view command, std::string_view close,
+                      PropertiesSecret secret, Collector* spans) {
+  for (std::size_t p = 0; (p = arg.find(command, p)) != std::string_view::npos;) {
+    p += command.size();
+    const std::size_t properties_end = arg.find(close, p);
+    if (properties_end == std::string_view::npos) return;
+    const std::size_t begin = properties_end + close.size();
+    const std::size_t end = LineOrQuoteEnd(arg, begin);
+    if (secret(std::string_view(arg.data() + p, properties_end - p))) spans->Add(begin, end);
+    p = end;
+  }
+}
+
 // Rule 7, a CI's command to mask a value in its logs (GitHub Actions'
 // ::add-mask::VALUE, kMaskMarkers) or to set a secret variable (GitHub
 // Actions' kWorkflowSetCommands, Azure Pipelines' kSetVariableCommand): the
@@ -1327,31 +1338,16 @@ void MaskCommandRule(std::string_view arg, Collector* spans) {
     std::size_t p = 0;
     while ((p = arg.find(marker, p)) != std::string_view::npos) {
       const std::size_t begin = p + marker.size();
-      p = MaskedLineEnd(arg, begin);
+      p = LineOrQuoteEnd(arg, begin);
       spans->Add(begin, p);
     }
   }
-  for (std::string_view command : redact_rules::kWorkflowSetCommands) {
-    for (std::size_t p = 0; (p = arg.find(command, p)) != std::string_view::npos;) {
-      p += command.size();
-      const std::size_t close = arg.find("::"sv, p);
-      if (close == std::string_view::npos) break;
-      const std::size_t end = MaskedLineEnd(arg, close + 2);
-      const std::string_view properties(arg.data() + p, close - p);
-      if (StartsWith(properties, "name="sv) && IsSecretName(Tail(properties, 5), true))
-        spans->Add(close + 2, end);
-      p = end;
-    }
-  }
-  constexpr std::string_view kSetVariable = redact_rules::kSetVariableCommand;
-  for (std::size_t p = 0; (p = arg.find(kSetVariable, p)) != std::string_view::npos;) {
-    p += kSetVariable.size();
-    const std::size_t close = arg.find(']', p);
-    if (close == std::string_view::npos) return;
-    const std::size_t end = MaskedLineEnd(arg, close + 1);
-    if (SetsSecretVariable(std::string_view(arg.data() + p, close - p))) spans->Add(close + 1, end);
-    p = end;
-  }
+  const auto names_secret = [](std::string_view properties) {  // name=token
+    return StartsWith(properties, "name="sv) && IsSecretName(Tail(properties, 5), true);
+  };
+  for (std::string_view command : redact_rules::kWorkflowSetCommands)
+    SetCommandValues(arg, command, "::"sv, names_secret, spans);
+  SetCommandValues(arg, redact_rules::kSetVariableCommand, "]"sv, SetsSecretVariable, spans);
 }
 
 std::size_t SkipSpace(std::string_view text, std::size_t at) {
@@ -2513,7 +2509,7 @@ void SedTextRule(std::string_view script, Collector* spans) {
     std::size_t begin = p + 1;
     if (begin < script.size() && script[begin] != '\\' && !IsSpace(script[begin])) continue;
     if (begin < script.size() && script[begin] == '\\') ++begin;
-    while (begin < script.size() && IsSpace(script[begin])) ++begin;
+    begin = SkipSpace(script, begin);
     const std::size_t end = LineEnd(script, begin, '\n');
     WrittenLineRule(script, begin, end, spans);
     p = end;
@@ -2712,6 +2708,12 @@ Redirection ParseRedirection(std::string_view word) {
                               (descriptor.empty() || descriptor == "1"sv || descriptor == "&"sv);
   redirection.target = Tail(word, i);
   return redirection;
+}
+
+// A command's name without the backslash before it (\curl), which only
+// keeps an alias from expanding.
+std::string_view WithoutAliasEscape(std::string_view word) {
+  return word.size() > 1 && word[0] == '\\' ? Tail(word, 1) : word;
 }
 
 // '<' or '>' when `word`, whose first byte as written is `first` (no
@@ -4131,9 +4133,7 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, bool prin
         ContextFreeRules(word, spans);
         spans->set_base(outer_base);
       } else if (!skipped) {
-        std::string_view name_word = value_is_command ? value : word;
-        // \curl: the backslash only keeps an alias from expanding.
-        if (name_word.size() > 1 && name_word[0] == '\\') name_word.remove_prefix(1);
+        const std::string_view name_word = WithoutAliasEscape(value_is_command ? value : word);
         const std::size_t name_begin = level.base + token.end - name_word.size();
         PipelineWord(&level, name_word, name_begin, level.base + token.end, true, spans);
         const std::string_view name = Basename(name_word);
@@ -4206,7 +4206,7 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, bool prin
 // left it counts as one, which CommandLines then redacts.
 bool Redactor::StartsCommand(std::string_view word) {
   std::size_t name_end = 0;
-  if (word.size() > 1 && word[0] == '\\') word.remove_prefix(1);  // \curl, as below
+  word = WithoutAliasEscape(word);
   if (word.empty() || word[0] == '-' || AssignmentAt(word, 0, &name_end)) return false;
   const std::string_view name = Basename(word);
   if (InWords<redact_rules::kCommandPrefixes>(name)) return true;
