@@ -368,6 +368,12 @@ bool EscapedQuoteAt(std::string_view arg, std::size_t at) {
   return at + 1 < arg.size() && arg[at] == '\\' && arg[at + 1] == '"';
 }
 
+// Whether the double-quoted string from `open` to `end` holds an escaped quote.
+bool HoldsEscapedQuote(std::string_view arg, std::size_t open, std::size_t end) {
+  return std::string_view(arg.data() + open + 1, end - open - 1).find("\\\"") !=
+         std::string_view::npos;
+}
+
 // Whether a '[' is still open at a position: Kafka's
 // SCRAM-SHA-256=[password=X] (not Helm's env[0].value=X, closed before).
 // Asked at positions that only grow, it reads each byte once.
@@ -850,7 +856,8 @@ bool IsUserChar(char c) {
 }
 
 // Rule 4 without a scheme: user:pass@host at the start of the argument or
-// after '=' or white space (curl -x u:p@proxy:3128, --proxy=u:p@h). Each try
+// after '=' or white space (curl -x u:p@proxy:3128, --proxy=u:p@h); not
+// an address in angle brackets (MAIL FROM:<a@b>). Each try
 // that fails stops where any later start in the same word would fail too.
 void SchemelessUserinfoRule(std::string_view arg, Collector* spans) {
   std::size_t p = 0;
@@ -870,6 +877,8 @@ void SchemelessUserinfoRule(std::string_view arg, Collector* spans) {
       for (std::string_view digest : redact_rules::kDigestPrefixes) {
         if (host && StartsWithIgnoreCase(Tail(arg, at + 1), digest)) host = false;
       }
+      // An address in angle brackets, no password (SMTP's MAIL FROM:<a@b>).
+      if (arg[i + 1] == '<' && arg.find('>', i) < j) host = false;
       if (host) spans->Add(i + 1, at);
       next = j;
     }
@@ -908,6 +917,10 @@ std::size_t EndOfLeadingValue(std::string_view arg, std::size_t begin) {
 
 // The inside of the quoted string [open, end) (to `end` when unclosed).
 Span QuotedInside(std::string_view arg, std::size_t open, std::size_t end) {
+  if (arg[open] == '\\') {  // an escaped quote's string (\"x\"), in a string's code
+    const bool closed = end - open >= 4 && arg[end - 2] == '\\' && arg[end - 1] == '"';
+    return Span{open + 2, closed ? end - 2 : end};
+  }
   const bool closed = end - open >= 2 && arg[end - 1] == arg[open];
   return Span{open + 1, closed ? end - 1 : end};
 }
@@ -1125,7 +1138,7 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
       // auth=('u', 'PW'), auth=HTTPBasicAuth('u', 'PW'): code opening a
       // group of strings, which rule 14 reads; the opening is no secret.
       if (end > begin && end < arg.size() && (arg[end - 1] == '(' || arg[end - 1] == '[') &&
-          (arg[end] == '\'' || arg[end] == '"')) {
+          (arg[end] == '\'' || arg[end] == '"' || EscapedQuoteAt(arg, end))) {
         p = end - 1;
         continue;
       }
@@ -1177,7 +1190,7 @@ bool ProtocolLineStart(std::string_view text, std::size_t p) {
 
 // Whether one of kProtocolPasswordCommands ends at `at`, at a line's start
 // (printf 'AUTH %s\r\n' X | nc h 6379: the conversion after it).
-bool ProtocolPasswordBefore(std::string_view text, std::size_t at) {
+[[gnu::noinline]] bool ProtocolPasswordBefore(std::string_view text, std::size_t at) {
   for (std::string_view name : redact_rules::kProtocolPasswordCommands) {
     if (at >= name.size() &&
         std::string_view(text.data() + at - name.size(), name.size()) == name &&
@@ -1199,26 +1212,117 @@ std::size_t LineOrQuoteEnd(std::string_view arg, std::size_t begin, bool written
   return end;
 }
 
-// Rule 6, a line protocol's password (kProtocolPasswordCommands): the rest of
-// the line after AUTH or PASS at a line's start, to the line's end or a
-// quote. Not in prose, nor after a SASL mechanism (kFlagValues).
+// Past a line's end at `at` (a newline or return, real or written out,
+// \r\n as one): where the next line starts; `at` when no line ends there.
+std::size_t NextLineStart(std::string_view arg, std::size_t at) {
+  std::size_t next = at;
+  for (int ends = 0; ends < 2 && next < arg.size(); ++ends) {
+    if (arg[next] == '\n' || arg[next] == '\r') {
+      ++next;
+    } else if (next + 1 < arg.size() && arg[next] == '\\' &&
+               (arg[next + 1] == 'n' || arg[next + 1] == 'r')) {
+      next += 2;
+    } else {
+      break;
+    }
+    if (arg[next - 1] == 'n' || arg[next - 1] == '\n') break;  // a newline ends the pair
+  }
+  return next;
+}
+
+// Where a protocol's word from `at` ends: a quoted one ("x", or \"x\" in a
+// double-quoted string) past its closing quote, else at a blank or its
+// line's end.
+std::size_t ProtocolWordEnd(std::string_view arg, std::size_t at) {
+  if (EscapedQuoteAt(arg, at)) {
+    const std::size_t close = arg.find("\\\""sv, at + 2);
+    return close == std::string_view::npos ? arg.size() : close + 2;
+  }
+  if (at < arg.size() && arg[at] == '"') {
+    const std::size_t close = arg.find('"', at + 1);
+    return close == std::string_view::npos ? arg.size() : close + 1;
+  }
+  const std::size_t line_end = LineOrQuoteEnd(arg, at, true);
+  const std::size_t blank = arg.find(' ', at);
+  return blank < line_end ? blank : line_end;
+}
+
+// A protocol's password from `begin`: a quoted word's inside, else the
+// rest of its line; none when it is printf's conversion (rule 11 hides its
+// argument).
+void ProtocolPassword(std::string_view arg, std::size_t begin, Collector* spans) {
+  std::size_t end = LineOrQuoteEnd(arg, begin, true);
+  if (EscapedQuoteAt(arg, begin) || (begin < arg.size() && arg[begin] == '"')) {
+    const Span inside = QuotedInside(arg, begin, ProtocolWordEnd(arg, begin));
+    begin = inside.begin;
+    end = inside.end;
+  }
+  if (end > begin && !IsConversionOnly(std::string_view(arg.data() + begin, end - begin)))
+    spans->Add(begin, end);
+}
+
+// Whether the LOGIN at `login` is IMAP's (a1 LOGIN bob X, . login bob X):
+// after a tag at a line's start, a letter then letters and digits with a
+// digit among them, not a version's, or a lone '.' ("1 login failure" is
+// a log's line).
+bool ImapLoginAt(std::string_view text, std::size_t login) {
+  if (login < 2 || text[login - 1] != ' ') return false;
+  std::size_t tag = login - 1;  // the blank after the tag
+  if (text[tag - 1] == '.') return ProtocolLineStart(text, tag - 1);
+  bool digit = false;
+  while (tag > 0 && (IsAlpha(text[tag - 1]) || IsDigit(text[tag - 1]))) {
+    digit |= IsDigit(text[tag - 1]);
+    --tag;
+  }
+  // Not a version's (v2 LOGIN page redesign).
+  const bool version = (text[tag] == 'v' || text[tag] == 'V') && IsDigit(text[tag + 1]);
+  return digit && IsAlpha(text[tag]) && !version && ProtocolLineStart(text, tag);
+}
+
+// Whether a format's conversion ending at `at` fills IMAP's password:
+// printf 'a1 LOGIN %s %s\r\n' u X, the second after LOGIN.
+[[gnu::noinline]] bool ImapLoginPasswordBefore(std::string_view format, std::size_t at) {
+  const std::size_t blank = format.rfind(' ', at == 0 ? 0 : at - 1);
+  const std::size_t length = redact_rules::kLoginCommand.size();
+  if (blank == std::string_view::npos || blank < length + 1 || at <= blank + 1) return false;
+  const std::string_view user(format.data() + blank + 1, at - blank - 1);
+  const std::string_view command(format.data() + blank - length, length);
+  return IsConversionOnly(user) && EqualsIgnoreCase(command, redact_rules::kLoginCommand) &&
+         ImapLoginAt(format, blank - length);
+}
+
+// Rule 6, a line protocol's password: the rest of the line after a command
+// of kProtocolPasswordCommands (AUTH X, PASS X) at a line's start, to the
+// line's end or a quote; after SMTP's AUTH LOGIN on its own line, the
+// second line after it (the password's base64); IMAP's LOGIN's password
+// (ImapLoginAt). Not in prose, nor after another SASL mechanism
+// (kFlagValues). The commands are searched for, not each byte tried.
 [[gnu::noinline]] void ProtocolPasswordRule(std::string_view arg, Collector* spans) {
-  for (std::size_t p = 0; p < arg.size(); ++p) {
-    if (!ProtocolLineStart(arg, p) || !IsUpper(arg[p])) continue;
-    std::size_t word_end = p;
-    while (word_end < arg.size() && IsUpper(arg[word_end])) ++word_end;
-    p = word_end - 1;
-    if (word_end >= arg.size() || arg[word_end] != ' ' || !ProtocolPasswordBefore(arg, word_end))
-      continue;
-    const std::size_t begin = word_end + 1;
-    const std::size_t end = LineOrQuoteEnd(arg, begin, true);
-    std::size_t first_end = begin;
-    while (first_end < end && arg[first_end] != ' ') ++first_end;
-    const std::string_view first(arg.data() + begin, first_end - begin);
-    // printf 'AUTH %s\r\n' X: the conversion is a placeholder (rule 11 hides X).
-    if (end > begin && !InWords<redact_rules::kFlagValues>(first) && !IsConversionOnly(first))
-      spans->Add(begin, end);
-    p = end > p ? end - 1 : p;
+  for (std::string_view name : redact_rules::kProtocolPasswordCommands) {
+    for (std::size_t at = arg.find(name); at != std::string_view::npos;
+         at = arg.find(name, at + 1)) {
+      const std::size_t begin = at + name.size() + 1;
+      if (begin > arg.size() || arg[begin - 1] != ' ' || !ProtocolLineStart(arg, at)) continue;
+      const std::size_t end = LineOrQuoteEnd(arg, begin, true);
+      const std::size_t first_end = ProtocolWordEnd(arg, begin);
+      const std::string_view first(arg.data() + begin, first_end - begin);
+      if (EqualsIgnoreCase(first, redact_rules::kLoginCommand) && first_end == end) {
+        const std::size_t user = NextLineStart(arg, end);
+        const std::size_t password = NextLineStart(arg, LineOrQuoteEnd(arg, user, true));
+        if (user > end && password > user) ProtocolPassword(arg, password, spans);
+      } else if (!InWords<redact_rules::kFlagValues>(first)) {
+        ProtocolPassword(arg, begin, spans);
+      }
+    }
+  }
+  for (std::string_view login : {redact_rules::kLoginCommand, redact_rules::kLoginCommandLower}) {
+    for (std::size_t at = arg.find(login); at != std::string_view::npos;
+         at = arg.find(login, at + 1)) {
+      if (at + login.size() >= arg.size() || arg[at + login.size()] != ' ' || !ImapLoginAt(arg, at))
+        continue;
+      const std::size_t user_end = ProtocolWordEnd(arg, at + login.size() + 1);
+      if (user_end < arg.size() && arg[user_end] == ' ') ProtocolPassword(arg, user_end + 1, spans);
+    }
   }
 }
 
@@ -2163,6 +2267,17 @@ std::size_t MemberOperatorEnd(std::string_view arg, std::size_t at) {
   return at;
 }
 
+// Code in a double-quoted string outside any group, its own strings' quotes
+// escaped (a command string's python3 -c "f(\"u\", \"PW\")"): where the string that
+// opens at the escaped quote at `open` ends, past its closing \" before
+// `limit` (the outer string's closing quote), else at `limit` - 1.
+std::size_t EscapedStringEnd(std::string_view arg, std::size_t open, std::size_t limit) {
+  for (std::size_t i = open + 2; i + 1 < limit; ++i) {
+    if (EscapedQuoteAt(arg, i)) return i + 2;
+  }
+  return limit - 1;
+}
+
 // Rule 14, code: string arguments of the calls in kSecretCalls (s.login('me',
 // 'PW'), new PDO(dsn, 'u', 'PW')), and of a tuple, list or call assigned to a
 // secret name (requests.get(u, auth=('me', 'PW')), auth=HTTPBasicAuth(...)):
@@ -2189,6 +2304,9 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
   // The name before the last '=' or ':', when only a name came since: a
   // group opening now is its value (looked up only then: most are not).
   std::string_view assigned;
+  // Inside a double-quoted string whose own strings' quotes are escaped, up
+  // to its closing quote: read as code (EscapedStringEnd); 0 when not.
+  std::size_t escaped_code_end = 0;
   for (std::size_t i = 0; i < arg.size(); ++i) {
     const std::size_t slot = depth > 0 ? (depth - 1) % kMaxCodeGroups : 0;
     CodeGroup* group = depth > 0 ? &g_code_groups[slot] : nullptr;
@@ -2203,8 +2321,19 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
       continue;
     }
     if (IsSpace(c)) continue;
-    if (c == '\'' || c == '"') {
-      const std::size_t end = shell_words::QuotedEnd(arg, i, false);
+    if (c == '"' && i + 1 == escaped_code_end) {
+      escaped_code_end = 0;
+      continue;
+    }
+    const bool escaped = c == '\\' && i < escaped_code_end && EscapedQuoteAt(arg, i);
+    if (c == '\'' || c == '"' || escaped) {
+      const std::size_t end = escaped ? EscapedStringEnd(arg, i, escaped_code_end)
+                                      : shell_words::QuotedEnd(arg, i, false);
+      // Not inside a group: a list's string element (["mysql -e \"select 1\""]) is one.
+      if (c == '"' && group == nullptr && escaped_code_end == 0 && HoldsEscapedQuote(arg, i, end)) {
+        escaped_code_end = end;
+        continue;
+      }
       if (group != nullptr && group->at_argument_start) CodeString(group, slot, i, end, arg, spans);
       // A secret call's key= (wandb.login(key="PW")), though "key" alone
       // names no secret elsewhere.
@@ -2233,8 +2362,10 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
       std::size_t end = i;
       while (end < arg.size() && (IsWordChar(arg[end]) || arg[end] == '.')) ++end;
       const std::string_view name(arg.data() + i, end - i);
-      const bool prefix =
-          end < arg.size() && (arg[end] == '\'' || arg[end] == '"') && IsStringPrefix(name);
+      const bool prefix = end < arg.size() &&
+                          (arg[end] == '\'' || arg[end] == '"' ||
+                           (end < escaped_code_end && EscapedQuoteAt(arg, end))) &&
+                          IsStringPrefix(name);
       std::size_t next = end;
       while (next < arg.size() && (arg[next] == ' ' || arg[next] == '\t')) ++next;
       // A whole argument naming a secret, then its value:
@@ -3336,7 +3467,8 @@ std::uint32_t SecretConversions(std::string_view format, unsigned* count) {
       if (name_begin > 0 && format[name_begin - 1] == '\\') ++name_begin;
       const std::string_view name(format.data() + name_begin, name_end - name_begin);
       if (!name.empty() && IsSecretName(name, true)) secret |= 1u << (*count < 31 ? *count : 31);
-    } else if (j < i && ProtocolPasswordBefore(format, j)) {  // 'AUTH %s\r\n'
+    } else if (j < i && (ProtocolPasswordBefore(format, j) ||  // 'AUTH %s\r\n'
+                         ImapLoginPasswordBefore(format, j))) {
       secret |= 1u << (*count < 31 ? *count : 31);
     }
     ++*count;

@@ -447,9 +447,9 @@ inline constexpr std::string_view kCodeLiterals[] = {"none", "null",  "nil",
 // Rule 11: an option's name ending so, without '-', '_' and '.', names a
 // file of secrets though it holds no secret word: curl --netrc-file
 // <(printf 'machine h login u password X'), openvpn --askpass <(echo X),
-// initdb --pwfile=<(echo X).
+// initdb --pwfile=<(echo X), fetchmail --fetchmailrc <(echo 'poll h password X').
 inline constexpr std::string_view kSecretFileOptionEnds[] = {"netrcfile", "askpass", "pwfile",
-                                                             "passfile"};
+                                                             "passfile", "fetchmailrc"};
 // Rule 11: the shell's builtins that read their input into the variables
 // they name (read -r TOKEN <<< X).
 inline constexpr std::string_view kReadCommands[] = {"read", "mapfile", "readarray"};
@@ -458,10 +458,11 @@ inline constexpr std::string_view kEchoCommands[] = {"echo", "printf", "yes"};  
 // or pipes into tee FILE is secret when the file's name, without a leading
 // '.', is a secret name (token, api_key.txt, git-credentials) or one of
 // these credential files (echo "machine h login u password X" > ~/.netrc;
-// PgBouncer's userlist.txt holds "user" "password" lines).
+// PgBouncer's userlist.txt holds "user" "password" lines, fetchmail's rc
+// "poll h user u password X" lines).
 inline constexpr std::string_view kCredentialFiles[] = {
-    "netrc",      "pgpass",   "npmrc",  "pypirc",      "my.cnf",      "id_rsa",
-    "id_ed25519", "id_ecdsa", "id_dsa", "kaggle.json", "userlist.txt"};
+    "netrc",      "pgpass",   "npmrc",  "pypirc",      "my.cnf",       "id_rsa",
+    "id_ed25519", "id_ecdsa", "id_dsa", "kaggle.json", "userlist.txt", "fetchmailrc"};
 // Rule 11, config files: what an echo or printf writes to one (> FILE,
 // >> FILE, or piped into tee FILE) is lines of "NAME VALUE", whose value is
 // secret after a secret name (echo "requirepass X" >> redis.conf, ~/.msmtprc's
@@ -519,6 +520,11 @@ inline constexpr std::string_view kSaslPlain = "plain";
 // FTP's). A SASL mechanism after AUTH (AUTH PLAIN X) is left to the rule
 // above.
 inline constexpr std::string_view kProtocolPasswordCommands[] = {"AUTH", "PASS"};
+// SMTP's AUTH LOGIN, on its own line: the user's line, then the password's
+// (both base64). IMAP's LOGIN after a tag (a1 LOGIN bob X): the user, then
+// the password.
+inline constexpr std::string_view kLoginCommand = "LOGIN";
+inline constexpr std::string_view kLoginCommandLower = "login";
 
 // ---- Capability URLs: the URL itself is the credential.
 // After a path segment named like this, the rest of the path is secret.
@@ -655,8 +661,8 @@ inline constexpr ToolOption kToolOptions[] = {
      "mariadb-binlog mariadb-slap mysqlsh mariabackup xtrabackup innobackupex",
      "-p", Value::kWhole, kAttached, ""},
     {"sshpass", "-p", Value::kWhole, kBoth, ""},
-    {"cqlsh cypher-shell mycli couchbase-cli beeline mydumper myloader", "-p", Value::kWhole, kBoth,
-     ""},
+    {"cqlsh cypher-shell mycli couchbase-cli beeline mydumper myloader redfishtool", "-p",
+     Value::kWhole, kBoth, ""},
     {"redis-cli keydb-cli valkey-cli redis-benchmark valkey-benchmark memtier_benchmark", "-a",
      Value::kWhole, kBoth, ""},
     {"mongo mongosh mongodump mongorestore mongoexport mongoimport", "-p", Value::kWhole, kBoth,

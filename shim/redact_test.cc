@@ -436,6 +436,17 @@ TEST_CASE("rule 14: credentials passed to calls, and a secret name's tuple or ca
   // Deeper than the groups followed, and unclosed: still found.
   CHECK(py("a(b(c(d(e(f(g(h(i(j(s.login('u', 'k12'))))))))))").find("k12") == std::string::npos);
   CHECK(py("auth=('only-k13'").find("k13") == std::string::npos);
+  // Code in a command string's double-quoted word, its strings' quotes
+  // escaped: read as code.
+  CHECK(Sh("bash -c 'python3 -c \"requests.get(u, auth=(\\\"me\\\", \\\"k17\\\"))\"'") ==
+        "bash -c 'python3 -c \"requests.get(u, auth=(\\\"me\\\", \\\"[REDACTED]\\\"))\"'");
+  CHECK(Args({"-c", "python3 -c \"bcrypt.hashpw(b\\\"k18\\\", s)\""}, "sh")[1] ==
+        "python3 -c \"bcrypt.hashpw(b\\\"[REDACTED]\\\", s)\"");
+  CHECK(py("print(\"say \\\"hi\\\"\", s.login(\"u\", \"k19\"))") ==
+        "print(\"say \\\"hi\\\"\", s.login(\"u\", \"[REDACTED]\"))");
+  // A list's string element stays one (a command line, here).
+  CHECK(One("{\"commands\":[\"mysql -pk20 -e \\\"select 1\\\"\"]}") ==
+        "{\"commands\":[\"mysql -p[REDACTED] -e \\\"select 1\\\"\"]}");
 }
 
 TEST_CASE("rule 13: jq's and yq's assignments") {
@@ -1918,6 +1929,11 @@ TEST_CASE("rule 11: redirections, escaped names, credential files, process subst
   // PgBouncer's auth_file is a credential file.
   CHECK(Sh("echo '\"app\" \"p7\"' >> /etc/pgbouncer/userlist.txt") ==
         "echo [REDACTED] >> /etc/pgbouncer/userlist.txt");
+  // So is fetchmail's rc, and the option naming it.
+  CHECK(Sh("echo 'poll h user bob password p9' > ~/.fetchmailrc") ==
+        "echo [REDACTED] > ~/.fetchmailrc");
+  CHECK(Sh("fetchmail --fetchmailrc <(echo 'poll h password p10')") ==
+        "fetchmail --fetchmailrc <(echo [REDACTED])");
   // mapfile and readarray read into the variables they name, as read does.
   CHECK(Sh("readarray -t tokens <<< p8") == "readarray -t tokens <<< [REDACTED]");
   CHECK(Sh("mapfile -t lines <<< hi") == "mapfile -t lines <<< hi");
@@ -1935,6 +1951,7 @@ TEST_CASE("containers' and platforms' credentials") {
   CHECK(Args({"config", "set", "c", "environment.API_KEY", "p4"}, "lxc")[4] == "[REDACTED]");
   CHECK(Args({"config", "set", "c", "limits.cpu", "2"}, "lxc")[4] == "2");
   CHECK(Args({"secrets", "create", "db", "--value", "p5"}, "koyeb")[4] == "[REDACTED]");
+  CHECK(Args({"-r", "h", "-u", "root", "-p", "p6", "Systems"}, "redfishtool")[5] == "[REDACTED]");
 }
 
 TEST_CASE("rule 6: a line protocol's password written to a client's input") {
@@ -1953,6 +1970,27 @@ TEST_CASE("rule 6: a line protocol's password written to a client's input") {
   CHECK(One("PASSWORD here") == "PASSWORD here");
   CHECK(One("offlineimap -k 'Repository r:remotepass=p5'") ==
         "offlineimap -k 'Repository r:remotepass=[REDACTED]'");
+  // IMAP's LOGIN after a tag: the password, quoted or not, escaped or not.
+  CHECK(Sh("openssl s_client -connect h:993 <<< \"a1 LOGIN bob p7\"") ==
+        "openssl s_client -connect h:993 <<< \"a1 LOGIN bob [REDACTED]\"");
+  CHECK(Sh("printf '. login \"bob\" \"p8\"\\r\\n. logout\\r\\n' | nc h 143") ==
+        "printf '. login \"bob\" \"[REDACTED]\"\\r\\n. logout\\r\\n' | nc h 143");
+  CHECK(Sh("echo -e \"A001 LOGIN bob \\\"p9\\\"\\nA002 LOGOUT\" | nc h 143") ==
+        "echo -e \"A001 LOGIN bob \\\"[REDACTED]\\\"\\nA002 LOGOUT\" | nc h 143");
+  CHECK(Sh("printf 'a1 LOGIN %s %s\\r\\n' bob p10 | nc h 143") ==
+        "printf 'a1 LOGIN %s %s\\r\\n' bob [REDACTED] | nc h 143");
+  // SMTP's AUTH LOGIN on its own line: the second line after it.
+  CHECK(Sh("printf 'EHLO me\\r\\nAUTH LOGIN\\r\\nYm9i\\r\\np11\\r\\nQUIT\\r\\n' | nc h 25") ==
+        "printf 'EHLO me\\r\\nAUTH LOGIN\\r\\nYm9i\\r\\n[REDACTED]\\r\\nQUIT\\r\\n' | nc h 25");
+  CHECK(One("AUTH LOGIN") == "AUTH LOGIN");
+  // A version's line, a log's, a tag without a letter, no LOGIN: kept.
+  CHECK(Sh("echo 'v2 LOGIN page redesign' >> CHANGELOG.md") ==
+        "echo 'v2 LOGIN page redesign' >> CHANGELOG.md");
+  CHECK(Sh("echo '1 login failure for bob' >> app.log") ==
+        "echo '1 login failure for bob' >> app.log");
+  CHECK(Sh("printf 'a1 CAPABILITY\\r\\n' | nc h 143") == "printf 'a1 CAPABILITY\\r\\n' | nc h 143");
+  // An address in angle brackets is no user and password.
+  CHECK(One("MAIL FROM:<a@b.example>") == "MAIL FROM:<a@b.example>");
 }
 
 TEST_CASE("rule 7: CI's secret variables") {
