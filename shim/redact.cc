@@ -368,6 +368,17 @@ bool EscapedQuoteAt(std::string_view arg, std::size_t at) {
   return at + 1 < arg.size() && arg[at] == '\\' && arg[at + 1] == '"';
 }
 
+// A string opened by an escaped quote at `open` (code or SQL in a
+// double-quoted string: python3 -c "f(\"u\", \"PW\")"): where it ends, past
+// its closing \" before `limit` (the outer string's closing quote), else at
+// `limit` - 1.
+std::size_t EscapedStringEnd(std::string_view arg, std::size_t open, std::size_t limit) {
+  for (std::size_t i = open + 2; i + 1 < limit; ++i) {
+    if (EscapedQuoteAt(arg, i)) return i + 2;
+  }
+  return limit - 1;
+}
+
 // Whether the double-quoted string from `open` to `end` holds an escaped quote.
 bool HoldsEscapedQuote(std::string_view arg, std::size_t open, std::size_t end) {
   return std::string_view(arg.data() + open + 1, end - open - 1).find("\\\"") !=
@@ -1589,7 +1600,8 @@ bool KeywordAt(std::string_view text, std::size_t at, std::string_view word, std
 // Rules 12 and 13: the inside of the quoted string opening at `open` is
 // secret (to the argument's end when unclosed). Returns just past it.
 std::size_t AddQuotedInside(std::string_view arg, std::size_t open, Collector* spans) {
-  const std::size_t end = shell_words::QuotedEnd(arg, open, false);
+  const std::size_t end = EscapedQuoteAt(arg, open) ? EscapedStringEnd(arg, open, arg.size() + 1)
+                                                    : shell_words::QuotedEnd(arg, open, false);
   const Span inside = QuotedInside(arg, open, end);
   // f"Bearer {token}": a reference to the secret, not the secret.
   if (!IsTemplateReference(std::string_view(arg.data() + inside.begin, inside.end - inside.begin)))
@@ -1777,7 +1789,9 @@ void KeywordPasswordRule(std::string_view arg, Collector* spans) {
     if (q + 1 < arg.size() && (arg[q] == 'N' || arg[q] == 'n' || arg[q] == 'E' || arg[q] == 'e') &&
         arg[q + 1] == '\'')
       ++q;
-    if (q >= arg.size() || (arg[q] != '\'' && arg[q] != '"')) {
+    // Its quotes escaped too, in a double-quoted string (mysql -e "... =
+    // \"x\"" in a command string).
+    if (q >= arg.size() || (arg[q] != '\'' && arg[q] != '"' && !EscapedQuoteAt(arg, q))) {
       p = q > p ? q - 1 : p;
       continue;
     }
@@ -2265,17 +2279,6 @@ std::size_t MemberOperatorEnd(std::string_view arg, std::size_t at) {
   if (arg[at] == ':' && (at + 1 >= arg.size() || arg[at + 1] != ':')) return at + 1;
   if (arg[at] == '=' && at + 1 < arg.size() && arg[at + 1] == '>') return at + 2;
   return at;
-}
-
-// Code in a double-quoted string outside any group, its own strings' quotes
-// escaped (a command string's python3 -c "f(\"u\", \"PW\")"): where the string that
-// opens at the escaped quote at `open` ends, past its closing \" before
-// `limit` (the outer string's closing quote), else at `limit` - 1.
-std::size_t EscapedStringEnd(std::string_view arg, std::size_t open, std::size_t limit) {
-  for (std::size_t i = open + 2; i + 1 < limit; ++i) {
-    if (EscapedQuoteAt(arg, i)) return i + 2;
-  }
-  return limit - 1;
 }
 
 // Rule 14, code: string arguments of the calls in kSecretCalls (s.login('me',

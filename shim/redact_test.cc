@@ -663,6 +663,11 @@ TEST_CASE("rule 12: SQL passwords in mysql -e, psql -c and any other argument") 
         "CREATE ROLE r LOGIN ENCRYPTED PASSWORD '[REDACTED]'");
   CHECK(sql("CREATE USER u IDENTIFIED BY 'unclosed p7") ==
         "CREATE USER u IDENTIFIED BY '[REDACTED]");
+  // Its quotes escaped, in a command string's double-quoted word.
+  CHECK(Sh("mysql -e \"SET PASSWORD FOR \\\"app\\\"@\\\"%\\\" = \\\"p8\\\"\"") ==
+        "mysql -e \"SET PASSWORD FOR \\\"app\\\"@\\\"%\\\" = \\\"[REDACTED]\\\"\"");
+  CHECK(Sh("mysql -e \"CREATE USER app IDENTIFIED BY \\\"p9\\\"; SELECT 1\"") ==
+        "mysql -e \"CREATE USER app IDENTIFIED BY \\\"[REDACTED]\\\"; SELECT 1\"");
   // No string after the keyword: nothing to hide.
   CHECK(sql("SELECT password FROM users; SET PASSWORD FOR u") ==
         "SELECT password FROM users; SET PASSWORD FOR u");
