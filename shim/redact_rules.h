@@ -645,6 +645,7 @@ inline constexpr ToolOption kToolOptions[] = {
     {"hey", "-a", Value::kAfterColon, kBoth, ""},
     {"nikto nikto.pl", "-id", Value::kAfterColon, kBoth, ""},
     {"gobuster", "-P", Value::kWhole, kBoth, ""},
+    {"sqlmap", "--auth-cred", Value::kAfterColon, kBoth, ""},  // --auth-cred u:V
     {"gobuster", "--password", Value::kWhole, kBoth, ""},
     // Secret managers' values: akeyless create-secret --value V, conjur
     // variable set -v V.
