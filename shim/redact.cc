@@ -3010,6 +3010,7 @@ Redactor::Redactor(std::string_view binary) : tool_(binary) {
   runner_rows_ = RowsFor<redact_rules::kRunnerSubcommands>(tool);
   field_reader_rows_ = RowsFor<redact_rules::kFieldReaderSubcommands>(tool);
   option_pair_rows_ = RowsFor<redact_rules::kOptionPairs>(tool);
+  secret_file_rows_ = RowsFor<redact_rules::kSecretFileOptions>(tool);
   prose_rows_ = RowsFor<redact_rules::kProseOptions>(tool);
   if (const RowSet rows = RowsFor<redact_rules::kCountedOperands>(tool); rows != 0)
     counted_row_ = &redact_rules::kCountedOperands[Lowest(rows)];
@@ -3369,6 +3370,23 @@ void Redactor::PairOption(std::string_view arg, bool is_option, Collector* spans
       ToolValue(Value::kWhole, arg, eq + 1, spans);
     }
   }
+}
+
+// Rule 11: a process substitution's '<' (`word`, the '(' next) as the
+// value of one of this tool's kSecretFileOptions, after it (`previous`) or
+// attached (--config=<).
+bool Redactor::NamesSecretFile(std::string_view word, std::string_view previous) const {
+  if (secret_file_rows_ == 0 || word.empty() || word.back() != '<') return false;
+  word.remove_suffix(1);
+  std::string_view option = previous;
+  if (!word.empty()) {
+    if (word.back() != '=') return false;
+    option = std::string_view(word.data(), word.size() - 1);
+  }
+  for (RowSet rows = secret_file_rows_; rows != 0; rows &= rows - 1) {
+    if (option == redact_rules::kSecretFileOptions[Lowest(rows)].option) return true;
+  }
+  return false;
 }
 
 // kMarkedSecrets: >PASSWORD after redis-cli's ACL SETUSER.
@@ -4287,8 +4305,9 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, bool prin
       PipelineWord(&level, word, level.base + token.begin, level.base + token.end, false, spans);
       // docker login --password-stdin < <(echo X): the input redirected.
       level.secret_substitution_next =
-          opens_paren && (level.after_secret_word || FeedsSecretFile(word, previous) ||
-                          (word == "<"sv && level.reads_secret));
+          opens_paren &&
+          (level.after_secret_word || FeedsSecretFile(word, previous) ||
+           (word == "<"sv && level.reads_secret) || level.command->NamesSecretFile(word, previous));
       // curl -K <(echo 'user = u:X'), --config=<(...).
       level.curl_config_next = opens_paren && level.curl &&
                                ((word == "<"sv && IsCurlConfigOption(previous)) ||

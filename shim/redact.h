@@ -182,6 +182,7 @@ class Redactor {
   void StoredValue(std::string_view arg, Collector* spans);     // kSecretStores
   void PairOption(std::string_view arg, bool is_option, Collector* spans);  // rule 3's pairs
   bool Applies(std::size_t row) const;
+  bool NamesSecretFile(std::string_view word, std::string_view previous) const;  // rule 11
 
   Pending pending_;
   const redact_rules::ToolOption* rows_[kMaxToolRows];  // the rows for this binary
@@ -244,6 +245,7 @@ class Redactor {
   RowSet runner_rows_ = 0;        // kRunnerSubcommands
   RowSet field_reader_rows_ = 0;  // kFieldReaderSubcommands
   RowSet option_pair_rows_ = 0;   // kOptionPairs
+  RowSet secret_file_rows_ = 0;   // kSecretFileOptions
   Redactor* running_ = this;
   unsigned run_depth_ = 0;
   unsigned commands_left_ = kMaxCommands;  // rule 11, for the whole record

@@ -450,6 +450,13 @@ inline constexpr std::string_view kCodeLiterals[] = {"none", "null",  "nil",
 // initdb --pwfile=<(echo X), fetchmail --fetchmailrc <(echo 'poll h password X').
 inline constexpr std::string_view kSecretFileOptionEnds[] = {"netrcfile", "askpass", "pwfile",
                                                              "passfile", "fetchmailrc"};
+// Rule 11: a tool's option naming its config file, whose lines hold its
+// password (fetchmail -f <(printf 'poll h password X'), mbsync -c <(printf
+// 'Pass X')): what a process substitution there prints is secret.
+inline constexpr ToolWord kSecretFileOptions[] = {
+    {"fetchmail", "-f"}, {"mbsync", "-c"},      {"mbsync", "--config"}, {"msmtp", "-C"},
+    {"msmtp", "--file"}, {"offlineimap", "-c"}, {"s3cmd", "-c"},        {"s3cmd", "--config"},
+};
 // Rule 11: the shell's builtins that read their input into the variables
 // they name (read -r TOKEN <<< X).
 inline constexpr std::string_view kReadCommands[] = {"read", "mapfile", "readarray"};

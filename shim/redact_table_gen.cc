@@ -240,6 +240,8 @@ std::string Render() {
       << Wrap(WordList(redact_rules::kSecretCommandNames))
       << ".It names of a file of secrets, by their end (rule 11)\n"
       << Wrap(WordList(redact_rules::kSecretFileOptionEnds))
+      << ".It one tool's options naming its config file of secrets (rule 11)\n"
+      << Wrap(ToolWords(redact_rules::kSecretFileOptions))
       << ".It credential files, besides secret names (rule 11)\n"
       << Wrap(WordList(redact_rules::kCredentialFiles))
       << ".It commands that write their input to the files they name (rule 11)\n"

@@ -1939,6 +1939,12 @@ TEST_CASE("rule 11: redirections, escaped names, credential files, process subst
         "echo [REDACTED] > ~/.fetchmailrc");
   CHECK(Sh("fetchmail --fetchmailrc <(echo 'poll h password p10')") ==
         "fetchmail --fetchmailrc <(echo [REDACTED])");
+  // A tool's option naming its config file (kSecretFileOptions).
+  CHECK(Sh("fetchmail -f <(printf 'poll h user u password p11')") ==
+        "fetchmail -f <(printf [REDACTED])");
+  CHECK(Sh("mbsync --config=<(printf 'Pass p12') -a") == "mbsync --config=<(printf [REDACTED]) -a");
+  CHECK(Sh("fetchmail -v <(echo x); diff -c <(echo a) b") ==
+        "fetchmail -v <(echo x); diff -c <(echo a) b");
   // mapfile and readarray read into the variables they name, as read does.
   CHECK(Sh("readarray -t tokens <<< p8") == "readarray -t tokens <<< [REDACTED]");
   CHECK(Sh("mapfile -t lines <<< hi") == "mapfile -t lines <<< hi");
