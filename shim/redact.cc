@@ -2451,6 +2451,17 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
     } else if (c == ',' && group != nullptr) {
       ++group->argument;
       group->at_argument_start = true;
+    } else if (c == '/' && group != nullptr && group->at_argument_start) {
+      // A pattern naming a secret, then what replaces it: awk's
+      // gsub(/API_TOKEN/, "PW"), JavaScript's s.replace(/API_KEY/, 'PW').
+      std::size_t end = i + 1;
+      while (end < arg.size() && IsWordChar(arg[end])) ++end;
+      group->at_argument_start = false;
+      if (end < arg.size() && arg[end] == '/' && end > i + 1) {
+        if (NamesCodeSecret(std::string_view(arg.data() + i + 1, end - i - 1)))
+          group->secret_name_argument = group->argument;
+        i = end;
+      }
     } else if (group != nullptr &&
                !(c == ':' && i + 1 < arg.size() && (IsAlpha(arg[i + 1]) || arg[i + 1] == '_'))) {
       // (A ':' before a name marks a symbol, Ruby's and Elixir's: put_env(:app,

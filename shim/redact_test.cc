@@ -444,6 +444,13 @@ TEST_CASE("rule 14: credentials passed to calls, and a secret name's tuple or ca
         "python3 -c \"bcrypt.hashpw(b\\\"[REDACTED]\\\", s)\"");
   CHECK(py("print(\"say \\\"hi\\\"\", s.login(\"u\", \"k19\"))") ==
         "print(\"say \\\"hi\\\"\", s.login(\"u\", \"[REDACTED]\"))");
+  // A pattern naming a secret, then what replaces it.
+  CHECK(RedactArgs({"{gsub(/API_TOKEN/, \"k21\")}1", "f"}, "awk").args[0] ==
+        "{gsub(/API_TOKEN/, \"[REDACTED]\")}1");
+  CHECK(RedactArgs({"-e", "s.replace(/API_KEY/, 'k22')"}, "node").args[1] ==
+        "s.replace(/API_KEY/, '[REDACTED]')");
+  CHECK(RedactArgs({"{gsub(/foo/, \"bar\"); print $1/2, \"x\"}", "f"}, "awk").args[0] ==
+        "{gsub(/foo/, \"bar\"); print $1/2, \"x\"}");
   // A list's string element stays one (a command line, here).
   CHECK(One("{\"commands\":[\"mysql -pk20 -e \\\"select 1\\\"\"]}") ==
         "{\"commands\":[\"mysql -p[REDACTED] -e \\\"select 1\\\"\"]}");
