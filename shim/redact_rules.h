@@ -1197,10 +1197,21 @@ inline constexpr SecretCall kSecretCalls[] = {
     {"hashpw", 1, 1},
     {"make_password", 1, 1},
     {"crypt.crypt", 1, 1},
-    // Keys: Node's crypto.createCipheriv(algorithm, KEY, iv), Fernet(KEY).
+    // Keys: Node's crypto.createCipheriv(algorithm, KEY, iv), Fernet(KEY),
+    // PyCryptodome's AES.new(KEY, mode), PHP's openssl_encrypt(data,
+    // method, KEY) and hash_hmac(algorithm, data, KEY), Ruby's
+    // OpenSSL::HMAC.hexdigest(digest, KEY, data), Python's hmac.digest(KEY, ...).
     {"createCipheriv", 2, 2},
     {"createDecipheriv", 2, 2},
     {"Fernet", 1, 1},
+    {"AES.new", 1, 1},
+    {"openssl_encrypt", 3, 3},
+    {"openssl_decrypt", 3, 3},
+    {"hash_hmac", 3, 3},
+    {"HMAC.hexdigest", 2, 2},
+    {"HMAC.digest", 2, 2},
+    {"HMAC.base64digest", 2, 2},
+    {"hmac.digest", 1, 1},
     // API clients given a key with no prefix that rule 7 knows: SendGrid's
     // and others' setApiKey(KEY), Cohere's cohere.Client(KEY), Slack's
     // WebClient(TOKEN), python-telegram-bot's telegram.Bot(TOKEN) and
@@ -1230,6 +1241,13 @@ inline constexpr SecretCall kSecretCalls[] = {
     // setPassword(PASSWORD).
     {"Twilio", 2, 2},
     {"btoa", 1, 1},
+    // ... and its other spellings: Python's base64.b64encode(b"user:PW"),
+    // Perl's encode_base64, PHP's base64_encode, Ruby's Base64.strict_encode64.
+    {"b64encode", 1, 1},
+    {"encode_base64", 1, 1},
+    {"base64_encode", 1, 1},
+    {"strict_encode64", 1, 1},
+    {"encode64", 1, 1},
     {"setPassword", 1, 1},
     // ldap3's and kombu's Connection(server, user, password).
     {"Connection", 3, 3},

@@ -444,6 +444,14 @@ TEST_CASE("rule 14: credentials passed to calls, and a secret name's tuple or ca
         "python3 -c \"bcrypt.hashpw(b\\\"[REDACTED]\\\", s)\"");
   CHECK(py("print(\"say \\\"hi\\\"\", s.login(\"u\", \"k19\"))") ==
         "print(\"say \\\"hi\\\"\", s.login(\"u\", \"[REDACTED]\"))");
+  // Keys and Basic auth's credentials in other languages' calls.
+  CHECK(py("AES.new(b'k23', AES.MODE_GCM); Foo.new('a')") ==
+        "AES.new(b'[REDACTED]', AES.MODE_GCM); Foo.new('a')");
+  CHECK(RedactArgs({"-r", "echo hash_hmac('sha256', $d, 'k24');"}, "php").args[1] ==
+        "echo hash_hmac('sha256', $d, '[REDACTED]');");
+  CHECK(RedactArgs({"-e", "OpenSSL::HMAC.hexdigest('SHA256', 'k25', d)"}, "ruby").args[1] ==
+        "OpenSSL::HMAC.hexdigest('SHA256', '[REDACTED]', d)");
+  CHECK(py("base64.b64encode(b'u:k26')") == "base64.b64encode(b'[REDACTED]')");
   // A pattern naming a secret, then what replaces it.
   CHECK(RedactArgs({"{gsub(/API_TOKEN/, \"k21\")}1", "f"}, "awk").args[0] ==
         "{gsub(/API_TOKEN/, \"[REDACTED]\")}1");
