@@ -2085,6 +2085,17 @@ FileCall FileCallNamed(std::string_view name) {
   return FileCall::kNone;
 }
 
+// A call that runs a command: its strings an argv (kArgvCalls), or its
+// first string a command line (kShellStringCalls: subprocess.run("curl
+// ...", shell=True), execSync("..."), shell_exec("...")).
+enum class ProcessCall : unsigned char { kNone, kArgv, kShellString };
+
+ProcessCall ProcessCallNamed(std::string_view name) {
+  if (InWords<redact_rules::kArgvCalls>(name)) return ProcessCall::kArgv;
+  if (InWords<redact_rules::kShellStringCalls>(name)) return ProcessCall::kShellString;
+  return ProcessCall::kNone;
+}
+
 // A credential file (IsCredentialFile) opened by the last file call that
 // closed: the strings its .write() is given are secret.
 bool g_credential_file_open = false;
@@ -2103,12 +2114,12 @@ struct CodeGroup {
   // only string names the secret and is shown; the others are as above.
   bool names_first = false;
   bool at_argument_start = true;
-  unsigned argument = 1;   // counted from 1
-  unsigned strings = 0;    // string arguments seen, for secret_value
-  Span first{0, 0};        // the first one's inside (or a lone call's first argument's)
-  bool list = false;       // opened with '['
-  bool object = false;     // opened with '{': its pairs are name: value (rule 10's)
-  bool argv_call = false;  // a call of kArgvCalls: its strings are an argv
+  unsigned argument = 1;  // counted from 1
+  unsigned strings = 0;   // string arguments seen, for secret_value
+  Span first{0, 0};       // the first one's inside (or a lone call's first argument's)
+  bool list = false;      // opened with '['
+  bool object = false;    // opened with '{': its pairs are name: value (rule 10's)
+  ProcessCall process_call = ProcessCall::kNone;
   // An argv list (['curl', '-u', ...]): its command, fed each string
   // element as an argument; or, past the record's kMaxCommands, every
   // element hidden.
@@ -2244,8 +2255,8 @@ void CodeString(CodeGroup* group, std::size_t slot, std::size_t open, std::size_
   // ({"secrets": [], "x": 1}), and not an option's name
   // (add_argument('--token', '-t')).
   const bool one_word = IsOneWord(text);
-  if (one_word && !group->list && !group->argv_call && !group->object && text[0] != '-' &&
-      group->file_call == FileCall::kNone && NamesCodeSecret(text))
+  if (one_word && !group->list && group->process_call != ProcessCall::kArgv && !group->object &&
+      text[0] != '-' && group->file_call == FileCall::kNone && NamesCodeSecret(text))
     group->secret_name_argument = group->argument;
   // Argv lists: ['sshpass', '-p', 'PW', 'ssh', 'h'] is sshpass's argv;
   // ['--password', 'PW'] one without a command.
@@ -2253,10 +2264,18 @@ void CodeString(CodeGroup* group, std::size_t slot, std::size_t open, std::size_
     FeedArgvList(group, text, inside.begin, spans);
   } else if (group->argument == 1 && one_word) {
     if (!group->list) group->command = text;
-    if ((group->list || group->argv_call) &&
+    if ((group->list || group->process_call == ProcessCall::kArgv) &&
         StartArgvList(group, slot, text[0] == '-' ? std::string_view() : text) && text[0] == '-') {
       FeedArgvList(group, text, inside.begin, spans);
     }
+  } else if (group->argument == 1 && group->process_call != ProcessCall::kNone) {
+    // A command line a shell runs (subprocess.run("curl -u ...", shell=True),
+    // Ruby's system("curl -u ...")): read as sh -c's; the other arguments not.
+    group->command_lines = StartArgvList(group, slot, "sh"sv);
+    FeedArgvList(group, text, inside.begin, spans);
+    group->argv = nullptr;
+    group->command_lines = false;
+    group->hide_elements = false;
   }
 }
 
@@ -2300,7 +2319,7 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
   g_in_code_calls = true;
   std::size_t depth = 0;
   const redact_rules::SecretCall* call = nullptr;  // the name just before '(' names one
-  bool argv_call = false;                          // ... or one of kArgvCalls
+  ProcessCall process_call = ProcessCall::kNone;   // ... or one that runs a command
   bool naming_call = false;                        // ... or one of kNamingCalls
   FileCall file_call = FileCall::kNone;            // ... or a file's
   g_credential_file_open = false;
@@ -2347,7 +2366,7 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
       if (group != nullptr) group->at_argument_start = false;
       assigned = std::string_view();
       call = nullptr;
-      argv_call = false;
+      process_call = ProcessCall::kNone;
       file_call = FileCall::kNone;
       // A quoted name given a value: "password" => bcrypt('x'), 'token': f('x').
       const std::size_t next = SkipSpace(arg, end);
@@ -2382,7 +2401,7 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
       if (assigns) {
         assigned = name;
         call = nullptr;
-        argv_call = false;
+        process_call = ProcessCall::kNone;
         file_call = FileCall::kNone;
         const std::size_t past = MemberOperatorEnd(arg, next);  // ':' or "=>"
         i = past > next ? past - 1 : next;                      // on past it, or past '='
@@ -2404,7 +2423,7 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
       } else {
         const bool opens = end < arg.size() && arg[end] == '(';
         call = opens ? SecretCallNamed(name) : nullptr;
-        argv_call = opens && InWords<redact_rules::kArgvCalls>(LastDottedPart(name));
+        process_call = opens ? ProcessCallNamed(LastDottedPart(name)) : ProcessCall::kNone;
         file_call = opens ? FileCallNamed(LastDottedPart(name)) : FileCall::kNone;
         naming_call =
             opens && !assigned.empty() && InWords<redact_rules::kNamingCalls>(LastDottedPart(name));
@@ -2432,7 +2451,7 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
       opened.names_first = c == '(' && naming_call;
       opened.list = c == '[';
       opened.object = c == '{';
-      opened.argv_call = c == '(' && argv_call;
+      opened.process_call = c == '(' ? process_call : ProcessCall::kNone;
       if (command_list) StartArgvList(&opened, opened_slot, group->command);
       if (c == '[' && !subscript && !assigned.empty() &&
           InWords<redact_rules::kCommandListNames>(assigned)) {
@@ -2475,7 +2494,7 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
     if (scope) continue;
     assigned = std::string_view();
     call = nullptr;
-    argv_call = false;
+    process_call = ProcessCall::kNone;
     naming_call = false;
     file_call = FileCall::kNone;
   }
@@ -2505,14 +2524,17 @@ bool NamesSecretPrompt(std::string_view pattern) {
   return false;
 }
 
-// Rule 15, prompts answered in code: after an expect whose quoted pattern
-// (or a quoted pattern before a brace, in an expect block) asks for a
-// secret (kSecretPrompts), the quoted text the next send or sendline gives
-// (expect -c 'spawn ssh h; expect "password:"; send "PW\r"', pexpect's
-// c.expect('Password:'); c.sendline('PW')).
+// Rule 15, prompts answered in code: after an expect (kPromptWaits) whose
+// quoted pattern (or a quoted pattern before a brace, in an expect block)
+// asks for a secret (kSecretPrompts), the quoted text the next answer
+// (kPromptAnswers) gives (expect -c 'spawn ssh h; expect "password:"; send
+// "PW\r"', pexpect's c.expect('Password:'); c.sendline('PW'), telnetlib's
+// t.read_until(b"Password: "); t.write(b"PW\n")).
 void PromptAnswerRule(std::string_view arg, Collector* spans) {
-  // Most text: one search (and none for a word too short for expect "x").
-  if (arg.size() < 10 || arg.find("expect"sv) == std::string_view::npos) return;
+  // Most text: a search or two (and none for a word too short for expect "x").
+  if (arg.size() < 10 || (arg.find("expect"sv) == std::string_view::npos &&
+                          arg.find("read_until"sv) == std::string_view::npos))
+    return;
   bool asked = false;
   for (std::size_t p = 0; p < arg.size(); ++p) {
     if ((arg[p] == '"' || arg[p] == '\'') && (p == 0 || arg[p - 1] != '\\')) {
@@ -2531,11 +2553,11 @@ void PromptAnswerRule(std::string_view arg, Collector* spans) {
     std::size_t end = p;
     while (end < arg.size() && IsWordChar(arg[end])) ++end;
     const std::string_view word(arg.data() + p, end - p);
-    const bool expect = word == "expect"sv;
+    const bool expect = InWords<redact_rules::kPromptWaits>(word);
     const bool answer = asked && InWords<redact_rules::kPromptAnswers>(word);
     p = end - 1;
     if (!expect && !answer) continue;
-    const std::size_t open = PastPromptOptions(arg, end);
+    const std::size_t open = PastStringPrefix(arg, PastPromptOptions(arg, end));  // b"Password: "
     if (open >= arg.size() || (arg[open] != '"' && arg[open] != '\'')) continue;
     if (answer) {
       p = AddQuotedInside(arg, open, spans) - 1;

@@ -1197,6 +1197,11 @@ inline constexpr SecretCall kSecretCalls[] = {
     {"hashpw", 1, 1},
     {"make_password", 1, 1},
     {"crypt.crypt", 1, 1},
+    // Ruby's Net::FTP.new(host, user, PASSWORD), PHP's imap_open(mailbox,
+    // user, PASSWORD), Cassandra's PlainTextAuthProvider(user, PASSWORD).
+    {"FTP.new", 3, 3},
+    {"imap_open", 3, 3},
+    {"PlainTextAuthProvider", 2, 2},
     // Keys: Node's crypto.createCipheriv(algorithm, KEY, iv), Fernet(KEY),
     // PyCryptodome's AES.new(KEY, mode), PHP's openssl_encrypt(data,
     // method, KEY) and hash_hmac(algorithm, data, KEY), Ruby's
@@ -1292,13 +1297,23 @@ inline constexpr std::string_view kArgvCalls[] = {
     "system", "exec",     "spawn",     "Command",  "ProcessBuilder", "execl",
     "execlp", "capture2", "capture2e", "capture3", "popen3",
 };
+// Rule 14: calls whose first string is a command line a shell runs
+// (Python's subprocess.run("curl ...", shell=True) and os.popen, Node's
+// execSync, PHP's shell_exec and passthru); a kArgvCalls' first string
+// with white space is one too (Ruby's system("curl -u ...")).
+inline constexpr std::string_view kShellStringCalls[] = {
+    "run",   "call",     "check_call", "check_output", "Popen",     "getoutput",
+    "popen", "execSync", "shell_exec", "passthru",     "proc_open", "getstatusoutput",
+};
 
 // ---- Rule 15: a prompt asking for a secret, in any case, anywhere in an
 // expect pattern (expect "Password:", c.expect('Enter passphrase')).
 inline constexpr std::string_view kSecretPrompts[] = {"assword", "passphrase", "passcode", "secret",
                                                       "token"};
+// The commands and methods that wait for a prompt (telnetlib's read_until).
+inline constexpr std::string_view kPromptWaits[] = {"expect", "expect_exact", "read_until"};
 // The commands and methods that answer the prompt expected last.
-inline constexpr std::string_view kPromptAnswers[] = {"send", "sendline"};
+inline constexpr std::string_view kPromptAnswers[] = {"send", "sendline", "write"};
 
 // ---- Token shapes, found anywhere at the start of a word.
 enum class Body : unsigned char {

@@ -202,6 +202,8 @@ std::string Render() {
       << Wrap(WordList(redact_rules::kCommandPrefixes))
       << ".It calls whose string arguments are a command's argv (rule 14)\n"
       << Wrap(WordList(redact_rules::kArgvCalls))
+      << ".It calls whose first string is a command line a shell runs (rule 14)\n"
+      << Wrap(WordList(redact_rules::kShellStringCalls))
       << ".It names whose list holds command lines (rule 14)\n"
       << Wrap(WordList(redact_rules::kCommandListNames))
       << ".It calls whose string argument names a secret, holds none: shown when assigned "
@@ -256,7 +258,8 @@ std::string Render() {
       << Wrap(WordList(redact_rules::kMaskMarkers)) << ".It not userinfo after @\n"
       << Wrap(WordList(redact_rules::kDigestPrefixes))
       << ".It prompts asking for a secret (rule 15)\n"
-      << Wrap(WordList(redact_rules::kSecretPrompts)) << ".It answers to a prompt (rule 15)\n"
+      << Wrap(WordList(redact_rules::kSecretPrompts)) << ".It waits for a prompt (rule 15)\n"
+      << Wrap(WordList(redact_rules::kPromptWaits)) << ".It answers to a prompt (rule 15)\n"
       << Wrap(WordList(redact_rules::kPromptAnswers)) << ".El\n";
   out << ".Ss Tool options\n"
       << "Attached is\n.Fl p Ns Ar V ,\n.Fl \\-opt= Ns Ar V\nor\n.Ql /p:V\n"

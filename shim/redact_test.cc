@@ -452,6 +452,19 @@ TEST_CASE("rule 14: credentials passed to calls, and a secret name's tuple or ca
   CHECK(RedactArgs({"-e", "OpenSSL::HMAC.hexdigest('SHA256', 'k25', d)"}, "ruby").args[1] ==
         "OpenSSL::HMAC.hexdigest('SHA256', '[REDACTED]', d)");
   CHECK(py("base64.b64encode(b'u:k26')") == "base64.b64encode(b'[REDACTED]')");
+  CHECK(RedactArgs({"-e", "Net::FTP.new('h', 'u', 'k27')"}, "ruby").args[1] ==
+        "Net::FTP.new('h', 'u', '[REDACTED]')");
+  CHECK(RedactArgs({"-r", "imap_open('{h}INBOX', 'u', 'k28');"}, "php").args[1] ==
+        "imap_open('{h}INBOX', 'u', '[REDACTED]');");
+  CHECK(py("PlainTextAuthProvider('u', 'k29')") == "PlainTextAuthProvider('u', '[REDACTED]')");
+  // A command line given to a shell: its commands' rows (the other
+  // arguments and a one-word first one are no command line).
+  CHECK(py("subprocess.run('curl -u me:k30 h', shell=True, cwd='a b')") ==
+        "subprocess.run('curl -u me:[REDACTED] h', shell=True, cwd='a b')");
+  CHECK(RedactArgs({"-e", "execSync('mysql -uroot -pk31 -e 1')"}, "node").args[1] ==
+        "execSync('mysql -uroot -p[REDACTED] -e 1')");
+  CHECK(py("app.run('0.0.0.0', 8080); asyncio.run(main())") ==
+        "app.run('0.0.0.0', 8080); asyncio.run(main())");
   // A pattern naming a secret, then what replaces it.
   CHECK(RedactArgs({"{gsub(/API_TOKEN/, \"k21\")}1", "f"}, "awk").args[0] ==
         "{gsub(/API_TOKEN/, \"[REDACTED]\")}1");
@@ -623,6 +636,10 @@ TEST_CASE("rule 15: the answer sent to a prompt that asks for a secret") {
   // pexpect.
   CHECK(RedactArgs({"-c", "c.expect('Password: '); c.sendline('k5'); c.expect('\\$ ')"}, "python3")
             .args[1] == "c.expect('Password: '); c.sendline('[REDACTED]'); c.expect('\\$ ')");
+  // telnetlib: read_until's prompt, write's answer, bytes' prefixes.
+  CHECK(
+      RedactArgs({"-c", "t.read_until(b'Password: '); t.write(b'k9\\n'); f.write('x')"}, "python3")
+          .args[1] == "t.read_until(b'Password: '); t.write(b'[REDACTED]'); f.write('x')");
   // A prompt's text is no code assignment (rule 13): a quote of the string's
   // own kind after "Password:" closes it and opens no value.
   CHECK(One("'Password:'); c.sendline('x')") == "'Password:'); c.sendline('x')");
