@@ -899,6 +899,17 @@ void SchemelessUserinfoRule(std::string_view arg, Collector* spans) {
   }
 }
 
+// Whether `at` starts a dotted name given a value (config.Password=): a
+// name, a '.', a name, then '='.
+bool DottedNameAt(std::string_view arg, std::size_t at) {
+  std::size_t i = at;
+  while (i < arg.size() && (IsWordChar(arg[i]) || arg[i] == '-')) ++i;
+  if (i == at || i >= arg.size() || arg[i] != '.') return false;
+  const std::size_t name = ++i;
+  while (i < arg.size() && IsWordChar(arg[i])) ++i;
+  return i > name && i < arg.size() && arg[i] == '=';
+}
+
 // True when `at` starts NAME= (a name of letters, digits, '_', '-', '.').
 // Returns the name's end in *name_end either way.
 bool AssignmentAt(std::string_view arg, std::size_t at, std::size_t* name_end) {
@@ -1053,9 +1064,13 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
       // A string's opening quote too: print('API_KEY=X'), f.write("TOKEN=X\n").
       // A list item's member too: Helm's --set env[0].name=TOKEN,env[0].value=X.
       const bool item_member = before == '.' && p >= 2 && arg[p - 2] == ']';
+      // A package path's last part, then a dotted name: Go's linker flag
+      // -X github.com/acme/app/config.Password=X.
+      const bool package_member = before == '/' && DottedNameAt(arg, p);
       if (before != '?' && before != '&' && before != '#' && before != ';' && before != '=' &&
           before != ',' && before != ':' && before != '{' && before != '(' && before != '[' &&
-          before != '\'' && before != '"' && !IsSpace(before) && !escaped_newline && !item_member) {
+          before != '\'' && before != '"' && !IsSpace(before) && !escaped_newline && !item_member &&
+          !package_member) {
         continue;
       }
     }
@@ -1983,7 +1998,8 @@ void CodeAssignmentRule(std::string_view arg, Collector* spans) {
         double_ = !double_;
       }
       ++j;
-      if (j < arg.size() && (arg[j] == ']' || arg[j] == '}')) ++j;  // $ENV{"NAME"} =
+      // $ENV{"NAME"} =, Scala's sys.props("NAME") =
+      if (j < arg.size() && (arg[j] == ']' || arg[j] == '}' || arg[j] == ')')) ++j;
     } else if (j < arg.size() && arg[j] == '}' && p > 0 && arg[p - 1] == '{') {
       ++j;  // Perl's hash element: $ENV{NAME} =
     }

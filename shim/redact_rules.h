@@ -1170,6 +1170,8 @@ inline constexpr SecretCall kSecretCalls[] = {
     // keyring.set_password(service, user, PASSWORD); Django's
     // user.set_password(PASSWORD).
     {"keyring.set_password", 3, 3},
+    // urllib's HTTPPasswordMgr.add_password(realm, uri, user, PASSWORD).
+    {"add_password", 4, 4},
     {"set_password", 1, 1},
     // Go's req.SetBasicAuth(user, password); .NET's NetworkCredential,
     // Apache HttpClient's UsernamePasswordCredentials, Java's

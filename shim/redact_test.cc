@@ -318,6 +318,8 @@ TEST_CASE("rule 13: secrets assigned in code, names unquoted") {
   CHECK(py("API_KEY = 'k1'; requests.get(u)") == "API_KEY = '[REDACTED]'; requests.get(u)");
   CHECK(py("import os; os.environ['OPENAI_API_KEY'] = \"k2\"") ==
         "import os; os.environ['OPENAI_API_KEY'] = \"[REDACTED]\"");
+  CHECK(RedactArgs({"-e", "sys.props(\"db.password\") = \"k2b\""}, "scala").args[1] ==
+        "sys.props(\"db.password\") = \"[REDACTED]\"");
   CHECK(py("connect(host='db', password='k3')") == "connect(host='db', password=[REDACTED])");
   auto js = [](std::string code) { return RedactArgs({"-e", code}, "node").args[1]; };
   CHECK(js("new Client({ user: 'u', password: 'k4' })") ==
@@ -457,6 +459,8 @@ TEST_CASE("rule 14: credentials passed to calls, and a secret name's tuple or ca
   CHECK(RedactArgs({"-r", "imap_open('{h}INBOX', 'u', 'k28');"}, "php").args[1] ==
         "imap_open('{h}INBOX', 'u', '[REDACTED]');");
   CHECK(py("PlainTextAuthProvider('u', 'k29')") == "PlainTextAuthProvider('u', '[REDACTED]')");
+  CHECK(py("m.add_password(None, 'https://h', 'u', 'k32')") ==
+        "m.add_password(None, 'https://h', 'u', '[REDACTED]')");
   // A command line given to a shell: its commands' rows (the other
   // arguments and a one-word first one are no command line).
   CHECK(py("subprocess.run('curl -u me:k30 h', shell=True, cwd='a b')") ==
@@ -679,6 +683,9 @@ TEST_CASE("rule 16: a substitution's replacement is a line's start") {
   CHECK(Args({"s/\\/token=/x/"}, "sed")[0] == "s/\\/token=/x/");
   CHECK(Args({"-n", "/password=/p", "f"}, "sed")[1] == "/password=/p");
   CHECK(One("paths/token=") == "paths/token=");
+  // Go's linker flag: a package path, then its variable.
+  CHECK(RedactArgs({"build", "-ldflags=-X 'github.com/acme/app/config.Password=k30'"}, "go")
+            .args[1] == "-ldflags=-X 'github.com/acme/app/config.Password=[REDACTED]'");
 }
 
 TEST_CASE("rule 12: SQL passwords in mysql -e, psql -c and any other argument") {
