@@ -990,6 +990,7 @@ inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"pdftk", "owner_pw", 0},
     {"pdftk", "input_pw", 0},
     {"ipmitool", "password", 2},       // ipmitool user set password ID PASSWORD
+    {"consul", "set-agent-token", 2},  // consul acl set-agent-token TYPE TOKEN
     {"glab", "update", 2},             // glab variable update NAME VALUE
     {"net", "user", 2},                // Windows' net user NAME PASSWORD
     {"net", "\\\\", 1},                // net use [DEVICE] \\SERVER\SHARE PASSWORD (a share's name)

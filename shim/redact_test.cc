@@ -2003,6 +2003,7 @@ TEST_CASE("containers' and platforms' credentials") {
   CHECK(Args({"secrets", "create", "db", "--value", "p5"}, "koyeb")[4] == "[REDACTED]");
   CHECK(Args({"-r", "h", "-u", "root", "-p", "p6", "Systems"}, "redfishtool")[5] == "[REDACTED]");
   CHECK(Args({"-u", "h", "--auth-cred", "u:p7"}, "sqlmap")[3] == "u:[REDACTED]");
+  CHECK(Args({"acl", "set-agent-token", "agent", "p8"}, "consul")[3] == "[REDACTED]");
 }
 
 TEST_CASE("rule 6: a line protocol's password written to a client's input") {
