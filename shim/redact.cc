@@ -379,6 +379,13 @@ std::size_t EscapedStringEnd(std::string_view arg, std::size_t open, std::size_t
   return limit - 1;
 }
 
+// Past the string quoted at `open`, '...', "..." or escaped \"...\"; to the
+// argument's end when unclosed.
+std::size_t StringEnd(std::string_view arg, std::size_t open) {
+  return EscapedQuoteAt(arg, open) ? EscapedStringEnd(arg, open, arg.size() + 1)
+                                   : shell_words::QuotedEnd(arg, open, false);
+}
+
 // Whether the double-quoted string from `open` to `end` holds an escaped quote.
 bool HoldsEscapedQuote(std::string_view arg, std::size_t open, std::size_t end) {
   return std::string_view(arg.data() + open + 1, end - open - 1).find("\\\"") !=
@@ -1260,14 +1267,7 @@ std::size_t NextLineStart(std::string_view arg, std::size_t at) {
 // double-quoted string) past its closing quote, else at a blank or its
 // line's end.
 std::size_t ProtocolWordEnd(std::string_view arg, std::size_t at) {
-  if (EscapedQuoteAt(arg, at)) {
-    const std::size_t close = arg.find("\\\""sv, at + 2);
-    return close == std::string_view::npos ? arg.size() : close + 2;
-  }
-  if (at < arg.size() && arg[at] == '"') {
-    const std::size_t close = arg.find('"', at + 1);
-    return close == std::string_view::npos ? arg.size() : close + 1;
-  }
+  if (EscapedQuoteAt(arg, at) || (at < arg.size() && arg[at] == '"')) return StringEnd(arg, at);
   const std::size_t line_end = LineOrQuoteEnd(arg, at, true);
   const std::size_t blank = arg.find(' ', at);
   return blank < line_end ? blank : line_end;
@@ -1615,8 +1615,7 @@ bool KeywordAt(std::string_view text, std::size_t at, std::string_view word, std
 // Rules 12 and 13: the inside of the quoted string opening at `open` is
 // secret (to the argument's end when unclosed). Returns just past it.
 std::size_t AddQuotedInside(std::string_view arg, std::size_t open, Collector* spans) {
-  const std::size_t end = EscapedQuoteAt(arg, open) ? EscapedStringEnd(arg, open, arg.size() + 1)
-                                                    : shell_words::QuotedEnd(arg, open, false);
+  const std::size_t end = StringEnd(arg, open);
   const Span inside = QuotedInside(arg, open, end);
   // f"Bearer {token}": a reference to the secret, not the secret.
   if (!IsTemplateReference(std::string_view(arg.data() + inside.begin, inside.end - inside.begin)))
