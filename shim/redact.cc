@@ -4217,6 +4217,15 @@ std::string_view AssignedValue(std::string_view word) {
   return at > 0 && AssignmentAt(value, 0, &name_end) ? Tail(value, name_end + 1) : value;
 }
 
+// A name that code calls: letters, digits, '_' and '.', not a digit first.
+bool IsCallName(std::string_view value) {
+  if (value.empty() || !(IsAlpha(value[0]) || value[0] == '_')) return false;
+  for (const char c : value) {
+    if (!IsWordChar(c) && c != '.') return false;
+  }
+  return true;
+}
+
 // A value that is one quoted string, with white space inside, to the word's
 // end (GIT_SSH_COMMAND="sshpass -p X ssh", ProxyCommand='...'): its inside,
 // a command line a shell will run. False for anything else.
@@ -4371,7 +4380,12 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, bool prin
         }
       }
       spans->set_base(outer_base + at);
-      level.command->Collect(word, spans);
+      // Code read as a command line (auth=HTTPDigestAuth(...) in python3
+      // -c's): the value before '(' is a call's name, no secret; rule 14
+      // reads the call's strings.
+      const bool call_name = opens_paren && IsCallName(value);
+      level.command->Collect(
+          call_name ? std::string_view(word.data(), word.size() - value.size()) : word, spans);
       // mysql -p$(echo X), curl -u u:$(echo X): the secret a tool's row hid
       // is what the substitution prints.
       if (opens_paren && !word.empty() && word.back() == '$' && spans->HidesTo(word.size()))

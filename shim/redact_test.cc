@@ -459,6 +459,9 @@ TEST_CASE("rule 14: credentials passed to calls, and a secret name's tuple or ca
   CHECK(RedactArgs({"-r", "imap_open('{h}INBOX', 'u', 'k28');"}, "php").args[1] ==
         "imap_open('{h}INBOX', 'u', '[REDACTED]');");
   CHECK(py("PlainTextAuthProvider('u', 'k29')") == "PlainTextAuthProvider('u', '[REDACTED]')");
+  // The call's name, read as a command line's word, is no value.
+  CHECK(py("requests.get(u, auth=HTTPDigestAuth(os.environ['U'], 'k33'))") ==
+        "requests.get(u, auth=HTTPDigestAuth(os.environ['U'], '[REDACTED]'))");
   CHECK(py("m.add_password(None, 'https://h', 'u', 'k32')") ==
         "m.add_password(None, 'https://h', 'u', '[REDACTED]')");
   // A command line given to a shell: its commands' rows (the other
