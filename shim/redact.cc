@@ -1033,6 +1033,38 @@ bool PinsVersion(std::string_view arg, std::size_t eq) {
   }
 }
 
+// Rule 5, an option inside one argument: --NAME with a secret name, a
+// blank, then its value (REDIS_ARGS="--requirepass X", EXTRA_OPTS='--db-
+// password X'): the value, to a blank or a quote. Not in prose nor in a
+// shell's command string (its words are options and values there, rules 2
+// and 3); a value that is an option, a redirection or a reference (--token
+// -h, --password < f, --token $T) is none.
+[[gnu::noinline]] void OptionInTextRule(std::string_view arg, Collector* spans) {
+  for (std::size_t p = 0; (p = arg.find("--"sv, p)) != std::string_view::npos;) {
+    const bool starts = p == 0 || IsSpace(arg[p - 1]) || arg[p - 1] == '"' || arg[p - 1] == '\'' ||
+                        arg[p - 1] == '=';
+    const std::size_t name_begin = p + 2;
+    std::size_t i = name_begin;
+    while (i < arg.size() && (IsAlnum(arg[i]) || arg[i] == '-' || arg[i] == '_' || arg[i] == '.'))
+      ++i;
+    p = i;
+    if (!starts || i == name_begin || i + 1 >= arg.size() || arg[i] != ' ') continue;
+    const std::size_t begin = i + 1;
+    const char first = arg[begin];
+    if (first == '-' || first == '<' || first == '>' || first == '|' || first == '&' ||
+        first == ';' || first == '$' || first == '`' || first == '"' || first == '\'' ||
+        IsSpace(first))
+      continue;
+    std::size_t end = begin;
+    while (end < arg.size() && !IsSpace(arg[end]) && arg[end] != '"' && arg[end] != '\'' &&
+           !EscapedQuoteAt(arg, end))
+      ++end;
+    if (IsSecretName(std::string_view(arg.data() + name_begin, i - name_begin), true))
+      spans->Add(begin, end);
+    p = end;
+  }
+}
+
 // Rule 5. `shell_words_end`: the argument is a shell's command string, where
 // a leading value ends with its word (A_TOKEN='x y' gh pr create).
 void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end) {
@@ -2711,6 +2743,7 @@ void SedTextRule(std::string_view script, Collector* spans) {
   SchemelessUserinfoRule(text, spans);
   AssignmentRule(text, spans, shell_words_end);
   ParameterDefaultRule(text, spans);
+  if (!prose && !shell_words_end) OptionInTextRule(text, spans);
   AuthSchemeRule(text, spans);
   if (!prose) ProtocolPasswordRule(text, spans);
   TokenShapeRule(text, spans);

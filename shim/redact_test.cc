@@ -686,6 +686,12 @@ TEST_CASE("rule 16: a substitution's replacement is a line's start") {
   CHECK(Args({"s/\\/token=/x/"}, "sed")[0] == "s/\\/token=/x/");
   CHECK(Args({"-n", "/password=/p", "f"}, "sed")[1] == "/password=/p");
   CHECK(One("paths/token=") == "paths/token=");
+  // An option inside one argument, its value after a blank.
+  CHECK(Args({"run", "-e", "REDIS_ARGS=--requirepass k31 --save 60", "redis"}, "docker")[2] ==
+        "REDIS_ARGS=--requirepass [REDACTED] --save 60");
+  CHECK(One("EXTRA=\"--db-password k32\"") == "EXTRA=\"--db-password [REDACTED]\"");
+  CHECK(One("OPTS='--token -v --api-key <f --save 60'") ==
+        "OPTS='--token -v --api-key <f --save 60'");
   // Go's linker flag: a package path, then its variable.
   CHECK(RedactArgs({"build", "-ldflags=-X 'github.com/acme/app/config.Password=k30'"}, "go")
             .args[1] == "-ldflags=-X 'github.com/acme/app/config.Password=[REDACTED]'");

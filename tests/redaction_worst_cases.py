@@ -74,6 +74,8 @@ WORST_UNITS = {
     "values in open brackets": "[password=",
     "parameter defaults": "${TOKEN:-",
     "parameter defaults, closed": "${TOKEN:-x}",
+    "options in one argument": " --password x",
+    "options in one argument, no value": " --password -",
     "query string names": "?key=&code=",
     "quoted secret members": "\"password\":",
     "escaped quoted members": "\\\"password\\\":",
