@@ -3711,7 +3711,7 @@ struct Level {
   bool echo_redirected;            // the echo's output went to a file: no more arguments
   bool after_redirect_operator;    // the last word was > or >>
   bool tee;                        // the current command is tee
-  bool copies;                     // ... is install or cp (kCopyCommands)
+  bool copies;                     // ... is install, cp or dd (kCopyCommands)
   bool read;                       // ... is read, mapfile or readarray (kReadCommands)
   bool reads_secret;               // the current command reads a secret on its input
   RowSet stdin_rows;               // the kToolStdinSecretOptions rows of the current command
@@ -4145,8 +4145,9 @@ void PipelineWord(Level* level, std::string_view word, std::size_t begin, std::s
     // A command writing to a credential file: what it reads is written
     // there (cat >> ~/.pgpass <<< X, echo X | base64 -d > ~/.kube/token).
     if (to_file && !target.empty() && IsCredentialFile(target)) level->reads_secret = true;
-    // install -m 600 /dev/stdin ~/.pgpass <<< X: copied there.
-    if (level->copies && !word.empty() && word[0] != '-' && IsCredentialFile(word))
+    // install -m 600 /dev/stdin ~/.pgpass <<< X, dd of=token <<< X: copied there.
+    if (level->copies && !word.empty() && word[0] != '-' &&
+        IsCredentialFile(StartsWith(word, "of="sv) ? Tail(word, 3) : word))
       level->reads_secret = true;
     // cat > ~/.curlrc <<EOF, curl -K - <<< 'user = u:X': curl's config.
     if (to_file && !target.empty() && IsCurlConfigFile(target)) level->reads_curl_config = true;

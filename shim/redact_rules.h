@@ -481,9 +481,9 @@ inline constexpr std::string_view kTeeCommands[] = {"tee"};
 // Rule 16: a sed script's a, i and c commands write their text as a line.
 inline constexpr std::string_view kSedCommands[] = {"sed", "gsed"};
 // Rule 11: commands that copy a file, its input too (install -m 600
-// /dev/stdin ~/.pgpass <<< X): to a credential file, what they read is
-// secret.
-inline constexpr std::string_view kCopyCommands[] = {"install", "cp"};
+// /dev/stdin ~/.pgpass <<< X, dd of=token <<< X): to a credential file,
+// what they read is secret.
+inline constexpr std::string_view kCopyCommands[] = {"install", "cp", "dd"};  // dd of=FILE
 // Shells: after -c (-lc, ...) their argument is a shell's command string,
 // where a leading assignment's value ends with its word as the shell reads
 // it (rule 5: A_TOKEN='x y' gh pr create keeps gh pr create).

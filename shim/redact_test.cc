@@ -1982,6 +1982,9 @@ TEST_CASE("rule 11: redirections, escaped names, credential files, process subst
   // PgBouncer's auth_file is a credential file.
   CHECK(Sh("echo '\"app\" \"p7\"' >> /etc/pgbouncer/userlist.txt") ==
         "echo [REDACTED] >> /etc/pgbouncer/userlist.txt");
+  // dd copies its input to the file of=.
+  CHECK(Sh("dd of=/etc/app/token status=none <<< p13; dd if=/dev/zero of=disk.img") ==
+        "dd of=/etc/app/token status=none <<< [REDACTED]; dd if=/dev/zero of=disk.img");
   // So is fetchmail's rc, and the option naming it.
   CHECK(Sh("echo 'poll h user bob password p9' > ~/.fetchmailrc") ==
         "echo [REDACTED] > ~/.fetchmailrc");
