@@ -951,6 +951,7 @@ inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"rabbitmqctl", "add_user", 2},
     {"rabbitmqctl", "change_password", 2},
     {"grafana-cli grafana", "reset-admin-password", 0},
+    {"bench", "set-admin-password", 0},  // Frappe's bench set-admin-password PASSWORD
     {"zkCli.sh zkCli zookeeper-shell", "digest", 0, {}, Value::kAfterColon},  // addauth digest u:p
     {"microk8s", "join", 0, {}, Value::kConnectString},  // join HOST:PORT/TOKEN
     {"vault bao", "unseal", 0},                          // vault operator unseal KEY

@@ -2016,6 +2016,7 @@ TEST_CASE("containers' and platforms' credentials") {
   CHECK(Args({"-r", "h", "-u", "root", "-p", "p6", "Systems"}, "redfishtool")[5] == "[REDACTED]");
   CHECK(Args({"-u", "h", "--auth-cred", "u:p7"}, "sqlmap")[3] == "u:[REDACTED]");
   CHECK(Args({"acl", "set-agent-token", "agent", "p8"}, "consul")[3] == "[REDACTED]");
+  CHECK(Args({"set-admin-password", "p9"}, "bench")[1] == "[REDACTED]");
 }
 
 TEST_CASE("rule 6: a line protocol's password written to a client's input") {
