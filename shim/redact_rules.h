@@ -712,7 +712,8 @@ inline constexpr ToolOption kToolOptions[] = {
     // -p APP_PASSWORD.
     {"rabbitmqadmin cpan-upload transcrypt git-secret ncftp ncftpput ncftpget ncftpls oras altool",
      "-p", Value::kWhole, kBoth, ""},
-    {"xfreerdp wlfreerdp freerdp sdl-freerdp", "/p:", Value::kWhole, kAttached, ""},
+    {"xfreerdp xfreerdp3 wlfreerdp freerdp sdl-freerdp sdl-freerdp3", "/p:", Value::kWhole,
+     kAttached, ""},
     {"rdesktop", "-p", Value::kWhole, kBoth, ""},
     {"winrm", "-p:", Value::kWhole, kAttached, ""},  // Windows' winrm -u:USER -p:PASSWORD
     {"winrs", "-p:", Value::kWhole, kAttached, ""},  // winrs -r:HOST -u:USER -p:PASSWORD
@@ -729,7 +730,7 @@ inline constexpr ToolOption kToolOptions[] = {
     // SMB and WinRM clients: a password, or an NT hash (-H; smbmap's -H is
     // the host, its -p takes a password or a hash).
     {"smbmap crackmapexec cme nxc netexec evil-winrm bloodhound-python bloodhound-ce-python "
-     "certipy certipy-ad",
+     "certipy certipy-ad enum4linux enum4linux-ng enum4linux.pl",
      "-p", Value::kWhole, kBoth, ""},
     {"crackmapexec cme nxc netexec evil-winrm", "-H", Value::kWhole, kBoth, ""},
     {kImpacketTargetTools, "-hashes", Value::kWhole, kBoth, ""},  // LM:NT
@@ -1088,7 +1089,9 @@ inline constexpr CountedOperand kCountedOperands[] = {
     {"htpasswd", 'b', 3, 'n', "-C -r"},
     {"mosquitto_passwd", 'b', 3, 0, ""},  // mosquitto_passwd -b FILE USER PASSWORD
     {"wpa_passphrase", 0, 2, 0, ""},      // wpa_passphrase SSID PASSPHRASE
-    {"isql", 0, 3, 0, ""},                // unixODBC's isql DSN USER PASSWORD
+    // kerbrute passwordspray [-d DOMAIN] USERS PASSWORD
+    {"kerbrute", 0, 3, 0, "-d --domain --dc -o --output -t --threads --delay"},
+    {"isql", 0, 3, 0, ""},  // unixODBC's isql DSN USER PASSWORD
     // radtest USER PASSWORD SERVER NAS_PORT SECRET: a RADIUS client's shared secret too.
     {"radtest", 0, 2, 0, "-t -P", 5},
     {"radclient", 0, 3, 0, "-c -d -D -f -i -n -p -P -r -S -t"},  // radclient SERVER auth SECRET
