@@ -284,7 +284,8 @@ struct ToolSubcommands {
   std::string_view subcommands;  // space-separated
 };
 inline constexpr ToolSubcommands kRunnerSubcommands[] = {
-    {"docker podman nerdctl docker-compose", "run exec create"},
+    {"docker podman nerdctl docker-compose podman-compose", "run exec create"},
+    {"crictl", "exec"},  // crictl exec -it CONTAINER CMD
     {"kubectl oc", "exec run debug rsh"},
     {"lxc incus", "exec"},
     {"ip", "exec"},                 // ip netns exec NAME CMD

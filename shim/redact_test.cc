@@ -2017,6 +2017,7 @@ TEST_CASE("containers' and platforms' credentials") {
   CHECK(Args({"-u", "h", "--auth-cred", "u:p7"}, "sqlmap")[3] == "u:[REDACTED]");
   CHECK(Args({"acl", "set-agent-token", "agent", "p8"}, "consul")[3] == "[REDACTED]");
   CHECK(Args({"set-admin-password", "p9"}, "bench")[1] == "[REDACTED]");
+  CHECK(Args({"exec", "-it", "c1", "mysql", "-pp13"}, "crictl")[4] == "-p[REDACTED]");
   CHECK(Args({"/v:h", "/u:admin", "/p:p10"}, "xfreerdp3")[2] == "/p:[REDACTED]");
   CHECK(Args({"-u", "admin", "-p", "p11", "h"}, "enum4linux")[3] == "[REDACTED]");
   CHECK(Args({"passwordspray", "-d", "corp.local", "users.txt", "p12"}, "kerbrute") ==
