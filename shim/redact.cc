@@ -849,7 +849,9 @@ void UrlRule(std::string_view arg, Collector* spans) {
       ++path_end;
     }
     if (InWords<redact_rules::kBotTokenHosts>(host)) BotTokenSegments(arg, j, spans);
-    bool hooks_host = StartsWithIgnoreCase(host, redact_rules::kCapabilityHostPrefix);
+    bool hooks_host = false;
+    for (std::string_view prefix : redact_rules::kCapabilityHostPrefixes)
+      hooks_host |= StartsWithIgnoreCase(host, prefix);
     std::size_t segment = j;  // at a '/'
     std::size_t index = 0;
     while (segment < path_end && arg[segment] == '/') {

@@ -535,11 +535,14 @@ inline constexpr std::string_view kLoginCommand = "LOGIN";
 inline constexpr std::string_view kLoginCommandLower = "login";
 
 // ---- Capability URLs: the URL itself is the credential.
-// After a path segment named like this, the rest of the path is secret.
-inline constexpr std::string_view kCapabilitySegments[] = {"webhooks", "webhook", "webhookb2"};
+// After a path segment named like this, the rest of the path is secret
+// (Feishu's and Lark's bots: /open-apis/bot/v2/hook/TOKEN).
+inline constexpr std::string_view kCapabilitySegments[] = {"webhooks", "webhook", "webhookb2",
+                                                           "hook"};
 // On a host starting like this, the path after its first segment is secret
-// (hooks.slack.com/services/..., hooks.zapier.com/hooks/...).
-inline constexpr std::string_view kCapabilityHostPrefix = "hooks.";
+// (hooks.slack.com/services/..., hooks.zapier.com/hooks/..., IFTTT's
+// maker.ifttt.com/trigger/EVENT/with/key/KEY).
+inline constexpr std::string_view kCapabilityHostPrefixes[] = {"hooks.", "maker.ifttt."};
 // On these hosts a path segment bot<digits>... is a bot's token (Telegram's
 // Bot API: /bot123:AA.../sendMessage, /file/bot123:AA.../path): after "bot".
 inline constexpr std::string_view kBotTokenHosts[] = {"api.telegram.org"};
@@ -670,6 +673,7 @@ inline constexpr ToolOption kToolOptions[] = {
      "mariadb-binlog mariadb-slap mysqlsh mariabackup xtrabackup innobackupex",
      "-p", Value::kWhole, kAttached, ""},
     {"sshpass", "-p", Value::kWhole, kBoth, ""},
+    {"twilio", "-p", Value::kWhole, kBoth, "login"},  // twilio login -u SID -p AUTH_TOKEN
     {"cqlsh cypher-shell mycli couchbase-cli beeline mydumper myloader redfishtool", "-p",
      Value::kWhole, kBoth, ""},
     {"redis-cli keydb-cli valkey-cli redis-benchmark valkey-benchmark memtier_benchmark", "-a",

@@ -1135,6 +1135,10 @@ TEST_CASE("URL signatures and capability URLs") {
         "https://b.s3.amazonaws.com/k?X-Amz-Signature=[REDACTED]&X-Amz-Date=1");
   CHECK(One("https://hooks.slack.com/services/T000/B000/XXXX") ==
         "https://hooks.slack.com/services/[REDACTED]");
+  CHECK(One("https://open.feishu.cn/open-apis/bot/v2/hook/k1") ==
+        "https://open.feishu.cn/open-apis/bot/v2/hook/[REDACTED]");
+  CHECK(One("https://maker.ifttt.com/trigger/deploy/with/key/k2") ==
+        "https://maker.ifttt.com/trigger/[REDACTED]");
   CHECK(One("https://discord.com/api/webhooks/123/tok-en?wait=true") ==
         "https://discord.com/api/webhooks/[REDACTED]?wait=true");
   CHECK(One("https://api.github.com/repos/o/r/hooks/1") ==
@@ -2018,6 +2022,7 @@ TEST_CASE("containers' and platforms' credentials") {
   CHECK(Args({"acl", "set-agent-token", "agent", "p8"}, "consul")[3] == "[REDACTED]");
   CHECK(Args({"set-admin-password", "p9"}, "bench")[1] == "[REDACTED]");
   CHECK(Args({"exec", "-it", "c1", "mysql", "-pp13"}, "crictl")[4] == "-p[REDACTED]");
+  CHECK(Args({"login", "-u", "AC1", "-p", "p14"}, "twilio")[4] == "[REDACTED]");
   CHECK(Args({"/v:h", "/u:admin", "/p:p10"}, "xfreerdp3")[2] == "/p:[REDACTED]");
   CHECK(Args({"-u", "admin", "-p", "p11", "h"}, "enum4linux")[3] == "[REDACTED]");
   CHECK(Args({"passwordspray", "-d", "corp.local", "users.txt", "p12"}, "kerbrute") ==
