@@ -1,8 +1,9 @@
 """agt-collector run confines itself once started (collector/self_confine.h):
 the real binary under strace sets no_new_privs, applies its Landlock ruleset
-and loads its seccomp filter before its loop; then gdb, attached to the
-running collector, makes it try what the confinement must refuse (an exec,
-a file created outside its directories, a new stream or TCP socket), and
+and loads its seccomp filter before its loop; then the running collector is
+made to try what the confinement must refuse (an exec, a file created
+outside its directories, a new stream or TCP socket), by calls injected with
+ptrace (syscall_injection.py; gdb's own calls fail on CPUs with AMX), and
 the collector goes on working afterwards. The startup line says what is
 left open with --forward and --listen, and why."""
 import os
@@ -15,25 +16,12 @@ import unittest
 
 from run_harness import RunHarness
 from strace_support import strace_argv
+from syscall_injection import execve_call, fork_call, open_call, socket_call, syscalls_in
 from test_collector_confinement import assert_confined_before, sanitizer_build
 
 EACCES, EPERM = 13, 1
 AF_UNIX, AF_INET, SOCK_STREAM = 1, 2, 1
 O_WRONLY_CREAT = 0o101
-
-
-def calls_in(pid, exprs):
-    """Makes process `pid` call each C expression (gdb, attached for the
-    time of the calls); returns (result, errno) for each."""
-    args = ["gdb", "-p", str(pid), "-batch", "-nx", "-ex", "set confirm off"]
-    for expr in exprs:
-        args += ["-ex", "print (long)" + expr,
-                 "-ex", "print *((int*(*)(void))__errno_location)()"]
-    p = subprocess.run(args, capture_output=True, text=True, timeout=120)
-    values = [int(v) for v in re.findall(r"^\$\d+ = (-?\d+)$", p.stdout, re.M)]
-    if len(values) != 2 * len(exprs):
-        raise AssertionError("gdb: %s\n%s" % (p.stdout[-2000:], p.stderr[-2000:]))
-    return [(values[i], values[i + 1]) for i in range(0, len(values), 2)]
 
 
 class RunConfinement(unittest.TestCase):
@@ -75,12 +63,12 @@ class RunConfinement(unittest.TestCase):
     def test_a_running_collector_cannot_exec_write_outside_or_connect(self):
         proc = self.h.start()
         inside = os.path.join(self.h.base, "sb-1", "made-by-the-collector")
-        results = calls_in(proc.pid, [
-            'open("%s", %d, 0600)' % (os.path.join(self.outside, "new"), O_WRONLY_CREAT),
-            'open("%s", %d, 0600)' % (inside, O_WRONLY_CREAT),
-            'execve("/bin/true", 0, 0)',
-            "socket(%d, %d, 0)" % (AF_UNIX, SOCK_STREAM),
-            "socket(%d, %d, 0)" % (AF_INET, SOCK_STREAM),
+        results = syscalls_in(proc.pid, [
+            open_call(os.path.join(self.outside, "new"), O_WRONLY_CREAT, 0o600),
+            open_call(inside, O_WRONLY_CREAT, 0o600),
+            execve_call("/bin/true"),
+            socket_call(AF_UNIX, SOCK_STREAM),
+            socket_call(AF_INET, SOCK_STREAM),
         ])
         self.assertEqual(results[0], (-1, EACCES))  # Landlock: not a granted directory
         self.assertFalse(os.path.exists(os.path.join(self.outside, "new")))
@@ -97,9 +85,9 @@ class RunConfinement(unittest.TestCase):
     def test_with_forwarders_exec_is_its_own_binary_only(self):
         proc = self.h.start("--forward", "syslog+tcp://127.0.0.1:9")
         self.assertIn("exec of the collector's own binary", self.startup_line())
-        results = calls_in(proc.pid, [
-            'execve("/bin/true", 0, 0)',
-            'open("%s", %d, 0600)' % (os.path.join(self.outside, "new"), O_WRONLY_CREAT),
+        results = syscalls_in(proc.pid, [
+            execve_call("/bin/true"),
+            open_call(os.path.join(self.outside, "new"), O_WRONLY_CREAT, 0o600),
         ])
         self.assertEqual(results[0], (-1, EACCES))  # Landlock: no EXECUTE right there
         self.assertEqual(results[1], (-1, EACCES))
@@ -114,11 +102,11 @@ class RunConfinement(unittest.TestCase):
             self.assert_still_works()
             return
         # Its sync thread may clone a thread, never a process.
-        results = calls_in(proc.pid, [
-            'execve("/bin/true", 0, 0)',
-            "socket(%d, %d, 0)" % (AF_UNIX, SOCK_STREAM),
-            "socket(%d, %d, 0)" % (AF_INET, SOCK_STREAM),
-            "fork()",
+        results = syscalls_in(proc.pid, [
+            execve_call("/bin/true"),
+            socket_call(AF_UNIX, SOCK_STREAM),
+            socket_call(AF_INET, SOCK_STREAM),
+            fork_call(),
         ])
         self.assertEqual(results, [(-1, EPERM)] * 4)
         self.assert_still_works()
