@@ -715,7 +715,8 @@ inline constexpr ToolOption kToolOptions[] = {
     {"doctl influx codecov ghr", "-t", Value::kWhole, kBoth, ""},  // ghr -t TOKEN TAG DIR
     // oras in every command (login, push, pull, copy); Apple's altool -u ID
     // -p APP_PASSWORD.
-    {"rabbitmqadmin cpan-upload transcrypt git-secret ncftp ncftpput ncftpget ncftpls oras altool",
+    {"rabbitmqadmin cpan-upload transcrypt git-secret ncftp ncftpput ncftpget ncftpls oras altool "
+     "tabcmd",
      "-p", Value::kWhole, kBoth, ""},
     {"xfreerdp xfreerdp3 wlfreerdp freerdp sdl-freerdp sdl-freerdp3", "/p:", Value::kWhole,
      kAttached, ""},
@@ -1272,6 +1273,11 @@ inline constexpr SecretCall kSecretCalls[] = {
     // Azure's identity: ClientSecretCredential(tenant, client, SECRET),
     // UsernamePasswordCredential(client, user, PASSWORD).
     {"ClientSecretCredential", 3, 3},
+    // ClickHouse's table functions: s3(URL, KEY_ID, SECRET, ...), gcs(URL,
+    // KEY, SECRET), s3Cluster(CLUSTER, URL, KEY_ID, SECRET).
+    {"s3", 3, 3},
+    {"gcs", 3, 3},
+    {"s3Cluster", 4, 4},
     {"UsernamePasswordCredential", 3, 3},
 };
 

@@ -2023,6 +2023,10 @@ TEST_CASE("containers' and platforms' credentials") {
   CHECK(Args({"set-admin-password", "p9"}, "bench")[1] == "[REDACTED]");
   CHECK(Args({"exec", "-it", "c1", "mysql", "-pp13"}, "crictl")[4] == "-p[REDACTED]");
   CHECK(Args({"login", "-u", "AC1", "-p", "p14"}, "twilio")[4] == "[REDACTED]");
+  CHECK(Args({"login", "-s", "h", "-u", "bob", "-p", "p15"}, "tabcmd")[6] == "[REDACTED]");
+  CHECK(RedactArgs({"-q", "SELECT * FROM s3('https://b/f.csv', 'AKIAEXAMPLE', 'p16')"},
+                   "clickhouse-local")
+            .args[1] == "SELECT * FROM s3('https://b/f.csv', 'AKIAEXAMPLE', '[REDACTED]')");
   CHECK(Args({"/v:h", "/u:admin", "/p:p10"}, "xfreerdp3")[2] == "/p:[REDACTED]");
   CHECK(Args({"-u", "admin", "-p", "p11", "h"}, "enum4linux")[3] == "[REDACTED]");
   CHECK(Args({"passwordspray", "-d", "corp.local", "users.txt", "p12"}, "kerbrute") ==
