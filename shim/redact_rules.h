@@ -665,7 +665,8 @@ inline constexpr ToolOption kToolOptions[] = {
     {"lego", "--hmac", Value::kWhole, kBoth, ""},  // lego --eab --kid K --hmac V: an EAB key
     {"conjur", "-v", Value::kWhole, kBoth, "set"},
     {"conjur", "--value", Value::kWhole, kBoth, "set"},
-    {"lftp open", "-u", Value::kAfterComma, kBoth, ""},  // open: lftp -e "open -u u,p h"
+    {"lftp open", "-u", Value::kAfterComma, kBoth, ""},           // open: lftp -e "open -u u,p h"
+    {"tf tf.exe", "/login:", Value::kAfterComma, kAttached, ""},  // TFVC's /login:USER,PASSWORD
     {"smbclient rpcclient smbget smbcacls winexe", "-U", Value::kAfterPercent, kBoth, ""},
     {"smbclient rpcclient smbcacls winexe", "--user", Value::kAfterPercent, kBoth, ""},
     {"mysql mariadb mysqldump mysqladmin mysqlimport mysqlshow mysqlcheck mysqlpump mysqlbinlog "

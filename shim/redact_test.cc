@@ -2024,6 +2024,7 @@ TEST_CASE("containers' and platforms' credentials") {
   CHECK(Args({"exec", "-it", "c1", "mysql", "-pp13"}, "crictl")[4] == "-p[REDACTED]");
   CHECK(Args({"login", "-u", "AC1", "-p", "p14"}, "twilio")[4] == "[REDACTED]");
   CHECK(Args({"login", "-s", "h", "-u", "bob", "-p", "p15"}, "tabcmd")[6] == "[REDACTED]");
+  CHECK(Args({"get", "/login:bob,p17"}, "tf")[1] == "/login:bob,[REDACTED]");
   CHECK(RedactArgs({"-q", "SELECT * FROM s3('https://b/f.csv', 'AKIAEXAMPLE', 'p16')"},
                    "clickhouse-local")
             .args[1] == "SELECT * FROM s3('https://b/f.csv', 'AKIAEXAMPLE', '[REDACTED]')");
