@@ -170,6 +170,8 @@ inline constexpr OptionPair kOptionPairs[] = {
     {"xmlstarlet xml", "--update", "--value"},
     {"xmlstarlet xml", "-n", "-v"},  // ed -s XPATH -t elem -n NAME -v V
     {"xmlstarlet xml", "--name", "--value"},
+    {"iscsiadm", "-n", "-v"},  // -o update -n node.session.auth.password -v V
+    {"iscsiadm", "--name", "--value"},
 };
 // In code, a call or block named by a quoted secret name, then one of these
 // members: the secret's default (argparse's add_argument('--password',
@@ -453,10 +455,12 @@ inline constexpr std::string_view kSecretFileOptionEnds[] = {"netrcfile", "askpa
                                                              "passfile", "fetchmailrc"};
 // Rule 11: a tool's option naming its config file, whose lines hold its
 // password (fetchmail -f <(printf 'poll h password X'), mbsync -c <(printf
-// 'Pass X')): what a process substitution there prints is secret.
+// 'Pass X')), or its password file (NSS's certutil -f): what a process
+// substitution there prints is secret.
 inline constexpr ToolWord kSecretFileOptions[] = {
-    {"fetchmail", "-f"}, {"mbsync", "-c"},      {"mbsync", "--config"}, {"msmtp", "-C"},
-    {"msmtp", "--file"}, {"offlineimap", "-c"}, {"s3cmd", "-c"},        {"s3cmd", "--config"},
+    {"fetchmail", "-f"}, {"mbsync", "-c"},      {"mbsync", "--config"},
+    {"msmtp", "-C"},     {"msmtp", "--file"},   {"offlineimap", "-c"},
+    {"s3cmd", "-c"},     {"s3cmd", "--config"}, {"certutil", "-f"},
 };
 // Rule 11: the shell's builtins that read their input into the variables
 // they name (read -r TOKEN <<< X).

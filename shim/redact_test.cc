@@ -2025,6 +2025,10 @@ TEST_CASE("containers' and platforms' credentials") {
   CHECK(Args({"login", "-u", "AC1", "-p", "p14"}, "twilio")[4] == "[REDACTED]");
   CHECK(Args({"login", "-s", "h", "-u", "bob", "-p", "p15"}, "tabcmd")[6] == "[REDACTED]");
   CHECK(Args({"get", "/login:bob,p17"}, "tf")[1] == "/login:bob,[REDACTED]");
+  CHECK(Args({"-m", "node", "-o", "update", "-n", "node.session.auth.password", "-v", "p18"},
+             "iscsiadm")[7] == "[REDACTED]");
+  CHECK(Sh("certutil -N -d sql:nssdb -f <(echo p19)") ==
+        "certutil -N -d sql:nssdb -f <(echo [REDACTED])");
   CHECK(RedactArgs({"-q", "SELECT * FROM s3('https://b/f.csv', 'AKIAEXAMPLE', 'p16')"},
                    "clickhouse-local")
             .args[1] == "SELECT * FROM s3('https://b/f.csv', 'AKIAEXAMPLE', '[REDACTED]')");
