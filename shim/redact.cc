@@ -1651,9 +1651,10 @@ bool KeywordAt(std::string_view text, std::size_t at, std::string_view word, std
 std::size_t AddQuotedInside(std::string_view arg, std::size_t open, Collector* spans) {
   const std::size_t end = StringEnd(arg, open);
   const Span inside = QuotedInside(arg, open, end);
-  // f"Bearer {token}": a reference to the secret, not the secret.
-  if (!IsTemplateReference(std::string_view(arg.data() + inside.begin, inside.end - inside.begin)))
-    spans->Add(inside.begin, inside.end);
+  // f"Bearer {token}": a reference to the secret, not the secret; nor is
+  // printf's conversion (printf 'token = "%s"\n' X: its argument is, rule 11).
+  const std::string_view text(arg.data() + inside.begin, inside.end - inside.begin);
+  if (!IsTemplateReference(text) && !IsConversionOnly(text)) spans->Add(inside.begin, inside.end);
   return end;
 }
 

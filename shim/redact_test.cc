@@ -2025,6 +2025,10 @@ TEST_CASE("containers' and platforms' credentials") {
   CHECK(Args({"login", "-u", "AC1", "-p", "p14"}, "twilio")[4] == "[REDACTED]");
   CHECK(Args({"login", "-s", "h", "-u", "bob", "-p", "p15"}, "tabcmd")[6] == "[REDACTED]");
   CHECK(Args({"get", "/login:bob,p17"}, "tf")[1] == "/login:bob,[REDACTED]");
+  CHECK(Args({"-k", "p20", "-d", "ds", "add"}, "honeymarker")[1] == "[REDACTED]");
+  // printf's conversion in a quoted value is a placeholder; its argument is hidden.
+  CHECK(Sh("telegraf --config <(printf 'token = \"%s\"\\n' p21)") ==
+        "telegraf --config <(printf 'token = \"%s\"\\n' [REDACTED])");
   CHECK(Args({"-m", "node", "-o", "update", "-n", "node.session.auth.password", "-v", "p18"},
              "iscsiadm")[7] == "[REDACTED]");
   CHECK(Sh("certutil -N -d sql:nssdb -f <(echo p19)") ==
