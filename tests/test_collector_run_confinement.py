@@ -62,6 +62,7 @@ class RunConfinement(unittest.TestCase):
 
     def test_a_running_collector_cannot_exec_write_outside_or_connect(self):
         proc = self.h.start()
+        self.startup_line()  # confined once it is out: before, nothing is refused yet
         inside = os.path.join(self.h.base, "sb-1", "made-by-the-collector")
         results = syscalls_in(proc.pid, [
             open_call(os.path.join(self.outside, "new"), O_WRONLY_CREAT, 0o600),
