@@ -898,7 +898,11 @@ void SchemelessUserinfoRule(std::string_view arg, Collector* spans) {
         if (host && StartsWithIgnoreCase(Tail(arg, at + 1), digest)) host = false;
       }
       // An address in angle brackets, no password (SMTP's MAIL FROM:<a@b>).
-      if (arg[i + 1] == '<' && arg.find('>', i) < j) host = false;
+      // (Its '>' looked for in this word only: past it a search could read
+      // the rest of the argument once per word.)
+      if (arg[i + 1] == '<' &&
+          std::string_view(arg.data() + i, j - i).find('>') != std::string_view::npos)
+        host = false;
       if (host) spans->Add(i + 1, at);
       next = j;
     }
@@ -1340,11 +1344,19 @@ bool ImapLoginAt(std::string_view text, std::size_t login) {
 }
 
 // Whether a format's conversion ending at `at` fills IMAP's password:
-// printf 'a1 LOGIN %s %s\r\n' u X, the second after LOGIN.
+// printf 'a1 LOGIN %s %s\r\n' u X, the second after LOGIN. The user's
+// conversion is read back to its '%' only (a search back to a blank would
+// read the format once per conversion).
 [[gnu::noinline]] bool ImapLoginPasswordBefore(std::string_view format, std::size_t at) {
-  const std::size_t blank = format.rfind(' ', at == 0 ? 0 : at - 1);
+  std::size_t percent = at;
+  while (percent > 0 && (IsAlnum(format[percent - 1]) || format[percent - 1] == '-' ||
+                         format[percent - 1] == '+' || format[percent - 1] == '#' ||
+                         format[percent - 1] == '.' || format[percent - 1] == '*'))
+    --percent;
+  if (percent == 0 || format[percent - 1] != '%') return false;
+  const std::size_t blank = percent - 2;  // before the '%', if it is one
   const std::size_t length = redact_rules::kLoginCommand.size();
-  if (blank == std::string_view::npos || blank < length + 1 || at <= blank + 1) return false;
+  if (percent < length + 3 || format[blank] != ' ') return false;
   const std::string_view user(format.data() + blank + 1, at - blank - 1);
   const std::string_view command(format.data() + blank - length, length);
   return IsConversionOnly(user) && EqualsIgnoreCase(command, redact_rules::kLoginCommand) &&

@@ -3,7 +3,8 @@ tests/test_shim_redaction_time.py and scripts/bench-redaction.
 
 Each is one repeated unit aimed at a rule's scan (repeated prefixes, long
 runs of separators and quotes), cut to the longest argument the kernel
-passes (MAX_ARG_STRLEN, 128 KiB including the NUL).
+passes (MAX_ARG_STRLEN, 128 KiB including the NUL); a (head, unit) pair
+starts with its head once (a command whose one argument the unit fills).
 """
 import os
 import resource
@@ -11,7 +12,7 @@ import subprocess
 
 MAX_ARG = 128 * 1024 - 1
 
-# rule -> repeated unit
+# rule -> repeated unit, or (head, repeated unit)
 WORST_UNITS = {
     "token shapes (sk- prefixes)": "sk-",
     "token shapes (AKIA prefixes)": "AKIA",
@@ -28,6 +29,7 @@ WORST_UNITS = {
     "webhook segments": "/webhooks",
     "userinfo without a scheme": "x@a:",
     "userinfo separators": "a:=",
+    "userinfo in angle brackets": "a:<b@c ",
     "assignments": "a=",
     "assignments with secret-ish names": "pas=",
     "assignment separators": "=A:",
@@ -102,11 +104,13 @@ WORST_UNITS = {
     "command lines: sed's text": "sed '1a token: x' ",
     "command lines: redirections after secret options": "a --password < f;",
     "command lines: escaped names": "\\curl -u a:b ",
+    "command lines: printf's conversions after quotes": ("printf '", "'%s"),
 }
 
 
 def worst_argument(unit):
-    return (unit * (MAX_ARG // len(unit) + 1))[:MAX_ARG]
+    head, unit = unit if isinstance(unit, tuple) else ("", unit)
+    return (head + unit * (MAX_ARG // len(unit) + 1))[:MAX_ARG]
 
 
 def run_measured(argv, env):
