@@ -3238,6 +3238,15 @@ bool ReferencesSecret(std::string_view word) {
   return IsSecretName(name, true);
 }
 
+// What a substitution opening after `word` (its '<' or '$' taken off) is
+// the value of: the word before it (--password-file <(...)), or what comes
+// before an attached '=' (--pwfile=<(...)); empty when neither.
+std::string_view SubstitutionOwner(std::string_view word, std::string_view previous) {
+  if (word.empty()) return previous;
+  if (word.back() != '=') return std::string_view();
+  return std::string_view(word.data(), word.size() - 1);
+}
+
 }  // namespace
 
 void Redactor::Collect(std::string_view arg, Collector* out) {
@@ -3474,11 +3483,7 @@ void Redactor::PairOption(std::string_view arg, bool is_option, Collector* spans
 bool Redactor::NamesSecretFile(std::string_view word, std::string_view previous) const {
   if (secret_file_rows_ == 0 || word.empty() || word.back() != '<') return false;
   word.remove_suffix(1);
-  std::string_view option = previous;
-  if (!word.empty()) {
-    if (word.back() != '=') return false;
-    option = std::string_view(word.data(), word.size() - 1);
-  }
+  const std::string_view option = SubstitutionOwner(word, previous);
   for (RowSet rows = secret_file_rows_; rows != 0; rows &= rows - 1) {
     if (option == redact_rules::kSecretFileOptions[Lowest(rows)].option) return true;
   }
@@ -4221,11 +4226,7 @@ bool FeedsSecretFile(std::string_view word, std::string_view previous) {
       break;
     }
   }
-  std::string_view name = previous;
-  if (!word.empty()) {
-    if (word.back() != '=') return false;
-    name = std::string_view(word.data(), word.size() - 1);
-  }
+  std::string_view name = SubstitutionOwner(word, previous);
   while (!name.empty() && name[0] == '-') name.remove_prefix(1);
   if (name.empty() || IsSecretName(name, false)) return !name.empty();
   for (std::string_view file : redact_rules::kSecretFileOptionEnds) {
