@@ -3451,6 +3451,11 @@ void Redactor::PairOption(std::string_view arg, bool is_option, Collector* spans
     } else if (secret_pair_ && EqualsIgnoreCase(arg, row.value_option)) {
       secret_pair_ = false;
       pending_ = Pending{true, Value::kWhole, false};
+    } else if (secret_pair_ && arg.size() > row.value_option.size() &&
+               arg[row.value_option.size()] == '=' &&
+               StartsWithIgnoreCase(arg, row.value_option)) {  // --body=V
+      secret_pair_ = false;
+      ToolValue(Value::kWhole, arg, row.value_option.size() + 1, spans);
     }
   }
   // --key NAME, --key=NAME, PowerShell's -Path NAME (New-Item -Path

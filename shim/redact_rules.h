@@ -172,6 +172,8 @@ inline constexpr OptionPair kOptionPairs[] = {
     {"xmlstarlet xml", "--name", "--value"},
     {"iscsiadm", "-n", "-v"},  // -o update -n node.session.auth.password -v V
     {"iscsiadm", "--name", "--value"},
+    {"gh", "set", "--body"},  // gh variable set DB_PASSWORD --body V
+    {"gh", "set", "-b"},
 };
 // In code, a call or block named by a quoted secret name, then one of these
 // members: the secret's default (argparse's add_argument('--password',
@@ -340,7 +342,9 @@ inline constexpr std::string_view kStdinSecretCommands[] = {
     "ssh-add",         // a key's passphrase without a terminal, or the key (ssh-add -)
     "ecryptfs-add-passphrase",
     "ecryptfs-wrap-passphrase",
-    "ecryptfs-unwrap-passphrase"};
+    "ecryptfs-unwrap-passphrase",
+    "systemd-ask-password",  // systemd-ask-password --no-tty: the answer
+    "age"};                  // the plaintext it encrypts
 // Rule 11: a text fed to such a command that answers a question (echo yes |
 // keytool -importcert ...), no secret.
 inline constexpr std::string_view kConfirmations[] = {"y", "yes", "n", "no"};
@@ -417,7 +421,14 @@ inline constexpr ToolWord kToolStdinSecretOptions[] = {
     {"cosign", "--key"},  // cosign sign --key k.key: the key's password
     {"cosign", "generate-key-pair"},
     {"cosign", "import-key-pair"},
-    {"bw", "unlock"},  // Bitwarden's master password
+    {"bw", "unlock"},       // Bitwarden's master password
+    {"rclone", "obscure"},  // rclone obscure -: the password to obscure
+    // The AWS CLI's parameter read from standard input (aws kms encrypt
+    // --plaintext fileb:///dev/stdin, --secret-string file:///dev/stdin).
+    {"aws", "fileb:///dev/stdin"},
+    {"aws", "file:///dev/stdin"},
+    {"duplicacy", "-e"},        // duplicacy init -e: the storage's password
+    {"duplicacy", "password"},  // duplicacy password: the new one
     {"bw", "login"},
     {"firebase", "functions:secrets:set"},  // firebase functions:secrets:set NAME
     {"pdbedit", "-t"},                      // pdbedit -a -t -u USER: the password, twice
@@ -458,9 +469,19 @@ inline constexpr std::string_view kSecretFileOptionEnds[] = {"netrcfile", "askpa
 // 'Pass X')), or its password file (NSS's certutil -f): what a process
 // substitution there prints is secret.
 inline constexpr ToolWord kSecretFileOptions[] = {
-    {"fetchmail", "-f"}, {"mbsync", "-c"},      {"mbsync", "--config"},
-    {"msmtp", "-C"},     {"msmtp", "--file"},   {"offlineimap", "-c"},
-    {"s3cmd", "-c"},     {"s3cmd", "--config"}, {"certutil", "-f"},
+    {"fetchmail", "-f"},
+    {"mbsync", "-c"},
+    {"mbsync", "--config"},
+    {"msmtp", "-C"},
+    {"msmtp", "--file"},
+    {"offlineimap", "-c"},
+    {"s3cmd", "-c"},
+    {"s3cmd", "--config"},
+    {"certutil", "-f"},
+    // Files whose content is a secret's value: kubeseal --raw's, a plaintext
+    // Cloud KMS encrypts.
+    {"kubeseal", "--from-file"},
+    {"gcloud", "--plaintext-file"},
 };
 // Rule 11: the shell's builtins that read their input into the variables
 // they name (read -r TOKEN <<< X).
@@ -1444,6 +1465,55 @@ inline constexpr TokenShape kTokenShapes[] = {
     {"shppa_", Body::kAlnum, 32, "Shopify private app token"},
     {"gloas-", Body::kBase64Url, 40, "GitLab OAuth application secret"},
     {"glcbt-", Body::kBase64Url, 20, "GitLab CI/CD job token"},
+    {"glft-", Body::kBase64Url, 20, "GitLab feed token"},
+    {"glimt-", Body::kBase64Url, 25, "GitLab incoming mail token"},
+    {"glagent-", Body::kBase64Url, 50, "GitLab agent token"},
+    {"glsoat-", Body::kBase64Url, 20, "GitLab SCIM OAuth token"},
+    {"glffct-", Body::kBase64Url, 20, "GitLab feature flags client token"},
+    {"dckr_oat_", Body::kBase64Url, 20, "Docker Hub organization access token"},
+    {"ntn_", Body::kAlnum, 40, "Notion integration token"},
+    {"secret_", Body::kAlnum, 40, "Notion integration token (before 2024)"},
+    {"pat-na1-", Body::kAlnumDash, 36, "HubSpot private app token"},
+    {"pat-eu1-", Body::kAlnumDash, 36, "HubSpot private app token"},
+    {"oy2", Body::kAlnum, 43, "NuGet API key"},
+    {"tfp_", Body::kBase64UrlDot, 40, "Typeform personal access token"},
+    {"dt0c01.", Body::kBase64UrlDot, 80, "Dynatrace API token"},
+    {"sbp_", Body::kAlnum, 40, "Supabase personal access token"},
+    {"sb_secret_", Body::kBase64Url, 20, "Supabase secret key"},
+    {"phx_", Body::kAlnumUnderscore, 40, "PostHog personal API key"},
+    {"ATBB", Body::kAlnum, 32, "Bitbucket app password"},
+    {"LTAI", Body::kAlnum, 16, "Alibaba Cloud AccessKey ID"},
+    {"AKID", Body::kAlnum, 32, "Tencent Cloud SecretId"},
+    {"HRKU-", Body::kBase64Url, 40, "Heroku API key"},
+    {"rnd_", Body::kAlnum, 24, "Render API key"},
+    {"dp.st.", Body::kBase64UrlDot, 40, "Doppler service token"},
+    {"dp.ct.", Body::kAlnum, 40, "Doppler CLI token"},
+    {"dp.sa.", Body::kAlnum, 40, "Doppler service account token"},
+    {"dp.scim.", Body::kAlnum, 40, "Doppler SCIM token"},
+    {"dp.audit.", Body::kAlnum, 40, "Doppler audit token"},
+    {"fo1_", Body::kBase64Url, 40, "Fly.io OAuth token"},
+    {"CLOJARS_", Body::kAlnum, 60, "Clojars deploy token"},
+    {"shippo_live_", Body::kAlnum, 40, "Shippo live API token"},
+    {"shippo_test_", Body::kAlnum, 40, "Shippo test API token"},
+    {"pnu_", Body::kAlnum, 36, "Prefect API key"},
+    {"rdme_", Body::kAlnum, 70, "ReadMe API key"},
+    {"duffel_live_", Body::kBase64Url, 43, "Duffel live access token"},
+    {"duffel_test_", Body::kBase64Url, 43, "Duffel test access token"},
+    {"EZAK", Body::kAlnum, 54, "EasyPost API key"},
+    {"EZTK", Body::kAlnum, 54, "EasyPost test API key"},
+    {"FLWSECK-", Body::kAlnumDash, 32, "Flutterwave secret key"},
+    {"FLWSECK_TEST-", Body::kAlnumDash, 32, "Flutterwave test secret key"},
+    {"ico-", Body::kAlnum, 32, "Infracost API key"},
+    {"sha256~", Body::kBase64Url, 43, "OpenShift OAuth access token"},
+    {"sk.eyJ", Body::kBase64UrlDot, 40, "Mapbox secret access token"},
+    {"sgp_", Body::kAlnumUnderscore, 40, "Sourcegraph access token"},
+    {"bkua_", Body::kAlnum, 40, "Buildkite API access token"},
+    {"CCIPAT_", Body::kAlnumUnderscore, 40, "CircleCI personal API token"},
+    {"NRII-", Body::kBase64Url, 32, "New Relic insert key"},
+    {"access-production-", Body::kAlnumDash, 36, "Plaid access token"},
+    {"access-development-", Body::kAlnumDash, 36, "Plaid access token"},
+    {"access-sandbox-", Body::kAlnumDash, 36, "Plaid sandbox access token"},
+    {"sl.", Body::kBase64UrlDot, 100, "Dropbox short-lived access token"},
 };
 
 }  // namespace redact_rules

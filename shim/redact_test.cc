@@ -968,6 +968,19 @@ TEST_CASE("rule 7: well-known token shapes") {
   CHECK(One("ghp_short") == "ghp_short");
 }
 
+// Every row of kTokenShapes: its prefix and a body of the row's minimum
+// length is found alone and inside text; one character shorter is not.
+TEST_CASE("rule 7: each token shape at its minimum length") {
+  for (const redact_rules::TokenShape& shape : redact_rules::kTokenShapes) {
+    const char body = shape.body == redact_rules::Body::kUpperAlnum ? 'Q' : 'q';
+    const std::string token = std::string(shape.prefix) + std::string(shape.min_body, body);
+    INFO(shape.issuer);
+    CHECK(One(token) == "[REDACTED]");
+    CHECK(One("key " + token + " end") == "key [REDACTED] end");
+    CHECK(One(token.substr(0, token.size() - 1)) == token.substr(0, token.size() - 1));
+  }
+}
+
 TEST_CASE("argv[0] and the exec path get the context-free rules and rule 11") {
   redact::Spans spans;
   redact::Standalone("https://u:p@h/curl", &spans);
@@ -1584,6 +1597,11 @@ TEST_CASE("tool rows: keychains, runners' registration, VPN and BMC passwords") 
   CHECK(Args({"deploy", "-s", "prod"}, "serverless")[2] == "prod");  // elsewhere a stage
   CHECK(Args({"-r:https://h:5986", "-u:ops", "-p:p5", "id"}, "winrm")[2] == "-p:[REDACTED]");
   CHECK(Args({"user", "set", "password", "2", "p6"}, "ipmitool")[4] == "[REDACTED]");
+  // gh's variables are no secrets, unless their names say they are.
+  CHECK(Args({"variable", "set", "DB_PASSWORD", "--body", "p6a"}, "gh")[4] == "[REDACTED]");
+  CHECK(Args({"variable", "set", "API_TOKEN", "--env", "prod", "--body=p6b"}, "gh")[5] ==
+        "--body=[REDACTED]");
+  CHECK(Args({"variable", "set", "REGION", "--body", "eu-west-1"}, "gh")[4] == "eu-west-1");
   CHECK(Sh("SSHPASS=p7 sshpass -e ssh h; export SSHPASS=p8") ==
         "SSHPASS=[REDACTED] sshpass -e ssh h; export SSHPASS=[REDACTED]");
   CHECK(Sh("echo p9 | openconnect -u ops --passwd-on-stdin vpn") ==
@@ -2726,6 +2744,18 @@ TEST_CASE("rule 11: more commands that read a secret on their input") {
   CHECK(Sh("ssh-add -q k <<< p29") == "ssh-add -q k <<< [REDACTED]");
   CHECK(Sh("echo p27 | codex login --with-api-key; echo p28 | llm keys set anthropic") ==
         "echo [REDACTED] | codex login --with-api-key; echo [REDACTED] | llm keys set anthropic");
+  CHECK(Sh("echo p30 | age -r age1k -o s.age; systemd-ask-password --no-tty <<< p31") ==
+        "echo [REDACTED] | age -r age1k -o s.age; systemd-ask-password --no-tty <<< [REDACTED]");
+  CHECK(Sh("echo p32 | rclone obscure -; echo p33 | duplicacy init -e id sftp://u@h/p") ==
+        "echo [REDACTED] | rclone obscure -; echo [REDACTED] | duplicacy init -e id sftp://u@h/p");
+  CHECK(Sh("echo -n p34 | aws kms encrypt --key-id k --plaintext fileb:///dev/stdin") ==
+        "echo -n [REDACTED] | aws kms encrypt --key-id k --plaintext fileb:///dev/stdin");
+  CHECK(Sh("kubeseal --raw --from-file=<(echo -n p35) --name db") ==
+        "kubeseal --raw --from-file=<(echo -n [REDACTED]) --name db");
+  CHECK(Sh("gcloud kms encrypt --key k --plaintext-file <(echo p36) --ciphertext-file o") ==
+        "gcloud kms encrypt --key k --plaintext-file <(echo [REDACTED]) --ciphertext-file o");
+  CHECK(Sh("echo p37 | aws s3 cp - s3://b/k; echo p38 | rclone rcat r:k") ==
+        "echo p37 | aws s3 cp - s3://b/k; echo p38 | rclone rcat r:k");  // data, not secrets
 }
 
 TEST_CASE("rule 11: what a group of commands prints into one that reads a secret") {
