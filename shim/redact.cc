@@ -511,6 +511,8 @@ bool IsKeyHeader(std::string_view name) {
          !InWords<redact_rules::kNonCredentialKeyHeaders>(name);
 }
 
+bool IsConversionOnly(std::string_view value);
+
 // Rule 1 on the text from `offset`: "Name: value", the value ending at a
 // newline (curl takes several headers from one argument line by line).
 // Returns where the value ends, or `offset` when there is none. With
@@ -590,7 +592,8 @@ std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* span
     return end;
   }
   if (pair != nullptr) *pair = false;
-  if (!IsTemplateReference(std::string_view(arg.data() + i, end - i))) spans->Add(i, end);
+  const std::string_view value(arg.data() + i, end - i);
+  if (!IsTemplateReference(value) && !IsConversionOnly(value)) spans->Add(i, end);
   return end;
 }
 
@@ -709,10 +712,11 @@ bool NamesAFile(std::string_view value);
 
 // A secret option's whole value that holds no secret: where the secret is
 // read from, stdin's name (unrar -p-: no password; --secret-string -), a
-// file's or a variable's URL, a path after '@'; or a flag's value or a
-// mechanism (kFlagValues).
+// file's or a variable's URL, a path after '@'; a flag's value or a
+// mechanism (kFlagValues); or printf's conversion, its argument's place
+// (printf 'db2 connect to d user u using %s\n' X).
 bool HoldsNoSecret(std::string_view value) {
-  return InWords<redact_rules::kStdinPaths>(value) || IsFileUrl(value) ||
+  return InWords<redact_rules::kStdinPaths>(value) || IsFileUrl(value) || IsConversionOnly(value) ||
          StartsWith(value, "env://"sv) ||  // Boundary's -password env://NAME
          InWords<redact_rules::kFlagValues>(value) ||
          // A file's path after '@': jenkins-cli -auth @/run/creds.
@@ -783,8 +787,6 @@ void ToolValue(Value value, std::string_view arg, std::size_t offset, Collector*
     }
   }
 }
-
-bool IsConversionOnly(std::string_view value);
 
 // Rule 4's userinfo [begin, at): the password after the first ':', the user
 // kept; without a ':' the user is hidden when it is a token (ghp_...@) or
@@ -992,13 +994,20 @@ std::size_t ConversionEnd(std::string_view format, std::size_t percent, unsigned
   return i + 1;
 }
 
-// A printf conversion alone (%s, %-8.2s), or ending a line (%s\n): a
-// format's placeholder for a value, not one.
+// A printf conversion alone (%s, %-8.2s), or ending a line (%s\n), in
+// quotes, escaped or not, or not, a statement's ';' after them or not, after
+// an authorization scheme or not (Bearer %s, "%s";\n): a format's
+// placeholder for a value, not one.
 bool IsConversionOnly(std::string_view value) {
-  if (value.empty() || value[0] != '%') return false;
+  const auto quote = [](char c) { return c == '"' || c == '\'' || c == '\\'; };
+  while (!value.empty() && quote(value.front())) value.remove_prefix(1);
+  if (!PastAuthScheme(&value) || value.empty() || value[0] != '%') return false;
   unsigned stars = 0;
-  const std::size_t end = ConversionEnd(value, 0, &stars);
-  return end != std::string_view::npos && (end == value.size() || WrittenNewlineAt(value, end));
+  std::size_t end = ConversionEnd(value, 0, &stars);
+  if (end == std::string_view::npos) return false;
+  while (end < value.size() && quote(value[end]) && !WrittenNewlineAt(value, end)) ++end;
+  if (end < value.size() && value[end] == ';') ++end;
+  return end == value.size() || WrittenNewlineAt(value, end);
 }
 
 // "==" at `eq`, then a version: a digit first, a '.' in it, to the word's
@@ -1641,9 +1650,12 @@ void QuotedMemberRule(std::string_view arg, Collector* spans) {
     const std::string_view value(arg.data() + begin, end - begin);
     if (pair_name) {
       pair_value_secret = !value_quote.empty() && IsCodeSecretName(value);
-    } else if ((!value_quote.empty() && !IsTemplateReference(value)) ||
-               (value_quote.empty() && !InWords<redact_rules::kCodeLiterals>(value))) {
-      spans->Add(begin, end);  // a bare null, true or false holds none; f"{token}" refers
+    } else if (((!value_quote.empty() && !IsTemplateReference(value)) ||
+                (value_quote.empty() && !InWords<redact_rules::kCodeLiterals>(value))) &&
+               !IsConversionOnly(value)) {
+      // A bare null, true or false holds none; f"{token}" refers; printf's
+      // %s is filled by its argument (rule 11).
+      spans->Add(begin, end);
     }
     p = end;  // on to after the value: its closing quote opens no name
   }
@@ -1732,6 +1744,32 @@ std::size_t SqlInsertValues(std::string_view arg, std::size_t at, Collector* spa
   return q;
 }
 
+// Db2's CONNECT TO db USER u USING pw (ATTACH TO instance ...), from just
+// past CONNECT or ATTACH at `at`: the password, bare or quoted. Returns where
+// the statement's words ended, or `at` when they are not these.
+std::size_t Db2UsingPassword(std::string_view arg, std::size_t at, Collector* spans) {
+  std::size_t q = 0;
+  std::size_t r = SkipSpace(arg, at);
+  // TO, then the database's name; USER, then the user's; USING.
+  constexpr std::string_view kKeywords[] = {"to"sv, "user"sv};
+  for (std::string_view keyword : kKeywords) {
+    if (!KeywordAt(arg, r, keyword, &q)) return at;
+    r = SkipSpace(arg, q);
+    const std::size_t name = r;
+    while (r < arg.size() && !IsSpace(arg[r]) && arg[r] != ';') ++r;
+    if (r == name) return at;
+    r = SkipSpace(arg, r);
+  }
+  if (!KeywordAt(arg, r, "using"sv, &q)) return at;
+  r = SkipSpace(arg, q);
+  if (r < arg.size() && (arg[r] == '\'' || arg[r] == '"')) return AddQuotedInside(arg, r, spans);
+  q = r;
+  while (q < arg.size() && !IsSpace(arg[q]) && arg[q] != ';' && arg[q] != '"' && arg[q] != '\'')
+    ++q;
+  if (!IsConversionOnly(std::string_view(arg.data() + r, q - r))) spans->Add(r, q);
+  return q;
+}
+
 // Rule 12, passwords after keywords: the quoted string after IDENTIFIED BY (or
 // IDENTIFIED WITH plugin BY), PASSWORD, PASSWORD = or PASSWORD FOR account =
 // (CREATE USER ... IDENTIFIED BY 'x', ALTER ROLE r PASSWORD 'x', SET
@@ -1739,17 +1777,24 @@ std::size_t SqlInsertValues(std::string_view arg, std::size_t at, Collector* spa
 // DuckDB's secret parameters and white space (CREATE SECRET (TYPE s3,
 // KEY_ID 'k', SECRET 'x')), or PowerShell's ConvertTo-SecureString and
 // white space (and -String): its inside. And Oracle's JDBC URL's password
-// (jdbc:oracle:thin:u/PW@h). A scan to '=' that fails ends where any
+// (jdbc:oracle:thin:u/PW@h), and Db2's CONNECT TO d USER u USING pw. A
+// scan to '=' that fails ends where any
 // keyword inside it would fail the same way, so it is not rescanned.
 void KeywordPasswordRule(std::string_view arg, Collector* spans) {
   for (std::size_t p = 0; p < arg.size(); ++p) {
     // Only at a word's start, and only the keywords of its first letter.
     const char c = Lower(arg[p]);
-    if ((c != 'i' && c != 'p' && c != 's' && c != 't' && c != 'c') ||
+    if ((c != 'i' && c != 'p' && c != 's' && c != 't' && c != 'c' && c != 'a') ||
         (p > 0 && IsWordChar(arg[p - 1])))
       continue;
     std::size_t q = 0;
     std::size_t r = 0;
+    if ((c == 'c' && KeywordAt(arg, p, "connect"sv, &q)) ||
+        (c == 'a' && KeywordAt(arg, p, "attach"sv, &q))) {
+      const std::size_t next = Db2UsingPassword(arg, q, spans);
+      p = next > p ? next - 1 : p;
+      continue;
+    }
     if (c == 'i' && KeywordAt(arg, p, "insert"sv, &q)) {
       const std::size_t next = SqlInsertValues(arg, q, spans);
       p = next > p ? next - 1 : p;
@@ -2112,7 +2157,8 @@ void CodeAssignmentRule(std::string_view arg, Collector* spans) {
       while (end < arg.size() && !(arg[end] == '\\' && end + 1 < arg.size() && arg[end + 1] == '"'))
         end += arg[end] == '\\' ? 2 : 1;
       if (end > arg.size()) end = arg.size();
-      spans->Add(k + 2, end);
+      if (!IsConversionOnly(std::string_view(arg.data() + k + 2, end - k - 2)))
+        spans->Add(k + 2, end);
       p = end + 1;  // past the closing \", which toggles no quote
       continue;
     }
@@ -2290,15 +2336,18 @@ void CodeString(CodeGroup* group, std::size_t slot, std::size_t open, std::size_
                 std::string_view arg, Collector* spans) {
   const Span inside = QuotedInside(arg, open, end);
   const std::string_view text(arg.data() + inside.begin, inside.end - inside.begin);
+  // What a secret string hides: none of printf's conversion (printf "...
+  // PASSWORD '%s'" X), whose argument is the secret (rule 11).
+  const Span secret = IsConversionOnly(text) ? Span{inside.begin, inside.begin} : inside;
   if (group->call != nullptr && group->argument >= group->call->first &&
       group->argument <= group->call->last) {
-    spans->Add(inside.begin, inside.end);
+    spans->Add(secret.begin, secret.end);
   }
-  if (group->call != nullptr && group->call->lone && group->argument == 1) group->first = inside;
+  if (group->call != nullptr && group->call->lone && group->argument == 1) group->first = secret;
   if (group->secret_value && ++group->strings == 1) {
-    group->first = inside;
+    group->first = secret;
   } else if (group->secret_value) {
-    spans->Add(inside.begin, inside.end);
+    spans->Add(secret.begin, secret.end);
   }
   // A credential file written: File.write('.netrc', 'PW'),
   // fs.writeFileSync('.pgpass', 'PW'); open('token.txt', 'w').write('PW').
@@ -2306,12 +2355,12 @@ void CodeString(CodeGroup* group, std::size_t slot, std::size_t open, std::size_
     group->credential_file = true;
   } else if (group->file_call == FileCall::kWrites &&
              (group->credential_file || g_credential_file_open)) {
-    spans->Add(inside.begin, inside.end);
+    spans->Add(secret.begin, secret.end);
   }
   // A name, then its value: os.environ.setdefault('API_KEY', 'PW'),
   // setRequestHeader('X-Api-Key', 'PW'), ('password', 'PW').
   if (group->secret_name_argument != 0 && group->argument == group->secret_name_argument + 1)
-    spans->Add(inside.begin, inside.end);
+    spans->Add(secret.begin, secret.end);
   // Not in a list, an argv's or data's (['kubectl', 'get', 'secret', 'db']),
   // nor in an argv call's (system('sshpass', '-p', ...)), nor in an object
   // ({"secrets": [], "x": 1}), and not an option's name
@@ -3298,10 +3347,11 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
   for (RowSet rows = positional_rows_; rows != 0; rows &= rows - 1) {
     const redact_rules::PositionalSecret& row = redact_rules::kPositionalSecrets[Lowest(rows)];
     // An operand's trigger is a subcommand, matched whole in any case
-    // (vault login, redis-cli AUTH).
+    // (vault login, redis-cli AUTH); an offset's, the argument's start in
+    // any case (http-basic.HOST, hdbuserstore SET).
     const bool operand = row.offset == 0 || row.offset == redact_rules::kEveryOperand;
     const bool triggered = operand ? !row.trigger.empty() && EqualsIgnoreCase(arg, row.trigger)
-                                   : StartsWith(arg, row.trigger);
+                                   : StartsWithIgnoreCase(arg, row.trigger);
     if (!triggered) continue;
     positional_trigger = true;
     if (row.offset == redact_rules::kEveryOperand) {
@@ -3560,14 +3610,39 @@ void Redactor::CountedOperand(std::string_view arg, Collector* spans) {
 
 namespace {
 
+// SQL's SET PASSWORD FOR account before the '=' at `eq`, looked for back to
+// `from` (the previous conversion's end) and 128 bytes at most, so each
+// byte of a format is read once.
+bool SqlPasswordForBefore(std::string_view format, std::size_t from, std::size_t eq) {
+  std::size_t after = 0;
+  for (std::size_t p = std::max(from, eq > 128 ? eq - 128 : 0); p < eq; ++p) {
+    if (KeywordAt(format, p, "password"sv, &after) &&
+        KeywordAt(format, SkipSpace(format, after), "for"sv, &after))
+      return true;
+  }
+  return false;
+}
+
+// Db2's USER name before the word USING at `at` (connect to d user u using %s).
+bool Db2UserBefore(std::string_view format, std::size_t at) {
+  const std::string_view user = WordBefore(format, at);
+  if (user.empty()) return false;
+  return EqualsIgnoreCase(WordBefore(format, static_cast<std::size_t>(user.data() - format.data())),
+                          "user"sv);
+}
+
 // The arguments printf's `format` takes: bit i of the result is set when
 // argument i fills a conversion that follows a secret name's '=' or ':',
-// quoted or not (API_KEY=%s, "password": "%s", token = '%s'), bit 31 for
+// quoted or not (API_KEY=%s, "password": "%s", token = '%s', SQL's SET
+// PASSWORD FOR u = '%s'), or a secret name, SQL's IDENTIFIED BY or Db2's
+// USER u USING and blanks (requirepass %s, PASSWORD '%s'),
+// bit 31 for
 // any from the 32nd on; *count is how many arguments one pass of the format
 // takes (a '*' width one more). %% takes none.
 std::uint32_t SecretConversions(std::string_view format, unsigned* count) {
   std::uint32_t secret = 0;
   *count = 0;
+  std::size_t previous_end = 0;  // the previous conversion's
   for (std::size_t i = 0; i < format.size(); ++i) {
     if (format[i] != '%') continue;
     if (i + 1 < format.size() && format[i + 1] == '%') {
@@ -3593,13 +3668,24 @@ std::uint32_t SecretConversions(std::string_view format, unsigned* count) {
       // Not an escape's letter: \nkey=%s names key.
       if (name_begin > 0 && format[name_begin - 1] == '\\') ++name_begin;
       const std::string_view name(format.data() + name_begin, name_end - name_begin);
-      if (!name.empty() && IsSecretName(name, true)) secret |= 1u << (*count < 31 ? *count : 31);
+      if ((!name.empty() && IsSecretName(name, true)) ||
+          (format[j - 1] == '=' && SqlPasswordForBefore(format, previous_end, j - 1)))
+        secret |= 1u << (*count < 31 ? *count : 31);
     } else if (j < i && (ProtocolPasswordBefore(format, j) ||  // 'AUTH %s\r\n'
                          ImapLoginPasswordBefore(format, j))) {
       secret |= 1u << (*count < 31 ? *count : 31);
+    } else if (j < i) {
+      const std::string_view word = WordBefore(format, j);
+      const std::size_t word_begin = j - word.size();
+      if ((!word.empty() && IsSecretName(word, true)) ||
+          (EqualsIgnoreCase(word, "by"sv) &&
+           EqualsIgnoreCase(WordBefore(format, word_begin), "identified"sv)) ||
+          (EqualsIgnoreCase(word, "using"sv) && Db2UserBefore(format, word_begin)))
+        secret |= 1u << (*count < 31 ? *count : 31);
     }
     ++*count;
     i = end - 1;
+    previous_end = end;
   }
   return secret;
 }
@@ -3945,7 +4031,10 @@ void ConfigWordLines(const Level& level, Span written, Collector* spans) {
     while (value_end < lines.size() && lines[value_end] != '\n' && lines[value_end] != '\'' &&
            lines[value_end] != '"' && !WrittenNewlineAt(lines, value_end))
       ++value_end;
-    if (word_value && i > blanks && value_end > i && !name.empty() && IsSecretName(name, true))
+    // printf 'requirepass %s\n' X >> redis.conf: the argument is (rule 11).
+    const std::string_view value(lines.data() + i, value_end - i);
+    if (word_value && i > blanks && value_end > i && !name.empty() && IsSecretName(name, true) &&
+        !IsConversionOnly(value))
       spans->Add(base + i, base + value_end);
     i = NextLine(lines, value_end);  // each byte is read once
   }

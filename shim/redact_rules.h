@@ -421,7 +421,9 @@ inline constexpr ToolWord kToolStdinSecretOptions[] = {
     {"cosign", "--key"},  // cosign sign --key k.key: the key's password
     {"cosign", "generate-key-pair"},
     {"cosign", "import-key-pair"},
-    {"bw", "unlock"},       // Bitwarden's master password
+    {"bw", "unlock"},                        // Bitwarden's master password
+    {"elasticsearch-reset-password", "-i"},  // the new password, asked
+    {"elasticsearch-reset-password", "--interactive"},
     {"rclone", "obscure"},  // rclone obscure -: the password to obscure
     // The AWS CLI's parameter read from standard input (aws kms encrypt
     // --plaintext fileb:///dev/stdin, --secret-string file:///dev/stdin).
@@ -791,6 +793,8 @@ inline constexpr ToolOption kToolOptions[] = {
     {"wscat", "--auth", Value::kAfterColon, kBoth, ""},
     {"llm tgpt", "--key", Value::kWhole, kBoth, ""},             // an LLM provider's key
     {"nodetool", "-pw", Value::kWhole, kBoth, ""},               // Cassandra's JMX password
+    {"gsec", "-pw", Value::kWhole, kSeparate, ""},               // Firebird's: gsec -add bob -pw V
+    {"hdbsql", "-p", Value::kWhole, kBoth, ""},                  // SAP HANA's
     {"pd-send openai chatgpt", "-k", Value::kWhole, kBoth, ""},  // an integration's or API's key
     // Publishing to a package index as a user: poetry publish -u U -p PW.
     {"poetry", "-p", Value::kWhole, kBoth, "publish"},
@@ -929,9 +933,9 @@ inline constexpr ToolOption kToolOptions[] = {
     {"aws", "--copy-source-sse-c-key", Value::kWhole, kBoth, ""},
 };
 
-// ---- Positional secrets: after an argument starting with `trigger`, the
-// argument `offset` places further on is secret (composer config
-// http-basic.HOST USER PASSWORD); offset 0: after an argument equal to
+// ---- Positional secrets: after an argument starting with `trigger` in
+// any case, the argument `offset` places further on is secret (composer
+// config http-basic.HOST USER PASSWORD); offset 0: after an argument equal to
 // `trigger` in any case, the first that is neither an option nor NAME=value
 // (vault login TOKEN, where vault login -method=userpass username=u
 // password=p has none); kEveryOperand: after it ("" from the start), every
@@ -954,7 +958,8 @@ inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"redis-cli keydb-cli valkey-cli", "auth", kEveryOperand},  // also HELLO 3 AUTH USER PASSWORD
     {"openssl", "passwd", kEveryOperand, "-salt -in"},
     {"mkpasswd", "", kEveryOperand, "-m -S -R --method --salt --rounds --password-fd"},
-    {"sqlplus expdp impdp exp imp sqlldr dgmgrl", "", 0, {}, Value::kConnectString},
+    {"sqlplus expdp impdp exp imp sqlldr dgmgrl clpplus", "", 0, {}, Value::kConnectString},
+    {"sql", "", 0, "-cloudconfig", Value::kConnectString},  // SQLcl
     {"rman", "target", 0, {}, Value::kConnectString},
     {"rman", "catalog", 0, {}, Value::kConnectString},
     {"rman", "auxiliary", 0, {}, Value::kConnectString},
@@ -1025,6 +1030,7 @@ inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"pdftk", "owner_pw", 0},
     {"pdftk", "input_pw", 0},
     {"ipmitool", "password", 2},       // ipmitool user set password ID PASSWORD
+    {"hdbuserstore", "set", 4},        // hdbuserstore SET KEY HOST USER PASSWORD
     {"consul", "set-agent-token", 2},  // consul acl set-agent-token TYPE TOKEN
     {"glab", "update", 2},             // glab variable update NAME VALUE
     {"net", "user", 2},                // Windows' net user NAME PASSWORD

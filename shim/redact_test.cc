@@ -761,6 +761,14 @@ TEST_CASE("rule 12: SQL passwords in mysql -e, psql -c and any other argument") 
   CHECK(One("--url=jdbc:oracle:thin:app/k23@db:1521/ORCL") ==
         "--url=jdbc:oracle:thin:app/[REDACTED]@db:1521/ORCL");
   CHECK(One("jdbc:oracle:thin:@//db:1521/ORCL") == "jdbc:oracle:thin:@//db:1521/ORCL");
+  // Db2's CONNECT and ATTACH, USING's word bare or quoted; not without USER.
+  CHECK(One("CONNECT TO sample USER db2inst1 USING k23a") ==
+        "CONNECT TO sample USER db2inst1 USING [REDACTED]");
+  CHECK(One("attach to inst user u using 'k23b'; list tables") ==
+        "attach to inst user u using '[REDACTED]'; list tables");
+  CHECK(One("connect to sample; select * from users using index") ==
+        "connect to sample; select * from users using index");
+  CHECK(One("connect to db user bob using") == "connect to db user bob using");
   // MongoDB's URI options name no secret.
   CHECK(One("mongodb://u:k24@h/db?authSource=admin&authMechanism=SCRAM-SHA-256") ==
         "mongodb://u:[REDACTED]@h/db?authSource=admin&authMechanism=SCRAM-SHA-256");
@@ -1597,6 +1605,9 @@ TEST_CASE("tool rows: keychains, runners' registration, VPN and BMC passwords") 
   CHECK(Args({"deploy", "-s", "prod"}, "serverless")[2] == "prod");  // elsewhere a stage
   CHECK(Args({"-r:https://h:5986", "-u:ops", "-p:p5", "id"}, "winrm")[2] == "-p:[REDACTED]");
   CHECK(Args({"user", "set", "password", "2", "p6"}, "ipmitool")[4] == "[REDACTED]");
+  CHECK(Args({"SET", "DEFAULT", "h:30015", "SYSTEM", "p6c"}, "hdbuserstore")[4] == "[REDACTED]");
+  CHECK(Args({"-n", "h:30015", "-u", "SYSTEM", "-pp6d"}, "hdbsql")[4] == "-p[REDACTED]");
+  CHECK(Args({"-user", "sysdba", "-add", "bob", "-pw", "p6e"}, "gsec")[5] == "[REDACTED]");
   // gh's variables are no secrets, unless their names say they are.
   CHECK(Args({"variable", "set", "DB_PASSWORD", "--body", "p6a"}, "gh")[4] == "[REDACTED]");
   CHECK(Args({"variable", "set", "API_TOKEN", "--env", "prod", "--body=p6b"}, "gh")[5] ==
@@ -2448,6 +2459,9 @@ TEST_CASE("positional secrets: Oracle's user/password@db, the first operand") {
   CHECK(Args({"scott/"}, "sqlplus") == V{"scott/"});
   // Only the first operand: a script's path after it is no connect string.
   CHECK(Args({"scott@db", "@dir/run.sql"}, "sqlplus")[1] == "@dir/run.sql");
+  CHECK(Args({"db2inst1/p1@h:50000/SAMPLE"}, "clpplus") == V{"db2inst1/[REDACTED]@h:50000/SAMPLE"});
+  CHECK(Args({"-cloudconfig", "w.zip", "admin/p1@db_high"}, "sql") ==
+        V{"-cloudconfig", "w.zip", "admin/[REDACTED]@db_high"});
   CHECK(Args({"system/p1@db", "directory=d", "dumpfile=x/y.dmp"}, "expdp") ==
         V{"system/[REDACTED]@db", "directory=d", "dumpfile=x/y.dmp"});
   CHECK(Args({"target", "sys/p1@prod", "catalog", "rco/p2@cat"}, "rman") ==
@@ -2746,6 +2760,8 @@ TEST_CASE("rule 11: more commands that read a secret on their input") {
         "echo [REDACTED] | codex login --with-api-key; echo [REDACTED] | llm keys set anthropic");
   CHECK(Sh("echo p30 | age -r age1k -o s.age; systemd-ask-password --no-tty <<< p31") ==
         "echo [REDACTED] | age -r age1k -o s.age; systemd-ask-password --no-tty <<< [REDACTED]");
+  CHECK(Sh("elasticsearch-reset-password -u elastic -i --batch <<< p31a") ==
+        "elasticsearch-reset-password -u elastic -i --batch <<< [REDACTED]");
   CHECK(Sh("echo p32 | rclone obscure -; echo p33 | duplicacy init -e id sftp://u@h/p") ==
         "echo [REDACTED] | rclone obscure -; echo [REDACTED] | duplicacy init -e id sftp://u@h/p");
   CHECK(Sh("echo -n p34 | aws kms encrypt --key-id k --plaintext fileb:///dev/stdin") ==
@@ -2841,14 +2857,33 @@ TEST_CASE("rule 11: printf's arguments for conversions that follow a secret name
   CHECK(Sh("printf 'user=%s\\npassword=%s\\n' app k1 > db.env") ==
         "printf 'user=%s\\npassword=%s\\n' app [REDACTED] > db.env");
   CHECK(Sh("printf '{\"username\":\"%s\",\"token\": \"%s\"}' u k2 > c.json") ==
-        "printf '{\"username\":\"%s\",\"token\": \"[REDACTED]\"}' u [REDACTED] > c.json");
+        "printf '{\"username\":\"%s\",\"token\": \"%s\"}' u [REDACTED] > c.json");
   // The format is reused while arguments remain; %% is no conversion; -v
   // names a variable; widths and precisions are the conversion's.
   CHECK(Sh("printf 'API_KEY=%s\\n' k3 k4 >> .env") ==
         "printf 'API_KEY=%s\\n' [REDACTED] [REDACTED] >> .env");
   CHECK(Sh("printf '100%% of %s, token=%5.2s' all k5") ==
         "printf '100%% of %s, token=%5.2s' all [REDACTED]");
-  CHECK(Sh("printf -v line 'token: %s' k6") == "printf -v line 'token: [REDACTED]' [REDACTED]");
+  CHECK(Sh("printf -v line 'token: %s' k6") == "printf -v line 'token: %s' [REDACTED]");
+  // A secret name or SQL's IDENTIFIED BY, blanks and quotes, then the
+  // conversion; the format's conversion itself is never hidden.
+  CHECK(Sh("printf \"ALTER USER app PASSWORD '%s';\\n\" k6a | psql") ==
+        "printf \"ALTER USER app PASSWORD '%s';\\n\" [REDACTED] | psql");
+  CHECK(Sh("printf \"CREATE USER app IDENTIFIED BY '%s';\" k6b | sqlplus / as sysdba") ==
+        "printf \"CREATE USER app IDENTIFIED BY '%s';\" [REDACTED] | sqlplus / as sysdba");
+  CHECK(Sh("printf 'requirepass %s\\n' k6c >> /etc/redis/redis.conf") ==
+        "printf 'requirepass %s\\n' [REDACTED] >> /etc/redis/redis.conf");
+  CHECK(Sh("printf 'user %s by %s\\n' bob alice") == "printf 'user %s by %s\\n' bob alice");
+  CHECK(Sh("printf \"SET PASSWORD FOR 'app'@'%%' = '%s';\" k6d | mysql") ==
+        "printf \"SET PASSWORD FOR 'app'@'%%' = '%s';\" [REDACTED] | mysql");
+  CHECK(Sh("printf 'db2 connect to d user app using %s\\n' k6e > c.sh") ==
+        "printf 'db2 connect to d user app using %s\\n' [REDACTED] > c.sh");
+  CHECK(Sh("printf 'Authorization: Bearer %s\\n' k6f > h.txt") ==
+        "printf 'Authorization: Bearer %s\\n' [REDACTED] > h.txt");
+  CHECK(Sh("printf 'password=\\\"%s\\\";\\n' k6g > client.properties") ==
+        "printf 'password=\\\"%s\\\";\\n' [REDACTED] > client.properties");
+  CHECK(Sh("printf 'password=\"%s\"\\n' k6h > app.env") ==
+        "printf 'password=\"%s\"\\n' [REDACTED] > app.env");
   // A '*' width takes an argument of its own; a length modifier is part of
   // its conversion.
   CHECK(Sh("printf 'id=%*d token=%s\\n' 4 7 k7 > t.env") ==
@@ -3041,7 +3076,7 @@ TEST_CASE("rule 11: a shell's variable where a secret would be is shown, not a l
   CHECK(Sh("test \"$TOKEN\" != k12") == "test \"$TOKEN\" != [REDACTED]");
   CHECK(Sh("[ $USER = root ]") == "[ $USER = root ]");
   CHECK(Sh("printf -v TOKEN '%s' k13; export TOKEN") ==
-        "printf -v TOKEN '[REDACTED]' [REDACTED]; export TOKEN");
+        "printf -v TOKEN '%s' [REDACTED]; export TOKEN");
   CHECK(Sh("printf -v TOKEN k14") == "printf -v TOKEN [REDACTED]");
   CHECK(Sh("printf -v n '%d' 5") == "printf -v n '%d' 5");
   // PowerShell's command string expands a variable as a shell's does.

@@ -105,6 +105,10 @@ WORST_UNITS = {
     "command lines: redirections after secret options": "a --password < f;",
     "command lines: escaped names": "\\curl -u a:b ",
     "command lines: printf's conversions after quotes": ("printf '", "'%s"),
+    "command lines: printf's conversions after SQL's words": ("printf '", "x x x x x x=%s by "),
+    "command lines: printf's conversions after Db2's USING": ("printf '", "user u using %s "),
+    "command lines: printf's quoted conversions": ("printf '", 'token=\\"\\"\\"%s\\"\\"\\" '),
+    "SQL: Db2's CONNECT TO": "connect to d user ",
 }
 
 
