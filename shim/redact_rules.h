@@ -454,7 +454,8 @@ inline constexpr std::string_view kStdinPaths[] = {
 // (--secret true, msmtp's --auth=on) or an SASL mechanism (swaks --auth
 // LOGIN, mailx -S smtp-auth=login).
 inline constexpr std::string_view kFlagValues[] = {
-    "true", "false", "on", "off", "login", "plain", "cram-md5", "xoauth2", "oauthbearer", "ntlm",
+    "true",  "false", "on",       "off",     "yes",         "no",
+    "login", "plain", "cram-md5", "xoauth2", "oauthbearer", "ntlm",
 };
 // Code's literals that hold no secret, as a secret name's bare value
 // ({'verify_signature': False}, api_key = None, "token": null).
@@ -741,7 +742,9 @@ inline constexpr ToolOption kToolOptions[] = {
     {"ssh-keygen", "-P", Value::kWhole, kBoth, ""},
     {"useradd usermod", "-p", Value::kWhole, kBoth, ""},
     {"twine", "-p", Value::kWhole, kBoth, ""},
-    {"doctl influx codecov ghr", "-t", Value::kWhole, kBoth, ""},  // ghr -t TOKEN TAG DIR
+    {"doctl influx codecov codecovcli ghr", "-t", Value::kWhole, kBoth,
+     ""},                                         // ghr -t TOKEN TAG DIR
+    {"jx", "-t", Value::kWhole, kBoth, "token"},  // jx create git token -t TOKEN USER
     // oras in every command (login, push, pull, copy); Apple's altool -u ID
     // -p APP_PASSWORD.
     {"rabbitmqadmin cpan-upload transcrypt git-secret ncftp ncftpput ncftpget ncftpls oras altool "
@@ -889,6 +892,10 @@ inline constexpr ToolOption kToolOptions[] = {
     {"ldappasswd", "-a", Value::kWhole, kBoth, ""},  // the old one
     {"supabase", "-p", Value::kWhole, kBoth, ""},
     {"kubeadm", "--certificate-key", Value::kWhole, kBoth, ""},  // decrypts the uploaded certs
+    // The CA's public key's hash, which a joining node checks; no secret.
+    {"kubeadm", "--discovery-token-ca-cert-hash", Value::kReference, kBoth, ""},
+    // A Kubernetes secret's name and key (cloud-credentials=cloud).
+    {"velero", "--credential", Value::kReference, kBoth, ""},
     // Windows' tools (run over ssh, or in scripts): their passwords.
     {"cmdkey", "/pass:", Value::kWhole, kAttached, ""},
     {"wmic", "/password:", Value::kWhole, kAttached, ""},
@@ -1029,11 +1036,14 @@ inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"pdftk", "user_pw", 0},                         // pdftk IN output OUT user_pw PW
     {"pdftk", "owner_pw", 0},
     {"pdftk", "input_pw", 0},
-    {"ipmitool", "password", 2},       // ipmitool user set password ID PASSWORD
-    {"hdbuserstore", "set", 4},        // hdbuserstore SET KEY HOST USER PASSWORD
-    {"consul", "set-agent-token", 2},  // consul acl set-agent-token TYPE TOKEN
-    {"glab", "update", 2},             // glab variable update NAME VALUE
-    {"net", "user", 2},                // Windows' net user NAME PASSWORD
+    {"ipmitool", "password", 2},  // ipmitool user set password ID PASSWORD
+    {"hdbuserstore", "set", 4},   // hdbuserstore SET KEY HOST USER PASSWORD
+    // kubeadm token create [TOKEN]
+    {"kubeadm", "create", 0, "--ttl --description --groups --usages --config --kubeconfig"},
+    {"sem semaphore-cli", "connect", 2},  // sem connect ORG.semaphoreci.com TOKEN
+    {"consul", "set-agent-token", 2},     // consul acl set-agent-token TYPE TOKEN
+    {"glab", "update", 2},                // glab variable update NAME VALUE
+    {"net", "user", 2},                   // Windows' net user NAME PASSWORD
     {"net", "\\\\", 1},                // net use [DEVICE] \\SERVER\SHARE PASSWORD (a share's name)
     {"net", "add", 2},                 // Samba's net rpc user add NAME PASSWORD
     {"net", "password", 2},            // Samba's net rpc password USER PASSWORD

@@ -1608,6 +1608,20 @@ TEST_CASE("tool rows: keychains, runners' registration, VPN and BMC passwords") 
   CHECK(Args({"SET", "DEFAULT", "h:30015", "SYSTEM", "p6c"}, "hdbuserstore")[4] == "[REDACTED]");
   CHECK(Args({"-n", "h:30015", "-u", "SYSTEM", "-pp6d"}, "hdbsql")[4] == "-p[REDACTED]");
   CHECK(Args({"-user", "sysdba", "-add", "bob", "-pw", "p6e"}, "gsec")[5] == "[REDACTED]");
+  CHECK(Args({"token", "create", "abcdef.0123456789abcdef", "--ttl", "2h"}, "kubeadm")[2] ==
+        "[REDACTED]");
+  CHECK(Args({"token", "create", "--print-join-command", "--ttl", "2h"}, "kubeadm")[4] == "2h");
+  // A CA's hash, a Kubernetes secret's name, a flag's yes: no secrets.
+  CHECK(Args({"join", "h:6443", "--discovery-token-ca-cert-hash", "sha256:0a1b"}, "kubeadm")[3] ==
+        "sha256:0a1b");
+  CHECK(Args({"create", "b", "--credential", "cloud-credentials=cloud"}, "velero")[3] ==
+        "cloud-credentials=cloud");
+  CHECK(Args({"create", "git", "token", "-n", "github", "-t", "p6g", "bob"}, "jx")[6] ==
+        "[REDACTED]");
+  CHECK(Args({"connect", "acme.semaphoreci.com", "p6h"}, "sem")[2] == "[REDACTED]");
+  CHECK(Args({"upload-process", "-t", "p6i"}, "codecovcli")[2] == "[REDACTED]");
+  CHECK(Args({"user", "cn=bob", "-pwd", "p6f", "-mustchpwd", "yes"}, "dsmod") ==
+        std::vector<std::string>{"user", "cn=bob", "-pwd", "[REDACTED]", "-mustchpwd", "yes"});
   // gh's variables are no secrets, unless their names say they are.
   CHECK(Args({"variable", "set", "DB_PASSWORD", "--body", "p6a"}, "gh")[4] == "[REDACTED]");
   CHECK(Args({"variable", "set", "API_TOKEN", "--env", "prod", "--body=p6b"}, "gh")[5] ==
