@@ -2794,6 +2794,75 @@ void SedTextRule(std::string_view script, Collector* spans) {
   }
 }
 
+// A name of code's: a letter or '_' first, then letters, digits and '_'.
+bool IsIdentifier(std::string_view word) {
+  if (word.empty() || !(IsAlpha(word[0]) || word[0] == '_')) return false;
+  for (char c : word) {
+    if (!IsWordChar(c)) return false;
+  }
+  return true;
+}
+
+// A bare value that is code's, not a secret: a lookup or a call
+// (cfg.password, process.env.PW, ENV['PW'], get_pw()), a variable's
+// reference, or a literal (null, true).
+bool IsCodeLookup(std::string_view value) {
+  for (char c : value) {
+    if (c == '.' || c == '(' || c == '[') return true;
+  }
+  return value.empty() || value[0] == '$' || InWords<redact_rules::kCodeLiterals>(value);
+}
+
+// Rule 10's bare values: YAML's flow mappings and code's object literals
+// ({password: X, user: u} in kubectl patch -p, helm --set-json, ansible
+// -e). After '{', or ',' inside braces, a secret name, ':' and a blank: the
+// value to ',' '}' or the line's end. A quoted value (escaped too, or a
+// template's backquotes) is rule 10's or 13's;
+// "a:b" is no pair (a URL's, a time's). Each byte is read once: a value's
+// scan stops at the ',' that opens the next pair.
+void FlowMappingRule(std::string_view arg, Collector* spans) {
+  std::size_t depth = 0;
+  std::size_t parentheses = 0;
+  bool call_argument = false;  // a '{' opened inside a call's parentheses
+  for (std::size_t i = 0; i < arg.size(); ++i) {
+    if (arg[i] == '(') ++parentheses;
+    if (arg[i] == ')' && parentheses > 0) --parentheses;
+    if (arg[i] == '}' && depth > 0 && --depth == 0) call_argument = false;
+    if (arg[i] == '{') {
+      ++depth;
+      call_argument = call_argument || parentheses > 0;
+    }
+    if ((arg[i] != '{' && arg[i] != ',') || depth == 0) continue;
+    std::size_t k = i + 1;
+    while (k < arg.size() && (arg[k] == ' ' || arg[k] == '\t')) ++k;
+    const std::size_t name_begin = k;
+    while (k < arg.size() && IsNameChar(arg[k])) ++k;
+    const std::string_view name(arg.data() + name_begin, k - name_begin);
+    if (name.empty() || k + 1 >= arg.size() || arg[k] != ':' ||
+        (arg[k + 1] != ' ' && arg[k + 1] != '\t'))
+      continue;
+    k += 2;
+    while (k < arg.size() && (arg[k] == ' ' || arg[k] == '\t')) ++k;
+    if (k >= arg.size() || arg[k] == '\'' || arg[k] == '"' || arg[k] == '`' || arg[k] == '{' ||
+        arg[k] == '[' || EscapedQuoteAt(arg, k) || StartsWith(Tail(arg, k), "\\`"sv))
+      continue;
+    std::size_t end = k;
+    while (end < arg.size() && arg[end] != ',' && arg[end] != '}' && arg[end] != '\n' &&
+           !WrittenNewlineAt(arg, end))
+      ++end;
+    std::size_t value_end = end;
+    while (value_end > k && IsSpace(arg[value_end - 1])) --value_end;
+    const std::string_view value(arg.data() + k, value_end - k);
+    // A call's object literal names its values by variables: connect({user:
+    // u, password: pw}).
+    const bool variable = call_argument && IsIdentifier(value);
+    if (IsSecretName(name, true) && !variable && !IsCodeLookup(value) && !IsConversionOnly(value) &&
+        !IsTemplateReference(value))
+      spans->Add(k, value_end);
+    i = end - 1;  // the ',' or '}' that ends the value is read next
+  }
+}
+
 // The rules that read the text alone, all but rule 14's calls. Out of line:
 // their locals are gone before a call's argv list nests another redactor,
 // whose rules then run on stack this frame does not hold (a denial must
@@ -2815,6 +2884,7 @@ void SedTextRule(std::string_view script, Collector* spans) {
   PemPrivateKeyRule(text, spans);
   MaskCommandRule(text, spans);
   QuotedMemberRule(text, spans);
+  if (!prose) FlowMappingRule(text, spans);
   KeywordPasswordRule(text, spans);
   CodeAssignmentRule(text, spans);
   PromptAnswerRule(text, spans);

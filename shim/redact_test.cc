@@ -908,6 +908,27 @@ TEST_CASE("rule 10: a pair's value after a name that names a secret") {
   CHECK(One("- password: k7\n- user: app") == "- password: [REDACTED]\n- user: app");
 }
 
+TEST_CASE("rule 10: bare values in YAML's flow mappings and code's object literals") {
+  CHECK(One("{password: k1, user: bob}") == "{password: [REDACTED], user: bob}");
+  CHECK(One("type: S3, config: {bucket: b, secret_key: k2 }") ==
+        "type: S3, config: {bucket: b, secret_key: [REDACTED] }");
+  CHECK(One("{data: {token: k3}}") == "{data: {token: [REDACTED]}}");
+  // Code's lookups, calls, references and literals are no values; a quoted
+  // value is another rule's; "a:b" is no pair; outside braces no mapping.
+  CHECK(One("connect({user: u, password: cfg.pw, token: getToken()})") ==
+        "connect({user: u, password: cfg.pw, token: getToken()})");
+  CHECK(One("{password: $PW, token: null, secret: ENV['S']}") ==
+        "{password: $PW, token: null, secret: ENV['S']}");
+  // In a call's parentheses a bare name is a variable; in a flow sequence not.
+  CHECK(One("x.post(p, {password: pw}.to_json) }") == "x.post(p, {password: pw}.to_json) }");
+  CHECK(One("[{user: a}, {password: hunter2}]") == "[{user: a}, {password: [REDACTED]}]");
+  CHECK(One("{password: \"k4\"}") == "{password: \"[REDACTED]\"}");
+  CHECK(One("{headers: {Authorization: `Bearer ${token}`}}") ==
+        "{headers: {Authorization: `Bearer ${token}`}}");
+  CHECK(One("{token:abc, url: http://h:80}") == "{token:abc, url: http://h:80}");
+  CHECK(One("a, password: k5") == "a, password: k5");
+}
+
 TEST_CASE("rule 10: quoted members in JSON bodies and Python dicts") {
   CHECK(One(R"({"username":"a","password":"hunter2"})") ==
         R"({"username":"a","password":"[REDACTED]"})");

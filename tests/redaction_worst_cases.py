@@ -109,6 +109,8 @@ WORST_UNITS = {
     "command lines: printf's conversions after Db2's USING": ("printf '", "user u using %s "),
     "command lines: printf's quoted conversions": ("printf '", 'token=\\"\\"\\"%s\\"\\"\\" '),
     "SQL: Db2's CONNECT TO": "connect to d user ",
+    "flow mappings: pairs": ("{", "token: a, "),
+    "flow mappings: names": "{a:{",
 }
 
 
