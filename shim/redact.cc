@@ -1104,10 +1104,11 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
   BracketScan brackets;
   const std::size_t first_brace = arg.find('{');
   const std::size_t first_paren = arg.find('(');  // most arguments have none
+  // And inside an array: creds=([user]=u [password]=X).
   const std::size_t first_substitution =
       first_paren == std::string_view::npos
           ? first_paren
-          : std::min({arg.find("$("sv), arg.find("<("sv), arg.find(">("sv)});
+          : std::min({arg.find("$("sv), arg.find("<("sv), arg.find(">("sv), arg.find("=("sv)});
   for (std::size_t p = 0; p < arg.size(); ++p) {
     bool at_start = p == 0 || p == first || p == option_value;
     if (!at_start) {
@@ -1138,6 +1139,10 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
     if (!(IsAlpha(arg[p]) || arg[p] == '_')) continue;
     std::size_t i = p;
     while (i < arg.size() && IsNameChar(arg[i])) ++i;
+    const std::string_view name(arg.data() + p, i - p);
+    // A subscript's key names the value: the shell's creds[password]=X,
+    // an associative array's ([password]=X).
+    if (p > 0 && arg[p - 1] == '[' && i + 1 < arg.size() && arg[i] == ']' && arg[i + 1] == '=') ++i;
     // Not a version pinned (pip install google-auth==2.23.0), though
     // HTTPie's query parameter (api_key==V) and code's comparison
     // (password=="x") hold a value.
@@ -1145,7 +1150,6 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
       p = i > p ? i - 1 : p;  // no start inside a name
       continue;
     }
-    const std::string_view name(arg.data() + p, i - p);
     // In a query string (?pwd=, &pwd=) pwd is a password, not the shell's
     // directory; so is it in a connection string (Server=db;User ID=sa;Pwd=X).
     // And there an API's key, an OAuth code or a session is a credential
@@ -1176,6 +1180,20 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
       continue;
     }
     std::size_t begin = i + 1;
+    // The shell's array of secrets (PASSWORDS=(a b), declare -a TOKENS=(...)):
+    // its elements, to the ')'. One opening with a quote is code's group of
+    // strings (auth=('u', 'PW')), which rule 14 reads.
+    if (begin + 1 < arg.size() && arg[begin] == '(' && arg[begin + 1] != '\'' &&
+        arg[begin + 1] != '"' && !EscapedQuoteAt(arg, begin + 1)) {
+      std::size_t close = begin + 1;
+      while (close < arg.size() && arg[close] != ')') {
+        close = arg[close] == '\'' || arg[close] == '"' ? shell_words::QuotedEnd(arg, close, false)
+                                                        : close + 1;
+      }
+      spans->Add(begin + 1, std::min(close, arg.size()));
+      p = close;
+      continue;
+    }
     // A template (Ansible's Jinja): the secret is a string at its start
     // ({{ 'x' | password_hash('sha512') }}); a variable ({{ db_password }})
     // is none.
@@ -3220,6 +3238,7 @@ Redactor::Redactor(std::string_view binary) : tool_(binary) {
   runs_command_ = InWords<redact_rules::kCommandPrefixes>(binary);
   runs_shell_command_lines_ = InWords<redact_rules::kShellCommandRunners>(binary);
   printf_ = binary == "printf"sv;
+  if (binary == "for"sv || binary == "select"sv) loop_ = Loop::kName;
   sed_ = InWords<redact_rules::kSedCommands>(binary);
   free_text_ = InWords<redact_rules::kPatternSearchers>(binary);
   runner_rows_ = RowsFor<redact_rules::kRunnerSubcommands>(tool);
@@ -3376,6 +3395,15 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
   const bool shell_command_string =
       after_command_string_option_ &&
       (runs_shell_command_lines_ || splits_string || InWords<redact_rules::kShells>(tool_));
+  // sh -c 'cd /app && exec "$@"' sh mysql -pX: the arguments after $0 are
+  // a command line the string runs.
+  if (runs_script_arguments_) {
+    runs_script_arguments_ = false;
+    runs_command_ = true;
+  }
+  if (shell_command_string &&
+      (arg.find("$@"sv) != std::string_view::npos || arg.find("$*"sv) != std::string_view::npos))
+    runs_script_arguments_ = true;
   // Windows' cmd /c and /k: a command string, %VAR% its variables.
   const bool cmd = tool_ == "cmd"sv || tool_ == "cmd.exe"sv;
   after_command_string_option_ =
@@ -3436,6 +3464,7 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
   MarkedSecret(arg, &spans);
   CountedOperand(arg, &spans);
   PrintfOperand(arg, &spans);
+  LoopWord(arg, &spans);
   StoredValue(arg, &spans);
   Pending pending = pending_;
   pending_ = Pending{};
@@ -3796,6 +3825,20 @@ void Redactor::PrintfOperand(std::string_view arg, Collector* spans) {
   const unsigned conversion = printf_arguments_++ % conversions_;
   if ((secret_conversions_ >> (conversion < 31 ? conversion : 31) & 1) != 0)
     spans->Add(0, arg.size());
+}
+
+// The shell's for NAME in WORDS (and select's): each word is secret when
+// NAME is a secret's (for token in X Y; do ...), but a variable's or a
+// substitution's, whose value is not written here.
+void Redactor::LoopWord(std::string_view arg, Collector* spans) {
+  switch (loop_) {
+    case Loop::kNone: return;
+    case Loop::kName: loop_ = IsSecretName(arg, true) ? Loop::kIn : Loop::kNone; return;
+    case Loop::kIn: loop_ = arg == "in"sv ? Loop::kSecretWords : Loop::kNone; return;
+    case Loop::kSecretWords:  // not a reference or a substitution's ($TOKENS, $(cat f))
+      if (!StartsWith(arg, "$"sv) && !StartsWith(arg, "\"$"sv)) spans->Add(0, arg.size());
+      return;
+  }
 }
 
 namespace {

@@ -179,6 +179,7 @@ class Redactor {
   void MarkedSecret(std::string_view arg, Collector* spans);    // kMarkedSecrets
   void CountedOperand(std::string_view arg, Collector* spans);  // kCountedOperands
   void PrintfOperand(std::string_view arg, Collector* spans);   // rule 11's printf formats
+  void LoopWord(std::string_view arg, Collector* spans);        // rule 11's for and select
   void StoredValue(std::string_view arg, Collector* spans);     // kSecretStores
   void PairOption(std::string_view arg, bool is_option, Collector* spans);  // rule 3's pairs
   bool Applies(std::size_t row) const;
@@ -226,10 +227,15 @@ class Redactor {
   unsigned conversions_ = 0;
   unsigned printf_arguments_ = 0;
   bool printf_variable_next_ = false;
-  bool printf_secret_variable_ = false;       // -v named a secret's variable
-  bool printf_target_next_ = false;           // the last word was a redirection: its target
+  bool printf_secret_variable_ = false;  // -v named a secret's variable
+  bool printf_target_next_ = false;      // the last word was a redirection: its target
+  // The shell's for and select: their variable's name next, then "in",
+  // then the words, secret when the name is.
+  enum class Loop : unsigned char { kNone, kName, kIn, kSecretWords };
+  Loop loop_ = Loop::kNone;
   bool has_own_rows_ = false;                 // a row names this binary (not only "*" rows)
   bool after_command_string_option_ = false;  // the last argument was -c (rule 11)
+  bool runs_script_arguments_ = false;        // the command string runs "$@": after $0, a command
   bool runs_shell_command_lines_ = false;     // kShellCommandRunners: as after -c, always
   bool after_secret_command_option_ = false;  // ... was --password-command (rule 11)
   bool free_text_ = false;                    // rules 8 and 9 off (rule 11)

@@ -797,6 +797,7 @@ inline constexpr ToolOption kToolOptions[] = {
     {"llm tgpt", "--key", Value::kWhole, kBoth, ""},             // an LLM provider's key
     {"nodetool", "-pw", Value::kWhole, kBoth, ""},               // Cassandra's JMX password
     {"gsec", "-pw", Value::kWhole, kSeparate, ""},               // Firebird's: gsec -add bob -pw V
+    {"blat", "-pw", Value::kWhole, kSeparate, ""},               // blat's SMTP password
     {"hdbsql", "-p", Value::kWhole, kBoth, ""},                  // SAP HANA's
     {"pd-send openai chatgpt", "-k", Value::kWhole, kBoth, ""},  // an integration's or API's key
     // Publishing to a package index as a user: poetry publish -u U -p PW.

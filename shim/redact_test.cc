@@ -2886,6 +2886,23 @@ TEST_CASE("rule 11: an array's elements are a command's arguments") {
   CHECK(Sh("CMD=(curl -u bob:p4 h); \"${CMD[@]}\"") ==
         "CMD=(curl -u bob:[REDACTED] h); \"${CMD[@]}\"");
   CHECK(Sh("arr=(a b c); echo ${arr[1]} $(date)") == "arr=(a b c); echo ${arr[1]} $(date)");
+  // A secret's array: its elements; a subscript's key names its value.
+  CHECK(Sh("TOKENS=(p5 p6); echo ok") == "TOKENS=([REDACTED]); echo ok");
+  CHECK(Sh("declare -A creds=([user]=bob [password]=p7); creds[token]=p8") ==
+        "declare -A creds=([user]=bob [password]=[REDACTED]); creds[token]=[REDACTED]");
+}
+
+TEST_CASE("rule 11: the shell's loops over secrets, a command string's \"$@\"") {
+  CHECK(Sh("for pw in p1 p2; do mysql -p\"$pw\" db; done") ==
+        "for pw in [REDACTED] [REDACTED]; do mysql -p\"$pw\" db; done");
+  CHECK(Sh("for token in $(cat f) \"${T[@]}\"; do x; done; for f in a b; do :; done") ==
+        "for token in $(cat f) \"${T[@]}\"; do x; done; for f in a b; do :; done");
+  // After $0, the arguments the string runs as "$@" are a command line.
+  CHECK(RedactArgs({"-c", "cd /app && exec \"$@\"", "sh", "mysql", "-pp3", "db"}, "sh").args[4] ==
+        "-p[REDACTED]");
+  CHECK(Sh("sh -c 'exec \"$@\"' sh curl -u u:p4 h") ==
+        "sh -c 'exec \"$@\"' sh curl -u u:[REDACTED] h");
+  CHECK(RedactArgs({"-c", "echo hi", "sh", "mytool", "pp5"}, "sh").args[4] == "pp5");
 }
 
 TEST_CASE("rule 11: printf's arguments for conversions that follow a secret name") {
