@@ -497,11 +497,20 @@ bool IsTemplateReference(std::string_view value) {
     value.remove_suffix(1);
   if (!PastAuthScheme(&value)) return false;
   if (!value.empty() && (value[0] == '$' || value[0] == '#')) value.remove_prefix(1);
+  // A template engine's {{ name }} too (Jinja's, Helm's, curl's --expand-*).
+  const bool doubled = value.size() >= 5 && StartsWith(value, "{{"sv) &&
+                       value[value.size() - 2] == '}' && value.back() == '}';
+  const std::size_t braces = doubled ? 2 : 1;
   if (value.size() < 3 || value.front() != '{' || value.back() != '}') return false;
-  for (std::size_t i = 1; i + 1 < value.size(); ++i) {
-    if (!IsWordChar(value[i]) && value[i] != '.') return false;
+  std::string_view name(value.data() + braces, value.size() - 2 * braces);
+  if (doubled) {
+    while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+    while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
   }
-  return true;
+  for (char c : name) {
+    if (!IsWordChar(c) && c != '.') return false;
+  }
+  return !name.empty();
 }
 
 // A header's name ending in -key or _key that names a credential (Fastly-Key,

@@ -38,6 +38,7 @@ inline constexpr std::string_view kSecretLastWords[] = {"pw", "jwt", "pat", "aut
 inline constexpr std::string_view kSecretSuffixes[] = {
     "password",  "passwd",     "token", "secret",  "apikey",    "accesskey",
     "secretkey", "accountkey", "pwd",   "authkey", "storepass", "keypass",
+    "proxyauth",  // mitmproxy's --proxyauth USER:PASS, --set proxyauth=USER:PASS
 };
 // The qualifiers of kQualifiedWords, below. "key" alone is a file (curl
 // --key), an object (aws s3api --key) or a key id.

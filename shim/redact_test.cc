@@ -1947,6 +1947,11 @@ TEST_CASE("rules 1, 10 and 13: a template's reference to a secret is none") {
         "requests.get(u, headers={'Authorization': f'Bearer {token}'})");
   CHECK(One("req['Authorization'] = \"Bearer #{token}\"; token = f'{cfg.token}'") ==
         "req['Authorization'] = \"Bearer #{token}\"; token = f'{cfg.token}'");
+  // A template engine's double braces (Jinja, Helm, curl's --expand-header).
+  CHECK(One("Authorization: Bearer {{TOKEN}}") == "Authorization: Bearer {{TOKEN}}");
+  CHECK(One("password={{ .Values.db.password }}") == "password={{ .Values.db.password }}");
+  CHECK(One("token: {{}}") == "token: [REDACTED]");
+  CHECK(One("proxyauth=bob:k9") == "proxyauth=[REDACTED]");
   // Text around the reference is no template's alone.
   CHECK(One("token = f'p1{x}'") == "token = f'[REDACTED]'");
   CHECK(One("token = f'p4 {x}'") == "token = f'[REDACTED]'");  // p4 is no scheme
