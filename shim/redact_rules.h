@@ -1241,6 +1241,10 @@ inline constexpr SecretCall kSecretCalls[] = {
     // mysql_connect(host, user, password), ftp_login(conn, user, password),
     // ssh2_auth_password(session, user, password), oci_connect(user, password).
     {"getConnection", 3, 3},
+    // Groovy's Sql.newInstance(url, user, password, driver); R's
+    // httr::authenticate(user, password) and MongoDB's db.authenticate.
+    {"Sql.newInstance", 3, 3},
+    {"authenticate", 2, 2},
     {"mysql_connect", 3, 3},
     {"ftp_login", 3, 3},
     {"ssh2_auth_password", 3, 3},

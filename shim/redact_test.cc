@@ -459,6 +459,11 @@ TEST_CASE("rule 14: credentials passed to calls, and a secret name's tuple or ca
   CHECK(RedactArgs({"-r", "imap_open('{h}INBOX', 'u', 'k28');"}, "php").args[1] ==
         "imap_open('{h}INBOX', 'u', '[REDACTED]');");
   CHECK(py("PlainTextAuthProvider('u', 'k29')") == "PlainTextAuthProvider('u', '[REDACTED]')");
+  CHECK(RedactArgs({"-e", "httr::GET(u, httr::authenticate('bob', 'k29a'))"}, "Rscript").args[1] ==
+        "httr::GET(u, httr::authenticate('bob', '[REDACTED]'))");
+  CHECK(
+      RedactArgs({"-e", "Sql.newInstance('jdbc:h2:mem:', 'u', 'k29b', 'org.h2.Driver')"}, "groovy")
+          .args[1] == "Sql.newInstance('jdbc:h2:mem:', 'u', '[REDACTED]', 'org.h2.Driver')");
   // The call's name, read as a command line's word, is no value.
   CHECK(py("requests.get(u, auth=HTTPDigestAuth(os.environ['U'], 'k33'))") ==
         "requests.get(u, auth=HTTPDigestAuth(os.environ['U'], '[REDACTED]'))");
