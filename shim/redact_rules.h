@@ -1196,6 +1196,12 @@ inline constexpr SecretCall kSecretCalls[] = {
     // MySQLdb and pymysql (host, user, password), cx_Oracle (user,
     // password, dsn), paramiko (host, port, user, password): a user is
     // hidden with them.
+    // (host, user, password, db) where the module is named, Oracle's (user,
+    // password, dsn); elsewhere all three.
+    {"pymysql.connect", 3, 3},
+    {"MySQLdb.connect", 3, 3},
+    {"cx_Oracle.connect", 2, 2},
+    {"oracledb.connect", 2, 2},
     {"connect", 2, 4},
     // Signing keys: PyJWT's jwt.encode(payload, KEY), jwt.decode(token,
     // KEY), jsonwebtoken's sign(payload, KEY) and verify, hmac.new(KEY),

@@ -381,8 +381,14 @@ TEST_CASE("rule 14: credentials passed to calls, and a secret name's tuple or ca
   CHECK(py("f.login(os.environ['U'], f'k6{n}')") == "f.login(os.environ['U'], f'[REDACTED]')");
   CHECK(py("ftplib.FTP('h', 'u', 'k7')") == "ftplib.FTP('h', 'u', '[REDACTED]')");
   CHECK(py("r = get(u, auth=HTTPBasicAuth('me', 'k8'))").find("k8") == std::string::npos);
+  // connect's password is the third argument where the module says so
+  // (pymysql's, MySQLdb's), else any of the second to fourth.
   CHECK(py("pymysql.connect('db', 'app', 'k9', 'main')") ==
-        "pymysql.connect('db', '[REDACTED]', '[REDACTED]', '[REDACTED]')");
+        "pymysql.connect('db', 'app', '[REDACTED]', 'main')");
+  CHECK(py("cx_Oracle.connect('app', 'k9a', 'h/svc')") ==
+        "cx_Oracle.connect('app', '[REDACTED]', 'h/svc')");
+  CHECK(py("c.connect('db', 'app', 'k9b', 'main')") ==
+        "c.connect('db', '[REDACTED]', '[REDACTED]', '[REDACTED]')");
   CHECK(RedactArgs({"-r", "$db = new PDO('mysql:host=h', 'app', 'k10');"}, "php").args[1] ==
         "$db = new PDO('mysql:host=h', 'app', '[REDACTED]');");
   CHECK(py("M.pass_('k11')") == "M.pass_('[REDACTED]')");
