@@ -456,7 +456,17 @@ std::size_t ConfigLineValue(std::string_view arg, std::size_t offset, std::strin
   if (InWords<redact_rules::kCodeLiterals>(std::string_view(arg.data() + value, word_end - value)))
     return offset;
   if (!IsSecretName(name, true)) return offset;  // last: the costliest look
-  const std::size_t end = LineEnd(arg, value, '\n');
+  std::size_t end = LineEnd(arg, value, '\n');
+  // A line after \n written out is inside a string (echo "[default]\nkey =
+  // X" >> f): its closing quote ends the value.
+  if (offset >= 2 && WrittenNewlineAt(arg, offset - 2)) {
+    for (std::size_t q = value; q < end; ++q) {
+      if ((arg[q] == '"' || arg[q] == '\'') && arg[q - 1] != '\\') {
+        end = q;
+        break;
+      }
+    }
+  }
   if (end == value) return offset;
   spans->Add(value, end);
   return end;
@@ -4153,6 +4163,8 @@ void ConfigWordLines(const Level& level, Span written, Collector* spans) {
     while (value_end < lines.size() && lines[value_end] != '\n' && lines[value_end] != '\'' &&
            lines[value_end] != '"' && !WrittenNewlineAt(lines, value_end))
       ++value_end;
+    // A quote escaped in a double-quoted word (credentials \"h\" { ... }).
+    if (value_end > i && value_end < lines.size() && lines[value_end - 1] == '\\') --value_end;
     // printf 'requirepass %s\n' X >> redis.conf: the argument is (rule 11).
     const std::string_view value(lines.data() + i, value_end - i);
     if (word_value && i > blanks && value_end > i && !name.empty() && IsSecretName(name, true) &&

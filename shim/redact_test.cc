@@ -3048,6 +3048,12 @@ TEST_CASE("rule 11: NAME VALUE lines an echo writes to a config file") {
         "echo \"masterauth [REDACTED]\" | sudo tee -a /etc/redis/redis.conf");
   CHECK(Sh("printf 'account x\\nuser bob\\npassword v3\\n' > ~/.msmtprc") ==
         "printf 'account x\\nuser bob\\npassword [REDACTED]\\n' > ~/.msmtprc");
+  // A quote escaped in the double-quoted word is no value; the string's
+  // closing quote ends a NAME = V line after \n written out.
+  CHECK(Sh("echo \"credentials \\\"h\\\" { token = \\\"v3a\\\" }\" >> ~/.terraformrc") ==
+        "echo \"credentials \\\"h\\\" { token = \\\"[REDACTED]\\\" }\" >> ~/.terraformrc");
+  CHECK(Sh("echo \"[x]\\npassword = v3b\" >> f.txt; ls") ==
+        "echo \"[x]\\npassword = [REDACTED]\" >> f.txt; ls");
   // Not to a log or a note, and not NAME = V (rule 1's).
   CHECK(Sh("echo 'token expired' >> app.log; echo 'password reset' > notes.txt") ==
         "echo 'token expired' >> app.log; echo 'password reset' > notes.txt");
