@@ -3223,10 +3223,14 @@ bool SecretName(std::string_view name, bool allow_exclusions, bool last_word_onl
   // `previous` is now the last word, and the one before it decides "id".
   if (allow_exclusions && secret && InWords<redact_rules::kNonSecretLastWords>(previous)) {
     if (!EqualsIgnoreCase(previous, "id"sv)) return false;
-    // secret_id / SecretId: the id is the secret. Find the word before "id".
+    // secret_id / SecretId, Vault's VAULT_DEV_ROOT_TOKEN_ID: the id is the
+    // secret. Find the words before "id".
     std::size_t end = name.size() - previous.size();
     while (end > 0 && (name[end - 1] == '-' || name[end - 1] == '_' || name[end - 1] == '.')) --end;
-    if (!EndsWithIgnoreCase(std::string_view(name.data(), end), "secret"sv)) return false;
+    const std::string_view before(name.data(), end);
+    if (!EndsWithIgnoreCase(before, "secret"sv) && !EndsWithIgnoreCase(before, "root_token"sv) &&
+        !EndsWithIgnoreCase(before, "roottoken"sv))
+      return false;
   }
   return secret;
 }

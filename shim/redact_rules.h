@@ -64,6 +64,9 @@ inline constexpr std::string_view kKeyQualifiers[] = {
     "hmac",         // certbot --eab-hmac-key
     "preshared",    // WireGuard's PresharedKey
     "integration",  // PagerDuty's integration_key (not routing_key: RabbitMQ's is a queue's)
+    "fernet",       // Airflow's AIRFLOW__CORE__FERNET_KEY
+    "jwt",          // JWT_KEY
+    "session",      // Flask's and others' SESSION_KEY
     "kaggle",       // KAGGLE_KEY
     "setup",        // netbird up --setup-key
     "libsodium",    // WAL-G's WALG_LIBSODIUM_KEY
@@ -99,6 +102,9 @@ inline constexpr std::string_view kKeyQualifiers[] = {
 inline constexpr std::string_view kLoginQualifiers[] = {"sonar"};
 // A wallet's seed words (SEED_PHRASE, recoveryPhrase).
 inline constexpr std::string_view kPhraseQualifiers[] = {"seed", "recovery", "backup"};
+// A one-time password's or a wallet's seed (TOTP_SEED, MFA_SEED, WALLET_SEED);
+// elsewhere a seed is a random generator's (RANDOM_SEED=42).
+inline constexpr std::string_view kSeedQualifiers[] = {"totp", "hotp", "mfa", "2fa", "wallet"};
 // A password manager's unlocked session (Bitwarden's BW_SESSION, 1Password's
 // OP_SESSION_account), fastlane's Apple ID cookie (FASTLANE_SESSION);
 // elsewhere a session is named or counted.
@@ -114,13 +120,14 @@ inline constexpr QualifiedWord kQualifiedWords[] = {
     {"key", kKeyQualifiers, sizeof kKeyQualifiers / sizeof kKeyQualifiers[0]},
     {"login", kLoginQualifiers, sizeof kLoginQualifiers / sizeof kLoginQualifiers[0]},
     {"phrase", kPhraseQualifiers, sizeof kPhraseQualifiers / sizeof kPhraseQualifiers[0]},
+    {"seed", kSeedQualifiers, sizeof kSeedQualifiers / sizeof kSeedQualifiers[0]},
     {"session", kSessionQualifiers, sizeof kSessionQualifiers / sizeof kSessionQualifiers[0]},
 };
 // The last word of a name that says the value is not the secret itself (a
 // flag, a file, a name, an id, an address): password-file, token_ttl,
 // client_id, SSH_AUTH_SOCK, MongoDB's authSource and authMechanism, ssh -o
-// PasswordAuthentication=no. "id" right after "secret" (Vault's secret_id)
-// does not count.
+// PasswordAuthentication=no. "id" right after "secret" or "root token"
+// (Vault's secret_id, VAULT_DEV_ROOT_TOKEN_ID) does not count.
 inline constexpr std::string_view kNonSecretLastWords[] = {
     "stdin", "file", "path", "prompt", "type", "env", "cmd", "command", "helper", "length", "id",
     "dir", "fd", "name", "url", "uri", "method", "mode", "user", "username", "sock", "socket",
@@ -425,7 +432,9 @@ inline constexpr ToolWord kToolStdinSecretOptions[] = {
     {"bw", "unlock"},                        // Bitwarden's master password
     {"elasticsearch-reset-password", "-i"},  // the new password, asked
     {"elasticsearch-reset-password", "--interactive"},
-    {"rclone", "obscure"},  // rclone obscure -: the password to obscure
+    {"rclone", "obscure"},       // rclone obscure -: the password to obscure
+    {"pkcs11-tool", "--login"},  // without --pin, the PIN is read
+    {"pkcs11-tool", "-l"},
     // The AWS CLI's parameter read from standard input (aws kms encrypt
     // --plaintext fileb:///dev/stdin, --secret-string file:///dev/stdin).
     {"aws", "fileb:///dev/stdin"},
@@ -648,6 +657,12 @@ struct ToolOption {
 inline constexpr unsigned char kBoth = kAttached | kSeparate;
 inline constexpr unsigned char kCurlish = kAttached | kSeparate | kBundled;
 
+// tpm2-tools' commands, as separate binaries and as tpm2's subcommands.
+inline constexpr std::string_view kTpm2Tools =
+    "tpm2 tpm2_createprimary tpm2_create tpm2_load tpm2_evictcontrol tpm2_nvdefine tpm2_nvwrite "
+    "tpm2_nvread tpm2_unseal tpm2_changeauth tpm2_clear tpm2_sign tpm2_hierarchycontrol "
+    "tpm2_dictionarylockout tpm2_policysecret";
+
 inline constexpr ToolOption kToolOptions[] = {
     {"*", "--header", Value::kHeader, kBoth, ""},
     {"*", "--proxy-header", Value::kHeader, kBoth, ""},
@@ -795,9 +810,36 @@ inline constexpr ToolOption kToolOptions[] = {
     {"concourse", "--add-local-user", Value::kAfterColon, kBoth, ""},    // web: USER:PASSWORD
     {"jenkins-cli splunk", "-auth", Value::kAfterColon, kBoth, ""},      // USER:API_TOKEN, or @FILE
     {"wscat", "--auth", Value::kAfterColon, kBoth, ""},
-    {"llm tgpt", "--key", Value::kWhole, kBoth, ""},             // an LLM provider's key
-    {"nodetool", "-pw", Value::kWhole, kBoth, ""},               // Cassandra's JMX password
-    {"gsec", "-pw", Value::kWhole, kSeparate, ""},               // Firebird's: gsec -add bob -pw V
+    {"llm tgpt", "--key", Value::kWhole, kBoth, ""},  // an LLM provider's key
+    {"nodetool", "-pw", Value::kWhole, kBoth, ""},    // Cassandra's JMX password
+    {"gsec", "-pw", Value::kWhole, kSeparate, ""},    // Firebird's: gsec -add bob -pw V
+    // Smart cards, HSMs and TPMs: PINs, PUKs, management keys and auth values.
+    {"pkcs11-tool softhsm2-util", "--pin", Value::kWhole, kBoth, ""},
+    {"pkcs11-tool softhsm2-util", "--so-pin", Value::kWhole, kBoth, ""},
+    {"pkcs11-tool", "--new-pin", Value::kWhole, kBoth, ""},
+    {"pkcs11-tool", "-p", Value::kWhole, kBoth, ""},
+    {"pkcs11-tool softhsm2-util", "--init-token", Value::kReference, kSeparate, ""},  // a flag
+    {"ykman yubico-piv-tool", "-P", Value::kWhole, kBoth, ""},
+    {"ykman", "--pin", Value::kWhole, kBoth, ""},
+    {"ykman", "-n", Value::kWhole, kBoth, "change-pin"},
+    {"ykman", "-n", Value::kWhole, kBoth, "change-puk"},
+    {"ykman", "--new-pin", Value::kWhole, kBoth, ""},
+    {"ykman", "--puk", Value::kWhole, kBoth, ""},
+    {"ykman", "--new-puk", Value::kWhole, kBoth, ""},
+    {"ykman", "-m", Value::kWhole, kBoth, ""},  // the PIV management key
+    {"ykman", "--management-key", Value::kWhole, kBoth, ""},
+    {"ykman", "--new-management-key", Value::kWhole, kBoth, ""},
+    {"yubico-piv-tool", "-N", Value::kWhole, kBoth, ""},
+    {"yubico-piv-tool", "--pin", Value::kWhole, kBoth, ""},
+    {"yubico-piv-tool", "--new-pin", Value::kWhole, kBoth, ""},
+    {"p11tool", "--set-pin", Value::kWhole, kBoth, ""},
+    {"p11tool", "--set-so-pin", Value::kWhole, kBoth, ""},
+    {"pk12util", "-W", Value::kWhole, kBoth, ""},  // the PKCS #12 file's password
+    {"pk12util", "-K", Value::kWhole, kBoth, ""},  // the key database's
+    {kTpm2Tools, "-P", Value::kWhole, kBoth, ""},  // a hierarchy's or parent's auth value
+    {kTpm2Tools, "-p", Value::kWhole, kBoth, ""},  // an object's
+    {kTpm2Tools, "--auth", Value::kWhole, kBoth, ""},
+    {kTpm2Tools, "--key-auth", Value::kWhole, kBoth, ""},
     {"blat", "-pw", Value::kWhole, kSeparate, ""},               // blat's SMTP password
     {"hdbsql", "-p", Value::kWhole, kBoth, ""},                  // SAP HANA's
     {"pd-send openai chatgpt", "-k", Value::kWhole, kBoth, ""},  // an integration's or API's key
@@ -966,6 +1008,8 @@ struct PositionalSecret {
 inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"redis-cli keydb-cli valkey-cli", "auth", kEveryOperand},  // also HELLO 3 AUTH USER PASSWORD
     {"openssl", "passwd", kEveryOperand, "-salt -in"},
+    // tpm2_changeauth -c owner NEW_AUTH: the new auth value.
+    {"tpm2_changeauth", "", 0, "-c -p -r -C --object-context --auth --private --parent-context"},
     {"mkpasswd", "", kEveryOperand, "-m -S -R --method --salt --rounds --password-fd"},
     {"sqlplus expdp impdp exp imp sqlldr dgmgrl clpplus", "", 0, {}, Value::kConnectString},
     {"sql", "", 0, "-cloudconfig", Value::kConnectString},  // SQLcl

@@ -1073,6 +1073,12 @@ TEST_CASE("secret names") {
   CHECK(redact::IsSecretName("sonar.login", true));
   CHECK_FALSE(redact::IsSecretName("login", true));
   CHECK_FALSE(redact::IsSecretName("ssh.login", true));
+  CHECK(redact::IsSecretName("AIRFLOW__CORE__FERNET_KEY", true));
+  CHECK(redact::IsSecretName("TOTP_SEED", true));
+  CHECK_FALSE(redact::IsSecretName("RANDOM_SEED", true));
+  // An id that is the secret: Vault's secret_id, its dev root token's id.
+  CHECK(redact::IsSecretName("VAULT_DEV_ROOT_TOKEN_ID", true));
+  CHECK_FALSE(redact::IsSecretName("VAULT_TOKEN_ID", true));
   CHECK(Args({"sonar:sonar", "-Dsonar.login=t1", "-Dsonar.host.url=h"}, "mvn") ==
         std::vector<std::string>{"sonar:sonar", "-Dsonar.login=[REDACTED]", "-Dsonar.host.url=h"});
   CHECK(Args({"publish", "-Pgpr.key=t2", "-Pgpr.user=me"}, "gradle") ==
@@ -1652,6 +1658,16 @@ TEST_CASE("tool rows: keychains, runners' registration, VPN and BMC passwords") 
         "[REDACTED]");
   CHECK(Args({"connect", "acme.semaphoreci.com", "p6h"}, "sem")[2] == "[REDACTED]");
   CHECK(Args({"upload-process", "-t", "p6i"}, "codecovcli")[2] == "[REDACTED]");
+  // Smart cards', HSMs' and TPMs' PINs and auth values; --init-token a flag.
+  CHECK(Args({"--init-token", "--label", "t", "--so-pin", "p6j", "--pin=p6k"}, "softhsm2-util") ==
+        std::vector<std::string>{"--init-token", "--label", "t", "--so-pin", "[REDACTED]",
+                                 "--pin=[REDACTED]"});
+  CHECK(Args({"piv", "access", "change-pin", "-P", "p6l", "-n", "p6m"}, "ykman")[6] ==
+        "[REDACTED]");
+  CHECK(Args({"-C", "o", "-P", "str:p6n", "-c", "p.ctx"}, "tpm2_createprimary")[3] == "[REDACTED]");
+  CHECK(Args({"-c", "owner", "p6o"}, "tpm2_changeauth")[2] == "[REDACTED]");
+  CHECK(Sh("echo p6p | pkcs11-tool --login --list-objects") ==
+        "echo [REDACTED] | pkcs11-tool --login --list-objects");
   CHECK(Args({"user", "cn=bob", "-pwd", "p6f", "-mustchpwd", "yes"}, "dsmod") ==
         std::vector<std::string>{"user", "cn=bob", "-pwd", "[REDACTED]", "-mustchpwd", "yes"});
   // gh's variables are no secrets, unless their names say they are.
