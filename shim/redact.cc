@@ -870,17 +870,19 @@ void UrlRule(std::string_view arg, Collector* spans) {
       ++path_end;
     }
     if (InWords<redact_rules::kBotTokenHosts>(host)) BotTokenSegments(arg, j, spans);
-    bool hooks_host = false;
+    // A webhook host's or a stream's URL: its path after the first segment.
+    bool secret_after_first =
+        InWords<redact_rules::kStreamKeySchemes>(std::string_view(arg.data() + s, i - s));
     for (std::string_view prefix : redact_rules::kCapabilityHostPrefixes)
-      hooks_host |= StartsWithIgnoreCase(host, prefix);
+      secret_after_first |= StartsWithIgnoreCase(host, prefix);
     std::size_t segment = j;  // at a '/'
     std::size_t index = 0;
     while (segment < path_end && arg[segment] == '/') {
       std::size_t next = segment + 1;
       while (next < path_end && arg[next] != '/') ++next;
       std::string_view name(arg.data() + segment + 1, next - segment - 1);
-      if (next < path_end &&
-          ((hooks_host && index == 0) || InWords<redact_rules::kCapabilitySegments>(name))) {
+      if (next < path_end && ((secret_after_first && index == 0) ||
+                              InWords<redact_rules::kCapabilitySegments>(name))) {
         spans->Add(next + 1, path_end);
         break;
       }

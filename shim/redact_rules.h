@@ -584,6 +584,10 @@ inline constexpr std::string_view kCapabilityHostPrefixes[] = {"hooks.", "maker.
 // On these hosts a path segment bot<digits>... is a bot's token (Telegram's
 // Bot API: /bot123:AA.../sendMessage, /file/bot123:AA.../path): after "bot".
 inline constexpr std::string_view kBotTokenHosts[] = {"api.telegram.org"};
+// In a URL of these schemes the path after its first segment (the
+// application) is a stream key (rtmp://a.rtmp.youtube.com/live2/KEY).
+inline constexpr std::string_view kStreamKeySchemes[] = {"rtmp", "rtmps", "rtmpt", "rtmpe",
+                                                         "rtmpts"};
 // Rule 7: a CI's command that masks the rest of its line in its logs, which
 // is therefore a secret (echo "::add-mask::$TOKEN", GitHub Actions';
 // Azure Pipelines' ##vso[task.setsecret]V).
@@ -720,10 +724,10 @@ inline constexpr ToolOption kToolOptions[] = {
     {"sshpass", "-p", Value::kWhole, kBoth, ""},
     {"twilio", "-p", Value::kWhole, kBoth, "login"},  // twilio login -u SID -p AUTH_TOKEN
     {"honeymarker", "-k", Value::kWhole, kBoth, ""},  // Honeycomb's write key
-    {"cqlsh cypher-shell mycli couchbase-cli beeline mydumper myloader redfishtool", "-p",
-     Value::kWhole, kBoth, ""},
-    {"redis-cli keydb-cli valkey-cli redis-benchmark valkey-benchmark memtier_benchmark", "-a",
-     Value::kWhole, kBoth, ""},
+    {"cqlsh cypher-shell mycli couchbase-cli beeline mydumper myloader redfishtool gallery-dl",
+     "-p", Value::kWhole, kBoth, ""},
+    {"redis-cli keydb-cli valkey-cli redis-benchmark valkey-benchmark memtier_benchmark iredis",
+     "-a", Value::kWhole, kBoth, ""},
     {"mongo mongosh mongodump mongorestore mongoexport mongoimport", "-p", Value::kWhole, kBoth,
      ""},
     {"sqlcmd bcp tsql mssql-cli", "-P", Value::kWhole, kBoth, ""},  // tsql: FreeTDS's

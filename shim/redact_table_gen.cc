@@ -252,7 +252,8 @@ std::string Render() {
       << ".It a line protocol's password commands, in capitals (rule 6)\n"
       << Wrap(WordList(redact_rules::kProtocolPasswordCommands)) << ".It capability path segments\n"
       << Wrap(WordList(redact_rules::kCapabilitySegments)) << ".It capability hosts starting with\n"
-      << Wrap(WordList(redact_rules::kCapabilityHostPrefixes)) << ".It bot token hosts\n"
+      << Wrap(WordList(redact_rules::kCapabilityHostPrefixes)) << ".It stream key schemes\n"
+      << Wrap(WordList(redact_rules::kStreamKeySchemes)) << ".It bot token hosts\n"
       << Wrap(WordList(redact_rules::kBotTokenHosts))
       << ".It a CI's command masking the rest of its line (rule 7)\n"
       << Wrap(WordList(redact_rules::kMaskMarkers)) << ".It not userinfo after @\n"

@@ -1194,6 +1194,11 @@ TEST_CASE("URL signatures and capability URLs") {
         "https://b.s3.amazonaws.com/k?X-Amz-Signature=[REDACTED]&X-Amz-Date=1");
   CHECK(One("https://hooks.slack.com/services/T000/B000/XXXX") ==
         "https://hooks.slack.com/services/[REDACTED]");
+  // A stream's key: an RTMP URL's path after its application.
+  CHECK(One("rtmp://a.rtmp.youtube.com/live2/abcd-efgh-ijkl") ==
+        "rtmp://a.rtmp.youtube.com/live2/[REDACTED]");
+  CHECK(One("rtmps://h:443/rtmp/FB-1-0-Ab?s=1") == "rtmps://h:443/rtmp/[REDACTED]?s=1");
+  CHECK(One("rtmp://h/live") == "rtmp://h/live");
   CHECK(One("https://open.feishu.cn/open-apis/bot/v2/hook/k1") ==
         "https://open.feishu.cn/open-apis/bot/v2/hook/[REDACTED]");
   CHECK(One("https://maker.ifttt.com/trigger/deploy/with/key/k2") ==
