@@ -433,6 +433,8 @@ std::size_t CompoundAssignmentEquals(std::string_view arg, std::size_t at) {
   return at;
 }
 
+bool IsConversionOnly(std::string_view value);
+
 // Rule 1's config file lines: after "NAME = " (`value` just past the '='),
 // the rest of the line when NAME is secret, unless the value is code's
 // (quoted: rule 13's; a list; a call or a string's subscript in its first
@@ -452,9 +454,10 @@ std::size_t ConfigLineValue(std::string_view arg, std::size_t offset, std::strin
     ++word_end;
   }
   if (word_end < arg.size() && !IsSpace(arg[word_end])) return offset;
-  // Code's null, true or false (api_key = None) holds none.
-  if (InWords<redact_rules::kCodeLiterals>(std::string_view(arg.data() + value, word_end - value)))
-    return offset;
+  // Code's null, true or false (api_key = None) holds none, nor does
+  // printf's conversion (password = %s\n: its argument does).
+  const std::string_view word(arg.data() + value, word_end - value);
+  if (InWords<redact_rules::kCodeLiterals>(word) || IsConversionOnly(word)) return offset;
   if (!IsSecretName(name, true)) return offset;  // last: the costliest look
   std::size_t end = LineEnd(arg, value, '\n');
   // A line after \n written out is inside a string (echo "[default]\nkey =
@@ -529,8 +532,6 @@ bool IsKeyHeader(std::string_view name) {
   return (EndsWithIgnoreCase(name, "-key"sv) || EndsWithIgnoreCase(name, "_key"sv)) &&
          !InWords<redact_rules::kNonCredentialKeyHeaders>(name);
 }
-
-bool IsConversionOnly(std::string_view value);
 
 // Rule 1 on the text from `offset`: "Name: value", the value ending at a
 // newline (curl takes several headers from one argument line by line).
@@ -1616,7 +1617,8 @@ std::size_t SecretXmlElement(std::string_view arg, std::size_t at, Collector* sp
       std::string_view(close.data() + 2, name.size()) != name || close[name.size() + 2] != '>' ||
       !IsSecretName(name, true))
     return at;
-  spans->Add(name_end + 1, end);
+  if (!IsConversionOnly(std::string_view(arg.data() + name_end + 1, end - name_end - 1)))
+    spans->Add(name_end + 1, end);  // printf's <password>%s</password>: its argument is
   return end - 1;
 }
 
@@ -3785,7 +3787,16 @@ std::uint32_t SecretConversions(std::string_view format, unsigned* count) {
       return at;
     };
     std::size_t j = skip_back(i);
-    if (j > 0 && (format[j - 1] == '=' || format[j - 1] == ':')) {
+    if (j > 1 && j == i && format[j - 1] == '>') {
+      // An XML element's text: <password>%s</password>.
+      std::size_t name_begin = j - 1;
+      while (name_begin > previous_end &&
+             (IsNameChar(format[name_begin - 1]) || format[name_begin - 1] == ':'))
+        --name_begin;
+      if (name_begin > 0 && format[name_begin - 1] == '<' && name_begin < j - 1 &&
+          IsSecretName(std::string_view(format.data() + name_begin, j - 1 - name_begin), true))
+        secret |= 1u << (*count < 31 ? *count : 31);
+    } else if (j > 0 && (format[j - 1] == '=' || format[j - 1] == ':')) {
       const std::size_t name_end = skip_back(j - 1);
       std::size_t name_begin = name_end;
       while (name_begin > 0 && IsNameChar(format[name_begin - 1])) --name_begin;
@@ -3824,7 +3835,9 @@ void Redactor::PrintfOperand(std::string_view arg, Collector* spans) {
     printf_target_next_ = false;
     return;
   }
-  if (const Redirection redirection = ParseRedirection(arg); redirection.found) {
+  // A redirection, but not a tag's '<' (printf '<password>%s</password>').
+  if (const Redirection redirection = ParseRedirection(arg);
+      redirection.found && !(arg[0] == '<' && arg.find('>') != std::string_view::npos)) {
     printf_target_next_ = redirection.target.empty();
     return;
   }

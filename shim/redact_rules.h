@@ -823,6 +823,7 @@ inline constexpr ToolOption kToolOptions[] = {
     {"pkcs11-tool", "--new-pin", Value::kWhole, kBoth, ""},
     {"pkcs11-tool", "-p", Value::kWhole, kBoth, ""},
     {"pkcs11-tool softhsm2-util", "--init-token", Value::kReference, kSeparate, ""},  // a flag
+    {"helm", "--pass-credentials", Value::kReference, kSeparate, ""},                 // a flag
     {"ykman yubico-piv-tool", "-P", Value::kWhole, kBoth, ""},
     {"ykman", "--pin", Value::kWhole, kBoth, ""},
     {"ykman", "-n", Value::kWhole, kBoth, "change-pin"},

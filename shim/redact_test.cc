@@ -1663,6 +1663,8 @@ TEST_CASE("tool rows: keychains, runners' registration, VPN and BMC passwords") 
         "[REDACTED]");
   CHECK(Args({"connect", "acme.semaphoreci.com", "p6h"}, "sem")[2] == "[REDACTED]");
   CHECK(Args({"upload-process", "-t", "p6i"}, "codecovcli")[2] == "[REDACTED]");
+  CHECK(Args({"repo", "add", "r", "u", "--pass-credentials", "--username", "bob"}, "helm")[6] ==
+        "bob");
   // Smart cards', HSMs' and TPMs' PINs and auth values; --init-token a flag.
   CHECK(Args({"--init-token", "--label", "t", "--so-pin", "p6j", "--pin=p6k"}, "softhsm2-util") ==
         std::vector<std::string>{"--init-token", "--label", "t", "--so-pin", "[REDACTED]",
@@ -2973,6 +2975,10 @@ TEST_CASE("rule 11: printf's arguments for conversions that follow a secret name
         "printf 'password=\\\"%s\\\";\\n' [REDACTED] > client.properties");
   CHECK(Sh("printf 'password=\"%s\"\\n' k6h > app.env") ==
         "printf 'password=\"%s\"\\n' [REDACTED] > app.env");
+  CHECK(Sh("printf '<server><password>%s</password></server>' k6i > s.xml") ==
+        "printf '<server><password>%s</password></server>' [REDACTED] > s.xml");
+  CHECK(Sh("printf '[pypi]\\npassword = %s\\n' k6j > p.ini") ==
+        "printf '[pypi]\\npassword = %s\\n' [REDACTED] > p.ini");
   // A '*' width takes an argument of its own; a length modifier is part of
   // its conversion.
   CHECK(Sh("printf 'id=%*d token=%s\\n' 4 7 k7 > t.env") ==
