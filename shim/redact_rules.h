@@ -723,7 +723,8 @@ inline constexpr ToolOption kToolOptions[] = {
      "-p", Value::kWhole, kAttached, ""},
     {"sshpass", "-p", Value::kWhole, kBoth, ""},
     {"twilio", "-p", Value::kWhole, kBoth, "login"},  // twilio login -u SID -p AUTH_TOKEN
-    {"honeymarker", "-k", Value::kWhole, kBoth, ""},  // Honeycomb's write key
+    {"honeymarker honeyvent honeytail", "-k", Value::kWhole, kBoth, ""},  // Honeycomb's write key
+    {"mimirtool cortextool", "--key", Value::kWhole, kBoth, ""},          // a Grafana Cloud API key
     {"cqlsh cypher-shell mycli couchbase-cli beeline mydumper myloader redfishtool gallery-dl",
      "-p", Value::kWhole, kBoth, ""},
     {"redis-cli keydb-cli valkey-cli redis-benchmark valkey-benchmark memtier_benchmark iredis",

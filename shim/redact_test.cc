@@ -1663,6 +1663,8 @@ TEST_CASE("tool rows: keychains, runners' registration, VPN and BMC passwords") 
         "[REDACTED]");
   CHECK(Args({"connect", "acme.semaphoreci.com", "p6h"}, "sem")[2] == "[REDACTED]");
   CHECK(Args({"upload-process", "-t", "p6i"}, "codecovcli")[2] == "[REDACTED]");
+  CHECK(Args({"-k", "p6q", "-d", "ds"}, "honeyvent")[1] == "[REDACTED]");
+  CHECK(Args({"--id", "1", "--key", "p6r", "rules", "list"}, "mimirtool")[3] == "[REDACTED]");
   CHECK(Args({"repo", "add", "r", "u", "--pass-credentials", "--username", "bob"}, "helm")[6] ==
         "bob");
   // Smart cards', HSMs' and TPMs' PINs and auth values; --init-token a flag.
