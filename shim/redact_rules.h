@@ -281,6 +281,7 @@ inline constexpr std::string_view kCommandPrefixes[] = {
     "dotenv",  // dotenv -e .env -- CMD
     "find",    // find -exec CMD
     "ssh",     // ssh HOST CMD
+    "mosh",    // mosh HOST -- CMD
     "then", "do", "else", "elif", "if", "while", "until", "!", "{",
     "function",  // function NAME { CMD; }: its name no command, its brace a group's
     "ProxyCommand", "LocalCommand", "RemoteCommand", "KnownHostsCommand",
@@ -538,7 +539,7 @@ inline constexpr std::string_view kPowerShells[] = {"pwsh", "powershell", "pwsh.
 // -c, where rules 8 and 9 hold for any command (ssh h 'tool config set
 // api_key V').
 inline constexpr std::string_view kShellCommandRunners[] = {
-    "ssh",        "watch",       "parallel", "tmux",
+    "ssh",        "mosh",        "watch", "parallel", "tmux",
     "msfconsole",                   // -x 'set PASSWORD V'
     "kadmin",     "kadmin.local"};  // -q 'addprinc -pw V NAME'
 // Of those, the ones whose command lines no POSIX shell runs: there '$' is
