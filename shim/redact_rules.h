@@ -938,6 +938,8 @@ inline constexpr ToolOption kToolOptions[] = {
     {"pk12util", "-W", Value::kWhole, kBoth, ""},    // the PKCS #12 file's password
     {"pk12util", "-K", Value::kWhole, kBoth, ""},    // the key database's
     {"net", "-U", Value::kAfterPercent, kBoth, ""},  // Samba's net ads join -U user%pass
+    {"wbinfo", "--authenticate", Value::kAfterPercent, kBoth, ""},  // wbinfo -a user%pass
+    {"wbinfo", "-a", Value::kAfterPercent, kBoth, ""},
     {"net", "--user", Value::kAfterPercent, kBoth, ""},
     {"ldappasswd", "-s", Value::kWhole, kBoth, ""},  // the new password
     {"ldappasswd", "-a", Value::kWhole, kBoth, ""},  // the old one
@@ -1091,6 +1093,7 @@ inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"pdftk", "input_pw", 0},
     {"ipmitool", "password", 2},  // ipmitool user set password ID PASSWORD
     {"hdbuserstore", "set", 4},   // hdbuserstore SET KEY HOST USER PASSWORD
+    {"ipa", "passwd", 2},         // ipa passwd USER PASSWORD
     // kubeadm token create [TOKEN]
     {"kubeadm", "create", 0, "--ttl --description --groups --usages --config --kubeconfig"},
     {"sem semaphore-cli", "connect", 2},  // sem connect ORG.semaphoreci.com TOKEN

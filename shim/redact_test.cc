@@ -1665,6 +1665,8 @@ TEST_CASE("tool rows: keychains, runners' registration, VPN and BMC passwords") 
   CHECK(Args({"upload-process", "-t", "p6i"}, "codecovcli")[2] == "[REDACTED]");
   CHECK(Args({"-k", "p6q", "-d", "ds"}, "honeyvent")[1] == "[REDACTED]");
   CHECK(Args({"h", "--", "sudo", "mysql", "-pp6s"}, "mosh")[4] == "-p[REDACTED]");
+  CHECK(Args({"--authenticate=bob%p6t"}, "wbinfo")[0] == "--authenticate=bob%[REDACTED]");
+  CHECK(Args({"passwd", "bob", "p6u"}, "ipa")[2] == "[REDACTED]");
   CHECK(Args({"--id", "1", "--key", "p6r", "rules", "list"}, "mimirtool")[3] == "[REDACTED]");
   CHECK(Args({"repo", "add", "r", "u", "--pass-credentials", "--username", "bob"}, "helm")[6] ==
         "bob");
