@@ -3498,6 +3498,10 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
   // Rule 9's value is not an option: gh secret set NAME --body V leaves the
   // value to the option (a tool row).
   if (pending.active && pending.setting && StartsWith(arg, "-"sv)) pending = Pending{};
+  // Nor is an option named as a secret's a flag's that takes none
+  // (pkcs11-tool --init-pin --so-pin V): a long option after it is its own.
+  if (pending.active && pending.by_name && StartsWith(arg, "--"sv) && arg.size() > 2)
+    pending = Pending{};
   // Nor a lone '=' (SQL's SET password_hash = crypt(...)) or '==' (code's
   // password == "x"): the word after it.
   if (pending.active && pending.setting && (arg == "="sv || arg == "=="sv)) {
@@ -3564,7 +3568,7 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
         if (!InWords<redact_rules::kStdinPaths>(Tail(arg, eq + 1)))
           ToolValue(value, arg, eq + 1, &spans);
       } else {
-        pending_ = Pending{true, value, false};
+        pending_ = Pending{true, value, false, true};
       }
     }
   }

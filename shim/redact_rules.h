@@ -27,11 +27,13 @@ inline constexpr std::string_view kSecretWords[] =
         "adminpass",   "rootpass",   "dbpass",  // samba-tool --adminpass
         "remotepass",                           // offlineimap's remotepass = V
         "sshpass",                              // sshpass -e reads SSHPASS
+        "passcode",    "totp",       "hotp",    // one-time and other codes that log in
 };
 // A word that makes a name secret as its last word only: ADMIN_PW and --pw,
 // --jwt, GITHUB_PAT (a personal access token; not PW_TEST_..., JWT_ALGORITHM),
 // fastlane's --git_basic_authorization (not --authorization-mode).
-inline constexpr std::string_view kSecretLastWords[] = {"pw", "jwt", "pat", "authorization"};
+// A PIN as its last word (SIM_PIN, --user-pin; not pin_memory).
+inline constexpr std::string_view kSecretLastWords[] = {"pw", "jwt", "pat", "authorization", "pin"};
 // A word ending like this is secret too (dbpassword, accesstoken, PGPASSWORD,
 // keytool's -srcstorepass, -Psign.keypass); "pwd" only inside a longer
 // name: PWD alone is the working directory.
@@ -105,6 +107,10 @@ inline constexpr std::string_view kPhraseQualifiers[] = {"seed", "recovery", "ba
 // A one-time password's or a wallet's seed (TOTP_SEED, MFA_SEED, WALLET_SEED);
 // elsewhere a seed is a random generator's (RANDOM_SEED=42).
 inline constexpr std::string_view kSeedQualifiers[] = {"totp", "hotp", "mfa", "2fa", "wallet"};
+// A login's one-time or authorization code (MFA_CODE, otp_code, auth_code);
+// elsewhere a code is a status's, a country's or a program's.
+inline constexpr std::string_view kCodeQualifiers[] = {
+    "mfa", "2fa", "otp", "totp", "auth", "authorization", "verification"};
 // A password manager's unlocked session (Bitwarden's BW_SESSION, 1Password's
 // OP_SESSION_account), fastlane's Apple ID cookie (FASTLANE_SESSION);
 // elsewhere a session is named or counted.
@@ -121,6 +127,7 @@ inline constexpr QualifiedWord kQualifiedWords[] = {
     {"login", kLoginQualifiers, sizeof kLoginQualifiers / sizeof kLoginQualifiers[0]},
     {"phrase", kPhraseQualifiers, sizeof kPhraseQualifiers / sizeof kPhraseQualifiers[0]},
     {"seed", kSeedQualifiers, sizeof kSeedQualifiers / sizeof kSeedQualifiers[0]},
+    {"code", kCodeQualifiers, sizeof kCodeQualifiers / sizeof kCodeQualifiers[0]},
     {"session", kSessionQualifiers, sizeof kSessionQualifiers / sizeof kSessionQualifiers[0]},
 };
 // The last word of a name that says the value is not the secret itself (a
@@ -826,6 +833,9 @@ inline constexpr ToolOption kToolOptions[] = {
     {"pkcs11-tool", "-p", Value::kWhole, kBoth, ""},
     {"pkcs11-tool softhsm2-util", "--init-token", Value::kReference, kSeparate, ""},  // a flag
     {"helm", "--pass-credentials", Value::kReference, kSeparate, ""},                 // a flag
+    // A version pinned, no PIN: mise use --pin node@20, gh extension install --pin v1.
+    {"mise rtx", "--pin", Value::kReference, kSeparate, ""},
+    {"gh", "--pin", Value::kReference, kBoth, ""},
     {"ykman yubico-piv-tool", "-P", Value::kWhole, kBoth, ""},
     {"ykman", "--pin", Value::kWhole, kBoth, ""},
     {"ykman", "-n", Value::kWhole, kBoth, "change-pin"},

@@ -960,7 +960,7 @@ TEST_CASE("rule 10: quoted members in JSON bodies and Python dicts") {
         R"(-Headers @{"X-Api-Key"="[REDACTED]"; "Accept"="json"})");
   CHECK(One(R"("Password"="k3")") == R"("Password"="[REDACTED]")");
   CHECK(One(R"(if ("password"=="x") {}; "token"=$t)") == R"(if ("password"=="x") {}; "token"=$t)");
-  CHECK(One(R"({"pin": 1, "secret": 12345})") == R"({"pin": 1, "secret": [REDACTED]})");
+  CHECK(One(R"({"port": 1, "secret": 12345})") == R"({"port": 1, "secret": [REDACTED]})");
   CHECK(One(R"({"password":"a\"b","n":"v"})") == R"({"password":"[REDACTED]","n":"v"})");
   CHECK(One(R"({"auth":{"password":"p"}})") == R"({"auth":{"password":"[REDACTED]"}})");
   CHECK(One(R"({"password_file":"/run/p","name":"token"})") ==
@@ -1079,6 +1079,13 @@ TEST_CASE("secret names") {
   // An id that is the secret: Vault's secret_id, its dev root token's id.
   CHECK(redact::IsSecretName("VAULT_DEV_ROOT_TOKEN_ID", true));
   CHECK_FALSE(redact::IsSecretName("VAULT_TOKEN_ID", true));
+  // Codes and PINs that log in: a PIN as the last word, a code qualified.
+  CHECK(redact::IsSecretName("passcode", true));
+  CHECK(redact::IsSecretName("totp", true));
+  CHECK(redact::IsSecretName("SIM_PIN", true));
+  CHECK_FALSE(redact::IsSecretName("pin_memory", true));
+  CHECK(redact::IsSecretName("mfa_code", true));
+  CHECK_FALSE(redact::IsSecretName("status_code", true));
   CHECK(Args({"sonar:sonar", "-Dsonar.login=t1", "-Dsonar.host.url=h"}, "mvn") ==
         std::vector<std::string>{"sonar:sonar", "-Dsonar.login=[REDACTED]", "-Dsonar.host.url=h"});
   CHECK(Args({"publish", "-Pgpr.key=t2", "-Pgpr.user=me"}, "gradle") ==
@@ -1667,6 +1674,13 @@ TEST_CASE("tool rows: keychains, runners' registration, VPN and BMC passwords") 
   CHECK(Args({"h", "--", "sudo", "mysql", "-pp6s"}, "mosh")[4] == "-p[REDACTED]");
   CHECK(Args({"--authenticate=bob%p6t"}, "wbinfo")[0] == "--authenticate=bob%[REDACTED]");
   CHECK(Args({"passwd", "bob", "p6u"}, "ipa")[2] == "[REDACTED]");
+  // A version pinned is no PIN; an option named as a secret's takes no long
+  // option for its value (a flag's: pkcs11-tool --init-pin --so-pin V).
+  CHECK(Args({"use", "--pin", "node@20"}, "mise")[2] == "node@20");
+  CHECK(
+      Args({"--init-pin", "--so-pin", "p6v", "--new-pin", "p6w"}, "pkcs11-tool") ==
+      std::vector<std::string>{"--init-pin", "--so-pin", "[REDACTED]", "--new-pin", "[REDACTED]"});
+  CHECK(Args({"--user-pin", "p6x"}, "mytool")[1] == "[REDACTED]");
   CHECK(Args({"--id", "1", "--key", "p6r", "rules", "list"}, "mimirtool")[3] == "[REDACTED]");
   CHECK(Args({"repo", "add", "r", "u", "--pass-credentials", "--username", "bob"}, "helm")[6] ==
         "bob");
