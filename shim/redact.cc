@@ -1819,8 +1819,8 @@ std::size_t Db2UsingPassword(std::string_view arg, std::size_t at, Collector* sp
 // KEY_ID 'k', SECRET 'x')), or PowerShell's ConvertTo-SecureString and
 // white space (and -String): its inside. And Oracle's JDBC URL's password
 // (jdbc:oracle:thin:u/PW@h), and Db2's CONNECT TO d USER u USING pw. A
-// scan to '=' that fails ends where any
-// keyword inside it would fail the same way, so it is not rescanned.
+// scan to '=' that fails ends where any keyword inside it would fail the
+// same way, so it is not rescanned.
 void KeywordPasswordRule(std::string_view arg, Collector* spans) {
   for (std::size_t p = 0; p < arg.size(); ++p) {
     // Only at a word's start, and only the keywords of its first letter.
@@ -2858,9 +2858,9 @@ bool IsCodeLookup(std::string_view value) {
 // ({password: X, user: u} in kubectl patch -p, helm --set-json, ansible
 // -e). After '{', or ',' inside braces, a secret name, ':' and a blank: the
 // value to ',' '}' or the line's end. A quoted value (escaped too, or a
-// template's backquotes) is rule 10's or 13's;
-// "a:b" is no pair (a URL's, a time's). Each byte is read once: a value's
-// scan stops at the ',' that opens the next pair.
+// template's backquotes) is rule 10's or 13's; "a:b" is no pair (a URL's, a
+// time's). Each byte is read once: a value's scan stops at the ',' that
+// opens the next pair.
 void FlowMappingRule(std::string_view arg, Collector* spans) {
   std::size_t depth = 0;
   std::size_t parentheses = 0;
@@ -3765,10 +3765,10 @@ bool Db2UserBefore(std::string_view format, std::size_t at) {
 // argument i fills a conversion that follows a secret name's '=' or ':',
 // quoted or not (API_KEY=%s, "password": "%s", token = '%s', SQL's SET
 // PASSWORD FOR u = '%s'), or a secret name, SQL's IDENTIFIED BY or Db2's
-// USER u USING and blanks (requirepass %s, PASSWORD '%s'),
-// bit 31 for
-// any from the 32nd on; *count is how many arguments one pass of the format
-// takes (a '*' width one more). %% takes none.
+// USER u USING and blanks (requirepass %s, PASSWORD '%s'), or an XML
+// element named by a secret name (<password>%s), bit 31 for any from the
+// 32nd on; *count is how many arguments one pass of the format takes (a '*'
+// width one more). %% takes none.
 std::uint32_t SecretConversions(std::string_view format, unsigned* count) {
   std::uint32_t secret = 0;
   *count = 0;
