@@ -732,11 +732,10 @@ bool NamesAFile(std::string_view value);
 
 // A secret option's whole value that holds no secret: where the secret is
 // read from, stdin's name (unrar -p-: no password; --secret-string -), a
-// file's or a variable's URL, a path after '@'; a flag's value or a
-// mechanism (kFlagValues); or printf's conversion, its argument's place
-// (printf 'db2 connect to d user u using %s\n' X).
+// file's or a variable's URL, a path after '@'; or a flag's value or a
+// mechanism (kFlagValues).
 bool HoldsNoSecret(std::string_view value) {
-  return InWords<redact_rules::kStdinPaths>(value) || IsFileUrl(value) || IsConversionOnly(value) ||
+  return InWords<redact_rules::kStdinPaths>(value) || IsFileUrl(value) ||
          StartsWith(value, "env://"sv) ||  // Boundary's -password env://NAME
          InWords<redact_rules::kFlagValues>(value) ||
          // A file's path after '@': jenkins-cli -auth @/run/creds.
@@ -3404,10 +3403,12 @@ bool ReferencesSecret(std::string_view word) {
 }
 
 // What a substitution opening after `word` (its '<' or '$' taken off) is
-// the value of: the word before it (--password-file <(...)), or what comes
-// before an attached '=' (--pwfile=<(...)); empty when neither.
+// the value of: the word before it (--password-file <(...), or after a
+// label: ansible's --vault-id prod@<(...)), or what comes before an
+// attached '=' (--pwfile=<(...)); empty when neither.
 std::string_view SubstitutionOwner(std::string_view word, std::string_view previous) {
   if (word.empty()) return previous;
+  if (word.back() == '@' && word.find('=') == std::string_view::npos) return previous;
   if (word.back() != '=') return std::string_view();
   return std::string_view(word.data(), word.size() - 1);
 }
@@ -3498,10 +3499,6 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
   // Rule 9's value is not an option: gh secret set NAME --body V leaves the
   // value to the option (a tool row).
   if (pending.active && pending.setting && StartsWith(arg, "-"sv)) pending = Pending{};
-  // Nor is an option named as a secret's a flag's that takes none
-  // (pkcs11-tool --init-pin --so-pin V): a long option after it is its own.
-  if (pending.active && pending.by_name && StartsWith(arg, "--"sv) && arg.size() > 2)
-    pending = Pending{};
   // Nor a lone '=' (SQL's SET password_hash = crypt(...)) or '==' (code's
   // password == "x"): the word after it.
   if (pending.active && pending.setting && (arg == "="sv || arg == "=="sv)) {
@@ -3568,7 +3565,7 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
         if (!InWords<redact_rules::kStdinPaths>(Tail(arg, eq + 1)))
           ToolValue(value, arg, eq + 1, &spans);
       } else {
-        pending_ = Pending{true, value, false, true};
+        pending_ = Pending{true, value, false};
       }
     }
   }

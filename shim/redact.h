@@ -172,7 +172,6 @@ class Redactor {
     bool active = false;
     redact_rules::Value value = redact_rules::Value::kWhole;
     bool setting = false;  // rule 9's value, which is never an option
-    bool by_name = false;  // rule 3's: an option named as a secret, whose value is no long option
   };
   bool ToolOption(std::string_view arg, Collector* spans, bool* reference);
   void SettingName(std::string_view arg, bool is_option);       // rule 9

@@ -503,6 +503,8 @@ inline constexpr ToolWord kSecretFileOptions[] = {
     // Cloud KMS encrypts.
     {"kubeseal", "--from-file"},
     {"gcloud", "--plaintext-file"},
+    // Ansible's vault password as a file, labelled or not (--vault-id prod@FILE).
+    {"ansible ansible-playbook ansible-vault ansible-pull ansible-console", "--vault-id"},
 };
 // Rule 11: the shell's builtins that read their input into the variables
 // they name (read -r TOKEN <<< X).
@@ -831,8 +833,13 @@ inline constexpr ToolOption kToolOptions[] = {
     {"pkcs11-tool softhsm2-util", "--so-pin", Value::kWhole, kBoth, ""},
     {"pkcs11-tool", "--new-pin", Value::kWhole, kBoth, ""},
     {"pkcs11-tool", "-p", Value::kWhole, kBoth, ""},
-    {"pkcs11-tool softhsm2-util", "--init-token", Value::kReference, kSeparate, ""},  // a flag
-    {"helm", "--pass-credentials", Value::kReference, kSeparate, ""},                 // a flag
+    // Flags, whose names end in a secret's word.
+    {"pkcs11-tool softhsm2-util", "--init-token", Value::kReference, kSeparate, ""},
+    {"pkcs11-tool", "--init-pin", Value::kReference, kSeparate, ""},
+    {"pkcs11-tool", "--change-pin", Value::kReference, kSeparate, ""},
+    {"pkcs11-tool", "--unlock-pin", Value::kReference, kSeparate, ""},
+    {"helm", "--pass-credentials", Value::kReference, kSeparate, ""},  // a flag
+    {"vault bao", "-id", Value::kWhole, kBoth, "token"},  // vault token create -id TOKEN
     // A version pinned, no PIN: mise use --pin node@20, gh extension install --pin v1.
     {"mise rtx", "--pin", Value::kReference, kSeparate, ""},
     {"gh", "--pin", Value::kReference, kBoth, ""},
