@@ -1162,8 +1162,9 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
     while (i < arg.size() && IsNameChar(arg[i])) ++i;
     const std::string_view name(arg.data() + p, i - p);
     // A subscript's key names the value: the shell's creds[password]=X,
-    // an associative array's ([password]=X).
+    // an associative array's ([password]=X); the shell's += appends to it.
     if (p > 0 && arg[p - 1] == '[' && i + 1 < arg.size() && arg[i] == ']' && arg[i + 1] == '=') ++i;
+    if (i + 1 < arg.size() && arg[i] == '+' && arg[i + 1] == '=') ++i;
     // Not a version pinned (pip install google-auth==2.23.0), though
     // HTTPie's query parameter (api_key==V) and code's comparison
     // (password=="x") hold a value.

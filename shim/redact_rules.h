@@ -839,7 +839,8 @@ inline constexpr ToolOption kToolOptions[] = {
     {"pkcs11-tool", "--change-pin", Value::kReference, kSeparate, ""},
     {"pkcs11-tool", "--unlock-pin", Value::kReference, kSeparate, ""},
     {"helm", "--pass-credentials", Value::kReference, kSeparate, ""},  // a flag
-    {"vault bao", "-id", Value::kWhole, kBoth, "token"},  // vault token create -id TOKEN
+    {"vault bao", "-id", Value::kWhole, kBoth, "token"},             // vault token create -id TOKEN
+    {"vault bao", "-token-only", Value::kReference, kSeparate, ""},  // a flag
     // A version pinned, no PIN: mise use --pin node@20, gh extension install --pin v1.
     {"mise rtx", "--pin", Value::kReference, kSeparate, ""},
     {"gh", "--pin", Value::kReference, kBoth, ""},
@@ -1147,6 +1148,7 @@ struct SettingNames {
 inline constexpr SettingNames kSettingNames[] = {
     {"*", "set", false},         // aws configure set aws_secret_access_key V
     {"*", "setenv", false},      // csh's setenv API_TOKEN V, launchctl setenv
+    {"*", "setx", false},        // Windows' setx API_TOKEN V
     {"git", "config", false},    // git config --global user.password V
     {"pdm", "config", false},    // pdm config pypi.private.password V
     {"nmcli", "", true},         // nmcli con mod N ipv4.method auto wifi-sec.psk V

@@ -1682,6 +1682,10 @@ TEST_CASE("tool rows: keychains, runners' registration, VPN and BMC passwords") 
       std::vector<std::string>{"--init-pin", "--so-pin", "[REDACTED]", "--new-pin", "[REDACTED]"});
   CHECK(Args({"--user-pin", "p6x"}, "mytool")[1] == "[REDACTED]");
   CHECK(Args({"token", "create", "-id", "p6y", "-policy", "p"}, "vault")[3] == "[REDACTED]");
+  CHECK(Args({"login", "-token-only", "-method=userpass", "username=u"}, "vault")[2] ==
+        "-method=userpass");
+  CHECK(Sh("setx TOKEN p6z1; PASSWORD+=p6z2; PATH+=:/bin") ==
+        "setx TOKEN [REDACTED]; PASSWORD+=[REDACTED]; PATH+=:/bin");
   CHECK(Sh("ansible-playbook site.yml --vault-id prod@<(echo p6z)") ==
         "ansible-playbook site.yml --vault-id prod@<(echo [REDACTED])");
   CHECK(Args({"--id", "1", "--key", "p6r", "rules", "list"}, "mimirtool")[3] == "[REDACTED]");
