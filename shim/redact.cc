@@ -526,6 +526,12 @@ bool IsTemplateReference(std::string_view value) {
   return !name.empty();
 }
 
+// A value that only stands for one: a template's reference or printf's
+// conversion (Bearer ${token}, token = "%s").
+bool IsPlaceholder(std::string_view value) {
+  return IsTemplateReference(value) || IsConversionOnly(value);
+}
+
 // A header's name ending in -key or _key that names a credential (Fastly-Key,
 // X-API-Key), not kNonCredentialKeyHeaders.
 bool IsKeyHeader(std::string_view name) {
@@ -613,7 +619,7 @@ std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* span
   }
   if (pair != nullptr) *pair = false;
   const std::string_view value(arg.data() + i, end - i);
-  if (!IsTemplateReference(value) && !IsConversionOnly(value)) spans->Add(i, end);
+  if (!IsPlaceholder(value)) spans->Add(i, end);
   return end;
 }
 
@@ -1719,7 +1725,7 @@ std::size_t AddQuotedInside(std::string_view arg, std::size_t open, Collector* s
   // f"Bearer {token}": a reference to the secret, not the secret; nor is
   // printf's conversion (printf 'token = "%s"\n' X: its argument is, rule 11).
   const std::string_view text(arg.data() + inside.begin, inside.end - inside.begin);
-  if (!IsTemplateReference(text) && !IsConversionOnly(text)) spans->Add(inside.begin, inside.end);
+  if (!IsPlaceholder(text)) spans->Add(inside.begin, inside.end);
   return end;
 }
 
@@ -2835,11 +2841,12 @@ void SedTextRule(std::string_view script, Collector* spans) {
   }
 }
 
-// A name of code's: a letter or '_' first, then letters, digits and '_'.
-bool IsIdentifier(std::string_view word) {
-  if (word.empty() || !(IsAlpha(word[0]) || word[0] == '_')) return false;
-  for (char c : word) {
-    if (!IsWordChar(c)) return false;
+// A name that code calls or reads: letters, digits, '_' and '.', not a
+// digit first.
+bool IsCallName(std::string_view value) {
+  if (value.empty() || !(IsAlpha(value[0]) || value[0] == '_')) return false;
+  for (const char c : value) {
+    if (!IsWordChar(c) && c != '.') return false;
   }
   return true;
 }
@@ -2896,9 +2903,8 @@ void FlowMappingRule(std::string_view arg, Collector* spans) {
     const std::string_view value(arg.data() + k, value_end - k);
     // A call's object literal names its values by variables: connect({user:
     // u, password: pw}).
-    const bool variable = call_argument && IsIdentifier(value);
-    if (IsSecretName(name, true) && !variable && !IsCodeLookup(value) && !IsConversionOnly(value) &&
-        !IsTemplateReference(value))
+    const bool variable = call_argument && IsCallName(value);
+    if (IsSecretName(name, true) && !variable && !IsCodeLookup(value) && !IsPlaceholder(value))
       spans->Add(k, value_end);
     i = end - 1;  // the ',' or '}' that ends the value is read next
   }
@@ -4514,15 +4520,6 @@ std::string_view AssignedValue(std::string_view word) {
   if (!AssignmentAt(word, at, &name_end)) return std::string_view();
   const std::string_view value = Tail(word, name_end + 1);
   return at > 0 && AssignmentAt(value, 0, &name_end) ? Tail(value, name_end + 1) : value;
-}
-
-// A name that code calls: letters, digits, '_' and '.', not a digit first.
-bool IsCallName(std::string_view value) {
-  if (value.empty() || !(IsAlpha(value[0]) || value[0] == '_')) return false;
-  for (const char c : value) {
-    if (!IsWordChar(c) && c != '.') return false;
-  }
-  return true;
 }
 
 // A value that is one quoted string, with white space inside, to the word's
