@@ -2458,6 +2458,24 @@ std::size_t MemberOperatorEnd(std::string_view arg, std::size_t at) {
   return at;
 }
 
+// A template's filter after `at` (Jinja's 'PW' | password_hash('sha512'),
+// where the piped value is the call's first argument and those in its
+// parentheses the next ones): the kSecretCalls row it names, or none.
+const redact_rules::SecretCall* FilterAfter(std::string_view arg, std::size_t at) {
+  at = SkipSpace(arg, at);
+  if (at + 1 >= arg.size() || arg[at] != '|' || arg[at + 1] == '|') return nullptr;
+  at = SkipSpace(arg, at + 1);
+  std::size_t end = at;
+  while (end < arg.size() && (IsWordChar(arg[end]) || arg[end] == '.')) ++end;
+  return end > at ? SecretCallNamed(std::string_view(arg.data() + at, end - at)) : nullptr;
+}
+
+// The name starting at `at` is a filter: a single '|' before it.
+bool IsFilterName(std::string_view arg, std::size_t at) {
+  while (at > 0 && IsSpace(arg[at - 1])) --at;
+  return at > 0 && arg[at - 1] == '|' && (at < 2 || arg[at - 2] != '|');
+}
+
 // Rule 14, code: string arguments of the calls in kSecretCalls (s.login('me',
 // 'PW'), new PDO(dsn, 'u', 'PW')), and of a tuple, list or call assigned to a
 // secret name (requests.get(u, auth=('me', 'PW')), auth=HTTPBasicAuth(...)):
@@ -2477,9 +2495,10 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
   g_in_code_calls = true;
   std::size_t depth = 0;
   const redact_rules::SecretCall* call = nullptr;  // the name just before '(' names one
-  ProcessCall process_call = ProcessCall::kNone;   // ... or one that runs a command
-  bool naming_call = false;                        // ... or one of kNamingCalls
-  FileCall file_call = FileCall::kNone;            // ... or a file's
+  bool filter = false;  // ... as a template's filter: its first argument came before
+  ProcessCall process_call = ProcessCall::kNone;  // ... or one that runs a command
+  bool naming_call = false;                       // ... or one of kNamingCalls
+  FileCall file_call = FileCall::kNone;           // ... or a file's
   g_credential_file_open = false;
   // The name before the last '=' or ':', when only a name came since: a
   // group opening now is its value (looked up only then: most are not).
@@ -2522,6 +2541,11 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
         spans->Add(inside.begin, inside.end);
       }
       if (group != nullptr) group->at_argument_start = false;
+      if (const redact_rules::SecretCall* filter = FilterAfter(arg, end);
+          filter != nullptr && filter->first == 1) {
+        const Span inside = QuotedInside(arg, i, end);
+        spans->Add(inside.begin, inside.end);
+      }
       assigned = std::string_view();
       call = nullptr;
       process_call = ProcessCall::kNone;
@@ -2581,6 +2605,7 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
       } else {
         const bool opens = end < arg.size() && arg[end] == '(';
         call = opens ? SecretCallNamed(name) : nullptr;
+        filter = call != nullptr && IsFilterName(arg, i);
         process_call = opens ? ProcessCallNamed(LastDottedPart(name)) : ProcessCall::kNone;
         file_call = opens ? FileCallNamed(LastDottedPart(name)) : FileCall::kNone;
         naming_call =
@@ -2604,6 +2629,7 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
       CodeGroup& opened = g_code_groups[opened_slot];
       opened = CodeGroup{};
       opened.call = c == '(' ? call : nullptr;
+      if (c == '(' && call != nullptr && filter) opened.argument = 2;
       opened.file_call = c == '(' ? file_call : FileCall::kNone;
       opened.secret_value = secret_value;
       opened.names_first = c == '(' && naming_call;
@@ -3732,6 +3758,11 @@ void Redactor::CountedOperand(std::string_view arg, Collector* spans) {
     const std::string_view flags = BundledFlags(arg);
     counted_flag_ = counted_flag_ || flags.find(row.flag) != std::string_view::npos;
     fewer_flag_ = fewer_flag_ || flags.find(row.fewer_flag) != std::string_view::npos;
+    // The last of bundled flags may take the next argument (htpasswd -bnBC 10).
+    if (!flags.empty() && flags.size() + 1 == arg.size()) {
+      const char last[] = {'-', flags.back()};
+      counted_value_next_ = counted_value_next_ || InList(row.value_options, {last, 2});
+    }
     return;
   }
   if (value || StartsWith(arg, "-"sv)) return;

@@ -169,8 +169,11 @@ inline constexpr std::string_view kQuerySecretNames[] = {
 // value is a secret name makes the next of the second secret
 // ({"name": "DB_PASSWORD", "value": "V"}, ParameterKey=DbPassword,
 // ParameterValue=V: ECS, CloudFormation, Kubernetes' env in JSON).
-inline constexpr std::string_view kPairNames[] = {"name", "key", "parameterkey", "parametername",
-                                                  "path"};  // a JSON Patch's path, then value
+// Keycloak's credentials: {"type": "password", "value": V}, kcadm.sh's -s
+// type=password -s value=V.
+inline constexpr std::string_view kPairNames[] = {
+    "name",          "key",  "parameterkey",
+    "parametername", "path", "type"};  // a JSON Patch's path, then value
 inline constexpr std::string_view kPairValues[] = {"value", "parametervalue"};
 // The same for a tool's own options, in any case: reg add KEY /v ApiKey
 // /d V; xmlstarlet ed -u //password -v V (an XPath's last step names it).
@@ -360,7 +363,8 @@ inline constexpr std::string_view kStdinSecretCommands[] = {
     "ecryptfs-wrap-passphrase",
     "ecryptfs-unwrap-passphrase",
     "systemd-ask-password",  // systemd-ask-password --no-tty: the answer
-    "age"};                  // the plaintext it encrypts
+    "age",                   // the plaintext it encrypts
+    "openfortivpn"};         // its password, when no -p gives it
 // Rule 11: a text fed to such a command that answers a question (echo yes |
 // keytool -importcert ...), no secret.
 inline constexpr std::string_view kConfirmations[] = {"y", "yes", "n", "no"};
@@ -370,7 +374,8 @@ inline constexpr std::string_view kPlaceholderPasswords[] = {"changeme", "change
                                                              "replaceme", "replace_me"};
 // A word that makes a secret's name a placeholder without marks around it
 // (s/TOKEN_PLACEHOLDER/X/, s/YOUR_API_KEY/X/; marked: s/__TOKEN__/X/).
-inline constexpr std::string_view kPlaceholderWords[] = {"placeholder", "your", "replace"};
+// WordPress's wp-config-sample.php: s/password_here/X/.
+inline constexpr std::string_view kPlaceholderWords[] = {"placeholder", "your", "replace", "here"};
 // Rule 11: an option or variable whose value is a command that prints a
 // secret (restic --password-command 'echo X', BORG_PASSCOMMAND="echo X",
 // msmtp --passwordeval): what an echo or printf in it prints is secret.
@@ -411,6 +416,7 @@ inline constexpr ToolWord kToolStdinSecretOptions[] = {
     {"filebeat metricbeat auditbeat heartbeat packetbeat logstash-keystore elasticsearch-keystore "
      "kibana-keystore",
      "--stdin"},
+    {"logstash-keystore elasticsearch-keystore kibana-keystore opensearch-keystore", "-x"},
     {"supabase", "secrets"},              // supabase secrets set --env-file /dev/stdin
     {"glab", "--stdin"},                  // glab auth login --stdin
     {"hcloud", "context"},                // hcloud context create NAME: the token
@@ -737,6 +743,10 @@ inline constexpr ToolOption kToolOptions[] = {
     {"mimirtool cortextool", "--key", Value::kWhole, kBoth, ""},          // a Grafana Cloud API key
     {"cqlsh cypher-shell mycli couchbase-cli beeline mydumper myloader redfishtool gallery-dl",
      "-p", Value::kWhole, kBoth, ""},
+    // Couchbase's tools: cbimport json -c H -u USER -p PASSWORD, cbq -u U -p P.
+    {"cbimport cbexport cbq cbbackupmgr cbstats cbtransfer cbrestore cbbackup", "-p", Value::kWhole,
+     kBoth, ""},
+    {"f5fpc", "-p", Value::kWhole, kBoth, ""},  // F5's VPN client: f5fpc -s -u USER -p PASSWORD
     {"redis-cli keydb-cli valkey-cli redis-benchmark valkey-benchmark memtier_benchmark iredis",
      "-a", Value::kWhole, kBoth, ""},
     {"mongo mongosh mongodump mongorestore mongoexport mongoimport", "-p", Value::kWhole, kBoth,
@@ -783,6 +793,8 @@ inline constexpr ToolOption kToolOptions[] = {
      "-p", Value::kWhole, kBoth, ""},
     {"xfreerdp xfreerdp3 wlfreerdp freerdp sdl-freerdp sdl-freerdp3", "/p:", Value::kWhole,
      kAttached, ""},
+    {"xfreerdp xfreerdp3 wlfreerdp freerdp sdl-freerdp sdl-freerdp3", "/gp:", Value::kWhole,
+     kAttached, ""},  // the gateway's password
     {"rdesktop", "-p", Value::kWhole, kBoth, ""},
     {"winrm", "-p:", Value::kWhole, kAttached, ""},  // Windows' winrm -u:USER -p:PASSWORD
     {"winrs", "-p:", Value::kWhole, kAttached, ""},  // winrs -r:HOST -u:USER -p:PASSWORD
@@ -823,7 +835,21 @@ inline constexpr ToolOption kToolOptions[] = {
     {"signtool signtool.exe", "/p", Value::kWhole, kSeparate, ""},       // signtool sign /f F /p PW
     {"woodpecker-cli woodpecker", "--value", Value::kWhole, kBoth, ""},  // secret add --value V
     {"concourse", "--add-local-user", Value::kAfterColon, kBoth, ""},    // web: USER:PASSWORD
-    {"jenkins-cli splunk", "-auth", Value::kAfterColon, kBoth, ""},      // USER:API_TOKEN, or @FILE
+    // USER:API_TOKEN, or @FILE (java -jar jenkins-cli.jar -auth ...).
+    {"jenkins-cli splunk java", "-auth", Value::kAfterColon, kBoth, ""},
+    {"ngrok", "--basic-auth", Value::kAfterColon, kBoth, ""},  // ngrok http 80 --basic-auth U:P
+    {"chisel", "--auth", Value::kAfterColon, kBoth, ""},       // chisel client --auth U:P
+    // Solr's bin/solr ... -u USER:PASSWORD, auth enable -credentials USER:PASSWORD.
+    {"solr", "-u", Value::kAfterColon, kBoth, ""},
+    {"solr", "-credentials", Value::kAfterColon, kBoth, ""},
+    {"solr", "--credentials", Value::kAfterColon, kBoth, ""},
+    // hiera-eyaml's eyaml encrypt -s PLAINTEXT (decrypt's -s is ciphertext).
+    {"eyaml hiera-eyaml", "-s", Value::kWhole, kBoth, "encrypt"},
+    {"eyaml hiera-eyaml", "--string", Value::kWhole, kBoth, "encrypt"},
+    // Gitea's and Forgejo's admin user change-password -u USER -p PASSWORD;
+    // --random-password is a flag.
+    {"gitea forgejo", "-p", Value::kWhole, kBoth, "change-password"},
+    {"gitea forgejo", "--random-password", Value::kReference, kSeparate, ""},
     {"wscat", "--auth", Value::kAfterColon, kBoth, ""},
     {"llm tgpt", "--key", Value::kWhole, kBoth, ""},  // an LLM provider's key
     {"nodetool", "-pw", Value::kWhole, kBoth, ""},    // Cassandra's JMX password
@@ -1068,9 +1094,15 @@ inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"nuget", "setapikey", 0, "-source -Source -configfile -ConfigFile"},
     {"neo4j-admin neo4j", "set-initial-password", 0},
     {"rabbitmqctl", "add_user", 2},
+    // Salt's execution modules: salt '*' user.chpass NAME PASSWORD,
+    // shadow.set_password NAME PASSWORD (a hash, or with use_usermod a password).
+    {"salt salt-call salt-ssh", "user.chpass", 2},
+    {"salt salt-call salt-ssh", "shadow.set_password", 2},
     {"rabbitmqctl", "change_password", 2},
-    {"grafana-cli grafana", "reset-admin-password", 0},
-    {"bench", "set-admin-password", 0},  // Frappe's bench set-admin-password PASSWORD
+    {"grafana-cli grafana grafana-server", "reset-admin-password", 0, "--homepath --config"},
+    {"mullvad", "login", 0},                          // mullvad account login ACCOUNT_NUMBER
+    {"authelia", "hash-password", 0, "--config -c"},  // authelia hash-password PASSWORD
+    {"bench", "set-admin-password", 0},               // Frappe's bench set-admin-password PASSWORD
     {"zkCli.sh zkCli zookeeper-shell", "digest", 0, {}, Value::kAfterColon},  // addauth digest u:p
     {"microk8s", "join", 0, {}, Value::kConnectString},  // join HOST:PORT/TOKEN
     {"vault bao", "unseal", 0},                          // vault operator unseal KEY
@@ -1337,7 +1369,36 @@ inline constexpr SecretCall kSecretCalls[] = {
     {"check_password_hash", 2, 2},
     {"hashpw", 1, 1},
     {"make_password", 1, 1},
-    {"crypt.crypt", 1, 1},
+    {"crypt", 1, 1},  // also PHP's and Perl's crypt(PASSWORD, salt)
+    // bcrypt's and bcryptjs' hash(PW, rounds), compare(PW, hash), Python's
+    // checkpw(PW, hash), Ruby's BCrypt::Password.create(PW), Bun's
+    // Bun.password.hash(PW) and verify(PW, hash), node-argon2's hash(PW) and
+    // verify(hash, PW) (passlib's verify(PW, hash): both), passlib's
+    // handlers' hash(PW), key derivations' scrypt(PW, salt) and pbkdf2.
+    {"bcrypt.hash", 1, 1},
+    {"bcrypt.hashSync", 1, 1},
+    {"bcrypt.compare", 1, 1},
+    {"bcrypt.compareSync", 1, 1},
+    {"checkpw", 1, 1},
+    {"Password.create", 1, 1},
+    {"password.hash", 1, 1},
+    {"password.hashSync", 1, 1},
+    {"password.verify", 1, 1},
+    {"password.verifySync", 1, 1},
+    {"argon2.hash", 1, 1},
+    {"argon2.verify", 1, 2},
+    {"sha512_crypt.hash", 1, 1},
+    {"sha256_crypt.hash", 1, 1},
+    {"md5_crypt.hash", 1, 1},
+    {"pbkdf2_sha256.hash", 1, 1},
+    {"pbkdf2_sha512.hash", 1, 1},
+    {"scrypt", 1, 1},
+    {"scryptSync", 1, 1},
+    {"pbkdf2", 1, 1},
+    {"pbkdf2Sync", 1, 1},
+    // Django's create_user(username, email, PASSWORD) and create_superuser.
+    {"create_user", 3, 3},
+    {"create_superuser", 3, 3},
     // Ruby's Net::FTP.new(host, user, PASSWORD), PHP's imap_open(mailbox,
     // user, PASSWORD), Cassandra's PlainTextAuthProvider(user, PASSWORD).
     {"FTP.new", 3, 3},
@@ -1401,6 +1462,10 @@ inline constexpr SecretCall kSecretCalls[] = {
     // Azure's identity: ClientSecretCredential(tenant, client, SECRET),
     // UsernamePasswordCredential(client, user, PASSWORD).
     {"ClientSecretCredential", 3, 3},
+    // Ruby's AWS SDK: Aws::Credentials.new(KEY_ID, SECRET, SESSION_TOKEN);
+    // pysmb's SMBConnection(user, PASSWORD, client, server).
+    {"Credentials.new", 2, 3},
+    {"SMBConnection", 2, 2},
     // ClickHouse's table functions: s3(URL, KEY_ID, SECRET, ...), gcs(URL,
     // KEY, SECRET), s3Cluster(CLUSTER, URL, KEY_ID, SECRET).
     {"s3", 3, 3},

@@ -347,6 +347,9 @@ std::string Render() {
   out << ".Ss Calls\n"
       << "Rule 14: of a call's arguments, counted from 1, those that are a quoted\n"
       << "string; the name is the last part of a dotted one, in any case.\n"
+      << "As a template's filter\n"
+      << ".Pq Jinja's Ql 'x' | password_hash('sha512')\n"
+      << "the string piped in is argument 1, and those in its parentheses follow.\n"
       << ".Bl -tag -width Ds\n";
   for (const redact_rules::SecretCall& call : redact_rules::kSecretCalls) {
     const std::string first = std::to_string(call.first);

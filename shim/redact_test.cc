@@ -3250,3 +3250,90 @@ TEST_CASE("rule 11: past the record's kMaxCommands, the rest is redacted unread"
   redactor.NextArgument("plain", &spans);
   CHECK(spans.count == 0);
 }
+
+TEST_CASE("rule 14: a password hashed or checked, a key derived from one") {
+  CHECK(One("bcrypt.hashSync('p1', 10)") == "bcrypt.hashSync('[REDACTED]', 10)");
+  CHECK(One("bcrypt.compare(\"p2\", hash)") == "bcrypt.compare(\"[REDACTED]\", hash)");
+  CHECK(One("bcrypt.checkpw(b'p3', h)") == "bcrypt.checkpw(b'[REDACTED]', h)");
+  CHECK(One("BCrypt::Password.create('p4')") == "BCrypt::Password.create('[REDACTED]')");
+  CHECK(One("Bun.password.hash('p5')") == "Bun.password.hash('[REDACTED]')");
+  CHECK(One("argon2.verify(h, 'p6')") == "argon2.verify(h, '[REDACTED]')");
+  CHECK(One("sha512_crypt.hash('p7')") == "sha512_crypt.hash('[REDACTED]')");
+  CHECK(One("crypto.scryptSync('p8', 'salt', 64)") ==
+        "crypto.scryptSync('[REDACTED]', 'salt', 64)");
+  CHECK(One("echo crypt('p9', '$6$s$');") == "echo crypt('[REDACTED]', '$6$s$');");
+  CHECK(One("User.objects.create_superuser('admin', 'a@b', 'p10')") ==
+        "User.objects.create_superuser('admin', 'a@b', '[REDACTED]')");
+  CHECK(One("Aws::Credentials.new(k, 'p11', 't12')") ==
+        "Aws::Credentials.new(k, '[REDACTED]', '[REDACTED]')");
+  CHECK(One("SMBConnection('bob', 'p13', 'c', 's')") ==
+        "SMBConnection('bob', '[REDACTED]', 'c', 's')");
+  // A salt and a size are shown.
+  CHECK(One("hashlib.scrypt(pw, salt=b's', n=2)") == "hashlib.scrypt(pw, salt=b's', n=2)");
+}
+
+TEST_CASE("rule 14: a template's filter takes the value piped into it first") {
+  // Jinja's 'PW' | password_hash('sha512'): the string is the password, the
+  // algorithm (the filter's second argument) is shown.
+  CHECK(One("password={{ 'p1' | password_hash('sha512') }}") ==
+        "password={{ '[REDACTED]' | password_hash('sha512') }}");
+  CHECK(One("{{ \"p2\"|password_hash(\"sha512\", \"salt\") }}") ==
+        "{{ \"[REDACTED]\"|password_hash(\"sha512\", \"salt\") }}");
+  // Unpiped, PHP's password_hash(PW, algorithm) as before; '||' is no filter.
+  CHECK(One("password_hash('p3', PASSWORD_DEFAULT)") ==
+        "password_hash('[REDACTED]', PASSWORD_DEFAULT)");
+  CHECK(One("x = 'a' || password_hash('p4')") == "x = 'a' || password_hash('[REDACTED]')");
+  CHECK(One("{{ 'abc' | upper }}") == "{{ 'abc' | upper }}");
+}
+
+TEST_CASE("rule 2: more tools' password options") {
+  CHECK(Args({"json", "-c", "h", "-u", "u", "-p", "p1"}, "cbimport")[6] == "[REDACTED]");
+  CHECK(Args({"-s", "-u", "bob", "-p", "p2"}, "f5fpc")[4] == "[REDACTED]");
+  CHECK(Args({"/v:h", "/u:bob", "/gp:p3"}, "xfreerdp")[2] == "/gp:[REDACTED]");
+  CHECK(Args({"http", "80", "--basic-auth", "u:p4"}, "ngrok")[3] == "u:[REDACTED]");
+  CHECK(Args({"client", "--auth", "u:p5", "h:8080"}, "chisel")[2] == "u:[REDACTED]");
+  CHECK(Args({"create", "-c", "c", "-u", "admin:p6"}, "solr")[4] == "admin:[REDACTED]");
+  CHECK(Args({"auth", "enable", "-credentials", "solr:p7"}, "solr")[3] == "solr:[REDACTED]");
+  CHECK(Args({"-jar", "jenkins-cli.jar", "-auth", "bob:p8"}, "java")[3] == "bob:[REDACTED]");
+  CHECK(Args({"-jar", "jenkins-cli.jar", "-auth", "@creds"}, "java")[3] == "@creds");
+  // hiera-eyaml: encrypt's -s is the plaintext, decrypt's the ciphertext.
+  CHECK(Args({"encrypt", "-l", "db", "-s", "p9"}, "eyaml")[4] == "[REDACTED]");
+  CHECK(Args({"decrypt", "-s", "ENC[PKCS7,abc]"}, "eyaml")[2] == "ENC[PKCS7,abc]");
+  // Gitea's change-password -p; web's -p is a port; --random-password a flag.
+  CHECK(Args({"admin", "user", "change-password", "-u", "bob", "-p", "p10"}, "gitea")[6] ==
+        "[REDACTED]");
+  CHECK(Args({"web", "-p", "3000"}, "gitea")[2] == "3000");
+  CHECK(Args({"admin", "user", "create", "--random-password", "--email", "b@h"}, "forgejo")[5] ==
+        "b@h");
+  // Operands: an account number, a password to hash, Salt's modules'.
+  CHECK(Args({"account", "login", "1234567890123456"}, "mullvad")[2] == "[REDACTED]");
+  CHECK(Args({"hash-password", "p11"}, "authelia")[1] == "[REDACTED]");
+  CHECK(Args({"cli", "admin", "reset-admin-password", "--homepath", "/usr/share/grafana", "p12"},
+             "grafana-server") == std::vector<std::string>{"cli", "admin", "reset-admin-password",
+                                                           "--homepath", "/usr/share/grafana",
+                                                           "[REDACTED]"});
+  CHECK(Args({"*", "user.chpass", "bob", "p13"}, "salt")[3] == "[REDACTED]");
+  CHECK(Args({"--local", "shadow.set_password", "bob", "p14"}, "salt-call")[3] == "[REDACTED]");
+  // htpasswd's bundled -C takes the next argument: the password is after it.
+  CHECK(Args({"-bnBC", "10", "", "p15"}, "htpasswd") ==
+        std::vector<std::string>{"-bnBC", "10", "", "[REDACTED]"});
+}
+
+TEST_CASE("rule 10: Keycloak's credential: a type, then its value") {
+  CHECK(One("{\"type\":\"password\",\"value\":\"p1\",\"temporary\":false}") ==
+        "{\"type\":\"password\",\"value\":\"[REDACTED]\",\"temporary\":false}");
+  CHECK(Args({"update", "users/1/reset-password", "-s", "type=password", "-s", "value=p2"},
+             "kcadm.sh")[5] == "value=[REDACTED]");
+  CHECK(One("{\"type\":\"string\",\"value\":\"hello\"}") ==
+        "{\"type\":\"string\",\"value\":\"hello\"}");
+}
+
+TEST_CASE("rule 11: more commands that read a secret on their input") {
+  CHECK(Sh("echo p1 | elasticsearch-keystore add -x bootstrap.password") ==
+        "echo [REDACTED] | elasticsearch-keystore add -x bootstrap.password");
+  CHECK(Sh("echo p2 | openfortivpn h -u bob") == "echo [REDACTED] | openfortivpn h -u bob");
+  CHECK(Sh("perl -pi -e 's/password_here/p3/' wp-config.php") ==
+        "perl -pi -e 's/password_here/[REDACTED]/' wp-config.php");
+  CHECK(Sh("sed -i 's/username_here/app/' wp-config.php") ==
+        "sed -i 's/username_here/app/' wp-config.php");
+}

@@ -111,6 +111,8 @@ WORST_UNITS = {
     "SQL: Db2's CONNECT TO": "connect to d user ",
     "flow mappings: pairs": ("{", "token: a, "),
     "flow mappings: names": "{a:{",
+    "code: strings piped into filters": "'a' |    crypt('b', ",
+    "code: filters after blanks": "crypt  |        crypt(",
 }
 
 
