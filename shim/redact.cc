@@ -3531,7 +3531,11 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
   pending_ = Pending{};
   // Rule 9's value is not an option: gh secret set NAME --body V leaves the
   // value to the option (a tool row).
-  if (pending.active && pending.setting && StartsWith(arg, "-"sv)) pending = Pending{};
+  // Nor Windows' one-letter switch: reg add K /v Password /d V.
+  const bool one_letter_switch =
+      arg.size() == 2 && (arg[0] == '-' || arg[0] == '/') && IsAlpha(arg[1]);
+  if (pending.active && pending.setting && (StartsWith(arg, "-"sv) || one_letter_switch))
+    pending = Pending{};
   // Nor a lone '=' (SQL's SET password_hash = crypt(...)) or '==' (code's
   // password == "x"): the word after it.
   if (pending.active && pending.setting && (arg == "="sv || arg == "=="sv)) {

@@ -972,10 +972,12 @@ inline constexpr ToolOption kToolOptions[] = {
     {"yt-dlp youtube-dl", "-p", Value::kWhole, kBoth, ""},
     {"transmission-remote", "-n", Value::kAfterColon, kBoth, ""},
     {"swaks", "-ap", Value::kWhole, kSeparate, ""},
-    {"airflow", "-p", Value::kWhole, kBoth, "users"},  // not airflow webserver -p PORT
-    {"llm", "--value", Value::kWhole, kBoth, "keys"},  // llm keys set NAME --value KEY
-    {"bw", "--session", Value::kWhole, kBoth, ""},     // bw unlock's session key
-    {"doveadm", "-p", Value::kWhole, kBoth, "pw"},     // doveadm pw -p PASSWORD
+    {"airflow", "-p", Value::kWhole, kBoth, "users"},         // not airflow webserver -p PORT
+    {"llm", "--value", Value::kWhole, kBoth, "keys"},         // llm keys set NAME --value KEY
+    {"bw", "--session", Value::kWhole, kBoth, ""},            // bw unlock's session key
+    {"doveadm", "-p", Value::kWhole, kBoth, "pw"},            // doveadm pw -p PASSWORD
+    {"ssmtp sendmail", "-ap", Value::kWhole, kSeparate, ""},  // ssmtp -au USER -ap PASSWORD
+    {"testsaslauthd", "-p", Value::kWhole, kBoth, ""},        // testsaslauthd -u USER -p PASSWORD
     {"slappasswd", "-s", Value::kWhole, kBoth, ""},
     {"caddy", "--plaintext", Value::kWhole, kBoth, "hash-password"},
     {"caddy", "-p", Value::kWhole, kBoth, "hash-password"},
@@ -998,7 +1000,16 @@ inline constexpr ToolOption kToolOptions[] = {
     {"wmic", "/password:", Value::kWhole, kAttached, ""},
     {"schtasks", "/rp", Value::kWhole, kSeparate, ""},
     {"schtasks", "/RP", Value::kWhole, kSeparate, ""},
-    {"psexec psexec64 PsExec PsExec64", "-p", Value::kWhole, kSeparate, ""},
+    {"psexec psexec64 PsExec PsExec64 psexec.exe PsExec.exe PsExec64.exe", "-p", Value::kWhole,
+     kSeparate, ""},
+    // netdom join H /domain:D /userd:U /passwordd:PASSWORD (and the
+    // computer's /passwordo:); ktpass /princ P /mapuser U /pass PASSWORD;
+    // pvk2pfx -pvk K -spc C -pfx O -pi KEY_PASSWORD -po PFX_PASSWORD.
+    {"netdom netdom.exe", "/passwordd:", Value::kWhole, kAttached, ""},
+    {"netdom netdom.exe", "/passwordo:", Value::kWhole, kAttached, ""},
+    {"ktpass ktpass.exe", "/pass", Value::kWhole, kSeparate, ""},
+    {"pvk2pfx pvk2pfx.exe", "-pi", Value::kWhole, kSeparate, ""},
+    {"pvk2pfx pvk2pfx.exe", "-po", Value::kWhole, kSeparate, ""},
     {"dsquery dsget dsmod dsadd dsrm dsmove", "-p", Value::kWhole, kSeparate, ""},
     {"dsadd dsmod", "-pwd", Value::kWhole, kSeparate, ""},
     {"certutil", "-p", Value::kWhole, kSeparate, ""},           // a PFX's password
@@ -1094,6 +1105,8 @@ inline constexpr PositionalSecret kPositionalSecrets[] = {
     {"nuget", "setapikey", 0, "-source -Source -configfile -ConfigFile"},
     {"neo4j-admin neo4j", "set-initial-password", 0},
     {"rabbitmqctl", "add_user", 2},
+    {"doveadm", "test", 2},   // doveadm auth test USER PASSWORD
+    {"doveadm", "login", 2},  // doveadm auth login USER PASSWORD
     // Salt's execution modules: salt '*' user.chpass NAME PASSWORD,
     // shadow.set_password NAME PASSWORD (a hash, or with use_usermod a password).
     {"salt salt-call salt-ssh", "user.chpass", 2},
@@ -1454,6 +1467,8 @@ inline constexpr SecretCall kSecretCalls[] = {
     {"encode_base64", 1, 1},
     {"base64_encode", 1, 1},
     {"strict_encode64", 1, 1},
+    // PowerShell's [Convert]::ToBase64String([Text.Encoding]::ASCII.GetBytes("user:PW")).
+    {"GetBytes", 1, 1},
     {"encode64", 1, 1},
     {"setPassword", 1, 1},
     // ldap3's and kombu's Connection(server, user, password).

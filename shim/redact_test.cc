@@ -3337,3 +3337,25 @@ TEST_CASE("rule 11: more commands that read a secret on their input") {
   CHECK(Sh("sed -i 's/username_here/app/' wp-config.php") ==
         "sed -i 's/username_here/app/' wp-config.php");
 }
+
+TEST_CASE("rules 2 and 8: Windows' and mail servers' tools") {
+  // A secret keyword's value is no one-letter switch: reg's /d gives it.
+  CHECK(Args({"add", "HKLM\\App", "/v", "Password", "/d", "p1", "/t", "REG_SZ"}, "reg") ==
+        std::vector<std::string>{"add", "HKLM\\App", "/v", "Password", "/d", "[REDACTED]", "/t",
+                                 "REG_SZ"});
+  CHECK(Args({"add", "HKLM\\App", "/v", "Password", "/t", "REG_SZ", "/d", "p2"}, "reg")[7] ==
+        "[REDACTED]");
+  CHECK(Args({"join", "h", "/domain:d", "/userd:bob", "/passwordd:p3"}, "netdom")[4] ==
+        "/passwordd:[REDACTED]");
+  CHECK(Args({"/princ", "HTTP/h@D", "/mapuser", "bob", "/pass", "p4"}, "ktpass")[5] ==
+        "[REDACTED]");
+  CHECK(Args({"-pvk", "k.pvk", "-spc", "c.spc", "-pfx", "o.pfx", "-po", "p5"}, "pvk2pfx")[7] ==
+        "[REDACTED]");
+  CHECK(Args({"\\\\h", "-u", "bob", "-p", "p6", "cmd"}, "PsExec64.exe")[4] == "[REDACTED]");
+  CHECK(Args({"-au", "bob", "-ap", "p7", "a@b"}, "ssmtp")[3] == "[REDACTED]");
+  CHECK(Args({"-u", "bob", "-p", "p8"}, "testsaslauthd")[3] == "[REDACTED]");
+  CHECK(Args({"auth", "test", "bob", "p9"}, "doveadm") ==
+        std::vector<std::string>{"auth", "test", "bob", "[REDACTED]"});
+  CHECK(One("[Convert]::ToBase64String([Text.Encoding]::ASCII.GetBytes(\"bob:p10\"))") ==
+        "[Convert]::ToBase64String([Text.Encoding]::ASCII.GetBytes(\"[REDACTED]\"))");
+}
