@@ -2159,6 +2159,10 @@ void CodeAssignmentRule(std::string_view arg, Collector* spans) {
     // A string in a string, its quotes escaped: GraphQL in a JSON body
     // ({"query": "mutation { login(password: \"x\") }"}).
     const bool escaped_quote = assigns && k + 1 < arg.size() && arg[k] == '\\' && arg[k + 1] == '"';
+    // ... but an escaped string's own text, its ':' inside it (a prompt in
+    // bash -c 'expect -c "expect \"Password:\"; send ..."'): no value.
+    if (escaped_quote && k == j + 1 && j == i && p >= 2 && arg[p - 1] == '"' && arg[p - 2] == '\\')
+      continue;
     // A lookup's fallback: JWT_SECRET = process.env.JWT_SECRET || 'x'.
     // (The name is looked up only for a fallback found: most are none.)
     bool secret_fallback = false;
@@ -2742,13 +2746,16 @@ void PromptAnswerRule(std::string_view arg, Collector* spans) {
     p = end - 1;
     if (!expect && !answer) continue;
     const std::size_t open = PastStringPrefix(arg, PastPromptOptions(arg, end));  // b"Password: "
-    if (open >= arg.size() || (arg[open] != '"' && arg[open] != '\'')) continue;
+    // Quoted, or escaped inside a double-quoted script (bash -c 'expect -c
+    // "... send \"PW\r\""').
+    if (open >= arg.size() || (arg[open] != '"' && arg[open] != '\'' && !EscapedQuoteAt(arg, open)))
+      continue;
     if (answer) {
       p = AddQuotedInside(arg, open, spans) - 1;
       asked = false;
       continue;
     }
-    const std::size_t close = shell_words::QuotedEnd(arg, open, false);
+    const std::size_t close = StringEnd(arg, open);
     asked = NamesSecretPrompt(std::string_view(arg.data() + open, close - open));
     p = close - 1;
   }
@@ -3183,7 +3190,12 @@ bool HasOwnRows(const ToolName& tool) {
          NamedBy<redact_rules::kMarkedSecrets>(tool) ||
          NamedBy<redact_rules::kCountedOperands>(tool) ||
          NamedBy<redact_rules::kSecretStores>(tool) ||
-         NamedBy<redact_rules::kToolStdinSecretOptions>(tool);
+         NamedBy<redact_rules::kToolStdinSecretOptions>(tool) ||
+         NamedBy<redact_rules::kOptionPairs>(tool) ||
+         NamedBy<redact_rules::kSecretFileOptions>(tool) ||
+         NamedBy<redact_rules::kRunnerSubcommands>(tool) ||
+         NamedBy<redact_rules::kFieldReaderSubcommands>(tool) ||
+         NamedBy<redact_rules::kProseOptions>(tool);
 }
 
 bool IsOneLetterOption(std::string_view option) {
@@ -3323,6 +3335,11 @@ bool Redactor::ToolOption(std::string_view arg, Collector* spans, bool* referenc
   for (std::size_t r = 0; r < row_count_; ++r) {
     const redact_rules::ToolOption& row = *rows_[r];
     if (!Applies(r) || !StartsWith(arg, row.option)) continue;
+    // Past a runner's container and a command no row names, the option is
+    // that command's: a reference of the runner's own (podman run --secret
+    // NAME IMAGE) is no reason to show its value (docker exec c exo config
+    // add --secret V).
+    if (runner_operands_ >= 2 && row.value == Value::kReference) continue;
     std::size_t rest = row.option.size();
     if (arg.size() == rest) {
       if ((row.forms & Form::kSeparate) == 0) continue;
@@ -3566,6 +3583,9 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
   // before it).
   bool reference = pending.active && pending.value == Value::kReference && !is_option;
 
+  if (runs_command_ && !is_option && runner_operands_ < 2 &&
+      arg.find('=') == std::string_view::npos)
+    ++runner_operands_;
   if (!ToolOption(arg, &spans, &reference) && is_option) {
     // Rule 3: --name=value / --name value, and -name=value / -name value.
     std::size_t name_begin = arg[1] == '-' ? 2 : 1;
@@ -3992,6 +4012,8 @@ struct Level {
   std::string_view text;
   std::size_t base;  // where `text` starts in the argument
   std::size_t pos;
+  // The text is a double-quoted word's inside: \" quotes at its level.
+  bool escaped;
   bool command_string;  // the text followed -c: rules 8 and 9 hold for any command
   Redactor* command;    // the current simple command's, or none before its name
   bool prefix;          // that command is a prefix (sudo, env, if, ...)
@@ -4585,7 +4607,7 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, bool prin
   while (top >= 0) {
     Level& level = g_levels[top];
     shell_words::Token token;
-    if (!shell_words::Next(level.text, &level.pos, &token)) {
+    if (!shell_words::Next(level.text, &level.pos, &token, level.escaped)) {
       CurlConfigInput(level, spans);
       --top;
       continue;
@@ -4732,6 +4754,15 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, bool prin
     if (!nests) continue;
     const std::size_t nested_at =
         level.base + static_cast<std::size_t>(nested.data() - level.text.data());
+    // A quoted value that is an object or a list (kubectl run
+    // --overrides='{"spec": ... "command": ["sh", "-c", "mysql -pX"]}'):
+    // data for the code rules, no command line.
+    if (!quoted_command_line && (nested[0] == '{' || nested[0] == '[')) {
+      spans->set_base(outer_base + nested_at);
+      ContextFreeRules(nested, spans);
+      spans->set_base(outer_base);
+      continue;
+    }
     if (top + 1 == static_cast<int>(kMaxCommandDepth)) {
       // Not reached: quotes come off a word at most twice, as a quote inside
       // one of its own kind is escaped and stays so. The bound sizes the
@@ -4745,6 +4776,7 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, bool prin
         quoted_command_line ? StartsWith(previous, "-"sv) && NamesSecretCommand(previous)
                             : NamesSecretCommand(word);
     StartLevel(&g_levels[top], nested, nested_at, inner_command_string, nested_prints_secret);
+    g_levels[top].escaped = nested.data() > level.text.data() && nested.data()[-1] == '"';
   }
 }
 
@@ -4760,9 +4792,15 @@ bool Redactor::StartsCommand(std::string_view word) {
   if (!Charge()) return true;
   // And those rule 11's pipelines name (sudo echo X | ..., | sudo tee F),
   // and shells, whose command strings expand variables (sudo sh -c '...').
+  // So are those whose rows are lists of names: sed's texts, a runner's
+  // command lines (sudo msfconsole -x 'set PASSWORD V'), a searcher's
+  // pattern (sudo grep -rn password src/).
   return HasOwnRows(name) || InWords<redact_rules::kShells>(name) ||
          InWords<redact_rules::kEchoCommands>(name) || InWords<redact_rules::kTeeCommands>(name) ||
-         InWords<redact_rules::kStdinSecretCommands>(name);
+         InWords<redact_rules::kStdinSecretCommands>(name) ||
+         InWords<redact_rules::kSedCommands>(name) ||
+         InWords<redact_rules::kShellCommandRunners>(name) ||
+         InWords<redact_rules::kPatternSearchers>(name);
 }
 
 bool Redactor::Charge() {

@@ -248,10 +248,11 @@ class Redactor {
   // argument; that command's redactor reads the arguments from its name on
   // (sudo -u app mysql -pX: mysql's rows for -pX). This one when none.
   bool runs_command_ = false;
-  RowSet runner_rows_ = 0;        // kRunnerSubcommands
-  RowSet field_reader_rows_ = 0;  // kFieldReaderSubcommands
-  RowSet option_pair_rows_ = 0;   // kOptionPairs
-  RowSet secret_file_rows_ = 0;   // kSecretFileOptions
+  unsigned char runner_operands_ = 0;  // since then, words no option or NAME=V (2 at most)
+  RowSet runner_rows_ = 0;             // kRunnerSubcommands
+  RowSet field_reader_rows_ = 0;       // kFieldReaderSubcommands
+  RowSet option_pair_rows_ = 0;        // kOptionPairs
+  RowSet secret_file_rows_ = 0;        // kSecretFileOptions
   Redactor* running_ = this;
   unsigned run_depth_ = 0;
   unsigned commands_left_ = kMaxCommands;  // rule 11, for the whole record

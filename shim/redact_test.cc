@@ -3359,3 +3359,41 @@ TEST_CASE("rules 2 and 8: Windows' and mail servers' tools") {
   CHECK(One("[Convert]::ToBase64String([Text.Encoding]::ASCII.GetBytes(\"bob:p10\"))") ==
         "[Convert]::ToBase64String([Text.Encoding]::ASCII.GetBytes(\"[REDACTED]\"))");
 }
+
+TEST_CASE("rule 11: a prefix runs any command a table names, not only a tool row's") {
+  // Option pairs, sed's texts, a runner's command lines, a searcher's
+  // pattern: under sudo as without it.
+  CHECK(Args({"xmlstarlet", "ed", "-u", "//password", "-v", "p1", "f.xml"}, "sudo")[5] ==
+        "[REDACTED]");
+  CHECK(Args({"iscsiadm", "-m", "node", "-n", "node.session.auth.password", "-v", "p2"},
+             "sudo")[6] == "[REDACTED]");
+  CHECK(Args({"sed", "-i", "/^token:/c\\token: p3", "c.yml"}, "sudo")[2] ==
+        "/^token:/c\\token: [REDACTED]");
+  CHECK(Args({"msfconsole", "-q", "-x", "set PASSWORD p4; run"}, "sudo")[3] ==
+        "set PASSWORD [REDACTED]; run");
+  CHECK(Args({"grep", "-rn", "password", "src/"}, "sudo")[3] == "src/");
+}
+
+TEST_CASE("rule 2: past a runner's container and command, its own references are not") {
+  // docker's --secret is a reference (docker build --secret id=npm,src=F);
+  // a command's --secret inside docker exec is that command's.
+  CHECK(Args({"exec", "-i", "c", "exo", "config", "add", "--secret", "p1"}, "docker")[7] ==
+        "[REDACTED]");
+  CHECK(Args({"run", "img", "bore", "local", "80", "--secret", "p2"}, "podman")[6] == "[REDACTED]");
+  CHECK(Args({"run", "--name", "n", "--secret", "db,type=env,target=PW", "img"}, "podman")[4] ==
+        "db,type=env,target=PW");
+  CHECK(Args({"service", "create", "--secret", "db_pw", "nginx"}, "docker")[3] == "db_pw");
+}
+
+TEST_CASE("rule 11: one more level of quotes, escaped inside a double-quoted string") {
+  CHECK(Sh("docker exec web sh -c \"su app -c \\\"curl -u u:p1 http://svc\\\"\"") ==
+        "docker exec web sh -c \"su app -c \\\"curl -u u:[REDACTED] http://svc\\\"\"");
+  // expect's prompt and answer, escaped: the prompt's ':' opens no value.
+  CHECK(Sh("expect -c \"spawn ssh h; expect \\\"password:\\\"; send \\\"p2\\r\\\"; interact\"") ==
+        "expect -c \"spawn ssh h; expect \\\"password:\\\"; send \\\"[REDACTED]\\\"; interact\"");
+  // A quoted value that is JSON is data: a container's command list in it.
+  CHECK(Sh("kubectl run x --overrides='{\"spec\":{\"containers\":[{\"command\":[\"sh\",\"-c\","
+           "\"mysql -pp3\"]}]}}'") ==
+        "kubectl run x --overrides='{\"spec\":{\"containers\":[{\"command\":[\"sh\",\"-c\","
+        "\"[REDACTED]\"]}]}}'");
+}

@@ -23,8 +23,10 @@ struct Token {
 
 // The token at or after *pos, past blanks; false at the text's end. Quotes
 // and backslashes keep blanks and separators inside a word; an unclosed
-// quote runs to the end.
-bool Next(std::string_view text, std::size_t* pos, Token* out);
+// quote runs to the end. `escaped`: the text is the inside of a double-quoted
+// word, not yet unquoted, so \" is a double quote at its level and \\ a
+// backslash (sh -c "su app -c \"curl -u u:X h\"" inside bash -c '...').
+bool Next(std::string_view text, std::size_t* pos, Token* out, bool escaped = false);
 
 // Just past the quote that closes the one at `open` (' or "), or the text's
 // end. Inside double quotes and ANSI-C quotes ($'...': `ansi_c`) a backslash

@@ -9,11 +9,11 @@ namespace {
 
 // Each token as text: a separator as itself, a word as "<inner>" when its
 // quotes were taken off, else as written.
-std::vector<std::string> Tokens(std::string_view text) {
+std::vector<std::string> Tokens(std::string_view text, bool escaped = false) {
   std::vector<std::string> out;
   std::size_t pos = 0;
   shell_words::Token t;
-  while (shell_words::Next(text, &pos, &t)) {
+  while (shell_words::Next(text, &pos, &t, escaped)) {
     CHECK(t.begin < t.end);
     CHECK(t.begin <= t.inner_begin);
     CHECK(t.inner_end <= t.end);
@@ -73,4 +73,19 @@ TEST_CASE("shell words: unclosed quotes and trailing backslashes run to the end"
   CHECK(Tokens("a\\") == V{"a\\"});
   CHECK(Tokens("'") == V{"'"});
   CHECK(Tokens("\"") == V{"\""});
+}
+
+TEST_CASE("shell words: inside a double-quoted word, \\\" quotes at its level") {
+  // sh -c "su app -c \"curl -u u:X h\"" inside bash -c '...': the text
+  // between the outer quotes, not yet unquoted.
+  CHECK(Tokens("su app -c \\\"curl -u u:X h\\\"", true) == V{"su", "app", "-c", "<curl -u u:X h>"});
+  // Unescaped text keeps the backslash a plain escape.
+  CHECK(Tokens("a \\\"b c\\\"") == V{"a", "\\\"b", "c\\\""});
+  // \\\\ is a backslash, which escapes what follows: \\\\\\\" a quote inside
+  // the string, \\\\  a blank.
+  CHECK(Tokens("echo \\\"a \\\\\\\" b\\\" x", true) == V{"echo", "<a \\\\\\\" b>", "x"});
+  CHECK(Tokens("a\\\\ b c", true) == V{"a\\\\ b", "c"});
+  // Unclosed, to the end; empty, an empty word.
+  CHECK(Tokens("x \\\"a b", true) == V{"x", "\\\"a b"});
+  CHECK(Tokens("\\\"\\\"", true) == V{"<>"});
 }
