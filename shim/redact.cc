@@ -546,7 +546,7 @@ bool IsKeyHeader(std::string_view name) {
 // too: "name: DB_PASSWORD" (kPairNames) sets *pair, and makes the next
 // "value: x" (kPairValues) secret.
 std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* spans,
-                       bool* pair = nullptr, bool prose = false) {
+                       bool* pair = nullptr, bool prose = false, bool word_ends = false) {
   std::size_t i = offset;
   while (i < arg.size() && (arg[i] == ' ' || arg[i] == '\t')) ++i;
   if (pair != nullptr && i + 1 < arg.size() && arg[i] == '-' && arg[i + 1] == ' ') i += 2;
@@ -612,7 +612,15 @@ std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* span
     const std::size_t word_end = LineEnd(arg, i, quote, true);
     if (word_end < arg.size() && (arg[word_end] == ' ' || arg[word_end] == '\t')) return word_end;
   }
-  const std::size_t end = LineEnd(arg, i, quote);
+  std::size_t end = LineEnd(arg, i, quote);
+  // In a shell's command string, an unquoted value ends with its word
+  // (bundletool --ks-pass=pass:X --ks-key-alias=k).
+  if (word_ends && quote == '\n') {
+    shell_words::Token word;
+    std::size_t at = i;
+    if (shell_words::Next(arg, &at, &word) && word.begin == i)
+      end = std::min(end, word.separator ? i : word.end);
+  }
   if (pair_name) {
     *pair = IsSecretName(Unquoted(std::string_view(arg.data() + i, end - i)), true);
     return end;
@@ -627,9 +635,9 @@ std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* span
 // after a newline, real or written out. A failed try stops at the first
 // byte that is not part of a name; a value found is passed over whole (it
 // is secret anyway), so no byte is scanned twice.
-void HeadersAnywhere(std::string_view arg, Collector* spans, bool prose) {
+void HeadersAnywhere(std::string_view arg, Collector* spans, bool prose, bool word_ends) {
   bool pair = false;  // a YAML pair's name named a secret: its value is next
-  std::size_t i = HeaderRule(arg, 0, spans, &pair, prose);
+  std::size_t i = HeaderRule(arg, 0, spans, &pair, prose, word_ends);
   for (; i < arg.size(); ++i) {
     // After '=', a newline, or a newline written out (printf's '\n').
     std::size_t start = i + 1;
@@ -638,7 +646,7 @@ void HeadersAnywhere(std::string_view arg, Collector* spans, bool prose) {
     } else if (arg[i] != '=' && arg[i] != '\n') {
       continue;
     }
-    const std::size_t end = HeaderRule(arg, start, spans, &pair, prose);
+    const std::size_t end = HeaderRule(arg, start, spans, &pair, prose, word_ends);
     if (end > start) i = end - 1;
   }
 }
@@ -1302,7 +1310,9 @@ void AuthSchemeRule(std::string_view arg, Collector* spans) {
     while (i < arg.size() && IsSpace(arg[i])) ++i;
     std::size_t end = i;
     while (end < arg.size() && IsTokenChar(arg[end])) ++end;
-    if (end - i >= 8) spans->Add(i, end);
+    // Not a long option: a credential (base64, a token) never starts so
+    // (sqlmap --auth-type Basic --auth-cred u:X in a command string).
+    if (end - i >= 8 && !StartsWith(Tail(arg, i), "--"sv)) spans->Add(i, end);
   }
 }
 
@@ -1447,8 +1457,11 @@ bool ImapLoginAt(std::string_view text, std::size_t login) {
          at = arg.find(login, at + 1)) {
       if (at + login.size() >= arg.size() || arg[at + login.size()] != ' ' || !ImapLoginAt(arg, at))
         continue;
-      const std::size_t user_end = ProtocolWordEnd(arg, at + login.size() + 1);
-      if (user_end < arg.size() && arg[user_end] == ' ') ProtocolPassword(arg, user_end + 1, spans);
+      // A user, not an option (saml2aws login --username bob: a command).
+      const std::size_t user = at + login.size() + 1;
+      const std::size_t user_end = ProtocolWordEnd(arg, user);
+      if (user_end < arg.size() && arg[user_end] == ' ' && arg[user] != '-')
+        ProtocolPassword(arg, user_end + 1, spans);
     }
   }
 }
@@ -2100,7 +2113,7 @@ bool LooksUpSecret(std::string_view arg, std::size_t begin, std::size_t end) {
 // or ':' (not '=='),
 // white space around it or not, then a quoted string: its inside (python -c
 // "API_KEY = 'x'", node -e "{ password: 'x' }"). A name is scanned once.
-void CodeAssignmentRule(std::string_view arg, Collector* spans) {
+void CodeAssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end) {
   // Inside a string, a quote of its kind closes it and opens no value: the
   // prompt "Password:" in expect "Password:"; send ... is text, not code.
   bool in_single = false;
@@ -2159,10 +2172,14 @@ void CodeAssignmentRule(std::string_view arg, Collector* spans) {
     // A string in a string, its quotes escaped: GraphQL in a JSON body
     // ({"query": "mutation { login(password: \"x\") }"}).
     const bool escaped_quote = assigns && k + 1 < arg.size() && arg[k] == '\\' && arg[k + 1] == '"';
-    // ... but an escaped string's own text, its ':' inside it (a prompt in
-    // bash -c 'expect -c "expect \"Password:\"; send ..."'): no value.
-    if (escaped_quote && k == j + 1 && j == i && p >= 2 && arg[p - 1] == '"' && arg[p - 2] == '\\')
-      continue;
+    // A quoted label, its ':' inside its quotes ("Password:" x, escaped in
+    // bash -c 'expect -c "expect \"Password:\"; send ..."', or in a
+    // single-quoted script there): no value.
+    const bool label = assigns && arg[j] == ':' && j == i && k == j + 1 && p >= 1 &&
+                       (escaped_quote ? p >= 2 && arg[p - 1] == '"' && arg[p - 2] == '\\'
+                                      : k < arg.size() && (arg[k] == '"' || arg[k] == '\'') &&
+                                            arg[p - 1] == arg[k]);
+    if (label) continue;
     // A lookup's fallback: JWT_SECRET = process.env.JWT_SECRET || 'x'.
     // (The name is looked up only for a fallback found: most are none.)
     bool secret_fallback = false;
@@ -2186,8 +2203,10 @@ void CodeAssignmentRule(std::string_view arg, Collector* spans) {
         (!escaped_quote && arg[k] != '\'' && arg[k] != '"' && arg[k] != '`') ||
         // Inside a string, its closing quote opens no value ("Password: " x,
         // a prompt's text); a single quote may be an apostrophe that misled
-        // (the users' password: 'X'), unless code goes on after it.
-        (arg[k] == '"' && double_) || (arg[k] == '\'' && single && CodeAfter(arg, k + 1)) ||
+        // (the users' password: 'X'), unless code goes on after it or the
+        // text is a shell's command string (grep -c '^API_KEY=' .env).
+        (arg[k] == '"' && double_) ||
+        (arg[k] == '\'' && single && (shell_words_end || CodeAfter(arg, k + 1))) ||
         (!pair_name && !pair_value && !secret_fallback && !NamesCodeSecret(name))) {
       p = i - 1;
       continue;
@@ -2951,7 +2970,7 @@ void FlowMappingRule(std::string_view arg, Collector* spans) {
 // `prose`: the text is a message, a title or a body (kProseOptions).
 [[gnu::noinline]] void TextRules(std::string_view text, Collector* spans, bool shell_words_end,
                                  bool prose) {
-  HeadersAnywhere(text, spans, prose);
+  HeadersAnywhere(text, spans, prose, shell_words_end);
   UrlRule(text, spans);
   SchemelessUserinfoRule(text, spans);
   AssignmentRule(text, spans, shell_words_end);
@@ -2966,7 +2985,7 @@ void FlowMappingRule(std::string_view arg, Collector* spans) {
   QuotedMemberRule(text, spans);
   if (!prose) FlowMappingRule(text, spans);
   KeywordPasswordRule(text, spans);
-  CodeAssignmentRule(text, spans);
+  CodeAssignmentRule(text, spans, shell_words_end);
   PromptAnswerRule(text, spans);
   SubstitutionRule(text, spans);
 }

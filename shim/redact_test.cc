@@ -3397,3 +3397,25 @@ TEST_CASE("rule 11: one more level of quotes, escaped inside a double-quoted str
         "kubectl run x --overrides='{\"spec\":{\"containers\":[{\"command\":[\"sh\",\"-c\","
         "\"[REDACTED]\"]}]}}'");
 }
+
+TEST_CASE("rule 11: in a command string, a value ends with its word") {
+  // A header after '=' (git -c http.extraHeader=...) or in quotes ends at
+  // its quote or word, not at the line's end: the URL after it is shown.
+  CHECK(Sh("git -c 'http.extraHeader=Authorization: Bearer p1' clone https://h/r.git") ==
+        "git -c 'http.extraHeader=Authorization: [REDACTED]' clone https://h/r.git");
+  CHECK(Sh("bundletool build-apks --ks-pass=pass:p2 --ks-key-alias=k") ==
+        "bundletool build-apks --ks-pass=[REDACTED] --ks-key-alias=k");
+  // A command's login is no IMAP LOGIN; a pattern's closing quote opens
+  // no value; a scheme's credential is no long option.
+  CHECK(Sh("saml2aws login --username bob --password p3 --skip-prompt") ==
+        "saml2aws login --username bob --password [REDACTED] --skip-prompt");
+  CHECK(Sh("grep -c '^API_KEY=' .env.example") == "grep -c '^API_KEY=' .env.example");
+  CHECK(Sh("sqlmap -u h --auth-type Basic --auth-cred 'u:p4'") ==
+        "sqlmap -u h --auth-type Basic --auth-cred 'u:[REDACTED]'");
+  // A quoted prompt's ':' is inside its quotes, in a single-quoted script.
+  CHECK(Sh("expect -c 'spawn ssh h; expect \"password:\"; send \"p5\\r\"'") ==
+        "expect -c 'spawn ssh h; expect \"password:\"; send \"[REDACTED]\"'");
+  // IMAP's own login still hides its password.
+  CHECK(Sh("printf 'a1 LOGIN bob p6\\r\\n' | nc h 143") ==
+        "printf 'a1 LOGIN bob [REDACTED]\\r\\n' | nc h 143");
+}
