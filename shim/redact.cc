@@ -3214,7 +3214,8 @@ bool HasOwnRows(const ToolName& tool) {
          NamedBy<redact_rules::kSecretFileOptions>(tool) ||
          NamedBy<redact_rules::kRunnerSubcommands>(tool) ||
          NamedBy<redact_rules::kFieldReaderSubcommands>(tool) ||
-         NamedBy<redact_rules::kProseOptions>(tool);
+         NamedBy<redact_rules::kProseOptions>(tool) ||
+         NamedBy<redact_rules::kCommandStringOptions>(tool);
 }
 
 bool IsOneLetterOption(std::string_view option) {
@@ -3336,6 +3337,7 @@ Redactor::Redactor(std::string_view binary) : tool_(binary) {
   option_pair_rows_ = RowsFor<redact_rules::kOptionPairs>(tool);
   secret_file_rows_ = RowsFor<redact_rules::kSecretFileOptions>(tool);
   prose_rows_ = RowsFor<redact_rules::kProseOptions>(tool);
+  command_string_rows_ = RowsFor<redact_rules::kCommandStringOptions>(tool);
   if (const RowSet rows = RowsFor<redact_rules::kCountedOperands>(tool); rows != 0)
     counted_row_ = &redact_rules::kCountedOperands[Lowest(rows)];
 }
@@ -3503,8 +3505,11 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
     runs_script_arguments_ = true;
   // Windows' cmd /c and /k: a command string, %VAR% its variables.
   const bool cmd = tool_ == "cmd"sv || tool_ == "cmd.exe"sv;
+  bool tool_command_string_option = false;
+  for (RowSet rows = command_string_rows_; rows != 0; rows &= rows - 1)
+    tool_command_string_option |= arg == redact_rules::kCommandStringOptions[Lowest(rows)].option;
   after_command_string_option_ =
-      runs_shell_command_lines_ || IsCommandStringOption(arg) ||
+      runs_shell_command_lines_ || IsCommandStringOption(arg) || tool_command_string_option ||
       (splits_string && (arg == "-S"sv || arg == "--split-string"sv)) ||
       (cmd && (EqualsIgnoreCase(arg, "/c"sv) || EqualsIgnoreCase(arg, "/k"sv)));
   // A message, a title or a body: this argument after such an option, or

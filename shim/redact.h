@@ -242,6 +242,7 @@ class Redactor {
   bool reads_secret_on_stdin_ = false;        // a secret option's value was stdin (rule 11)
   bool sed_ = false;                          // kSedCommands: a script's text lines (rule 16)
   RowSet prose_rows_ = 0;                     // kProseOptions
+  RowSet command_string_rows_ = 0;            // kCommandStringOptions
   bool after_prose_option_ = false;           // the last argument was git commit's -m (rule 1)
   // Rule 11 at the top: a prefix (kCommandPrefixes), or a runner past its
   // subcommand (kRunnerSubcommands), runs a command named by a later

@@ -252,6 +252,18 @@ struct ToolWord {
   std::string_view tools;  // space-separated names
   std::string_view option;
 };
+// Rule 11: a tool's option whose value is a command string a shell runs
+// (gcloud compute ssh VM --command 'CMD', ansible all -m shell -a 'CMD'):
+// rules 8 and 9 hold in it, as after sh -c.
+inline constexpr ToolWord kCommandStringOptions[] = {
+    {"gcloud", "--command"},  // compute ssh, compute tpus tpu-vm ssh
+    {"ansible", "-a"},        // a module's arguments: shell's and command's a command
+    {"ansible", "--args"},       {"az", "--scripts"},  // az vm run-command invoke --scripts 'CMD'
+    {"fly flyctl", "-C"},                              // fly ssh console -C 'CMD'
+    {"fly flyctl", "--command"}, {"eb", "--command"},  // eb ssh --command 'CMD'
+    {"doctl", "--ssh-command"},  // doctl compute ssh DROPLET --ssh-command 'CMD'
+    {"vagrant", "--command"},    // vagrant ssh --command 'CMD' (-c: a shell's option)
+};
 inline constexpr ToolWord kProseOptions[] = {
     {"git", "-m"},
     {"git", "--message"},

@@ -190,6 +190,8 @@ std::string Render() {
       << ".It options whose value is prose, where a Name: value of more than one word is text "
          "(rule 1)\n"
       << Wrap(ToolWords(redact_rules::kProseOptions))
+      << ".It options whose value is a command string a shell runs, as after sh -c (rule 11)\n"
+      << Wrap(ToolWords(redact_rules::kCommandStringOptions))
       << ".It names of many secrets that, ':' glued to a word, are a task's namespace (rule 1)\n"
       << Wrap(WordList(redact_rules::kTaskNamespaces))
       << ".It tasks that, ':' glued before them, make a secret name a namespace (rule 1)\n"

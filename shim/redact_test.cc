@@ -3419,3 +3419,14 @@ TEST_CASE("rule 11: in a command string, a value ends with its word") {
   CHECK(Sh("printf 'a1 LOGIN bob p6\\r\\n' | nc h 143") ==
         "printf 'a1 LOGIN bob [REDACTED]\\r\\n' | nc h 143");
 }
+
+TEST_CASE("rule 11: a tool's option whose value is a command string") {
+  // As after sh -c, rules 8 and 9 hold: sc.exe's password= V, a setting's V.
+  CHECK(Args({"compute", "ssh", "vm", "--command", "sc.exe config svc password= p1"},
+             "gcloud")[4] == "sc.exe config svc password= [REDACTED]");
+  CHECK(Args({"all", "-m", "shell", "-a", "launchctl setenv API_KEY p2"}, "ansible")[4] ==
+        "launchctl setenv API_KEY [REDACTED]");
+  // Another tool's --command is not one: prose keeps its words.
+  CHECK(Args({"--command", "rotate the password check"}, "mytool")[1] ==
+        "rotate the password check");
+}
