@@ -612,15 +612,17 @@ std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* span
     const std::size_t word_end = LineEnd(arg, i, quote, true);
     if (word_end < arg.size() && (arg[word_end] == ' ' || arg[word_end] == '\t')) return word_end;
   }
-  std::size_t end = LineEnd(arg, i, quote);
   // In a shell's command string, an unquoted value ends with its word
-  // (bundletool --ks-pass=pass:X --ks-key-alias=k).
+  // (bundletool --ks-pass=pass:X --ks-key-alias=k): the line's end is
+  // looked for only to there, so each byte is scanned once.
+  std::size_t limit = arg.size();
   if (word_ends && quote == '\n') {
     shell_words::Token word;
     std::size_t at = i;
     if (shell_words::Next(arg, &at, &word) && word.begin == i)
-      end = std::min(end, word.separator ? i : word.end);
+      limit = word.separator ? i : word.end;
   }
+  const std::size_t end = LineEnd(std::string_view(arg.data(), limit), i, quote);
   if (pair_name) {
     *pair = IsSecretName(Unquoted(std::string_view(arg.data() + i, end - i)), true);
     return end;
@@ -1955,6 +1957,15 @@ void KeywordPasswordRule(std::string_view arg, Collector* spans) {
     if (q + 1 < arg.size() && (arg[q] == 'N' || arg[q] == 'n' || arg[q] == 'E' || arg[q] == 'e') &&
         arg[q + 1] == '\'')
       ++q;
+    // Its single quotes escaped, in code's string (Python's os.system('psql
+    // -c "ALTER ROLE r PASSWORD \'x\'"')): to the next \'.
+    if (q + 1 < arg.size() && arg[q] == '\\' && arg[q + 1] == '\'') {
+      const std::size_t close = arg.find("\\'"sv, q + 2);
+      const std::size_t end = close == std::string_view::npos ? arg.size() : close;
+      if (!IsPlaceholder(std::string_view(arg.data() + q + 2, end - q - 2))) spans->Add(q + 2, end);
+      p = (close == std::string_view::npos ? arg.size() : close + 2) - 1;
+      continue;
+    }
     // Its quotes escaped too, in a double-quoted string (mysql -e "... =
     // \"x\"" in a command string).
     if (q >= arg.size() || (arg[q] != '\'' && arg[q] != '"' && !EscapedQuoteAt(arg, q))) {

@@ -3430,3 +3430,12 @@ TEST_CASE("rule 11: a tool's option whose value is a command string") {
   CHECK(Args({"--command", "rotate the password check"}, "mytool")[1] ==
         "rotate the password check");
 }
+
+TEST_CASE("rule 12: a password's quotes escaped in code's single-quoted string") {
+  CHECK(One("os.system('psql -c \"ALTER ROLE app PASSWORD \\'p1\\'\"')") ==
+        "os.system('psql -c \"ALTER ROLE app PASSWORD \\'[REDACTED]\\'\"')");
+  CHECK(One("x('IDENTIFIED BY \\'p2\\'; GRANT ALL')") ==
+        "x('IDENTIFIED BY \\'[REDACTED]\\'; GRANT ALL')");
+  // Unclosed, to the end.
+  CHECK(One("PASSWORD \\'p3") == "PASSWORD \\'[REDACTED]");
+}

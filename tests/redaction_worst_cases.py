@@ -113,6 +113,13 @@ WORST_UNITS = {
     "flow mappings: names": "{a:{",
     "code: strings piped into filters": "'a' |    crypt('b', ",
     "code: filters after blanks": "crypt  |        crypt(",
+    "SQL: escaped single quotes after PASSWORD": "PASSWORD \\'",
+    "command strings: escaped quotes": ("sh -c \"", "a \\\"b "),
+    "command strings: headers ending with their word": ("sh -c \"", "=Authorization: x "),
+    "command strings: escaped backslashes": ("sh -c \"", "\\\\\\\" "),
+    "command strings: quoted JSON values": ("sh -c ", "a='{\"b\": \"c d\"}' "),
+    "prompts: escaped": "expect \\\"password:\\\"; send \\\"",
+    "code: quoted labels": " \"password:\"",
 }
 
 
