@@ -4047,11 +4047,10 @@ struct Level {
   std::string_view text;
   std::size_t base;  // where `text` starts in the argument
   std::size_t pos;
-  // The text is a double-quoted word's inside: \" quotes at its level.
-  bool escaped;
-  bool command_string;  // the text followed -c: rules 8 and 9 hold for any command
-  Redactor* command;    // the current simple command's, or none before its name
-  bool prefix;          // that command is a prefix (sudo, env, if, ...)
+  shell_words::Inside inside;  // the quotes the text was inside
+  bool command_string;         // the text followed -c: rules 8 and 9 hold for any command
+  Redactor* command;           // the current simple command's, or none before its name
+  bool prefix;                 // that command is a prefix (sudo, env, if, ...)
   // Pipelines into a command that reads a secret on its standard input
   // (kStdinSecretOptions, kStdinSecretCommands): the text that feeds it, as
   // [begin, end) in the argument (end 0: none).
@@ -4642,7 +4641,7 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, bool prin
   while (top >= 0) {
     Level& level = g_levels[top];
     shell_words::Token token;
-    if (!shell_words::Next(level.text, &level.pos, &token, level.escaped)) {
+    if (!shell_words::Next(level.text, &level.pos, &token, level.inside)) {
       CurlConfigInput(level, spans);
       --top;
       continue;
@@ -4799,9 +4798,9 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, bool prin
       continue;
     }
     if (top + 1 == static_cast<int>(kMaxCommandDepth)) {
-      // Not reached: quotes come off a word at most twice, as a quote inside
-      // one of its own kind is escaped and stays so. The bound sizes the
-      // static levels.
+      // Quotes escaped inside quotes escaped (a fourth level of quoting in
+      // one argument): hidden whole, unread. The bound sizes the static
+      // levels.
       spans->Add(nested_at, nested_at + nested.size());
       continue;
     }
@@ -4811,7 +4810,11 @@ void Redactor::CommandLines(std::string_view arg, bool command_string, bool prin
         quoted_command_line ? StartsWith(previous, "-"sv) && NamesSecretCommand(previous)
                             : NamesSecretCommand(word);
     StartLevel(&g_levels[top], nested, nested_at, inner_command_string, nested_prints_secret);
-    g_levels[top].escaped = nested.data() > level.text.data() && nested.data()[-1] == '"';
+    const bool double_quoted = nested.data() > level.text.data() && nested.data()[-1] == '"';
+    g_levels[top].inside = quoted_command_line && token.joined
+                               ? shell_words::Inside::kJoinedSingleQuotes
+                           : double_quoted ? shell_words::Inside::kDoubleQuotes
+                                           : shell_words::Inside::kNone;
   }
 }
 

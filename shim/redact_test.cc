@@ -3439,3 +3439,14 @@ TEST_CASE("rule 12: a password's quotes escaped in code's single-quoted string")
   // Unclosed, to the end.
   CHECK(One("PASSWORD \\'p3") == "PASSWORD \\'[REDACTED]");
 }
+
+TEST_CASE("rule 11: a command line in single quotes joined by escaped ones") {
+  // How a shell quotes a single quote inside single quotes: '\'' or
+  // '"'"'. ssh's remote command is one string, its inner quotes joined.
+  CHECK(Sh("ssh host 'mysql -uroot -pp1 -e '\\''select 1'\\'''") ==
+        "ssh host 'mysql -uroot -p[REDACTED] -e '\\''select 1'\\'''");
+  CHECK(Sh("docker exec db sh -c 'curl -H '\"'\"'Authorization: Bearer p2'\"'\"' https://h'") ==
+        "docker exec db sh -c 'curl -H '\"'\"'Authorization: [REDACTED]'\"'\"' https://h'");
+  CHECK(Sh("kubectl exec pod -- sh -c 'PGPASSWORD=p3 psql -c '\\''select 1'\\'''") ==
+        "kubectl exec pod -- sh -c 'PGPASSWORD=[REDACTED] psql -c '\\''select 1'\\'''");
+}

@@ -19,14 +19,28 @@ struct Token {
   std::size_t inner_end = 0;
   // ; & | ( ) ` or a newline, outside quotes: the next word names a command.
   bool separator = false;
+  // The quotes taken off were single quotes joined by escaped ones ('a '\''b'
+  // or 'a '"'"'b'): inside, '\'' and '"'"' are a single quote.
+  bool joined = false;
+};
+
+// What a text is the inside of, its quotes not yet taken off (rule 11's
+// command lines nested in quoted words).
+enum class Inside : unsigned char {
+  kNone,  // an argument, or a single-quoted string's inside
+  // A double-quoted string's: \" is a double quote at its level, \\ a
+  // backslash (sh -c "su app -c \"curl -u u:X h\"" inside bash -c '...').
+  kDoubleQuotes,
+  // Single-quoted strings joined by escaped quotes: '\'' and '"'"' are a
+  // single quote at its level (ssh h 'mysql -e '\''select 1'\''' inside
+  // bash -c "...").
+  kJoinedSingleQuotes,
 };
 
 // The token at or after *pos, past blanks; false at the text's end. Quotes
 // and backslashes keep blanks and separators inside a word; an unclosed
-// quote runs to the end. `escaped`: the text is the inside of a double-quoted
-// word, not yet unquoted, so \" is a double quote at its level and \\ a
-// backslash (sh -c "su app -c \"curl -u u:X h\"" inside bash -c '...').
-bool Next(std::string_view text, std::size_t* pos, Token* out, bool escaped = false);
+// quote runs to the end. `inside`: what the text is the inside of.
+bool Next(std::string_view text, std::size_t* pos, Token* out, Inside inside = Inside::kNone);
 
 // Just past the quote that closes the one at `open` (' or "), or the text's
 // end. Inside double quotes and ANSI-C quotes ($'...': `ansi_c`) a backslash

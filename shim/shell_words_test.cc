@@ -9,11 +9,12 @@ namespace {
 
 // Each token as text: a separator as itself, a word as "<inner>" when its
 // quotes were taken off, else as written.
-std::vector<std::string> Tokens(std::string_view text, bool escaped = false) {
+std::vector<std::string> Tokens(std::string_view text,
+                                shell_words::Inside inside = shell_words::Inside::kNone) {
   std::vector<std::string> out;
   std::size_t pos = 0;
   shell_words::Token t;
-  while (shell_words::Next(text, &pos, &t, escaped)) {
+  while (shell_words::Next(text, &pos, &t, inside)) {
     CHECK(t.begin < t.end);
     CHECK(t.begin <= t.inner_begin);
     CHECK(t.inner_end <= t.end);
@@ -28,6 +29,8 @@ std::vector<std::string> Tokens(std::string_view text, bool escaped = false) {
 }
 
 using V = std::vector<std::string>;
+constexpr shell_words::Inside kDq = shell_words::Inside::kDoubleQuotes;
+constexpr shell_words::Inside kJoined = shell_words::Inside::kJoinedSingleQuotes;
 
 }  // namespace
 
@@ -78,14 +81,33 @@ TEST_CASE("shell words: unclosed quotes and trailing backslashes run to the end"
 TEST_CASE("shell words: inside a double-quoted word, \\\" quotes at its level") {
   // sh -c "su app -c \"curl -u u:X h\"" inside bash -c '...': the text
   // between the outer quotes, not yet unquoted.
-  CHECK(Tokens("su app -c \\\"curl -u u:X h\\\"", true) == V{"su", "app", "-c", "<curl -u u:X h>"});
+  CHECK(Tokens("su app -c \\\"curl -u u:X h\\\"", kDq) == V{"su", "app", "-c", "<curl -u u:X h>"});
   // Unescaped text keeps the backslash a plain escape.
   CHECK(Tokens("a \\\"b c\\\"") == V{"a", "\\\"b", "c\\\""});
   // \\\\ is a backslash, which escapes what follows: \\\\\\\" a quote inside
   // the string, \\\\  a blank.
-  CHECK(Tokens("echo \\\"a \\\\\\\" b\\\" x", true) == V{"echo", "<a \\\\\\\" b>", "x"});
-  CHECK(Tokens("a\\\\ b c", true) == V{"a\\\\ b", "c"});
+  CHECK(Tokens("echo \\\"a \\\\\\\" b\\\" x", kDq) == V{"echo", "<a \\\\\\\" b>", "x"});
+  CHECK(Tokens("a\\\\ b c", kDq) == V{"a\\\\ b", "c"});
   // Unclosed, to the end; empty, an empty word.
-  CHECK(Tokens("x \\\"a b", true) == V{"x", "\\\"a b"});
-  CHECK(Tokens("\\\"\\\"", true) == V{"<>"});
+  CHECK(Tokens("x \\\"a b", kDq) == V{"x", "\\\"a b"});
+  CHECK(Tokens("\\\"\\\"", kDq) == V{"<>"});
+}
+
+TEST_CASE("shell words: single-quoted strings joined by escaped quotes are one") {
+  // 'a '\''b c'\''' is a b c with its inner quotes: taken off as one string,
+  // whose inside reads '\'' (or '"'"') as a single quote.
+  CHECK(Tokens("ssh h 'mysql -e '\\''select 1'\\'''") ==
+        V{"ssh", "h", "<mysql -e '\\''select 1'\\''>"});
+  CHECK(Tokens("x 'a '\"'\"'b'\"'\"''") == V{"x", "<a '\"'\"'b'\"'\"'>"});
+  CHECK(Tokens("mysql -e '\\''select 1'\\''", kJoined) == V{"mysql", "-e", "<select 1>"});
+  CHECK(Tokens("a '\"'\"'b c'\"'\"' d", kJoined) == V{"a", "<b c>", "d"});
+  // A double-quoted string there: a joined quote inside it is no '"'.
+  CHECK(Tokens("echo \"it'\"'\"'s\" x", kJoined) == V{"echo", "<it'\"'\"'s>", "x"});
+  // A lone single quote of the outer strings is passed over; unclosed, to the end.
+  CHECK(Tokens("a'b c", kJoined) == V{"a'b", "c"});
+  CHECK(Tokens("x '\\''a b", kJoined) == V{"x", "'\\''a b"});
+  // Not joined: one string, or strings glued without an escaped quote.
+  CHECK(Tokens("'a b'") == V{"<a b>"});
+  CHECK(Tokens("'a''b c'") == V{"'a''b c'"});
+  CHECK(Tokens("'a'\\''b' c") == V{"<a'\\''b>", "c"});
 }

@@ -120,6 +120,8 @@ WORST_UNITS = {
     "command strings: quoted JSON values": ("sh -c ", "a='{\"b\": \"c d\"}' "),
     "prompts: escaped": "expect \\\"password:\\\"; send \\\"",
     "code: quoted labels": " \"password:\"",
+    "command strings: joined single quotes": ("sh -c ", "'a '\\''b' "),
+    "command strings: inside joined single quotes": ("sh -c 'x '\\''", "a '\\''\"'\"'b \" "),
 }
 
 
