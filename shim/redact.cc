@@ -2575,8 +2575,8 @@ void CodeCallRule(std::string_view arg, Collector* spans) {
         spans->Add(inside.begin, inside.end);
       }
       if (group != nullptr) group->at_argument_start = false;
-      if (const redact_rules::SecretCall* filter = FilterAfter(arg, end);
-          filter != nullptr && filter->first == 1) {
+      if (const redact_rules::SecretCall* piped_into = FilterAfter(arg, end);
+          piped_into != nullptr && piped_into->first == 1) {
         const Span inside = QuotedInside(arg, i, end);
         spans->Add(inside.begin, inside.end);
       }

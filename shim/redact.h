@@ -48,9 +48,12 @@
 //     go through rules 1-10 and 12-16 as that command's own (its tool rows), the name
 //     found past assignments, wrappers and keywords (kCommandPrefixes:
 //     sudo, env, if, ...). Unless the argument follows -c (or -lc, ...) or
+//     an option of kCommandStringOptions (gcloud compute ssh --command), or
 //     a tool row names the command, rules 8 and 9 are off for it: such text
-//     may be prose. A word that is one quoted string is taken without its
-//     quotes, and a quoted command line inside is split in turn: without
+//     may be prose. A word that is one quoted string (or single-quoted
+//     strings joined by '\'') is taken without its quotes, and a quoted
+//     command line inside is split in turn (its \" quotes inside "...",
+//     its '\'' inside joined ones: shell_words::Inside): without
 //     recursion, one level of static state per quote taken off (at most
 //     kMaxCommandDepth). So is an assignment's or option's quoted value
 //     (GIT_SSH_COMMAND="sshpass -p X ssh", --rsh='...'); an unquoted one

@@ -1,7 +1,8 @@
 // Splits a command line (what sh -c runs, or ssh's remote command) into words
 // and command separators as a POSIX shell's tokeniser would, closely enough
 // for redaction to find each simple command's name and arguments (rule 11 of
-// redact.h). No expansion, no heap, one pass: every byte is looked at once.
+// redact.h). No expansion, no heap, one pass: every byte is looked at once,
+// but for a word of single quotes joined by escaped ones, read twice.
 #ifndef AGT_DENY_SHIM_SHELL_WORDS_H_
 #define AGT_DENY_SHIM_SHELL_WORDS_H_
 
