@@ -33,6 +33,30 @@ def load(path=CORPUS):
     return cases
 
 
+def written_text(raw):
+    """What the shim wrote where a secret could show: every string in its
+    JSON records, and every line that is no record, as text. A record's
+    numbers (pid, timestamp_ns) are left out: a short numeric secret
+    (--pin 1234) would match them by chance."""
+    out = []
+    for line in raw.split(b"\n"):
+        try:
+            out.extend(_strings(json.loads(line)))
+        except ValueError:
+            out.append(line.decode("utf-8", "replace"))
+    return "\n".join(out)
+
+
+def _strings(value):
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in [k] + _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
 class Outcome:
     def __init__(self, number, marked, record, stderr, logged):
         self.number = number
@@ -43,8 +67,8 @@ class Outcome:
         self.record = record
         shown = (record or {}).get("argv", []) + [(record or {}).get("argv0", "")]
         text = "\n".join(shown)
-        raw = stderr + logged
-        self.leaked = [s for s in self.secrets if s in text or s.encode() in raw]
+        written = written_text(stderr + logged)
+        self.leaked = [s for s in self.secrets if s in text or s in written]
         self.over = [(e, a) for e, a in zip(self.expected, (record or {}).get("argv", []))
                      if e != a and not any(s in a for s in self.secrets)]
 
