@@ -1170,6 +1170,9 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
     // (-Dspring-boot.run.arguments=--db.password=X), its dashes no part of
     // the name.
     if ((!at_start || p == option_value) && arg[p] == '-') {
+      // In a shell's command string, a word's own option (--client-key=F)
+      // is its command's, read by its rows as at the top (rule 3).
+      if (shell_words_end && p > 0 && IsSpace(arg[p - 1])) continue;
       p += p + 1 < arg.size() && arg[p + 1] == '-' ? 2 : 1;
       if (p >= arg.size()) break;
     }

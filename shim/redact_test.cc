@@ -3404,7 +3404,7 @@ TEST_CASE("rule 11: in a command string, a value ends with its word") {
   CHECK(Sh("git -c 'http.extraHeader=Authorization: Bearer p1' clone https://h/r.git") ==
         "git -c 'http.extraHeader=Authorization: [REDACTED]' clone https://h/r.git");
   CHECK(Sh("bundletool build-apks --ks-pass=pass:p2 --ks-key-alias=k") ==
-        "bundletool build-apks --ks-pass=[REDACTED] --ks-key-alias=k");
+        "bundletool build-apks --ks-pass=pass:[REDACTED] --ks-key-alias=k");
   // A command's login is no IMAP LOGIN; a pattern's closing quote opens
   // no value; a scheme's credential is no long option.
   CHECK(Sh("saml2aws login --username bob --password p3 --skip-prompt") ==
@@ -3449,4 +3449,17 @@ TEST_CASE("rule 11: a command line in single quotes joined by escaped ones") {
         "docker exec db sh -c 'curl -H '\"'\"'Authorization: [REDACTED]'\"'\"' https://h'");
   CHECK(Sh("kubectl exec pod -- sh -c 'PGPASSWORD=p3 psql -c '\\''select 1'\\'''") ==
         "kubectl exec pod -- sh -c 'PGPASSWORD=[REDACTED] psql -c '\\''select 1'\\'''");
+}
+
+TEST_CASE("rule 5: in a command string, a word's own option is its command's") {
+  // As at the top: a key's file is shown, gcloud's --secret names a secret.
+  CHECK(Sh("kubectl config set-credentials u --client-key=/etc/k.key") ==
+        "kubectl config set-credentials u --client-key=/etc/k.key");
+  CHECK(Sh("gcloud secrets versions access latest --secret=db-password") ==
+        "gcloud secrets versions access latest --secret=db-password");
+  // And a secret option's value still hidden, by the command's rule 3.
+  CHECK(Sh("mytool --api-key=p1 --password=p2 x") ==
+        "mytool --api-key=[REDACTED] --password=[REDACTED] x");
+  // A NAME=V word is still an assignment.
+  CHECK(Sh("API_KEY=p3 ./run") == "API_KEY=[REDACTED] ./run");
 }
