@@ -850,7 +850,10 @@ inline constexpr ToolOption kToolOptions[] = {
     // USER:API_TOKEN, or @FILE (java -jar jenkins-cli.jar -auth ...).
     {"jenkins-cli splunk java", "-auth", Value::kAfterColon, kBoth, ""},
     {"ngrok", "--basic-auth", Value::kAfterColon, kBoth, ""},  // ngrok http 80 --basic-auth U:P
-    {"chisel", "--auth", Value::kAfterColon, kBoth, ""},       // chisel client --auth U:P
+    {"tctl", "--value", Value::kWhole, kBoth, "tokens"},  // Teleport's tctl tokens add --value T
+    {"tsh", "--auth", Value::kReference, kBoth, ""},      // a connector's name (--auth=local)
+    {"ftpasswd", "--passwd", Value::kReference, kSeparate, ""},  // a mode: --passwd --name U
+    {"chisel", "--auth", Value::kAfterColon, kBoth, ""},         // chisel client --auth U:P
     // Solr's bin/solr ... -u USER:PASSWORD, auth enable -credentials USER:PASSWORD.
     {"solr", "-u", Value::kAfterColon, kBoth, ""},
     {"solr", "-credentials", Value::kAfterColon, kBoth, ""},

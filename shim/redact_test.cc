@@ -3463,3 +3463,9 @@ TEST_CASE("rule 5: in a command string, a word's own option is its command's") {
   // A NAME=V word is still an assignment.
   CHECK(Sh("API_KEY=p3 ./run") == "API_KEY=[REDACTED] ./run");
 }
+
+TEST_CASE("rule 2: Teleport's and ProFTPD's tools") {
+  CHECK(Args({"tokens", "add", "--type=node", "--value=p1"}, "tctl")[3] == "--value=[REDACTED]");
+  CHECK(Args({"login", "--proxy=h", "--user=bob", "--auth=local"}, "tsh")[3] == "--auth=local");
+  CHECK(Args({"--passwd", "--name", "bob", "--uid", "1000"}, "ftpasswd")[1] == "--name");
+}
