@@ -900,8 +900,6 @@ inline constexpr ToolOption kToolOptions[] = {
     {"yubico-piv-tool", "--new-pin", Value::kWhole, kBoth, ""},
     {"p11tool", "--set-pin", Value::kWhole, kBoth, ""},
     {"p11tool", "--set-so-pin", Value::kWhole, kBoth, ""},
-    {"pk12util", "-W", Value::kWhole, kBoth, ""},  // the PKCS #12 file's password
-    {"pk12util", "-K", Value::kWhole, kBoth, ""},  // the key database's
     {kTpm2Tools, "-P", Value::kWhole, kBoth, ""},  // a hierarchy's or parent's auth value
     {kTpm2Tools, "-p", Value::kWhole, kBoth, ""},  // an object's
     {kTpm2Tools, "--auth", Value::kWhole, kBoth, ""},
@@ -1221,7 +1219,6 @@ inline constexpr SettingNames kSettingNames[] = {
     {"dvc", "modify", true},       // dvc remote modify [--local] REMOTE secret_access_key V
     {"dasel", "put", true},        // dasel put string -f FILE .auth.token V
     {"tccli", "set", true},        // configure set secretId ID secretKey V
-    {"setx", "", false},           // Windows' setx API_TOKEN V
     {"mix", "hex.config", false},  // mix hex.config api_key V
     {"llm", "-o", false},          // llm -o api_key V 'prompt' (a model's option)
     {"llm", "--option", false},
