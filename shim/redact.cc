@@ -435,6 +435,16 @@ std::size_t CompoundAssignmentEquals(std::string_view arg, std::size_t at) {
 
 bool IsConversionOnly(std::string_view value);
 
+// In a shell's command string, the end of the word at `at` (its quotes
+// kept together: a='x y' ends after the closing quote): `at` at a
+// separator, the text's end where no word starts (a blank).
+std::size_t ShellWordEnd(std::string_view text, std::size_t at) {
+  shell_words::Token word;
+  std::size_t pos = at;
+  if (!shell_words::Next(text, &pos, &word) || word.begin != at) return text.size();
+  return word.separator ? at : word.end;
+}
+
 // Rule 1's config file lines: after "NAME = " (`value` just past the '='),
 // the rest of the line when NAME is secret, unless the value is code's
 // (quoted: rule 13's; a list; a call or a string's subscript in its first
@@ -615,13 +625,7 @@ std::size_t HeaderRule(std::string_view arg, std::size_t offset, Collector* span
   // In a shell's command string, an unquoted value ends with its word
   // (bundletool --ks-pass=pass:X --ks-key-alias=k): the line's end is
   // looked for only to there, so each byte is scanned once.
-  std::size_t limit = arg.size();
-  if (word_ends && quote == '\n') {
-    shell_words::Token word;
-    std::size_t at = i;
-    if (shell_words::Next(arg, &at, &word) && word.begin == i)
-      limit = word.separator ? i : word.end;
-  }
+  const std::size_t limit = word_ends && quote == '\n' ? ShellWordEnd(arg, i) : arg.size();
   const std::size_t end = LineEnd(std::string_view(arg.data(), limit), i, quote);
   if (pair_name) {
     *pair = IsSecretName(Unquoted(std::string_view(arg.data() + i, end - i)), true);
@@ -1252,10 +1256,8 @@ void AssignmentRule(std::string_view arg, Collector* spans, bool shell_words_end
       continue;
     }
     std::size_t end = begin;
-    shell_words::Token word;
-    std::size_t word_start = p;
-    if (at_start && shell_words_end && shell_words::Next(arg, &word_start, &word)) {
-      end = word.end;
+    if (at_start && shell_words_end) {
+      end = ShellWordEnd(arg, p);
     } else if (at_start) {
       end = EndOfLeadingValue(arg, begin);
     } else if ((end = PastOpeningQuote(arg, begin)) == begin) {
@@ -2190,7 +2192,7 @@ void CodeAssignmentRule(std::string_view arg, Collector* spans, bool shell_words
     // bash -c 'expect -c "expect \"Password:\"; send ..."', or in a
     // single-quoted script there): no value.
     const bool label = assigns && arg[j] == ':' && j == i && k == j + 1 && p >= 1 &&
-                       (escaped_quote ? p >= 2 && arg[p - 1] == '"' && arg[p - 2] == '\\'
+                       (escaped_quote ? p >= 2 && EscapedQuoteAt(arg, p - 2)
                                       : k < arg.size() && (arg[k] == '"' || arg[k] == '\'') &&
                                             arg[p - 1] == arg[k]);
     if (label) continue;
@@ -3107,6 +3109,16 @@ unsigned Lowest(RowSet rows) {
   return 64 + static_cast<unsigned>(__builtin_ctzll(static_cast<std::uint64_t>(rows >> 64)));
 }
 
+// Whether `word` is the option of one of `rows`, rows of a ToolWord table
+// (gcloud's --command, kSecretFileOptions' --config).
+template <const auto& kRows>
+bool IsRowOption(RowSet rows, std::string_view word) {
+  for (; rows != 0; rows &= rows - 1) {
+    if (word == kRows[Lowest(rows)].option) return true;
+  }
+  return false;
+}
+
 bool HasSpace(std::string_view text) {
   for (char c : text) {
     if (IsSpace(c)) return true;
@@ -3519,11 +3531,9 @@ void Redactor::Collect(std::string_view arg, Collector* out) {
     runs_script_arguments_ = true;
   // Windows' cmd /c and /k: a command string, %VAR% its variables.
   const bool cmd = tool_ == "cmd"sv || tool_ == "cmd.exe"sv;
-  bool tool_command_string_option = false;
-  for (RowSet rows = command_string_rows_; rows != 0; rows &= rows - 1)
-    tool_command_string_option |= arg == redact_rules::kCommandStringOptions[Lowest(rows)].option;
   after_command_string_option_ =
-      runs_shell_command_lines_ || IsCommandStringOption(arg) || tool_command_string_option ||
+      runs_shell_command_lines_ || IsCommandStringOption(arg) ||
+      IsRowOption<redact_rules::kCommandStringOptions>(command_string_rows_, arg) ||
       (splits_string && (arg == "-S"sv || arg == "--split-string"sv)) ||
       (cmd && (EqualsIgnoreCase(arg, "/c"sv) || EqualsIgnoreCase(arg, "/k"sv)));
   // A message, a title or a body: this argument after such an option, or
@@ -3760,11 +3770,8 @@ void Redactor::PairOption(std::string_view arg, bool is_option, Collector* spans
 bool Redactor::NamesSecretFile(std::string_view word, std::string_view previous) const {
   if (secret_file_rows_ == 0 || word.empty() || word.back() != '<') return false;
   word.remove_suffix(1);
-  const std::string_view option = SubstitutionOwner(word, previous);
-  for (RowSet rows = secret_file_rows_; rows != 0; rows &= rows - 1) {
-    if (option == redact_rules::kSecretFileOptions[Lowest(rows)].option) return true;
-  }
-  return false;
+  return IsRowOption<redact_rules::kSecretFileOptions>(secret_file_rows_,
+                                                       SubstitutionOwner(word, previous));
 }
 
 // kMarkedSecrets: >PASSWORD after redis-cli's ACL SETUSER.
